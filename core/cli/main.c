@@ -1,0 +1,56 @@
+/* hprofkit: resolve a command to a registered Lua query, run it, render its rows. */
+#include "cli/cli.h"
+#include "hk_config.h"
+#include "host/lua_host.h"
+#include "util/hk_file.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: hprofkit [--plugins FILE]... COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+          "\n"
+          "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
+          "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
+          "  hprofkit queries            list every query with its help\n"
+          "  hprofkit QUERY --help       a query's arguments\n"
+          "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script\n"
+          "  hprofkit --version\n"
+          "\n"
+          "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"
+          "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
+          "element size plus what its array class records (ART: the 12-byte header).\n"
+          "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    cli_ctx cx;
+    memset(&cx, 0, sizeof cx);
+    int i = 1;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--plugins") && i + 1 < argc) cli_add_plugins_file(&cx, argv[++i]);
+        else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
+        else break;
+    }
+    if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
+        usage(i >= argc ? stderr : stdout);
+        return i >= argc ? 2 : 0;
+    }
+    if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "version")) {
+        printf("hprofkit %s\n", HK_VERSION);
+        return 0;
+    }
+    int rc = cli_setup(&cx, argv[0]);
+    if (rc == 0) {
+        if (!strcmp(argv[i], "run")) rc = cli_run_script(&cx, argc - i - 1, argv + i + 1);
+        else if (!strcmp(argv[i], "queries")) rc = cli_list_queries(&cx, argc - i - 1, argv + i + 1);
+        else rc = cli_run_query(&cx, argv[i], argc - i - 1, argv + i + 1);
+    }
+    cli_teardown(&cx);
+    return rc;
+}

@@ -1,0 +1,122 @@
+/*
+ * The heap graph: references, referrers, reachability, dominators, retained and native
+ * sizes, shortest paths from GC roots.  Everything is computed lazily on first use and
+ * cached in d->graph (freed by d->cleanup[0]).
+ *
+ * Edges.  An object's references are its instance fields of object type (inherited ones
+ * too), the elements of an object array, and for a class its superclass, its loader and
+ * its static fields of object type.  An instance's class is not an edge (as in Shark and
+ * ahat): classes are kept by their loaders and by STICKY_CLASS roots.  References to ids
+ * that are not in the dump are dropped.
+ *
+ * Strong and weak edges.  The `referent` field of a java.lang.ref.Reference subclass (and
+ * ART's `zombie` on FinalizerReference) is a weak edge of its kind; every other edge,
+ * including the next/prev links of the finalizer and Cleaner lists, is strong.  The
+ * dominator tree and retained sizes use strong edges only: an object held only by a
+ * WeakReference is not retained by it.  Objects that no GC root reaches over strong edges
+ * (weakly reachable and unreachable ones) hang off the virtual root: those with no strong
+ * referrer become its children, then any remaining cycle is entered at its lowest object
+ * index.  So the virtual root's retained size is every byte of the heap, counted once.
+ *
+ * Sizes are the dump's own (hk_obj_shallow_size); native sizes (NativeAllocationRegistry
+ * via sun.misc.Cleaner) are kept apart from them.
+ */
+#ifndef HK_GRAPH_H
+#define HK_GRAPH_H
+
+#include "hprof/hprof.h"
+
+/* Reachability strength, weakest first so that "stronger" compares greater. */
+enum hk_reach {
+    HK_REACH_UNREACHABLE = 0, HK_REACH_PHANTOM = 1, HK_REACH_FINALIZER = 2,
+    HK_REACH_WEAK = 3, HK_REACH_SOFT = 4, HK_REACH_STRONG = 5
+};
+#define HK_REACH_COUNT 6
+const char *hk_graph_reach_name(int reach);
+
+/* Phases, for hk_graph_ensure. */
+enum {
+    HK_GRAPH_REFS = 1, HK_GRAPH_REFERRERS = 2, HK_GRAPH_REACH = 4, HK_GRAPH_NATIVE = 8,
+    HK_GRAPH_DOM = 16, HK_GRAPH_PATHS = 32
+};
+
+/* Computes the phases in mask (and what they need) unless cached: 0, or -1 with err. */
+int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen);
+
+/* ---- references (HK_GRAPH_REFS) ---- */
+/* Strong references of obj as object indices (a slice of the index). */
+const uint32_t *hk_graph_out(hk_dump *d, uint32_t obj, uint32_t *n);
+/* The weak edge(s) of a Reference object: up to 2; returns their count. */
+int hk_graph_weak_out(hk_dump *d, uint32_t obj, uint32_t to[2], int kind[2]);
+/* GC roots resolved to object indices, without duplicates. */
+const uint32_t *hk_graph_root_objects(hk_dump *d, uint32_t *n);
+uint64_t hk_graph_edge_count(hk_dump *d);   /* strong + weak */
+
+/* ---- referrers (HK_GRAPH_REFERRERS) ---- */
+/* Strong referrers of obj (a slice); weak referrers through hk_graph_weak_referrers. */
+const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n);
+/* Reference objects whose referent is obj; fills up to max, returns the total. */
+uint32_t hk_graph_weak_referrers(hk_dump *d, uint32_t obj, uint32_t *out, uint32_t max);
+uint64_t hk_graph_referrer_bytes(hk_dump *d);   /* memory of the referrer index */
+
+/* ---- reachability (HK_GRAPH_REACH) ---- */
+int hk_graph_reach(hk_dump *d, uint32_t obj);   /* enum hk_reach */
+void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t bytes[HK_REACH_COUNT]);
+
+/* ---- native sizes (HK_GRAPH_NATIVE) ---- */
+uint64_t hk_graph_native_size(hk_dump *d, uint32_t obj);
+
+/* ---- dominators (HK_GRAPH_DOM, needs REFERRERS and NATIVE) ---- */
+/* Immediate dominator, HK_NONE for the virtual root. */
+uint32_t hk_graph_idom(hk_dump *d, uint32_t obj);
+uint64_t hk_graph_retained(hk_dump *d, uint32_t obj);        /* Java bytes */
+uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj); /* native bytes */
+/* 1 when the virtual root has an edge to obj: a GC root, or an object attached because
+ * no root reaches it (see the top of this file). */
+int hk_graph_virtual_child(hk_dump *d, uint32_t obj);
+/* Totals of the virtual root: every object's bytes. */
+uint64_t hk_graph_total_bytes(hk_dump *d);
+uint64_t hk_graph_total_native(hk_dump *d);
+/* Objects immediately dominated by obj (HK_NONE: the virtual root), largest retained
+ * first; a slice valid until the dump closes.  -1 with err on allocation failure. */
+int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n,
+                       char *err, size_t errlen);
+/* The n objects with the largest retained size, largest first; returns how many. */
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, uint32_t *out);
+/* Retained bytes per class index (d->nclasses entries, caller frees): the sum over the
+ * class's instances whose immediate dominator is not an instance of the same class.
+ * Primitive arrays without a class in the dump are not counted. */
+int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
+
+/* ---- paths (HK_GRAPH_PATHS) ---- */
+typedef struct hk_graph_step {
+    uint32_t obj;           /* object index */
+    /* how this object holds the next one: field name, "[12]" or "static X" (empty on the
+     * last step); a weak referent is named as its field */
+    char via[96];
+} hk_graph_step;
+typedef struct hk_graph_path {
+    int found;              /* 0: not reachable from any root */
+    const hk_root *root;    /* the root record the path starts from */
+    int weak;               /* the path crosses a weak/soft/phantom/finalizer edge */
+    uint32_t nsteps;
+    hk_graph_step *steps;   /* steps[0] is the root object, the last is the target */
+} hk_graph_path;
+/* Shortest path from a GC root to obj over strong edges, preferring roots that are not
+ * thread-local or low-priority, without entering the finalizer/cleaner lists; when no
+ * such path exists, weak referents and those lists are allowed (path->weak = 1). */
+int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, size_t errlen);
+void hk_graph_path_free(hk_graph_path *path);
+/* Names the edge src -> dst into buf ("field", "[3]", "static X", "<super>", "<loader>");
+ * returns 0, or -1 when src does not reference dst. */
+int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t len);
+/* 1 for thread-local roots (frames, JNI locals, native stacks, thread blocks, JNI
+ * monitors), 2 for low-priority roots (unknown, unreachable, debugger, finalizing,
+ * reference cleanup), 0 for the rest. */
+int hk_graph_root_rank(int root_type);
+
+/* Seconds spent in each phase (for the benchmark). */
+typedef struct hk_graph_times { double refs, referrers, reach, native, dom, paths; } hk_graph_times;
+void hk_graph_get_times(hk_dump *d, hk_graph_times *t);
+
+#endif

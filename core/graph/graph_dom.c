@@ -1,0 +1,273 @@
+/* Dominators by semi-NCA (Lengauer-Tarjan's semidominators with simple path compression,
+ * then nearest common ancestors by walking up), iterative throughout because chains of
+ * references are millions deep.  Node numbering: object indices 0..n-1 and the virtual
+ * root n; DFS preorder numbers 0..n with the virtual root 0. */
+#include "graph/graph_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+typedef struct dfs_state {
+    uint32_t *num;      /* object -> preorder number (n + 1 entries) */
+    uint32_t *vert;     /* preorder number -> object (n for the root) */
+    uint32_t *parent;   /* preorder number -> parent's preorder number */
+    uint32_t *snode, *spos;  /* explicit DFS stack */
+    uint32_t next;      /* next preorder number */
+} dfs_state;
+
+/* Depth-first from start (already numbered), over strong edges. */
+static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
+{
+    uint32_t sp = 0;
+    s->snode[sp] = start;
+    s->spos[sp++] = g->out_start[start];
+    while (sp) {
+        uint32_t x = s->snode[sp - 1], k = s->spos[sp - 1];
+        if (k == g->out_start[x + 1]) { sp--; continue; }
+        s->spos[sp - 1] = k + 1;
+        uint32_t t = g->out[k];
+        if (s->num[t] != NONE) continue;
+        s->num[t] = s->next;
+        s->vert[s->next] = t;
+        s->parent[s->next++] = s->num[x];
+        s->snode[sp] = t;
+        s->spos[sp++] = g->out_start[t];
+    }
+}
+
+static void attach(hk_graph *g, dfs_state *s, uint32_t obj)
+{
+    g->flags[obj] |= HKG_F_VROOT;
+    s->num[obj] = s->next;
+    s->vert[s->next] = obj;
+    s->parent[s->next++] = 0;
+    dfs_from(g, s, obj);
+}
+
+int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+{
+    double t0 = hkg_now();
+    const uint32_t n = g->n, m = n + 1;
+    dfs_state s = {0};
+    uint32_t *semi = NULL, *label = NULL, *anc = NULL;
+    s.num = malloc((size_t)m * sizeof *s.num);
+    s.vert = malloc((size_t)m * sizeof *s.vert);
+    s.parent = malloc((size_t)m * sizeof *s.parent);
+    semi = malloc((size_t)m * sizeof *semi);
+    label = malloc((size_t)m * sizeof *label);
+    anc = malloc((size_t)m * sizeof *anc);
+    g->retained = malloc((size_t)m * sizeof *g->retained);
+    if (g->native) g->retained_native = malloc((size_t)m * sizeof *g->retained_native);
+    if (!s.num || !s.vert || !s.parent || !semi || !label || !anc || !g->retained ||
+        (g->native && !g->retained_native))
+        goto oom;
+    /* the DFS stack borrows label and anc, which are set up only afterwards */
+    s.snode = label;
+    s.spos = anc;
+    memset(s.num, 0xff, (size_t)m * sizeof *s.num);
+    s.num[n] = 0;
+    s.vert[0] = n;
+    s.parent[0] = NONE;
+    s.next = 1;
+    for (uint32_t k = 0; k < g->nroots; k++)
+        if (s.num[g->roots[k]] == NONE) attach(g, &s, g->roots[k]);
+    /* what no root reaches: first the objects nothing references, then cycles */
+    for (uint32_t i = 0; i < n; i++)
+        if (s.num[i] == NONE && g->in1[i] == HK_NONE) attach(g, &s, i);
+    for (uint32_t i = 0; i < n; i++)
+        if (s.num[i] == NONE) attach(g, &s, i);
+    for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
+
+    /* semidominators, in reverse preorder */
+    for (uint32_t w = 0; w < m; w++) { semi[w] = w; label[w] = w; anc[w] = NONE; }
+    uint32_t *stk = s.snode = malloc((size_t)m * sizeof *stk);
+    if (!stk) goto oom;
+    for (uint32_t w = m - 1; w >= 1; w--) {
+        uint32_t v = s.vert[w], sw = w;
+        if (g->flags[v] & HKG_F_VROOT) sw = 0;
+        uint32_t nin;
+        const uint32_t *in = hkg_in(g, v, &nin);
+        for (uint32_t k = 0; k < nin && sw; k++) {
+            uint32_t u = s.num[in[k]];
+            if (u < w) { if (u < sw) sw = u; continue; }
+            /* eval(u) with path compression */
+            if (anc[u] != NONE) {
+                uint32_t x = u, sp = 0;
+                while (anc[anc[x]] != NONE) { stk[sp++] = x; x = anc[x]; }
+                while (sp) {
+                    uint32_t y = stk[--sp], a = anc[y];
+                    if (semi[label[a]] < semi[label[y]]) label[y] = label[a];
+                    anc[y] = anc[a];
+                }
+            }
+            uint32_t su = semi[label[u]];
+            if (su < sw) sw = su;
+        }
+        semi[w] = sw;
+        anc[w] = s.parent[w];
+    }
+    free(stk);
+    s.snode = NULL;
+    /* immediate dominators: from the DFS parent up to the semidominator's depth */
+    uint32_t *idom = anc;   /* reuse */
+    idom[0] = NONE;
+    for (uint32_t w = 1; w < m; w++) {
+        uint32_t x = s.parent[w];
+        while (x > semi[w]) x = idom[x];
+        idom[w] = x;
+    }
+    free(semi); semi = NULL;
+    free(label); label = NULL;
+
+    /* retained sizes: children before parents in reverse preorder */
+    uint64_t *ret = g->retained, *retn = g->retained_native;
+    for (uint32_t i = 0; i < n; i++) {
+        ret[i] = hkg_shallow(d, g, i);
+        if (retn) retn[i] = g->native[i];
+    }
+    ret[n] = 0;
+    if (retn) retn[n] = 0;
+    for (uint32_t w = m - 1; w >= 1; w--) {
+        uint32_t v = s.vert[w], p = s.vert[idom[w]];
+        ret[p] += ret[v];
+        if (retn) retn[p] += retn[v];
+    }
+    g->total_bytes = ret[n];
+    g->total_native = retn ? retn[n] : 0;
+    /* idom in object space, written over parent (no longer needed) */
+    uint32_t *oid = s.parent;
+    for (uint32_t w = 1; w < m; w++) {
+        uint32_t p = s.vert[idom[w]];
+        oid[s.vert[w]] = p == n ? HK_NONE : p;
+    }
+    oid[n] = HK_NONE;
+    g->idom = oid;
+    free(s.num); free(s.vert); free(anc);
+    g->times.dom = hkg_now() - t0;
+    return 0;
+oom:
+    free(s.num); free(s.vert); free(s.parent); free(semi); free(label); free(anc);
+    free(g->retained); g->retained = NULL;
+    free(g->retained_native); g->retained_native = NULL;
+    snprintf(err, errlen, "graph: out of memory computing dominators (%u objects)", n);
+    return -1;
+}
+
+uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
+{
+    hk_graph *g = d->graph;
+    return g && g->idom && obj < g->n ? g->idom[obj] : HK_NONE;
+}
+
+uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
+{
+    hk_graph *g = d->graph;
+    if (!g || !g->retained) return 0;
+    return obj == HK_NONE ? g->total_bytes : obj < g->n ? g->retained[obj] : 0;
+}
+
+uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
+{
+    hk_graph *g = d->graph;
+    if (!g || !g->retained_native) return 0;
+    return obj == HK_NONE ? g->total_native : obj < g->n ? g->retained_native[obj] : 0;
+}
+
+uint64_t hk_graph_total_bytes(hk_dump *d) { return hk_graph_retained(d, HK_NONE); }
+uint64_t hk_graph_total_native(hk_dump *d) { return hk_graph_retained_native(d, HK_NONE); }
+
+int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
+{
+    hk_graph *g = d->graph;
+    return g && g->idom && obj < g->n && (g->flags[obj] & HKG_F_VROOT) != 0;
+}
+
+static int by_retained_desc(const void *a, const void *b, void *ctx)
+{
+    const uint64_t *r = ctx;
+    uint64_t x = r[*(const uint32_t *)a], y = r[*(const uint32_t *)b];
+    if (x != y) return x < y ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n,
+                       char *err, size_t errlen)
+{
+    hk_graph *g = d->graph;
+    *out = NULL; *n = 0;
+    if (!g || !g->idom) { snprintf(err, errlen, "graph: dominators not computed"); return -1; }
+    const uint32_t cnt = g->n;
+    if (!g->kid_start) {
+        uint32_t *ks = calloc((size_t)cnt + 3, sizeof *ks), *kids = malloc(((size_t)cnt + 1) * sizeof *kids);
+        if (!ks || !kids) {
+            free(ks); free(kids);
+            snprintf(err, errlen, "graph: out of memory for the dominator tree");
+            return -1;
+        }
+        /* slot cnt is the virtual root; counting sort as in the referrer index */
+        for (uint32_t i = 0; i < cnt; i++) ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 2]++;
+        for (uint32_t i = 2; i < cnt + 3; i++) ks[i] += ks[i - 1];
+        for (uint32_t i = 0; i < cnt; i++) kids[ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 1]++] = i;
+        for (uint32_t p = 0; p <= cnt; p++)
+            if (ks[p + 1] - ks[p] > 1)
+                qsort_r(kids + ks[p], ks[p + 1] - ks[p], sizeof *kids, by_retained_desc, g->retained);
+        g->kid_start = ks;
+        g->kids = kids;
+    }
+    uint32_t p = obj == HK_NONE ? cnt : obj;
+    if (p > cnt) { snprintf(err, errlen, "graph: no object %u", obj); return -1; }
+    *out = g->kids + g->kid_start[p];
+    *n = g->kid_start[p + 1] - g->kid_start[p];
+    return 0;
+}
+
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, uint32_t *out)
+{
+    hk_graph *g = d->graph;
+    if (!g || !g->retained || !want) return 0;
+    const uint64_t *r = g->retained;
+    /* a min-heap of the best `want` so far */
+    uint32_t h = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        if (h == want && r[i] <= r[out[0]]) continue;
+        uint32_t k;
+        if (h < want) {
+            k = h++;
+            while (k && r[out[(k - 1) / 2]] > r[i]) { out[k] = out[(k - 1) / 2]; k = (k - 1) / 2; }
+        } else {
+            k = 0;
+            for (;;) {
+                uint32_t c = 2 * k + 1;
+                if (c >= h) break;
+                if (c + 1 < h && r[out[c + 1]] < r[out[c]]) c++;
+                if (r[out[c]] >= r[i]) break;
+                out[k] = out[c];
+                k = c;
+            }
+        }
+        out[k] = i;
+    }
+    qsort_r(out, h, sizeof *out, by_retained_desc, (void *)r);
+    return h;
+}
+
+int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
+{
+    hk_graph *g = d->graph;
+    *out = NULL;
+    if (!g || !g->retained) { snprintf(err, errlen, "graph: dominators not computed"); return -1; }
+    uint64_t *per = calloc(d->nclasses ? d->nclasses : 1, sizeof *per);
+    if (!per) { snprintf(err, errlen, "graph: out of memory"); return -1; }
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint32_t c = hk_obj_class(d, i);
+        if (c == HK_NONE) continue;
+        uint32_t p = g->idom[i];
+        if (p != HK_NONE && hk_obj_class(d, p) == c) continue;
+        per[c] += g->retained[i];
+    }
+    *out = per;
+    return 0;
+}

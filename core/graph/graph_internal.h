@@ -1,0 +1,101 @@
+/* The graph's cached state, shared by core/graph/ files only. */
+#ifndef HK_GRAPH_INTERNAL_H
+#define HK_GRAPH_INTERNAL_H
+
+#include "graph/graph.h"
+
+/* Per-class edge layout: which instance-data offsets hold references. */
+typedef struct hkg_class_refs {
+    uint32_t start, count;      /* slice of hk_graph.ref_offs: strong reference fields */
+    uint32_t woff[2];           /* weak referent fields (referent, zombie) */
+    uint8_t nweak, wkind;       /* count and enum hk_reach of the weak fields */
+    uint8_t list_link;          /* finalizer/Cleaner list object: paths do not enter */
+    uint8_t cleaner;            /* sun.misc.Cleaner or a subclass */
+} hkg_class_refs;
+
+/* One weak edge; the array is sorted by src (built in object order). */
+typedef struct hkg_weak {
+    uint32_t src, dst;
+    uint8_t kind;
+} hkg_weak;
+
+/* Per-object flag bits. */
+enum { HKG_F_WEAK = 1, HKG_F_ROOT = 2, HKG_F_LIST = 4, HKG_F_VROOT = 8 /* virtual root -> obj */ };
+
+typedef struct hk_graph {
+    int done;                   /* mask of computed phases */
+    uint32_t n;                 /* objects */
+    /* id -> index buckets, per id segment */
+    uint32_t *bucket;           /* per segment: nb[s] + 1 entries */
+    uint32_t *bucket_base;      /* first bucket of segment s */
+    uint32_t *bucket_min;       /* lowest id_lo of segment s */
+    uint8_t *bucket_shift;
+    /* forward references */
+    hkg_class_refs *cls;        /* per class index */
+    uint32_t *ref_offs;
+    uint32_t *out_start, *out;  /* CSR, n + 1 starts */
+    uint64_t nout;
+    hkg_weak *weak;
+    uint32_t nweak;
+    uint8_t *flags;
+    uint32_t *shallow;          /* shallow sizes; UINT32_MAX: ask hk_obj_shallow_size */
+    uint32_t *cleaners;         /* instances of Cleaner classes, for native sizes */
+    uint32_t ncleaners;
+    uint32_t *roots;            /* distinct root objects */
+    uint32_t nroots;
+    /* referrers, compact: most objects have one referrer, stored in place; the others
+     * point (HKG_IN_MANY | pos) into in_many, where in_many[pos] is the count and the
+     * referrers follow.  HK_NONE: no referrer. */
+    uint32_t *in1, *in_many;
+    uint64_t nin_many;
+    /* reachability */
+    uint8_t *reach;
+    uint64_t reach_count[HK_REACH_COUNT], reach_bytes[HK_REACH_COUNT];
+    /* native */
+    uint64_t *native;           /* NULL when the dump has none */
+    /* dominators */
+    uint32_t *idom;             /* HK_NONE: the virtual root */
+    uint64_t *retained, *retained_native;
+    uint64_t total_bytes, total_native;
+    uint32_t *kid_start, *kids; /* dominator tree children, largest first (lazy) */
+    /* paths */
+    uint32_t *parent;           /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
+    uint8_t *pweak;             /* reached only through weak edges or list links */
+    hk_graph_times times;
+} hk_graph;
+
+#define HKG_P_ROOT (UINT32_MAX - 1)
+#define HKG_IN_MANY 0x80000000u
+
+/* The strong referrers of v as a slice. */
+static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
+{
+    uint32_t x = g->in1[v];
+    if (x == HK_NONE) { *n = 0; return NULL; }
+    if (!(x & HKG_IN_MANY)) { *n = 1; return &g->in1[v]; }
+    x &= ~HKG_IN_MANY;
+    *n = g->in_many[x];
+    return g->in_many + x + 1;
+}
+
+hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen);
+uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
+static inline uint64_t hkg_shallow(const hk_dump *d, const hk_graph *g, uint32_t i)
+{
+    return g->shallow[i] != UINT32_MAX ? g->shallow[i] : hk_obj_shallow_size(d, i);
+}
+double hkg_now(void);
+/* First index in g->weak whose src is obj (the weak edges of obj follow it). */
+uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
+
+int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+
+/* The kind of a Reference class (enum hk_reach), or HK_REACH_STRONG for other classes. */
+int hkg_ref_kind(const hk_dump *d, const hk_class *c);
+
+#endif

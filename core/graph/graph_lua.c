@@ -1,0 +1,246 @@
+/* Lua bindings of the heap graph: Object and Dump methods over hk_graph_*. */
+#include "graph/graph.h"
+#include "host/lua_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Computes the phases or raises a Lua error naming what failed. */
+static void need(lua_State *L, hk_dump *d, int mask)
+{
+    char err[256];
+    if (hk_graph_ensure(d, mask, err, sizeof err)) luaL_error(L, "%s", err);
+}
+
+static hkl_ref *obj_need(lua_State *L, int mask)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    need(L, r->d, mask);
+    return r;
+}
+
+static int obj_retained_size(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
+    lua_pushinteger(L, (lua_Integer)hk_graph_retained(r->d, r->index));
+    return 1;
+}
+
+static int obj_retained_native(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
+    lua_pushinteger(L, (lua_Integer)hk_graph_retained_native(r->d, r->index));
+    return 1;
+}
+
+static int obj_native_size(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_NATIVE);
+    lua_pushinteger(L, (lua_Integer)hk_graph_native_size(r->d, r->index));
+    return 1;
+}
+
+static int obj_reachability(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_REACH);
+    lua_pushstring(L, hk_graph_reach_name(hk_graph_reach(r->d, r->index)));
+    return 1;
+}
+
+static int obj_dominator(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
+    hkl_push_object(L, 1, hk_graph_idom(r->d, r->index));
+    return 1;
+}
+
+static void push_objects(lua_State *L, int dump_idx, const uint32_t *v, uint32_t n)
+{
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        hkl_push_object(L, dump_idx, v[k]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+}
+
+/* obj:dominated([n]): the objects obj immediately dominates, largest retained first. */
+static int obj_dominated(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
+    lua_Integer max = luaL_optinteger(L, 2, 0);
+    const uint32_t *v;
+    uint32_t n;
+    char err[256];
+    if (hk_graph_dominated(r->d, r->index, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
+    push_objects(L, 1, v, n);
+    return 1;
+}
+
+/* obj:referrers(): strong referrers, then Reference objects whose referent obj is. */
+static int obj_referrers(lua_State *L)
+{
+    hkl_ref *r = obj_need(L, HK_GRAPH_REFERRERS);
+    uint32_t n;
+    const uint32_t *v = hk_graph_referrers(r->d, r->index, &n);
+    push_objects(L, 1, v, n);
+    uint32_t w[64];
+    uint32_t nw = hk_graph_weak_referrers(r->d, r->index, w, 64);
+    if (nw > 64) nw = 64;
+    for (uint32_t k = 0; k < nw; k++) {
+        hkl_push_object(L, 1, w[k]);
+        lua_rawseti(L, -2, (lua_Integer)n + k + 1);
+    }
+    return 1;
+}
+
+static void set_str(lua_State *L, const char *k, const char *v) { lua_pushstring(L, v); lua_setfield(L, -2, k); }
+static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
+
+/* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=} per step, nil when no
+ * root reaches obj.  Steps after the first carry no root; the last step's via is "". */
+static int dump_path_to_root(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    uint32_t obj = hk_obj_find(d, hkl_check_id(L, 2));
+    if (obj == HK_NONE) return luaL_error(L, "path_to_root: no such object in this dump");
+    hk_graph_path p;
+    char err[256];
+    if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (!p.found) { lua_pushnil(L); return 1; }
+    lua_createtable(L, (int)p.nsteps, 0);
+    for (uint32_t k = 0; k < p.nsteps; k++) {
+        lua_createtable(L, 0, 6);
+        if (k == 0 && p.root) {
+            set_str(L, "root", hk_root_type_name(p.root->type));
+            if (p.root->thread) set_int(L, "thread", p.root->thread);
+            if (p.root->frame) set_int(L, "frame", p.root->frame);
+        }
+        hkl_push_object(L, 1, p.steps[k].obj);
+        lua_setfield(L, -2, "object");
+        set_str(L, "via", p.steps[k].via);
+        if (k + 1 == p.nsteps && p.weak) { lua_pushboolean(L, 1); lua_setfield(L, -2, "weak"); }
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    hk_graph_path_free(&p);
+    return 1;
+}
+
+/* dump:roots(): every root record {type, object, id, thread, frame}. */
+static int dump_roots(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_createtable(L, (int)d->nroots, 0);
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        lua_createtable(L, 0, 5);
+        set_str(L, "type", hk_root_type_name(d->roots[k].type));
+        hkl_push_id(L, d->roots[k].id);
+        lua_setfield(L, -2, "id");
+        hkl_push_object(L, 1, hk_obj_find(d, d->roots[k].id));
+        lua_setfield(L, -2, "object");
+        if (d->roots[k].thread) set_int(L, "thread", d->roots[k].thread);
+        if (d->roots[k].frame) set_int(L, "frame", d->roots[k].frame);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+static int dump_top_retained(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_Integer want = luaL_optinteger(L, 2, 20);
+    if (want < 0) want = 0;
+    if ((uint64_t)want > d->nobjects) want = d->nobjects;
+    need(L, d, HK_GRAPH_DOM);
+    uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
+    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, v);
+    push_objects(L, 1, v, n);
+    return 1;
+}
+
+/* dump:dominated_by_root([n]): the virtual root's children, largest first. */
+static int dump_dominated_by_root(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_Integer max = luaL_optinteger(L, 2, 0);
+    need(L, d, HK_GRAPH_DOM);
+    const uint32_t *v;
+    uint32_t n;
+    char err[256];
+    if (hk_graph_dominated(d, HK_NONE, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
+    push_objects(L, 1, v, n);
+    return 1;
+}
+
+/* dump:class_retained(): class name -> retained bytes (classes sharing a name summed). */
+static int dump_class_retained(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    need(L, d, HK_GRAPH_DOM);
+    uint64_t *per;
+    char err[256];
+    if (hk_graph_class_retained(d, &per, err, sizeof err)) return luaL_error(L, "%s", err);
+    lua_createtable(L, 0, (int)d->nclasses);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+        lua_getfield(L, -1, name);
+        lua_Integer prev = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        lua_pushinteger(L, prev + (lua_Integer)per[c]);
+        lua_setfield(L, -2, name);
+    }
+    free(per);
+    return 1;
+}
+
+/* dump:reachability(): strength -> {count=, bytes=}. */
+static int dump_reachability(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    need(L, d, HK_GRAPH_REACH);
+    uint64_t count[HK_REACH_COUNT], bytes[HK_REACH_COUNT];
+    hk_graph_reach_totals(d, count, bytes);
+    lua_createtable(L, 0, HK_REACH_COUNT);
+    for (int k = 0; k < HK_REACH_COUNT; k++) {
+        lua_createtable(L, 0, 2);
+        set_int(L, "count", (lua_Integer)count[k]);
+        set_int(L, "bytes", (lua_Integer)bytes[k]);
+        lua_setfield(L, -2, hk_graph_reach_name(k));
+    }
+    return 1;
+}
+
+/* dump:graph_totals(): {bytes=, native=, objects=, edges=, roots=} of the whole heap. */
+static int dump_graph_totals(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    need(L, d, HK_GRAPH_DOM);
+    uint32_t nr;
+    hk_graph_root_objects(d, &nr);
+    lua_createtable(L, 0, 5);
+    set_int(L, "bytes", (lua_Integer)hk_graph_total_bytes(d));
+    set_int(L, "native", (lua_Integer)hk_graph_total_native(d));
+    set_int(L, "objects", (lua_Integer)d->nobjects);
+    set_int(L, "edges", (lua_Integer)hk_graph_edge_count(d));
+    set_int(L, "roots", (lua_Integer)nr);
+    return 1;
+}
+
+void hk_graph_lua_open(lua_State *L)
+{
+    hkl_add_method(L, HKL_OBJECT, "retained_size", obj_retained_size);
+    hkl_add_method(L, HKL_OBJECT, "retained_native", obj_retained_native);
+    hkl_add_method(L, HKL_OBJECT, "dominator", obj_dominator);
+    hkl_add_method(L, HKL_OBJECT, "dominated", obj_dominated);
+    hkl_add_method(L, HKL_OBJECT, "referrers", obj_referrers);
+    hkl_add_property(L, HKL_OBJECT, "native_size", obj_native_size);
+    hkl_add_property(L, HKL_OBJECT, "reachability", obj_reachability);
+    hkl_add_method(L, HKL_DUMP, "path_to_root", dump_path_to_root);
+    hkl_add_method(L, HKL_DUMP, "roots", dump_roots);
+    hkl_add_method(L, HKL_DUMP, "top_retained", dump_top_retained);
+    hkl_add_method(L, HKL_DUMP, "dominated_by_root", dump_dominated_by_root);
+    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
+    hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
+    hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
+}

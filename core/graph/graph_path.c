@@ -1,0 +1,170 @@
+/* Shortest paths from GC roots: one BFS forest over the whole heap, cached as a parent
+ * per object, in phases so that paths prefer ordinary roots over thread-local and
+ * low-priority ones, and strong edges over weak referents and finalizer/Cleaner lists. */
+#include "graph/graph_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hk_graph_root_rank(int t)
+{
+    switch (t) {
+    case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_NATIVE_STACK:
+    case HPROF_ROOT_THREAD_BLOCK: case HPROF_ROOT_JNI_MONITOR:
+        return 1;
+    case HPROF_ROOT_UNKNOWN: case HPROF_ROOT_UNREACHABLE: case HPROF_ROOT_DEBUGGER:
+    case HPROF_ROOT_FINALIZING: case HPROF_ROOT_REFERENCE_CLEANUP:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* Continues the BFS from q[head..tail); all = also weak edges and list links. */
+static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, int all)
+{
+    uint32_t tail = *tailp;
+    uint32_t *parent = g->parent;
+    while (head < tail) {
+        uint32_t x = q[head++];
+        if (!all && (g->flags[x] & HKG_F_LIST)) continue;
+        for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
+            uint32_t t = g->out[k];
+            if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = (uint8_t)(all | g->pweak[x]); q[tail++] = t; }
+        }
+        if (all && (g->flags[x] & HKG_F_WEAK))
+            for (uint32_t k = hkg_weak_first(g, x); k < g->nweak && g->weak[k].src == x; k++) {
+                uint32_t t = g->weak[k].dst;
+                if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = 1; q[tail++] = t; }
+            }
+    }
+    *tailp = tail;
+}
+
+int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+{
+    double t0 = hkg_now();
+    const uint32_t n = g->n;
+    uint32_t *q = malloc((n ? n : 1) * sizeof *q);
+    g->parent = malloc((n ? n : 1) * sizeof *g->parent);
+    g->pweak = calloc(n ? n : 1, 1);
+    if (!q || !g->parent || !g->pweak) {
+        free(q); free(g->parent); free(g->pweak);
+        g->parent = NULL; g->pweak = NULL;
+        snprintf(err, errlen, "graph: out of memory computing paths");
+        return -1;
+    }
+    memset(g->parent, 0xff, (size_t)n * sizeof *g->parent);
+    uint32_t tail = 0, head = 0;
+    for (int rank = 0; rank <= 2; rank++) {
+        for (uint32_t k = 0; k < d->nroots; k++) {
+            if (hk_graph_root_rank(d->roots[k].type) != rank) continue;
+            uint32_t t = hkg_find(d, g, d->roots[k].id);
+            if (t == HK_NONE || g->parent[t] != HK_NONE) continue;
+            g->parent[t] = HKG_P_ROOT;
+            q[tail++] = t;
+        }
+        bfs(g, q, head, &tail, 0);
+        head = tail;
+    }
+    /* then what only weak referents and the finalizer/Cleaner lists reach */
+    uint32_t strong_tail = tail;
+    for (uint32_t k = 0; k < strong_tail; k++) {
+        uint32_t x = q[k];
+        if (g->flags[x] & HKG_F_LIST)
+            for (uint32_t e = g->out_start[x]; e < g->out_start[x + 1]; e++) {
+                uint32_t t = g->out[e];
+                if (g->parent[t] == HK_NONE) { g->parent[t] = x; g->pweak[t] = 1; q[tail++] = t; }
+            }
+    }
+    for (uint32_t k = 0; k < g->nweak; k++) {
+        uint32_t s = g->weak[k].src, t = g->weak[k].dst;
+        if (g->parent[s] != HK_NONE && g->parent[t] == HK_NONE) { g->parent[t] = s; g->pweak[t] = 1; q[tail++] = t; }
+    }
+    bfs(g, q, strong_tail, &tail, 1);
+    free(q);
+    g->times.paths = hkg_now() - t0;
+    return 0;
+}
+
+int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t len)
+{
+    hk_graph *g = d->graph;
+    if (!g || src >= g->n || dst >= g->n) return -1;
+    hk_id want = hk_obj_id(d, dst);
+    switch (hk_obj_kind(d, src)) {
+    case HK_KIND_INSTANCE: {
+        uint32_t c = hk_obj_class(d, src), nf, dl;
+        const uint8_t *data = hk_instance_data(d, src, &dl);
+        if (c == HK_NONE || !data) return -1;
+        const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+        for (uint32_t k = 0; k < nf; k++) {
+            if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > dl) continue;
+            hk_value v;
+            hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
+            if (v.ref == want) { snprintf(buf, len, "%s", f[k].name); return 0; }
+        }
+        return -1;
+    }
+    case HK_KIND_OBJ_ARRAY: {
+        uint32_t cnt = hk_array_length(d, src);
+        for (uint32_t k = 0; k < cnt; k++)
+            if (hk_obj_array_at(d, src, k) == want) { snprintf(buf, len, "[%u]", k); return 0; }
+        return -1;
+    }
+    case HK_KIND_CLASS: {
+        hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
+        if (!c) return -1;
+        for (uint32_t k = 0; k < c->nstatics; k++)
+            if (c->statics[k].type == HK_T_OBJECT && c->statics[k].value.ref == want) {
+                snprintf(buf, len, "static %s", c->statics[k].name);
+                return 0;
+            }
+        if (c->super_id == want) { snprintf(buf, len, "<super>"); return 0; }
+        if (c->loader_id == want) { snprintf(buf, len, "<loader>"); return 0; }
+        return -1;
+    }
+    default:
+        return -1;
+    }
+}
+
+int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, size_t errlen)
+{
+    memset(path, 0, sizeof *path);
+    if (hk_graph_ensure(d, HK_GRAPH_PATHS, err, errlen)) return -1;
+    hk_graph *g = d->graph;
+    if (obj >= g->n) { snprintf(err, errlen, "graph: no object with index %u", obj); return -1; }
+    if (g->parent[obj] == HK_NONE) return 0;
+    uint32_t len = 1;
+    for (uint32_t x = obj; g->parent[x] != HKG_P_ROOT; x = g->parent[x]) len++;
+    path->steps = calloc(len, sizeof *path->steps);
+    if (!path->steps) { snprintf(err, errlen, "graph: out of memory for a path of %u steps", len); return -1; }
+    path->nsteps = len;
+    path->found = 1;
+    path->weak = g->pweak[obj];
+    uint32_t x = obj;
+    for (uint32_t k = len; k-- > 0; x = g->parent[x]) {
+        path->steps[k].obj = x;
+        if (k + 1 < len && hk_graph_edge_name(d, x, path->steps[k + 1].obj, path->steps[k].via,
+                                              sizeof path->steps[k].via))
+            snprintf(path->steps[k].via, sizeof path->steps[k].via, "?");
+        if (k == 0) break;
+    }
+    /* the root record: the best-ranked one for the first object */
+    hk_id rid = hk_obj_id(d, path->steps[0].obj);
+    int best = 99;
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        if (d->roots[k].id != rid) continue;
+        int r = hk_graph_root_rank(d->roots[k].type);
+        if (r < best) { best = r; path->root = &d->roots[k]; }
+    }
+    return 0;
+}
+
+void hk_graph_path_free(hk_graph_path *path)
+{
+    free(path->steps);
+    memset(path, 0, sizeof *path);
+}

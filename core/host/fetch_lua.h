@@ -1,0 +1,14 @@
+/* Live fetchers in Lua (hk.fetch_bitmaps, hk.fetchers, hk.fetch_write) and the device GC hook. */
+#ifndef HK_FETCH_LUA_H
+#define HK_FETCH_LUA_H
+
+#include <lua.h>
+
+#include "host/plugin_host.h"
+
+/* Call after the plugins are loaded (needs their fetchers): adds the functions to the global
+ * hk table and, when a loaded fetcher can GC, makes `hprofkit dump` on API < 27 run that GC
+ * before the dump.  ps must outlive L; closing L unsets the hook. */
+void hk_fetch_lua_open(lua_State *L, hk_plugins *ps);
+
+#endif

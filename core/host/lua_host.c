@@ -1,0 +1,304 @@
+/* The Lua host: the state, the hk table, query and renderer registries, script loading. */
+#include "host/lua_host.h"
+#include "hk_config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct hkl_host {
+    lua_State *L;
+};
+
+lua_State *hkl_host_state(hkl_host *h) { return h->L; }
+
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+int hkl_pcall(lua_State *L, int nargs, int nresults)
+{
+    int base = lua_gettop(L) - nargs;
+    lua_pushcfunction(L, traceback);
+    lua_insert(L, base);
+    int rc = lua_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    return rc;
+}
+
+void hk_progress_index(void *ctx, uint64_t done, uint64_t total)
+{
+    const char *what = ctx ? ctx : "indexing";
+    if (!isatty(2)) return;
+    if (done >= total) { fprintf(stderr, "\r\033[K"); return; }
+    fprintf(stderr, "\r\033[K%s: %3d%% (%llu of %llu MB)", what, (int)(done * 100 / (total ? total : 1)),
+            (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+}
+
+static const char *current_source(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.source");
+    const char *s = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return s ? s : "(unknown)";
+}
+
+/* hk.query{ name=, help=, args=, aliases=, needs_dump=, columns=, run= } */
+static int register_def(lua_State *L, const char *registry, const char *what, const char *fn_field)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "name");
+    const char *name = lua_tostring(L, -1);
+    if (!name || !*name) return luaL_error(L, "%s{}: 'name' must be a non-empty string", what);
+    lua_getfield(L, 1, fn_field);
+    if (!lua_isfunction(L, -1)) return luaL_error(L, "%s '%s': '%s' must be a function", what, name, fn_field);
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "args");
+    if (!lua_isnil(L, -1) && !lua_istable(L, -1)) return luaL_error(L, "%s '%s': 'args' must be a table", what, name);
+    lua_pop(L, 1);
+    lua_pushstring(L, current_source(L));
+    lua_setfield(L, 1, "source");
+    lua_getfield(L, LUA_REGISTRYINDEX, registry);
+    lua_getfield(L, -1, name);
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "source");
+        const char *old = lua_tostring(L, -1);
+        if (old && strcmp(old, current_source(L)))
+            fprintf(stderr, "hprofkit: note: %s '%s' from %s replaces the one from %s\n", what, name,
+                    current_source(L), old);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    return 1;
+}
+
+static int l_query(lua_State *L) { return register_def(L, "hk.queries", "query", "run"); }
+static int l_renderer(lua_State *L) { return register_def(L, "hk.renderers", "renderer", "render"); }
+
+void hkl_push_queries(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries"); }
+void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers"); }
+
+static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
+static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
+
+/* hk.open(path) -> Dump */
+static int l_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char err[512];
+    char what[300];
+    snprintf(what, sizeof what, "indexing %s", path);
+    hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
+    if (!d) return luaL_error(L, "%s", err);
+    hkl_push_dump(L, d, 0);
+    return 1;
+}
+
+static int l_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    FILE *f = fopen(path, "rb");
+    if (!f) return luaL_error(L, "%s: cannot open: %s", path, strerror(errno));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) luaL_addlstring(&b, tmp, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return luaL_error(L, "%s: read error", path);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int l_json_decode(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char err[200];
+    if (hkl_push_json(L, s, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    return 1;
+}
+
+static int l_hex(lua_State *L)
+{
+    hkl_push_id(L, (hk_id)luaL_checkinteger(L, 1));
+    return 1;
+}
+
+static int l_warn(lua_State *L)
+{
+    fprintf(stderr, "hprofkit: %s\n", luaL_checkstring(L, 1));
+    return 0;
+}
+
+static int l_isatty(lua_State *L)
+{
+    lua_pushboolean(L, isatty((int)luaL_optinteger(L, 1, 1)));
+    return 1;
+}
+
+hkl_host *hkl_host_new(char *err, size_t errlen)
+{
+    hkl_host *h = calloc(1, sizeof *h);
+    lua_State *L = h ? luaL_newstate() : NULL;
+    if (!L) { free(h); snprintf(err, errlen, "cannot create the Lua state (out of memory)"); return NULL; }
+    h->L = L;
+    luaL_openlibs(L);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.queries");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.renderers");
+    static const luaL_Reg fns[] = {
+        {"query", l_query}, {"renderer", l_renderer}, {"queries", l_queries},
+        {"renderers", l_renderers}, {"open", l_open}, {"read_file", l_read_file},
+        {"json_decode", l_json_decode}, {"hex", l_hex}, {"warn", l_warn}, {"isatty", l_isatty},
+        {NULL, NULL}};
+    luaL_newlib(L, fns);
+    /* hk.null: a unique value for JSON null, so absent values survive in tables */
+    lua_pushlightuserdata(L, (void *)&hkl_host_new);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.null");
+    lua_setfield(L, -2, "null");
+    lua_pushstring(L, HK_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_setglobal(L, "hk");
+    hkl_types_open(L);
+    hkl_modules_open(L);
+    return h;
+}
+
+void hkl_host_free(hkl_host *h)
+{
+    if (!h) return;
+    lua_close(h->L);
+    free(h);
+}
+
+static int load_file(hkl_host *h, const char *path)
+{
+    lua_State *L = h->L;
+    lua_pushstring(L, path);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
+    int rc = luaL_loadfile(L, path);
+    if (rc == LUA_OK) rc = hkl_pcall(L, 0, 0);
+    if (rc != LUA_OK) {
+        fprintf(stderr, "hprofkit: error in script %s:\n%s\n", path, lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int load_lua_files(hkl_host *h, const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return 0;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && !strcmp(e->d_name + l - 4, ".lua") && e->d_name[0] != '.') {
+            names = realloc(names, (n + 1) * sizeof *names);
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(dp);
+    if (n) qsort(names, n, sizeof *names, cmp_str);
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (load_file(h, path) < 0) failed++;
+        free(names[i]);
+    }
+    free(names);
+    return failed;
+}
+
+int hkl_host_load_dir(hkl_host *h, const char *dir)
+{
+    static const char *const subs[] = {"renderers", "queries", "recipes"};
+    int failed = 0;
+    char path[4096];
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
+        failed += load_lua_files(h, path);
+    }
+    failed += load_lua_files(h, dir);
+    return failed;
+}
+
+int hkl_host_run_file(hkl_host *h, const char *path)
+{
+    lua_State *L = h->L;
+    int args = lua_gettop(L);
+    lua_pushstring(L, path);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
+    if (luaL_loadfile(L, path) != LUA_OK) {
+        fprintf(stderr, "hprofkit: %s\n", lua_tostring(L, -1));
+        lua_settop(L, args - 1);
+        return -1;
+    }
+    lua_pushvalue(L, args);
+    lua_remove(L, args);
+    if (hkl_pcall(L, 1, 0) != LUA_OK) {
+        fprintf(stderr, "hprofkit: error in %s:\n%s\n", path, lua_tostring(L, -1));
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct writer { hk_buf *b; } writer;
+
+static int w_write(lua_State *L)
+{
+    writer *w = luaL_checkudata(L, 1, "hk.Writer");
+    if (!w->b) return luaL_error(L, "this output is closed");
+    int n = lua_gettop(L);
+    for (int i = 2; i <= n; i++) {
+        size_t l;
+        const char *s = luaL_checklstring(L, i, &l);
+        hk_buf_append(w->b, s, l);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+void hkl_push_writer(lua_State *L, hk_buf *b)
+{
+    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+    w->b = b;
+    if (luaL_newmetatable(L, "hk.Writer")) {
+        lua_newtable(L);
+        lua_pushcfunction(L, w_write);
+        lua_setfield(L, -2, "write");
+        lua_setfield(L, -2, "__index");
+    }
+    lua_setmetatable(L, -2);
+}
+
+void hkl_writer_detach(lua_State *L, int idx)
+{
+    writer *w = luaL_testudata(L, idx, "hk.Writer");
+    if (w) w->b = NULL;
+}

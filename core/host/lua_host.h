@@ -1,0 +1,94 @@
+/*
+ * The Lua host: one lua_State with the `hk` table, the userdata types that wrap the
+ * index (Dump, Class, Object), and the registries of queries and renderers.
+ *
+ * Other parts of the core extend the Lua types through hkl_add_method/hkl_add_property
+ * (graph: obj:retained_size(); bitmaps: dump:bitmaps(); ...) from a module-open
+ * function listed in lua_modules.c, so the Lua host knows no module by name.
+ */
+#ifndef HK_LUA_HOST_H
+#define HK_LUA_HOST_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "hprof/hprof.h"
+
+/* Type names, also the metatable names in the registry. */
+#define HKL_DUMP "hk.Dump"
+#define HKL_CLASS "hk.Class"
+#define HKL_OBJECT "hk.Object"
+
+/* A Dump userdata: owns the index unless borrowed. */
+typedef struct hkl_dump {
+    hk_dump *d;
+    int borrowed;
+} hkl_dump;
+
+/* A Class or Object userdata: an index into the dump; user value 1 is the Dump userdata,
+ * which keeps the index alive while any of its objects is reachable from Lua. */
+typedef struct hkl_ref {
+    hk_dump *d;
+    uint32_t index;         /* class index for Class, object index for Object */
+} hkl_ref;
+
+hk_dump *hkl_check_dump(lua_State *L, int idx);
+hkl_ref *hkl_check_object(lua_State *L, int idx);
+hkl_ref *hkl_check_class(lua_State *L, int idx);
+/* Push a Dump userdata owning d (borrowed=1: not closed by Lua). */
+void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed);
+/* Push an Object (or nil for HK_NONE) / Class sharing the Dump at stack index dump_idx
+ * (a Dump, Object or Class userdata: its dump is used). */
+void hkl_push_object(lua_State *L, int dump_idx, uint32_t obj);
+void hkl_push_class(lua_State *L, int dump_idx, uint32_t cls);
+/* Ids and native pointers go to Lua as lowercase hex strings "0x12c04f00". */
+void hkl_push_id(lua_State *L, hk_id id);
+/* Accepts an Object, a hex string "0x..", a decimal string or an integer. */
+hk_id hkl_check_id(lua_State *L, int idx);
+/* Push a field value: number, boolean, String value, Object, or nil. */
+void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v);
+
+/* Extension: add a method (called as x:name(...)) or a property (x.name, the getter
+ * receives the userdata) to one of the types above. */
+void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn);
+void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter);
+/* Add a function to the global hk table. */
+void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);
+
+/* JSON text to Lua values (null -> hk.null); pushes the value or returns -1 with err. */
+int hkl_push_json(lua_State *L, const char *text, size_t len, char *err, size_t errlen);
+
+/* The host */
+typedef struct hkl_host hkl_host;
+hkl_host *hkl_host_new(char *err, size_t errlen);
+void hkl_host_free(hkl_host *h);
+lua_State *hkl_host_state(hkl_host *h);
+
+#endif
+
+#ifndef HK_LUA_HOST_EXTRA
+#define HK_LUA_HOST_EXTRA
+/* Load every .lua in dir (and its queries/, renderers/, recipes/); errors are printed
+ * and loading goes on.  Returns the number of scripts that failed. */
+int hkl_host_load_dir(hkl_host *h, const char *dir);
+/* Run a script file with arguments table at stack top (popped); 0 ok, -1 error printed. */
+int hkl_host_run_file(hkl_host *h, const char *path);
+/* lua_pcall with a traceback; on error the message (with traceback) is left on the stack. */
+int hkl_pcall(lua_State *L, int nargs, int nresults);
+/* Push the registry table of queries / renderers (name -> definition). */
+void hkl_push_queries(lua_State *L);
+void hkl_push_renderers(lua_State *L);
+/* Progress for long work: a line on stderr redrawn in place, only when it is a tty. */
+void hk_progress_index(void *ctx, uint64_t done, uint64_t total);
+void hkl_types_open(lua_State *L);
+void hkl_modules_open(lua_State *L);
+#endif
+
+#ifndef HK_LUA_WRITER
+#define HK_LUA_WRITER
+/* A writer userdata over a buffer: out:write(s, ...) appends; the buffer must outlive it
+ * (hkl_writer_detach makes later writes an error). */
+void hkl_push_writer(lua_State *L, hk_buf *b);
+void hkl_writer_detach(lua_State *L, int idx);
+#endif

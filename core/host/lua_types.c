@@ -1,0 +1,749 @@
+/* The Lua types over the index: Dump, Class, Object.  No heap is copied: a Class or
+ * Object is an index plus a reference to its Dump. */
+#include "host/lua_host.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- type plumbing: each metatable has `methods` and `props` tables ---- */
+
+static int type_index(lua_State *L)
+{
+    /* upvalue 1: methods, upvalue 2: props */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 1);
+        return 1;
+    }
+    return 1;   /* nil */
+}
+
+static void get_type_tables(lua_State *L, const char *type)
+{
+    luaL_getmetatable(L, type);
+    if (lua_isnil(L, -1)) luaL_error(L, "internal: unknown type %s", type);
+}
+
+void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn)
+{
+    get_type_tables(L, type);
+    lua_getfield(L, -1, "methods");
+    lua_pushcfunction(L, fn);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2);
+}
+
+void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter)
+{
+    get_type_tables(L, type);
+    lua_getfield(L, -1, "props");
+    lua_pushcfunction(L, getter);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 2);
+}
+
+void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn)
+{
+    lua_getglobal(L, "hk");
+    lua_pushcfunction(L, fn);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+}
+
+/* ---- checks and pushes ---- */
+
+hk_dump *hkl_check_dump(lua_State *L, int idx)
+{
+    void *u = lua_touserdata(L, idx);
+    if (u && lua_getmetatable(L, idx)) {
+        luaL_getmetatable(L, HKL_DUMP);
+        int is_dump = lua_rawequal(L, -1, -2);
+        luaL_getmetatable(L, HKL_OBJECT);
+        int is_obj = lua_rawequal(L, -1, -3);
+        luaL_getmetatable(L, HKL_CLASS);
+        int is_cls = lua_rawequal(L, -1, -4);
+        lua_pop(L, 4);
+        if (is_dump) {
+            hkl_dump *hd = u;
+            if (!hd->d) luaL_error(L, "this dump is closed");
+            return hd->d;
+        }
+        if (is_obj || is_cls) return ((hkl_ref *)u)->d;
+    }
+    luaL_typeerror(L, idx, "dump");
+    return NULL;
+}
+
+hkl_ref *hkl_check_object(lua_State *L, int idx) { return luaL_checkudata(L, idx, HKL_OBJECT); }
+hkl_ref *hkl_check_class(lua_State *L, int idx) { return luaL_checkudata(L, idx, HKL_CLASS); }
+
+void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed)
+{
+    hkl_dump *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->d = d;
+    u->borrowed = borrowed;
+    luaL_setmetatable(L, HKL_DUMP);
+}
+
+/* The Dump userdata behind any of our userdata at idx, pushed on the stack. */
+static void push_dump_of(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    if (luaL_testudata(L, idx, HKL_DUMP)) lua_pushvalue(L, idx);
+    else lua_getiuservalue(L, idx, 1);
+}
+
+static void push_ref(lua_State *L, int dump_idx, uint32_t index, const char *type)
+{
+    dump_idx = lua_absindex(L, dump_idx);
+    hk_dump *d = hkl_check_dump(L, dump_idx);
+    hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
+    r->d = d;
+    r->index = index;
+    push_dump_of(L, dump_idx);
+    lua_setiuservalue(L, -2, 1);
+    luaL_setmetatable(L, type);
+}
+
+void hkl_push_object(lua_State *L, int dump_idx, uint32_t obj)
+{
+    if (obj == HK_NONE) lua_pushnil(L);
+    else push_ref(L, dump_idx, obj, HKL_OBJECT);
+}
+
+void hkl_push_class(lua_State *L, int dump_idx, uint32_t cls)
+{
+    if (cls == HK_NONE) lua_pushnil(L);
+    else push_ref(L, dump_idx, cls, HKL_CLASS);
+}
+
+void hkl_push_id(lua_State *L, hk_id id)
+{
+    char s[24];
+    snprintf(s, sizeof s, "0x%" PRIx64, (uint64_t)id);
+    lua_pushstring(L, s);
+}
+
+hk_id hkl_check_id(lua_State *L, int idx)
+{
+    hkl_ref *r = luaL_testudata(L, idx, HKL_OBJECT);
+    if (r) return hk_obj_id(r->d, r->index);
+    if (lua_isinteger(L, idx)) return (hk_id)lua_tointeger(L, idx);
+    const char *s = luaL_checkstring(L, idx);
+    hk_id id;
+    if (hk_parse_id(s, &id) < 0) luaL_error(L, "not an object id: '%s' (use hex 0x... or decimal)", s);
+    return id;
+}
+
+void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
+{
+    switch (v->type) {
+    case HK_T_OBJECT: {
+        if (!v->ref) { lua_pushnil(L); return; }
+        hk_dump *d = hkl_check_dump(L, dump_idx);
+        uint32_t o = hk_obj_find(d, v->ref);
+        if (o == HK_NONE) { lua_pushnil(L); return; }
+        if (hk_obj_class(d, o) == d->string_class && d->string_class != HK_NONE) {
+            hk_buf b;
+            hk_buf_init(&b);
+            if (hk_string_value(d, o, &b) == 0) {
+                lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
+                hk_buf_free(&b);
+                return;
+            }
+            hk_buf_free(&b);
+        }
+        hkl_push_object(L, dump_idx, o);
+        return;
+    }
+    case HK_T_BOOLEAN: lua_pushboolean(L, v->i != 0); return;
+    case HK_T_FLOAT: case HK_T_DOUBLE: lua_pushnumber(L, v->d); return;
+    default: lua_pushinteger(L, v->i); return;
+    }
+}
+
+/* ---- Dump ---- */
+
+static int dump_gc(lua_State *L)
+{
+    hkl_dump *u = luaL_checkudata(L, 1, HKL_DUMP);
+    if (u->d && !u->borrowed) hk_dump_close(u->d);
+    u->d = NULL;
+    return 0;
+}
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+    if (v) lua_pushstring(L, v); else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+    lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static int dump_info(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    hk_origin o;
+    hk_origin_read(d, &o);
+    lua_createtable(L, 0, 20);
+    set_str(L, "path", d->path);
+    set_str(L, "format", d->format);
+    set_int(L, "id_size", d->id_size);
+    set_int(L, "timestamp", (lua_Integer)d->timestamp_ms);
+    set_int(L, "file_bytes", (lua_Integer)d->size);
+    set_int(L, "objects", d->nobjects);
+    set_int(L, "classes", d->nclasses);
+    set_int(L, "instances", d->ninstances);
+    set_int(L, "object_arrays", d->nobj_arrays);
+    set_int(L, "primitive_arrays", d->nprim_arrays);
+    set_int(L, "gc_roots", d->nroots);
+    lua_createtable(L, (int)d->nheaps, 0);
+    for (uint32_t h = 0; h < d->nheaps; h++) {
+        lua_pushstring(L, d->heap_names[h]);
+        lua_rawseti(L, -2, h + 1);
+    }
+    lua_setfield(L, -2, "heaps");
+    if (o.sdk >= 0) set_int(L, "sdk", o.sdk); else set_str(L, "sdk", NULL);
+    set_str(L, "fingerprint", o.fingerprint);
+    set_str(L, "manufacturer", o.manufacturer);
+    set_str(L, "model", o.model);
+    set_str(L, "process", o.process);
+    hk_origin_free(&o);
+    return 1;
+}
+
+static int dump_path(lua_State *L) { lua_pushstring(L, hkl_check_dump(L, 1)->path); return 1; }
+
+static int dump_classes(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_createtable(L, (int)d->nclasses, 0);
+    for (uint32_t i = 0; i < d->nclasses; i++) {
+        hkl_push_class(L, 1, i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int dump_class(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    hk_class *c;
+    if (lua_type(L, 2) == LUA_TSTRING && strncmp(lua_tostring(L, 2), "0x", 2)) c = hk_class_by_name(d, lua_tostring(L, 2));
+    else c = hk_class_by_id(d, hkl_check_id(L, 2));
+    hkl_push_class(L, 1, c ? c->index : HK_NONE);
+    return 1;
+}
+
+static int dump_object(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    hkl_push_object(L, 1, hk_obj_find(d, hkl_check_id(L, 2)));
+    return 1;
+}
+
+static int objects_iter(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, lua_upvalueindex(1));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    if (i >= d->nobjects) return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    hkl_push_object(L, lua_upvalueindex(1), (uint32_t)i);
+    return 1;
+}
+
+static int dump_objects(lua_State *L)
+{
+    hkl_check_dump(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, objects_iter, 2);
+    return 1;
+}
+
+typedef struct hist_row { const char *name; uint64_t count, bytes; } hist_row;
+
+static int hist_cmp(const void *a, const void *b)
+{
+    const hist_row *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* dump:histogram([heap]) -> rows {class, count, shallow_bytes}, biggest first */
+static int dump_histogram(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    const char *heap = luaL_optstring(L, 2, NULL);
+    int only = -1;
+    if (heap && *heap) {
+        for (uint32_t h = 0; h < d->nheaps; h++)
+            if (!strcmp(d->heap_names[h], heap)) only = (int)h;
+        if (only < 0) {
+            hk_buf b;
+            hk_buf_init(&b);
+            for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(&b, "%s%s", h ? ", " : "", d->heap_names[h]);
+            lua_pushfstring(L, "no heap named '%s' in this dump (heaps: %s)", heap, d->nheaps ? hk_buf_cstr(&b) : "none");
+            hk_buf_free(&b);
+            return lua_error(L);
+        }
+    }
+    hist_row *rows = calloc((size_t)d->nclasses + 14, sizeof *rows);
+    size_t n = 0;
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        hist_row r = {d->classes[c].name, 0, 0};
+        for (int h = 0; h < HK_MAX_HEAPS; h++) {
+            if (only >= 0 && h != only) continue;
+            r.count += d->class_counts[(size_t)c * HK_MAX_HEAPS + h];
+            r.bytes += d->class_bytes[(size_t)c * HK_MAX_HEAPS + h];
+        }
+        if (r.count) rows[n++] = r;
+    }
+    static const char *const pn[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
+                                       "byte[]", "short[]", "int[]", "long[]"};
+    for (int t = 4; t < 12; t++) {
+        hist_row r = {pn[t], 0, 0};
+        for (int h = 0; h < HK_MAX_HEAPS; h++) {
+            if (only >= 0 && h != only) continue;
+            r.count += d->prim_counts[t][h];
+            r.bytes += d->prim_bytes[t][h];
+        }
+        if (r.count) rows[n++] = r;
+    }
+    hist_row cr = {"java.lang.Class", 0, 0};
+    for (int h = 0; h < HK_MAX_HEAPS; h++) {
+        if (only >= 0 && h != only) continue;
+        cr.count += d->class_obj_counts[h];
+        cr.bytes += d->class_obj_bytes[h];
+    }
+    if (cr.count) rows[n++] = cr;
+    qsort(rows, n, sizeof *rows, hist_cmp);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, rows[i].name);
+        lua_setfield(L, -2, "class");
+        set_int(L, "count", (lua_Integer)rows[i].count);
+        set_int(L, "shallow_bytes", (lua_Integer)rows[i].bytes);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(rows);
+    return 1;
+}
+
+static int dump_close_m(lua_State *L) { return dump_gc(L); }
+
+static int dump_tostring(lua_State *L)
+{
+    hkl_dump *u = luaL_checkudata(L, 1, HKL_DUMP);
+    lua_pushfstring(L, "hk.Dump(%s)", u->d ? u->d->path : "closed");
+    return 1;
+}
+
+/* ---- Class ---- */
+
+static hk_class *cls_of(lua_State *L, int idx)
+{
+    hkl_ref *r = hkl_check_class(L, idx);
+    return &r->d->classes[r->index];
+}
+
+static int cls_name(lua_State *L) { lua_pushstring(L, cls_of(L, 1)->name); return 1; }
+static int cls_id(lua_State *L) { hkl_push_id(L, cls_of(L, 1)->id); return 1; }
+static int cls_super(lua_State *L) { hkl_push_class(L, 1, cls_of(L, 1)->super); return 1; }
+static int cls_instance_size(lua_State *L) { lua_pushinteger(L, cls_of(L, 1)->instance_size); return 1; }
+static int cls_object(lua_State *L) { hkl_push_object(L, 1, cls_of(L, 1)->object); return 1; }
+
+static int cls_instance_count(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    uint64_t n = 0;
+    for (int h = 0; h < HK_MAX_HEAPS; h++) n += r->d->class_counts[(size_t)r->index * HK_MAX_HEAPS + h];
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+/* Iterator state lives in upvalues: the Class userdata, the list position, and the
+ * list of classes to walk (exact class, or the class and its subclasses). */
+static int instances_iter(lua_State *L)
+{
+    hkl_ref *r = lua_touserdata(L, lua_upvalueindex(1));
+    lua_Integer pos = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer ci = lua_tointeger(L, lua_upvalueindex(3));
+    int nclasses = (int)lua_rawlen(L, lua_upvalueindex(4));
+    while (ci <= nclasses) {
+        lua_rawgeti(L, lua_upvalueindex(4), ci);
+        uint32_t c = (uint32_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        uint32_t n;
+        const uint32_t *objs = hk_class_instances(r->d, c, &n);
+        if (pos < n) {
+            lua_pushinteger(L, pos + 1);
+            lua_replace(L, lua_upvalueindex(2));
+            hkl_push_object(L, lua_upvalueindex(1), objs[pos]);
+            return 1;
+        }
+        ci++;
+        pos = 0;
+        lua_pushinteger(L, ci);
+        lua_replace(L, lua_upvalueindex(3));
+        lua_pushinteger(L, 0);
+        lua_replace(L, lua_upvalueindex(2));
+    }
+    return 0;
+}
+
+/* cls:instances([with_subclasses]) -> iterator over Objects */
+static int cls_instances(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    int subs = lua_toboolean(L, 2);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushinteger(L, 1);
+    lua_newtable(L);
+    int k = 1;
+    if (subs) {
+        for (uint32_t c = 0; c < r->d->nclasses; c++)
+            if (hk_class_is_subclass(r->d, &r->d->classes[c], &r->d->classes[r->index])) {
+                lua_pushinteger(L, c);
+                lua_rawseti(L, -2, k++);
+            }
+    } else {
+        lua_pushinteger(L, r->index);
+        lua_rawseti(L, -2, k);
+    }
+    lua_pushcclosure(L, instances_iter, 4);
+    return 1;
+}
+
+static int cls_fields(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    hk_class *c = &r->d->classes[r->index];
+    lua_createtable(L, c->nfields, 0);
+    for (uint16_t i = 0; i < c->nfields; i++) {
+        lua_createtable(L, 0, 2);
+        lua_pushstring(L, c->fields[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, hk_type_name(c->fields[i].type));
+        lua_setfield(L, -2, "type");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int cls_statics(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    hk_class *c = &r->d->classes[r->index];
+    lua_createtable(L, c->nstatics, 0);
+    for (uint16_t i = 0; i < c->nstatics; i++) {
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, c->statics[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, hk_type_name(c->statics[i].type));
+        lua_setfield(L, -2, "type");
+        hkl_push_value(L, 1, &c->statics[i].value);
+        lua_setfield(L, -2, "value");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
+static int cls_static(lua_State *L)
+{
+    hk_class *c = cls_of(L, 1);
+    const hk_static *s = hk_class_static(c, luaL_checkstring(L, 2));
+    if (!s) { lua_pushnil(L); return 1; }
+    hkl_push_value(L, 1, &s->value);
+    return 1;
+}
+
+static int cls_is_subclass_of(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    for (uint32_t k = r->index; k != HK_NONE; k = r->d->classes[k].super)
+        if (!strcmp(r->d->classes[k].name, name)) { lua_pushboolean(L, 1); return 1; }
+    lua_pushboolean(L, 0);
+    return 1;
+}
+
+static int cls_tostring(lua_State *L)
+{
+    hk_class *c = cls_of(L, 1);
+    lua_pushfstring(L, "class %s", c->name);
+    return 1;
+}
+
+static int ref_eq(lua_State *L)
+{
+    hkl_ref *a = lua_touserdata(L, 1), *b = lua_touserdata(L, 2);
+    lua_pushboolean(L, a && b && a->d == b->d && a->index == b->index);
+    return 1;
+}
+
+/* ---- Object ---- */
+
+static int obj_id(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    hkl_push_id(L, hk_obj_id(r->d, r->index));
+    return 1;
+}
+
+static int obj_class(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    hkl_push_class(L, 1, hk_obj_class(r->d, r->index));
+    return 1;
+}
+
+static int obj_class_name(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_pushstring(L, hk_obj_class_name(r->d, r->index));
+    return 1;
+}
+
+static int obj_shallow(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_pushinteger(L, (lua_Integer)hk_obj_shallow_size(r->d, r->index));
+    return 1;
+}
+
+static int obj_kind(lua_State *L)
+{
+    static const char *const k[] = {"?", "class", "instance", "object_array", "primitive_array"};
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_pushstring(L, k[hk_obj_kind(r->d, r->index)]);
+    return 1;
+}
+
+static int obj_heap(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    int h = hk_obj_heap(r->d, r->index);
+    if (h < 0) lua_pushnil(L); else lua_pushstring(L, hk_heap_name(r->d, h));
+    return 1;
+}
+
+static int obj_length(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    int k = hk_obj_kind(r->d, r->index);
+    if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) lua_pushinteger(L, hk_array_length(r->d, r->index));
+    else lua_pushnil(L);
+    return 1;
+}
+
+static int obj_elem_type(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    int k = hk_obj_kind(r->d, r->index);
+    if (k == HK_KIND_PRIM_ARRAY) lua_pushstring(L, hk_type_name(hk_prim_array_type(r->d, r->index)));
+    else if (k == HK_KIND_OBJ_ARRAY) lua_pushstring(L, "object");
+    else lua_pushnil(L);
+    return 1;
+}
+
+static int obj_value(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    hk_buf b;
+    hk_buf_init(&b);
+    if (hk_string_value(r->d, r->index, &b) == 0) lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
+    else lua_pushnil(L);
+    hk_buf_free(&b);
+    return 1;
+}
+
+static int obj_field(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    hk_value v;
+    if (hk_obj_kind(r->d, r->index) == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(r->d, hk_obj_id(r->d, r->index));
+        const hk_static *s = c ? hk_class_static(c, name) : NULL;
+        if (!s) { lua_pushnil(L); return 1; }
+        hkl_push_value(L, 1, &s->value);
+        return 1;
+    }
+    if (!hk_instance_field(r->d, r->index, name, &v)) { lua_pushnil(L); return 1; }
+    hkl_push_value(L, 1, &v);
+    return 1;
+}
+
+/* obj:ref(name) -> the referenced Object even for a String (obj:field gives its text) */
+static int obj_ref(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    hk_value v;
+    if (!hk_instance_field(r->d, r->index, luaL_checkstring(L, 2), &v) || v.type != HK_T_OBJECT) {
+        lua_pushnil(L);
+        return 1;
+    }
+    hkl_push_object(L, 1, v.ref ? hk_obj_find(r->d, v.ref) : HK_NONE);
+    return 1;
+}
+
+static int obj_fields(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    uint32_t len;
+    const uint8_t *data = hk_instance_data(r->d, r->index, &len);
+    uint32_t c = hk_obj_class(r->d, r->index);
+    lua_newtable(L);
+    if (!data || c == HK_NONE) return 1;
+    uint32_t n;
+    const hk_field *f = hk_class_layout(r->d, &r->d->classes[c], &n);
+    int k = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (f[i].offset + (uint32_t)hk_type_size(r->d, f[i].type) > len) break;
+        hk_value v;
+        hk_read_value(r->d, data + f[i].offset, f[i].type, &v);
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, f[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, hk_type_name(f[i].type));
+        lua_setfield(L, -2, "type");
+        hkl_push_value(L, 1, &v);
+        lua_setfield(L, -2, "value");
+        if (f[i].type == HK_T_OBJECT) {
+            hkl_push_id(L, v.ref);
+            lua_setfield(L, -2, "ref");
+        }
+        lua_rawseti(L, -2, k++);
+    }
+    return 1;
+}
+
+/* arr:at(i), 0-based like Java */
+static int obj_at(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    int kind = hk_obj_kind(r->d, r->index);
+    if (kind != HK_KIND_OBJ_ARRAY && kind != HK_KIND_PRIM_ARRAY) return luaL_error(L, "at(): not an array");
+    uint32_t n = hk_array_length(r->d, r->index);
+    if (i < 0 || i >= n) { lua_pushnil(L); return 1; }
+    hk_value v;
+    if (kind == HK_KIND_OBJ_ARRAY) {
+        v.type = HK_T_OBJECT;
+        v.ref = hk_obj_array_at(r->d, r->index, (uint32_t)i);
+    } else {
+        const uint8_t *data = hk_prim_array_data(r->d, r->index);
+        int t = hk_prim_array_type(r->d, r->index);
+        if (!data) { lua_pushnil(L); return 1; }
+        hk_read_value(r->d, data + (uint64_t)i * (uint64_t)hk_type_size(r->d, t), t, &v);
+    }
+    hkl_push_value(L, 1, &v);
+    return 1;
+}
+
+/* arr:bytes() -> the raw (big-endian) element bytes of a primitive array */
+static int obj_bytes(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    const uint8_t *data = hk_prim_array_data(r->d, r->index);
+    if (!data) { lua_pushnil(L); return 1; }
+    int t = hk_prim_array_type(r->d, r->index);
+    lua_pushlstring(L, (const char *)data, (size_t)hk_array_length(r->d, r->index) * (size_t)hk_type_size(r->d, t));
+    return 1;
+}
+
+static int obj_is_instance_of(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    uint32_t c = hk_obj_class(r->d, r->index);
+    for (uint32_t k = c; k != HK_NONE; k = r->d->classes[k].super)
+        if (!strcmp(r->d->classes[k].name, name)) { lua_pushboolean(L, 1); return 1; }
+    lua_pushboolean(L, 0);
+    return 1;
+}
+
+static int obj_as_class(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    hk_class *c = hk_obj_kind(r->d, r->index) == HK_KIND_CLASS ? hk_class_by_id(r->d, hk_obj_id(r->d, r->index)) : NULL;
+    hkl_push_class(L, 1, c ? c->index : HK_NONE);
+    return 1;
+}
+
+static int obj_tostring(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    char s[32];
+    snprintf(s, sizeof s, "0x%" PRIx64, (uint64_t)hk_obj_id(r->d, r->index));
+    lua_pushfstring(L, "%s@%s", hk_obj_class_name(r->d, r->index), s);
+    return 1;
+}
+
+static void new_type(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *props,
+                     const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, name);
+    luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "methods");
+    lua_newtable(L);
+    luaL_setfuncs(L, props, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "props");
+    lua_pushcclosure(L, type_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+}
+
+void hkl_types_open(lua_State *L)
+{
+    static const luaL_Reg dump_m[] = {
+        {"info", dump_info}, {"classes", dump_classes}, {"class", dump_class},
+        {"object", dump_object}, {"objects", dump_objects}, {"histogram", dump_histogram},
+        {"close", dump_close_m}, {NULL, NULL}};
+    static const luaL_Reg dump_p[] = {{"path", dump_path}, {NULL, NULL}};
+    static const luaL_Reg dump_meta[] = {{"__gc", dump_gc}, {"__close", dump_gc},
+                                         {"__tostring", dump_tostring}, {NULL, NULL}};
+    new_type(L, HKL_DUMP, dump_m, dump_p, dump_meta);
+
+    static const luaL_Reg cls_m[] = {
+        {"instances", cls_instances}, {"fields", cls_fields}, {"statics", cls_statics},
+        {"static", cls_static}, {"is_subclass_of", cls_is_subclass_of}, {NULL, NULL}};
+    static const luaL_Reg cls_p[] = {
+        {"name", cls_name}, {"id", cls_id}, {"super", cls_super},
+        {"instance_size", cls_instance_size}, {"instance_count", cls_instance_count},
+        {"object", cls_object}, {NULL, NULL}};
+    static const luaL_Reg cls_meta[] = {{"__eq", ref_eq}, {"__tostring", cls_tostring}, {NULL, NULL}};
+    new_type(L, HKL_CLASS, cls_m, cls_p, cls_meta);
+
+    static const luaL_Reg obj_m[] = {
+        {"field", obj_field}, {"ref", obj_ref}, {"fields", obj_fields}, {"at", obj_at},
+        {"bytes", obj_bytes}, {"is_instance_of", obj_is_instance_of}, {NULL, NULL}};
+    static const luaL_Reg obj_p[] = {
+        {"id", obj_id}, {"class", obj_class}, {"class_name", obj_class_name},
+        {"shallow_size", obj_shallow}, {"kind", obj_kind}, {"heap", obj_heap},
+        {"length", obj_length}, {"elem_type", obj_elem_type}, {"value", obj_value},
+        {"as_class", obj_as_class}, {NULL, NULL}};
+    static const luaL_Reg obj_meta[] = {{"__eq", ref_eq}, {"__tostring", obj_tostring}, {NULL, NULL}};
+    new_type(L, HKL_OBJECT, obj_m, obj_p, obj_meta);
+}

@@ -1,0 +1,658 @@
+/* Reading plugins.ini, loading plugins, and the registries of what they provide. */
+#include "host/plugin_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *xstrdup(const char *s)
+{
+    char *p = strdup(s ? s : "");
+    if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    return p;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+    hk_buf b;
+    hk_buf_init(&b);
+    va_list ap;
+    va_start(ap, fmt);
+    hk_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *s = xstrdup(hk_buf_cstr(&b));
+    hk_buf_free(&b);
+    return s;
+}
+
+static void set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = xstrdup(s);
+}
+
+static void add_error(hk_plugins *ps, char *line)
+{
+    ps->errors = xrealloc(ps->errors, (ps->nerrors + 1) * sizeof *ps->errors);
+    ps->errors[ps->nerrors++] = line;
+}
+
+hk_plugins *hk_plugins_new(void)
+{
+    hk_plugins *ps = calloc(1, sizeof *ps);
+    if (!ps) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    return ps;
+}
+
+static void free_regs(struct hk_plugin *p)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        free(p->funcs[i]->name);
+        free(p->funcs[i]->help);
+        free(p->funcs[i]);
+    }
+    for (size_t i = 0; i < p->nsrcs; i++) {
+        free((char *)p->srcs[i]->src.name);
+        free((char *)p->srcs[i]->src.help);
+        free(p->srcs[i]);
+    }
+    for (size_t i = 0; i < p->nfetchers; i++) {
+        free((char *)p->fetchers[i]->f.name);
+        free((char *)p->fetchers[i]->f.help);
+        free(p->fetchers[i]);
+    }
+    free(p->funcs);
+    free(p->srcs);
+    free(p->fetchers);
+    p->funcs = NULL;
+    p->srcs = NULL;
+    p->fetchers = NULL;
+    p->nfuncs = p->nsrcs = p->nfetchers = 0;
+    p->ps->stale = 1;
+}
+
+void hk_plugins_free(hk_plugins *ps)
+{
+    if (!ps) return;
+    for (size_t i = 0; i < ps->nplugins; i++) {
+        struct hk_plugin *p = ps->plugins[i];
+        free_regs(p);
+        free(p->name); free(p->version); free(p->summary); free(p->path); free(p->ini);
+        free(p->error); free(p->path_raw); free(p->ini_dir); free(p->plugin_dir);
+        for (size_t k = 0; k < p->nconf; k++) { free(p->keys[k]); free(p->vals[k]); }
+        free(p->keys);
+        free(p->vals);
+        free(p);
+    }
+    for (size_t i = 0; i < ps->nerrors; i++) free(ps->errors[i]);
+    free(ps->errors);
+    free(ps->plugins);
+    free(ps->all_funcs);
+    free(ps->src_view);
+    free(ps->src_uds);
+    free(ps->fetcher_view);
+    free(ps->fetcher_uds);
+    free(ps);
+}
+
+/* ---- plugins.ini ---- */
+
+typedef struct ini_ctx {
+    hk_plugins *ps;
+    const char *ini;
+    char *ini_dir;
+    const char *plugin_dir;
+    int bad_enabled_line;
+    char bad[256];
+} ini_ctx;
+
+static struct hk_plugin *plugin_by_name(hk_plugins *ps, const char *name)
+{
+    for (size_t i = 0; i < ps->nplugins; i++)
+        if (!strcmp(ps->plugins[i]->name, name)) return ps->plugins[i];
+    return NULL;
+}
+
+static struct hk_plugin *section(ini_ctx *c, const char *name)
+{
+    struct hk_plugin *p = plugin_by_name(c->ps, name);
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+        p->ps = c->ps;
+        p->name = xstrdup(name);
+        p->enabled = 1;
+        c->ps->plugins = xrealloc(c->ps->plugins, (c->ps->nplugins + 1) * sizeof *c->ps->plugins);
+        c->ps->plugins[c->ps->nplugins++] = p;
+    }
+    if (!p->ini || strcmp(p->ini, c->ini)) set_str(&p->ini, c->ini);
+    return p;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *yes[] = {"yes", "true", "1", "on"}, *no[] = {"no", "false", "0", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!strcasecmp(v, yes[i])) { *out = 1; return 0; }
+        if (!strcasecmp(v, no[i])) { *out = 0; return 0; }
+    }
+    return -1;
+}
+
+static int on_ini(void *user, const char *sect, const char *key, const char *value)
+{
+    ini_ctx *c = user;
+    if (!sect[0]) {
+        snprintf(c->bad, sizeof c->bad, "key '%s' outside any [plugin] section", key);
+        return 0;
+    }
+    struct hk_plugin *p = section(c, sect);
+    if (p->status == HK_PLUGIN_OK || p->status == HK_PLUGIN_ERROR) return 1; /* already loaded */
+    if (!strcmp(key, "path")) {
+        set_str(&p->path_raw, value);
+        /* a relative path resolves from the file that gave it */
+        set_str(&p->ini_dir, c->ini_dir);
+        set_str(&p->plugin_dir, c->plugin_dir ? c->plugin_dir : "");
+    } else if (!strcmp(key, "enabled")) {
+        if (parse_bool(value, &p->enabled) < 0) {
+            snprintf(c->bad, sizeof c->bad, "[%s] enabled = '%s': expected yes/no/true/false/1/0",
+                     sect, value);
+            return 0;
+        }
+    } else {
+        for (size_t k = 0; k < p->nconf; k++)
+            if (!strcmp(p->keys[k], key)) { set_str(&p->vals[k], value); return 1; }
+        p->keys = xrealloc(p->keys, (p->nconf + 1) * sizeof *p->keys);
+        p->vals = xrealloc(p->vals, (p->nconf + 1) * sizeof *p->vals);
+        p->keys[p->nconf] = xstrdup(key);
+        p->vals[p->nconf] = xstrdup(value);
+        p->nconf++;
+    }
+    return 1;
+}
+
+int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required,
+                       char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(ini_path, &st) < 0) {
+        if (!required && errno == ENOENT) return 0;
+        snprintf(err, errlen, "plugins file %s: %s (check --plugins / HPROFKIT_PLUGINS)", ini_path,
+                 strerror(errno));
+        add_error(ps, xstrdup(err));
+        return -1;
+    }
+    ini_ctx c = {.ps = ps, .ini = ini_path, .plugin_dir = plugin_dir};
+    /* absolute, so messages name real places and a later chdir changes nothing */
+    char *real = realpath(ini_path, NULL);
+    c.ini_dir = xstrdup(real ? real : ini_path);
+    free(real);
+    char *slash = strrchr(c.ini_dir, '/');
+    if (slash) *(slash == c.ini_dir ? slash + 1 : slash) = 0;
+    else set_str(&c.ini_dir, ".");
+    int rc = ini_parse(ini_path, on_ini, &c);
+    free(c.ini_dir);
+    if (rc == 0) return 0;
+    if (rc < 0) snprintf(err, errlen, "plugins file %s: cannot read it", ini_path);
+    else if (c.bad[0]) snprintf(err, errlen, "plugins file %s:%d: %s", ini_path, rc, c.bad);
+    else snprintf(err, errlen, "plugins file %s:%d: syntax error (expected [name] or key = value)",
+                  ini_path, rc);
+    add_error(ps, xstrdup(err));
+    return -1;
+}
+
+int hk_plugins_add_env(hk_plugins *ps, const char *plugin_dir, char *err, size_t errlen)
+{
+    const char *env = getenv("HPROFKIT_PLUGINS");
+    if (!env || !*env) return 0;
+    char *list = xstrdup(env), *save = NULL;
+    int rc = 0;
+    for (char *f = strtok_r(list, ":", &save); f; f = strtok_r(NULL, ":", &save)) {
+        char e[512];
+        if (hk_plugins_add_ini(ps, f, plugin_dir, 1, e, sizeof e) < 0) {
+            if (rc == 0) snprintf(err, errlen, "HPROFKIT_PLUGINS: %s", e);
+            rc = -1;
+        }
+    }
+    free(list);
+    return rc;
+}
+
+/* ---- loading ---- */
+
+static void fail(struct hk_plugin *p, char *msg)
+{
+    p->status = HK_PLUGIN_ERROR;
+    free(p->error);
+    p->error = msg;
+    add_error(p->ps, xstrdup(msg));
+}
+
+/* The .so to load: absolute as written, else the first existing candidate.  On failure
+ * *tried lists every candidate. */
+static char *resolve(struct hk_plugin *p, char **tried)
+{
+    const char *raw = p->path_raw;
+    if (raw[0] == '/') {
+        if (access(raw, F_OK) == 0) return xstrdup(raw);
+        *tried = xstrdup(raw);
+        return NULL;
+    }
+    char *cand[3];
+    size_t n = 0;
+    cand[n++] = xprintf("%s/%s", p->ini_dir, raw);
+    if (p->plugin_dir && p->plugin_dir[0]) {
+        cand[n++] = xprintf("%s/%s", p->plugin_dir, raw);
+        cand[n++] = xprintf("%s/%s/%s", p->plugin_dir, p->name, raw);
+    }
+    char *found = NULL;
+    hk_buf t;
+    hk_buf_init(&t);
+    for (size_t i = 0; i < n; i++) {
+        if (!found && access(cand[i], F_OK) == 0) found = xstrdup(cand[i]);
+        hk_buf_printf(&t, "%s%s", i ? ", " : "", cand[i]);
+        free(cand[i]);
+    }
+    if (!found) *tried = xstrdup(hk_buf_cstr(&t));
+    hk_buf_free(&t);
+    return found;
+}
+
+/* glibc reports an ELF for another machine as "No such file or directory"; read the
+ * header ourselves so the message says what is wrong.  NULL when nothing is wrong with it. */
+static const char *machine_name(unsigned m)
+{
+    switch (m) {
+    case 3: return "x86";
+    case 40: return "ARM";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 243: return "RISC-V";
+    default: return NULL;
+    }
+}
+
+static int elf_header(const char *path, unsigned char h[20])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t n = fread(h, 1, 20, f);
+    fclose(f);
+    return n == 20 && !memcmp(h, "\x7f" "ELF", 4) ? 0 : -1;
+}
+
+static unsigned elf_machine(const unsigned char h[20])
+{
+    return h[5] == 2 ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+}
+
+static char *foreign_elf(const char *path)
+{
+    unsigned char theirs[20], ours[20];
+    if (elf_header(path, theirs) < 0 || elf_header("/proc/self/exe", ours) < 0) return NULL;
+    unsigned tm = elf_machine(theirs), om = elf_machine(ours);
+    if (theirs[4] == ours[4] && theirs[5] == ours[5] && tm == om) return NULL;
+    const char *tn = machine_name(tm), *on = machine_name(om);
+    return xprintf("it is built for %s (ELF machine %u, %d-bit), this hprofkit runs on %s "
+                   "(ELF machine %u, %d-bit): rebuild the plugin for this machine",
+                   tn ? tn : "another architecture", tm, theirs[4] == 2 ? 64 : 32,
+                   on ? on : "this machine", om, ours[4] == 2 ? 64 : 32);
+}
+
+static void load_one(struct hk_plugin *p)
+{
+    if (!p->enabled) { p->status = HK_PLUGIN_DISABLED; return; }
+    if (!p->path_raw || !p->path_raw[0]) {
+        fail(p, xprintf("plugin %s: no `path` in %s (add path = NAME.so to its section)", p->name,
+                        p->ini));
+        return;
+    }
+    char *tried = NULL;
+    char *path = resolve(p, &tried);
+    if (!path) {
+        set_str(&p->path, tried);
+        fail(p, xprintf("plugin %s: no such file: %s (tried %s); fix `path` in %s", p->name,
+                        p->path_raw, tried, p->ini));
+        free(tried);
+        return;
+    }
+    set_str(&p->path, path);
+    free(path);
+    dlerror();
+    void *dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        char *why = foreign_elf(p->path);
+        if (why) {
+            fail(p, xprintf("plugin %s (%s): cannot load it: %s", p->name, p->path, why));
+            free(why);
+            return;
+        }
+        fail(p, xprintf("plugin %s (%s): cannot load it: %s (built for another ABI/architecture, or "
+                        "not a shared object?)", p->name, p->path, e ? e : "unknown dlopen error"));
+        return;
+    }
+    /* the ABI first: nothing else in the plugin is trusted before it matches */
+    const uint32_t *abi = dlsym(dl, HK_PLUGIN_ABI_SYMBOL);
+    if (!abi) {
+        fail(p, xprintf("plugin %s (%s): not a hprofkit plugin: no %s symbol", p->name, p->path,
+                        HK_PLUGIN_ABI_SYMBOL));
+        dlclose(dl);
+        return;
+    }
+    if (*abi != HK_ABI_VERSION) {
+        fail(p, xprintf("plugin %s was built for ABI %u, this hprofkit speaks ABI %u: rebuild it "
+                        "against this sdk/hprofkit.h (%s)", p->name, *abi, HK_ABI_VERSION, p->path));
+        dlclose(dl);
+        return;
+    }
+    hk_plugin_init_fn init;
+    *(void **)&init = dlsym(dl, HK_PLUGIN_INIT_SYMBOL);
+    if (!init) {
+        fail(p, xprintf("plugin %s (%s): has %s but no %s function", p->name, p->path,
+                        HK_PLUGIN_ABI_SYMBOL, HK_PLUGIN_INIT_SYMBOL));
+        dlclose(dl);
+        return;
+    }
+    p->dl = dl;
+    char e[512] = "";
+    if (init(hk_host_table(), p, e, sizeof e) != 0) {
+        /* roll back: nothing of a failed plugin stays registered */
+        free_regs(p);
+        p->dl = NULL;
+        fail(p, xprintf("plugin %s: init failed: %s", p->name,
+                        e[0] ? e : "(the plugin gave no reason)"));
+        dlclose(dl);
+        return;
+    }
+    p->status = HK_PLUGIN_OK;
+}
+
+int hk_plugins_load(hk_plugins *ps)
+{
+    int failed = 0;
+    for (size_t i = 0; i < ps->nplugins; i++) {
+        struct hk_plugin *p = ps->plugins[i];
+        if (p->status != HK_PLUGIN_PENDING) continue;
+        load_one(p);
+        if (p->status == HK_PLUGIN_ERROR) failed++;
+    }
+    ps->stale = 1;
+    return failed;
+}
+
+size_t hk_plugins_count(const hk_plugins *ps) { return ps->nplugins; }
+
+const hk_plugin_info *hk_plugins_at(const hk_plugins *ps, size_t i)
+{
+    if (i >= ps->nplugins) return NULL;
+    struct hk_plugin *p = ps->plugins[i];
+    p->info = (hk_plugin_info){
+        .name = p->name, .version = p->version ? p->version : "",
+        .summary = p->summary ? p->summary : "",
+        .path = p->path ? p->path : (p->path_raw ? p->path_raw : ""),
+        .ini = p->ini ? p->ini : "", .status = p->status, .error = p->error ? p->error : "",
+    };
+    return &p->info;
+}
+
+size_t hk_plugins_errors(const hk_plugins *ps, const char *const **lines)
+{
+    *lines = (const char *const *)ps->errors;
+    return ps->nerrors;
+}
+
+/* ---- registration (through the host table) ---- */
+
+int hk_plugin_describe(hk_plugin *self, const char *name, const char *version, const char *summary)
+{
+    /* the section name stays the plugin's name: it prefixes functions and keys settings */
+    (void)name;
+    set_str(&self->version, version);
+    set_str(&self->summary, summary);
+    return 0;
+}
+
+static int reg_error(hk_plugin *self, char *msg)
+{
+    add_error(self->ps, msg);
+    fprintf(stderr, "hprofkit: warning: %s\n", msg);
+    return -1;
+}
+
+/* "parse" and "meminfo.parse" both name meminfo's parse. */
+static char *full_name(hk_plugin *self, const char *name)
+{
+    size_t n = strlen(self->name);
+    if (!strncmp(name, self->name, n) && name[n] == '.') name += n + 1;
+    return xprintf("%s.%s", self->name, name);
+}
+
+static int valid_name(const char *s)
+{
+    if (!s || !*s) return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
+int hk_plugin_register_function(hk_plugin *self, const char *name, const char *help,
+                                hk_function_fn fn, void *ud)
+{
+    if (!valid_name(name) || !fn)
+        return reg_error(self, xprintf("plugin %s: register_function: needs a name of letters, "
+                                       "digits, _ and - and a function", self->name));
+    char *full = full_name(self, name);
+    if (strchr(full + strlen(self->name) + 1, '.') || hk_plugins_function(self->ps, full)) {
+        int rc = reg_error(self, xprintf("plugin %s: function %s is %s", self->name, full,
+                                         strchr(full + strlen(self->name) + 1, '.')
+                                             ? "not a plain name (no dots after the plugin name)"
+                                             : "already registered"));
+        free(full);
+        return rc;
+    }
+    hk_function_reg *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    *r = (hk_function_reg){.name = full, .help = xstrdup(help), .fn = fn, .ud = ud, .plugin = self};
+    self->funcs = xrealloc(self->funcs, (self->nfuncs + 1) * sizeof *self->funcs);
+    self->funcs[self->nfuncs++] = r;
+    self->ps->stale = 1;
+    return 0;
+}
+
+int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *src, void *ud)
+{
+    if (!src || !valid_name(src->name) || !src->image)
+        return reg_error(self, xprintf("plugin %s: register_bitmap_source: needs a name and an "
+                                       "image function", self->name));
+    if (hk_plugins_bitmap_source(self->ps, src->name, NULL))
+        return reg_error(self, xprintf("plugin %s: bitmap source %s is already registered",
+                                       self->name, src->name));
+    hk_bitmap_source_reg *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->src = *src;
+    r->src.name = xstrdup(src->name);
+    r->src.help = xstrdup(src->help);
+    r->ud = ud;
+    r->plugin = self;
+    self->srcs = xrealloc(self->srcs, (self->nsrcs + 1) * sizeof *self->srcs);
+    self->srcs[self->nsrcs++] = r;
+    self->ps->stale = 1;
+    return 0;
+}
+
+int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
+{
+    if (!f || !valid_name(f->name) || !f->fetch_bitmaps)
+        return reg_error(self, xprintf("plugin %s: register_fetcher: needs a name and a "
+                                       "fetch_bitmaps function", self->name));
+    if (hk_plugins_fetcher(self->ps, f->name, NULL))
+        return reg_error(self, xprintf("plugin %s: fetcher %s is already registered", self->name,
+                                       f->name));
+    hk_fetcher_reg *r = calloc(1, sizeof *r);
+    if (!r) abort();
+    r->f = *f;
+    r->f.name = xstrdup(f->name);
+    r->f.help = xstrdup(f->help);
+    r->ud = ud;
+    r->plugin = self;
+    self->fetchers = xrealloc(self->fetchers, (self->nfetchers + 1) * sizeof *self->fetchers);
+    self->fetchers[self->nfetchers++] = r;
+    self->ps->stale = 1;
+    return 0;
+}
+
+const char *hk_plugin_config(hk_plugin *self, const char *key)
+{
+    if (!self || !key) return NULL;
+    for (size_t k = 0; k < self->nconf; k++)
+        if (!strcmp(self->keys[k], key)) return self->vals[k];
+    return NULL;
+}
+
+/* ---- registries ---- */
+
+static void refresh(hk_plugins *ps)
+{
+    if (!ps->stale) return;
+    size_t nf = 0, ns = 0, nx = 0;
+    for (size_t i = 0; i < ps->nplugins; i++) {
+        nf += ps->plugins[i]->nfuncs;
+        ns += ps->plugins[i]->nsrcs;
+        nx += ps->plugins[i]->nfetchers;
+    }
+    ps->all_funcs = xrealloc(ps->all_funcs, nf * sizeof *ps->all_funcs);
+    ps->src_view = xrealloc(ps->src_view, ns * sizeof *ps->src_view);
+    ps->src_uds = xrealloc(ps->src_uds, ns * sizeof *ps->src_uds);
+    ps->fetcher_view = xrealloc(ps->fetcher_view, nx * sizeof *ps->fetcher_view);
+    ps->fetcher_uds = xrealloc(ps->fetcher_uds, nx * sizeof *ps->fetcher_uds);
+    nf = ns = nx = 0;
+    for (size_t i = 0; i < ps->nplugins; i++) {
+        struct hk_plugin *p = ps->plugins[i];
+        for (size_t k = 0; k < p->nfuncs; k++) ps->all_funcs[nf++] = p->funcs[k];
+        for (size_t k = 0; k < p->nsrcs; k++) {
+            ps->src_view[ns] = &p->srcs[k]->src;
+            ps->src_uds[ns++] = p->srcs[k]->ud;
+        }
+        for (size_t k = 0; k < p->nfetchers; k++) {
+            ps->fetcher_view[nx] = &p->fetchers[k]->f;
+            ps->fetcher_uds[nx++] = p->fetchers[k]->ud;
+        }
+    }
+    ps->nall_funcs = nf;
+    ps->nsrc_view = ns;
+    ps->nfetcher_view = nx;
+    ps->stale = 0;
+}
+
+size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out)
+{
+    refresh(ps);
+    *out = (const hk_function_reg *const *)ps->all_funcs;
+    return ps->nall_funcs;
+}
+
+size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out)
+{
+    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    *out = (const hk_function_reg *const *)ps->plugins[i]->funcs;
+    return ps->plugins[i]->nfuncs;
+}
+
+const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name)
+{
+    for (size_t i = 0; i < ps->nplugins; i++)
+        for (size_t k = 0; k < ps->plugins[i]->nfuncs; k++)
+            if (!strcmp(ps->plugins[i]->funcs[k]->name, full_name)) return ps->plugins[i]->funcs[k];
+    return NULL;
+}
+
+int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv,
+                    const size_t *argl, hk_buf *out, char *err, size_t errlen)
+{
+    const hk_function_reg *r = hk_plugins_function(ps, full_name);
+    if (!r) {
+        snprintf(err, errlen, "no plugin function %s (see `hprofkit plugins`)", full_name);
+        return -1;
+    }
+    char e[1024] = "";
+    size_t start = out->len;
+    if (r->fn(r->ud, argc, argv, argl, out, e, sizeof e) != 0) {
+        out->len = start;
+        snprintf(err, errlen, "plugin %s: %s: %s", r->plugin->name, r->name,
+                 e[0] ? e : "failed (the plugin gave no reason)");
+        return -1;
+    }
+    return 0;
+}
+
+size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs, void ***uds)
+{
+    refresh(ps);
+    if (srcs) *srcs = ps->src_view;
+    if (uds) *uds = ps->src_uds;
+    return ps->nsrc_view;
+}
+
+size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out)
+{
+    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    *out = (const hk_bitmap_source_reg *const *)ps->plugins[i]->srcs;
+    return ps->plugins[i]->nsrcs;
+}
+
+const hk_bitmap_source *hk_plugins_bitmap_source(hk_plugins *ps, const char *name, void **ud)
+{
+    for (size_t i = 0; i < ps->nplugins; i++)
+        for (size_t k = 0; k < ps->plugins[i]->nsrcs; k++) {
+            hk_bitmap_source_reg *r = ps->plugins[i]->srcs[k];
+            if (strcmp(r->src.name, name)) continue;
+            if (ud) *ud = r->ud;
+            return &r->src;
+        }
+    return NULL;
+}
+
+size_t hk_plugins_fetchers(hk_plugins *ps, const hk_fetcher ***fs, void ***uds)
+{
+    refresh(ps);
+    if (fs) *fs = ps->fetcher_view;
+    if (uds) *uds = ps->fetcher_uds;
+    return ps->nfetcher_view;
+}
+
+size_t hk_plugins_plugin_fetchers(hk_plugins *ps, size_t i, const hk_fetcher_reg *const **out)
+{
+    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    *out = (const hk_fetcher_reg *const *)ps->plugins[i]->fetchers;
+    return ps->plugins[i]->nfetchers;
+}
+
+const hk_fetcher *hk_plugins_fetcher(hk_plugins *ps, const char *name, void **ud)
+{
+    for (size_t i = 0; i < ps->nplugins; i++)
+        for (size_t k = 0; k < ps->plugins[i]->nfetchers; k++) {
+            hk_fetcher_reg *r = ps->plugins[i]->fetchers[k];
+            if (name && strcmp(r->f.name, name)) continue;
+            if (ud) *ud = r->ud;
+            return &r->f;
+        }
+    return NULL;
+}

@@ -1,0 +1,106 @@
+/*
+ * The plugin host: reads plugins.ini files, dlopens each enabled plugin, checks its ABI,
+ * runs its init with the hk_host table, and keeps the registries of what every plugin
+ * provides (functions, bitmap sources, fetchers).
+ *
+ * A plugin that fails (missing file, not a plugin, wrong ABI, init error) is recorded with
+ * status HK_PLUGIN_ERROR and a one-line reason naming it; every other plugin still loads.
+ *
+ *     hk_plugins *ps = hk_plugins_new();
+ *     hk_plugins_add_ini(ps, builtin_ini, plugin_dir, 1, err, sizeof err);   // then --plugins, env
+ *     hk_plugins_add_env(ps, plugin_dir, err, sizeof err);                    // HPROFKIT_PLUGINS
+ *     hk_plugins_load(ps);
+ *     for (size_t i = 0; i < hk_plugins_count(ps); i++) ... hk_plugins_at(ps, i)->error ...
+ *     hk_plugins_free(ps);
+ */
+#ifndef HK_PLUGIN_HOST_H
+#define HK_PLUGIN_HOST_H
+
+#include <stddef.h>
+
+#include "hprofkit.h"
+#include "util/hk_buf.h"
+
+typedef struct hk_plugins hk_plugins;
+
+enum hk_plugin_status { HK_PLUGIN_PENDING = 0, HK_PLUGIN_OK, HK_PLUGIN_ERROR, HK_PLUGIN_DISABLED };
+
+/* A registered plugin function; its full name is "<plugin>.<name>". */
+typedef struct hk_function_reg {
+    char *name;             /* "example.hello" */
+    char *help;
+    hk_function_fn fn;
+    void *ud;
+    struct hk_plugin *plugin;
+} hk_function_reg;
+
+typedef struct hk_bitmap_source_reg {
+    hk_bitmap_source src;   /* a copy; name and help point at host-owned strings */
+    void *ud;
+    struct hk_plugin *plugin;
+} hk_bitmap_source_reg;
+
+typedef struct hk_fetcher_reg {
+    hk_fetcher f;
+    void *ud;
+    struct hk_plugin *plugin;
+} hk_fetcher_reg;
+
+/* What the host knows of one plugin (one section of a plugins.ini). */
+typedef struct hk_plugin_info {
+    const char *name;       /* the section name; describe() may not rename it */
+    const char *version;    /* from describe(), "" when the plugin did not say */
+    const char *summary;
+    const char *path;       /* the .so loaded, or the path(s) tried */
+    const char *ini;        /* the plugins.ini that last set this section */
+    enum hk_plugin_status status;
+    const char *error;      /* why it failed ("" when ok): names the plugin and the reason */
+} hk_plugin_info;
+
+hk_plugins *hk_plugins_new(void);
+/* Frees the host's state.  Loaded plugins stay mapped (they have no fini, and memory they
+ * keep in their globals must stay reachable); failed ones were closed at load. */
+void hk_plugins_free(hk_plugins *ps);
+
+/* Reads one plugins.ini.  Sections merge by name with earlier files: a later file can
+ * disable a plugin or change its settings.  A relative `path` resolves against the ini's
+ * directory, then plugin_dir, then plugin_dir/NAME/ (the build-tree layout).  A missing
+ * file is an error only when required.  Returns 0 or -1 with err (the file is unreadable or
+ * has a syntax error; the error is also kept in hk_plugins_errors). */
+int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required,
+                       char *err, size_t errlen);
+/* Every file named by HPROFKIT_PLUGINS (colon-separated), each required. */
+int hk_plugins_add_env(hk_plugins *ps, const char *plugin_dir, char *err, size_t errlen);
+/* Loads every enabled plugin not yet loaded; returns how many failed. */
+int hk_plugins_load(hk_plugins *ps);
+
+/* Plugins, in ini order. */
+size_t hk_plugins_count(const hk_plugins *ps);
+const hk_plugin_info *hk_plugins_at(const hk_plugins *ps, size_t i);
+/* Problems not tied to one loaded plugin (an unreadable ini) and every plugin error, one
+ * line each, for the CLI to print as warnings. */
+size_t hk_plugins_errors(const hk_plugins *ps, const char *const **lines);
+
+/* Registries: everything at once, or what plugin i registered. */
+size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out);
+size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out);
+const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name);
+/* Calls a function by full name; an error is prefixed "plugin NAME: FUNC: ". */
+int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv,
+                    const size_t *argl, hk_buf *out, char *err, size_t errlen);
+
+size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs, void ***uds);
+size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out);
+const hk_bitmap_source *hk_plugins_bitmap_source(hk_plugins *ps, const char *name, void **ud);
+
+size_t hk_plugins_fetchers(hk_plugins *ps, const hk_fetcher ***fs, void ***uds);
+size_t hk_plugins_plugin_fetchers(hk_plugins *ps, size_t i, const hk_fetcher_reg *const **out);
+/* The fetcher named name, or the first one when name is NULL; NULL when none. */
+const hk_fetcher *hk_plugins_fetcher(hk_plugins *ps, const char *name, void **ud);
+
+/* The host table handed to every plugin (host_table.c). */
+const hk_host *hk_host_table(void);
+/* Log level from HPROFKIT_LOG (debug|info|warn|error; default warn). */
+int hk_host_log_level(void);
+
+#endif

@@ -1,0 +1,13 @@
+/* The plugins in Lua: hk.plugins() and hk.<plugin>.<function>(...). */
+#ifndef HK_PLUGIN_LUA_H
+#define HK_PLUGIN_LUA_H
+
+#include <lua.h>
+
+#include "host/plugin_host.h"
+
+/* Adds hk.plugins() and one hk.<plugin>.<name> per registered function to the global hk
+ * table (created when absent).  ps must outlive L. */
+void hk_plugins_lua_open(lua_State *L, hk_plugins *ps);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * The HPROF reader and index: one pass over a mapped dump builds a sorted object table
+ * (id -> record offset, 9 bytes per object), the class table with field layouts, the GC
+ * roots and the heap ranges.  Everything else reads records straight from the mapping.
+ */
+#ifndef HK_HPROF_H
+#define HK_HPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hprofkit.h"
+#include "util/hk_buf.h"
+#include "util/hk_idmap.h"
+
+/* Top-level record tags. */
+enum {
+    HPROF_STRING = 0x01, HPROF_LOAD_CLASS = 0x02, HPROF_UNLOAD_CLASS = 0x03,
+    HPROF_STACK_FRAME = 0x04, HPROF_STACK_TRACE = 0x05, HPROF_ALLOC_SITES = 0x06,
+    HPROF_HEAP_SUMMARY = 0x07, HPROF_START_THREAD = 0x0a, HPROF_END_THREAD = 0x0b,
+    HPROF_HEAP_DUMP = 0x0c, HPROF_CPU_SAMPLES = 0x0d, HPROF_CONTROL_SETTINGS = 0x0e,
+    HPROF_HEAP_DUMP_SEGMENT = 0x1c, HPROF_HEAP_DUMP_END = 0x2c
+};
+
+/* Heap sub-record tags, HotSpot's and ART's. */
+enum {
+    HPROF_ROOT_UNKNOWN = 0xff, HPROF_ROOT_JNI_GLOBAL = 0x01, HPROF_ROOT_JNI_LOCAL = 0x02,
+    HPROF_ROOT_JAVA_FRAME = 0x03, HPROF_ROOT_NATIVE_STACK = 0x04, HPROF_ROOT_STICKY_CLASS = 0x05,
+    HPROF_ROOT_THREAD_BLOCK = 0x06, HPROF_ROOT_MONITOR_USED = 0x07,
+    HPROF_ROOT_THREAD_OBJECT = 0x08, HPROF_ROOT_INTERNED_STRING = 0x89,
+    HPROF_ROOT_FINALIZING = 0x8a, HPROF_ROOT_DEBUGGER = 0x8b,
+    HPROF_ROOT_REFERENCE_CLEANUP = 0x8c, HPROF_ROOT_VM_INTERNAL = 0x8d,
+    HPROF_ROOT_JNI_MONITOR = 0x8e, HPROF_ROOT_UNREACHABLE = 0x90,
+    HPROF_CLASS_DUMP = 0x20, HPROF_INSTANCE_DUMP = 0x21, HPROF_OBJ_ARRAY_DUMP = 0x22,
+    HPROF_PRIM_ARRAY_DUMP = 0x23, HPROF_PRIM_ARRAY_NODATA = 0xc3, HPROF_HEAP_DUMP_INFO = 0xfe
+};
+
+/* What kind of object a record is (the sub-record tag says it). */
+enum hk_kind { HK_KIND_CLASS = 1, HK_KIND_INSTANCE, HK_KIND_OBJ_ARRAY, HK_KIND_PRIM_ARRAY };
+
+#define HK_MAX_HEAPS 8
+#define HK_NONE UINT32_MAX
+
+typedef struct hk_field {
+    const char *name;
+    uint8_t type;           /* enum hk_type */
+    uint32_t offset;        /* in the instance data (flattened layouts) */
+} hk_field;
+
+typedef struct hk_static {
+    const char *name;
+    uint8_t type;
+    hk_value value;
+} hk_static;
+
+typedef struct hk_class {
+    hk_id id;
+    hk_id super_id;
+    hk_id loader_id;
+    uint32_t index;         /* in d->classes */
+    uint32_t super;         /* index of the superclass, HK_NONE for none */
+    uint32_t object;        /* index in the object table */
+    const char *name;       /* Java source name: java.lang.String, byte[], a.B$C */
+    uint32_t instance_size; /* as the dump records it (ART: real size; HotSpot: field bytes) */
+    uint32_t own_fields_size; /* bytes of this class's own fields in instance data */
+    uint16_t nfields;       /* this class's own fields, offsets relative to its block */
+    hk_field *fields;
+    uint16_t nstatics;
+    hk_static *statics;
+    uint64_t static_bytes;  /* size of static values: the class object's shallow size */
+    /* flattened layout (own fields first, then each superclass's), built lazily */
+    hk_field *all_fields;
+    uint32_t nall_fields;
+    uint32_t all_fields_size;
+    uint8_t heap;
+} hk_class;
+
+typedef struct hk_root {
+    hk_id id;
+    uint8_t type;           /* the sub-record tag */
+    uint32_t thread;        /* thread serial, 0 when not given */
+    uint32_t frame;         /* frame number (JNI_LOCAL, JAVA_FRAME, JNI_MONITOR), else 0 */
+} hk_root;
+
+typedef struct hk_heap_range {
+    uint64_t offset;        /* records at or after this file offset ... */
+    uint8_t heap;           /* ... belong to this heap index */
+} hk_heap_range;
+
+typedef struct hk_idseg {
+    uint32_t start;         /* first object index whose id has this high word */
+    uint32_t hi;
+} hk_idseg;
+
+struct hk_dump {
+    char *path;
+    const uint8_t *data;
+    size_t size;
+    int mapped;             /* data is an mmap (else malloc'd, e.g. from gzip) */
+
+    char format[24];        /* "JAVA PROFILE 1.0.3" */
+    uint32_t id_size;
+    uint64_t timestamp_ms;
+
+    /* objects, sorted by id */
+    uint32_t nobjects;
+    uint32_t *id_lo;
+    uint32_t *off_lo;
+    uint8_t *off_hi;
+    hk_idseg *segs;
+    uint32_t nsegs;
+
+    /* counts */
+    uint32_t ninstances, nobj_arrays, nprim_arrays, nclasses_objects;
+
+    uint32_t header_size;
+
+    /* id -> offset of the record body: STRING, STACK_FRAME; serial -> STACK_TRACE body */
+    hk_idtab strings, frames, traces;
+    hk_idtab load_names;    /* class id -> name string id, from LOAD_CLASS */
+    hk_idtab class_serials; /* class serial -> class id, from LOAD_CLASS */
+    hk_idmap thread_traces; /* thread serial -> trace serial (from ROOT_THREAD_OBJECT) */
+    /* classes */
+    hk_class *classes;
+    uint32_t nclasses;
+    hk_idmap class_by_id;   /* class id -> index in classes */
+    uint32_t class_class;   /* java.lang.Class, HK_NONE when absent */
+    uint32_t string_class;  /* java.lang.String */
+    uint32_t prim_array_class[12]; /* element type -> class index of "T[]", or HK_NONE */
+
+    hk_root *roots;
+    uint32_t nroots;
+
+    char *heap_names[HK_MAX_HEAPS];
+    uint32_t heap_ids[HK_MAX_HEAPS];
+    uint32_t nheaps;
+    hk_heap_range *heap_ranges;
+    uint32_t nheap_ranges;
+
+    /* per-class counts from the pass, [class index][heap] */
+    uint32_t *class_counts;
+    uint64_t *class_bytes;
+    /* primitive arrays without a class in the dump, by element type and heap */
+    uint32_t prim_counts[12][HK_MAX_HEAPS];
+    uint64_t prim_bytes[12][HK_MAX_HEAPS];
+    /* class objects, when the dump has no java.lang.Class to count them under */
+    uint32_t class_obj_counts[HK_MAX_HEAPS];
+    uint64_t class_obj_bytes[HK_MAX_HEAPS];
+
+    /* lazily built: instances grouped by class (CSR over object indices) */
+    uint32_t *by_class_start;
+    uint32_t *by_class;
+
+    /* string arena for names */
+    char **arena;
+    size_t narena, arena_used, arena_cap;
+
+    /* state other parts of the core attach (graph, bitmaps), freed by their cleanup */
+    void *graph;
+    void *bitmaps;
+    void (*cleanup[4])(hk_dump *d);
+};
+
+typedef void (*hk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Open and index a dump (.hprof or .hprof.gz).  On failure returns NULL with err
+ * naming the file offset and what was expected. */
+hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx,
+                      char *err, size_t errlen);
+/* Index a dump held in memory (the fuzz target); data must outlive the dump. */
+hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen);
+void hk_dump_close(hk_dump *d);
+
+/* ---- objects ---- */
+static inline uint64_t hk_obj_offset(const hk_dump *d, uint32_t i)
+{
+    return (uint64_t)d->off_hi[i] << 32 | d->off_lo[i];
+}
+static inline int hk_obj_kind_tag(const hk_dump *d, uint32_t i)
+{
+    return d->data[hk_obj_offset(d, i)];
+}
+hk_id hk_obj_id(const hk_dump *d, uint32_t i);
+/* Object index for an id, or HK_NONE. */
+uint32_t hk_obj_find(const hk_dump *d, hk_id id);
+int hk_obj_kind(const hk_dump *d, uint32_t i);          /* enum hk_kind */
+/* Class index of an object (a class object's class is java.lang.Class if present),
+ * for a primitive array its "T[]" class or HK_NONE. */
+uint32_t hk_obj_class(const hk_dump *d, uint32_t i);
+uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i);
+int hk_obj_heap(const hk_dump *d, uint32_t i);          /* heap index, -1 none */
+/* Class name of an object, including primitive arrays ("byte[]"). */
+const char *hk_obj_class_name(const hk_dump *d, uint32_t i);
+
+/* Instance data (fields) of an instance record; NULL if not an instance. */
+const uint8_t *hk_instance_data(const hk_dump *d, uint32_t i, uint32_t *len);
+/* Array access. */
+uint32_t hk_array_length(const hk_dump *d, uint32_t i);
+int hk_prim_array_type(const hk_dump *d, uint32_t i);  /* element hk_type */
+const uint8_t *hk_prim_array_data(const hk_dump *d, uint32_t i); /* NULL for NODATA */
+hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k);
+hk_id hk_obj_array_class_id(const hk_dump *d, uint32_t i);
+
+/* ---- classes ---- */
+hk_class *hk_class_by_id(const hk_dump *d, hk_id id);
+hk_class *hk_class_by_name(const hk_dump *d, const char *name);
+/* The flattened instance layout of a class (own fields, then superclasses'). */
+const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n);
+int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *ancestor);
+const hk_static *hk_class_static(const hk_class *c, const char *name);
+/* Instances of class index c (exact class), without copying: a slice of object indices. */
+const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n);
+
+/* ---- values ---- */
+int hk_type_size(const hk_dump *d, int type);
+void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *out);
+/* Reads an instance field by name (most derived class first): 1 found, 0 not found. */
+int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out);
+/* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one. */
+int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out);
+/* The text of a STRING record (names), NULL when absent. */
+const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);
+
+/* ---- roots and heaps ---- */
+const char *hk_root_type_name(int type);
+const char *hk_heap_name(const hk_dump *d, int heap);
+const char *hk_type_name(int type);
+
+/* ---- origin (Android) ---- */
+typedef struct hk_origin {
+    int sdk;                /* -1 when absent */
+    char *fingerprint, *manufacturer, *model, *process;  /* NULL when absent */
+} hk_origin;
+void hk_origin_read(hk_dump *d, hk_origin *o);
+void hk_origin_free(hk_origin *o);
+
+/* ---- helpers ---- */
+/* Parses "0x1a2b" or "12345"; returns 0 or -1. */
+int hk_parse_id(const char *s, hk_id *out);
+char *hk_arena_strdup(hk_dump *d, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,269 @@
+/* Classes: CLASS_DUMP records parsed after the pass, names, field layouts. */
+#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *hk_arena_strdup(hk_dump *d, const char *s, size_t n)
+{
+    if (d->arena_used + n + 1 > d->arena_cap) {
+        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        char *blk = malloc(cap);
+        char **a = realloc(d->arena, (d->narena + 1) * sizeof *a);
+        if (!blk || !a) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+        d->arena = a;
+        d->arena[d->narena++] = blk;
+        d->arena_used = 0;
+        d->arena_cap = cap;
+    }
+    char *dst = d->arena[d->narena - 1] + d->arena_used;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+    d->arena_used += n + 1;
+    return dst;
+}
+
+const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len)
+{
+    uint64_t body;
+    if (!hk_idtab_get(&d->strings, sid, &body)) return NULL;
+    uint32_t reclen = hk_be32(d->data + body - 4);
+    *len = reclen - d->id_size;
+    return (const char *)d->data + body + d->id_size;
+}
+
+static const char *prim_name(char c)
+{
+    switch (c) {
+    case 'Z': return "boolean"; case 'C': return "char"; case 'F': return "float";
+    case 'D': return "double"; case 'B': return "byte"; case 'S': return "short";
+    case 'I': return "int"; case 'J': return "long";
+    default: return NULL;
+    }
+}
+
+/* Java source name from a VM name: java/lang/String, [Ljava/lang/Object;, [[B. */
+static const char *java_name(hk_dump *d, const char *s, size_t n)
+{
+    hk_buf b;
+    hk_buf_init(&b);
+    size_t dims = 0;
+    while (dims < n && s[dims] == '[') dims++;
+    if (dims) {
+        if (dims + 1 == n && prim_name(s[dims])) hk_buf_puts(&b, prim_name(s[dims]));
+        else if (s[dims] == 'L' && s[n - 1] == ';') hk_buf_append(&b, s + dims + 1, n - dims - 2);
+        else hk_buf_append(&b, s + dims, n - dims);
+    } else {
+        hk_buf_append(&b, s, n);
+    }
+    for (size_t i = 0; i < b.len; i++) if (b.data[i] == '/') b.data[i] = '.';
+    for (size_t i = 0; i < dims; i++) hk_buf_puts(&b, "[]");
+    const char *r = hk_arena_strdup(d, (const char *)b.data, b.len);
+    hk_buf_free(&b);
+    return r;
+}
+
+static const char *name_of_sid(hk_dump *d, hk_id sid)
+{
+    uint32_t len;
+    const char *s = hk_string_by_id(d, sid, &len);
+    return s ? hk_arena_strdup(d, s, len) : "<unnamed>";
+}
+
+static int prim_type_of_array_name(const char *name)
+{
+    static const struct { const char *n; int t; } map[] = {
+        {"boolean[]", HK_T_BOOLEAN}, {"char[]", HK_T_CHAR}, {"float[]", HK_T_FLOAT},
+        {"double[]", HK_T_DOUBLE}, {"byte[]", HK_T_BYTE}, {"short[]", HK_T_SHORT},
+        {"int[]", HK_T_INT}, {"long[]", HK_T_LONG}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(name, map[i].n)) return map[i].t;
+    return 0;
+}
+
+static int heap_of_offset(const hk_dump *d, uint64_t off)
+{
+    /* binary search the last range starting at or before off */
+    uint32_t lo = 0, hi = d->nheap_ranges;
+    if (!hi || d->heap_ranges[0].offset > off) return -1;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->heap_ranges[mid].offset <= off) lo = mid; else hi = mid;
+    }
+    return d->heap_ranges[lo].heap;
+}
+
+int hk_obj_heap(const hk_dump *d, uint32_t i) { return heap_of_offset(d, hk_obj_offset(d, i)); }
+
+static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t errlen)
+{
+    const uint32_t idsz = d->id_size;
+    const uint8_t *r = d->data + off;
+    c->id = hk_be_id(d, r + 1);
+    c->super_id = hk_be_id(d, r + 1 + idsz + 4);
+    c->loader_id = hk_be_id(d, r + 1 + 2 * idsz + 4);
+    const uint8_t *q = r + 1 + idsz + 4 + 6 * idsz;
+    c->instance_size = hk_be32(q);
+    q += 4;
+    uint16_t ncp = hk_be16(q); q += 2;
+    for (uint16_t i = 0; i < ncp; i++) q += 3 + hk_type_size(d, q[2]);
+    c->nstatics = hk_be16(q); q += 2;
+    c->statics = calloc(c->nstatics ? c->nstatics : 1, sizeof *c->statics);
+    for (uint16_t i = 0; i < c->nstatics; i++) {
+        hk_static *s = &c->statics[i];
+        s->name = name_of_sid(d, hk_be_id(d, q));
+        s->type = q[idsz];
+        hk_read_value(d, q + idsz + 1, s->type, &s->value);
+        c->static_bytes += (uint64_t)hk_type_size(d, s->type);
+        q += idsz + 1 + hk_type_size(d, s->type);
+    }
+    c->nfields = hk_be16(q); q += 2;
+    c->fields = calloc(c->nfields ? c->nfields : 1, sizeof *c->fields);
+    uint32_t o = 0;
+    for (uint16_t i = 0; i < c->nfields; i++) {
+        hk_field *f = &c->fields[i];
+        f->name = name_of_sid(d, hk_be_id(d, q));
+        f->type = q[idsz];
+        f->offset = o;
+        o += (uint32_t)hk_type_size(d, f->type);
+        q += idsz + 1;
+    }
+    c->own_fields_size = o;
+    uint64_t sid;
+    if (hk_idtab_get(&d->load_names, c->id, &sid)) {
+        uint32_t len;
+        const char *s = hk_string_by_id(d, sid, &len);
+        c->name = s ? java_name(d, s, len) : NULL;
+    }
+    if (!c->name) {
+        char tmp[40];
+        snprintf(tmp, sizeof tmp, "class@0x%llx", (unsigned long long)c->id);
+        c->name = hk_arena_strdup(d, tmp, strlen(tmp));
+    }
+    int h = heap_of_offset(d, off);
+    c->heap = (uint8_t)(h < 0 ? 0 : h);
+    (void)err; (void)errlen;
+    return 0;
+}
+
+int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen)
+{
+    d->classes = calloc(n ? n : 1, sizeof *d->classes);
+    if (!d->classes) { snprintf(err, errlen, "out of memory"); return -1; }
+    d->nclasses = (uint32_t)n;
+    d->nclasses_objects = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        hk_class *c = &d->classes[i];
+        c->index = (uint32_t)i;
+        if (parse_class(d, c, offs[i], err, errlen) < 0) return -1;
+        int ins;
+        hk_idmap_put(&d->class_by_id, c->id, (uint32_t)i, &ins);
+        c->object = hk_obj_find(d, c->id);
+        int t = prim_type_of_array_name(c->name);
+        if (t && d->prim_array_class[t] == HK_NONE) d->prim_array_class[t] = (uint32_t)i;
+    }
+    d->class_class = d->string_class = HK_NONE;
+    for (size_t i = 0; i < n; i++) {
+        hk_class *c = &d->classes[i];
+        if (!strcmp(c->name, "java.lang.Class")) d->class_class = (uint32_t)i;
+        if (!strcmp(c->name, "java.lang.String")) d->string_class = (uint32_t)i;
+        c->super = HK_NONE;
+        if (c->super_id) {
+            uint32_t *s = hk_idmap_get(&d->class_by_id, c->super_id);
+            if (!s) {
+                snprintf(err, errlen, "%s: at offset %llu: class %s names superclass 0x%llx, which is not in the dump (an id that points nowhere)",
+                         d->path, (unsigned long long)offs[i], c->name, (unsigned long long)c->super_id);
+                return -1;
+            }
+            c->super = *s;
+        }
+    }
+    /* a superclass cycle would make every layout walk loop forever */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = d->classes[i].super, steps = 0;
+        while (k != HK_NONE && steps++ <= n) k = d->classes[k].super;
+        if (steps > n) {
+            snprintf(err, errlen, "%s: at offset %llu: class %s has a superclass cycle",
+                     d->path, (unsigned long long)offs[i], d->classes[i].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+hk_class *hk_class_by_id(const hk_dump *d, hk_id id)
+{
+    uint32_t *i = hk_idmap_get(&d->class_by_id, id);
+    return i ? &d->classes[*i] : NULL;
+}
+
+hk_class *hk_class_by_name(const hk_dump *d, const char *name)
+{
+    for (uint32_t i = 0; i < d->nclasses; i++)
+        if (!strcmp(d->classes[i].name, name)) return &d->classes[i];
+    return NULL;
+}
+
+const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n)
+{
+    if (!c->all_fields) {
+        uint32_t total = 0;
+        for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) total += d->classes[k].nfields;
+        hk_field *all = calloc(total ? total : 1, sizeof *all);
+        uint32_t j = 0, base = 0;
+        for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) {
+            hk_class *s = &d->classes[k];
+            for (uint16_t f = 0; f < s->nfields; f++) {
+                all[j] = s->fields[f];
+                all[j].offset += base;
+                j++;
+            }
+            base += s->own_fields_size;
+        }
+        c->all_fields = all;
+        c->nall_fields = total;
+        c->all_fields_size = base;
+    }
+    *n = c->nall_fields;
+    return c->all_fields;
+}
+
+int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *ancestor)
+{
+    for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super)
+        if (k == ancestor->index) return 1;
+    return 0;
+}
+
+const hk_static *hk_class_static(const hk_class *c, const char *name)
+{
+    for (uint16_t i = 0; i < c->nstatics; i++)
+        if (!strcmp(c->statics[i].name, name)) return &c->statics[i];
+    return NULL;
+}
+
+const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n)
+{
+    if (!d->by_class) {
+        uint32_t nc = d->nclasses;
+        uint32_t *start = calloc((size_t)nc + 2, sizeof *start);
+        uint32_t *cls = malloc((size_t)(d->nobjects ? d->nobjects : 1) * sizeof *cls);
+        /* first pass: class of each object, kept temporarily in by_class's slots */
+        for (uint32_t i = 0; i < d->nobjects; i++) {
+            uint32_t k = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
+            cls[i] = k;
+            if (k != HK_NONE) start[k + 2]++;
+        }
+        for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
+        uint32_t *out = malloc((size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
+        for (uint32_t i = 0; i < d->nobjects; i++)
+            if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
+        free(cls);
+        d->by_class_start = start;
+        d->by_class = out;
+    }
+    *n = d->by_class_start[c + 1] - d->by_class_start[c];
+    return d->by_class + d->by_class_start[c];
+}

@@ -1,0 +1,317 @@
+/* Objects: lookup by id, kinds, sizes, fields, arrays and String values. */
+#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hk_type_size(const hk_dump *d, int type)
+{
+    switch (type) {
+    case HK_T_OBJECT: return (int)d->id_size;
+    case HK_T_BOOLEAN: case HK_T_BYTE: return 1;
+    case HK_T_CHAR: case HK_T_SHORT: return 2;
+    case HK_T_FLOAT: case HK_T_INT: return 4;
+    case HK_T_DOUBLE: case HK_T_LONG: return 8;
+    default: return -1;
+    }
+}
+
+const char *hk_type_name(int type)
+{
+    switch (type) {
+    case HK_T_OBJECT: return "object"; case HK_T_BOOLEAN: return "boolean";
+    case HK_T_CHAR: return "char"; case HK_T_FLOAT: return "float";
+    case HK_T_DOUBLE: return "double"; case HK_T_BYTE: return "byte";
+    case HK_T_SHORT: return "short"; case HK_T_INT: return "int";
+    case HK_T_LONG: return "long";
+    default: return "?";
+    }
+}
+
+void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *v)
+{
+    memset(v, 0, sizeof *v);
+    v->type = type;
+    switch (type) {
+    case HK_T_OBJECT: v->ref = hk_be_id(d, p); break;
+    case HK_T_BOOLEAN: v->i = p[0] != 0; break;
+    case HK_T_BYTE: v->i = (int8_t)p[0]; break;
+    case HK_T_CHAR: v->i = hk_be16(p); break;
+    case HK_T_SHORT: v->i = (int16_t)hk_be16(p); break;
+    case HK_T_INT: v->i = (int32_t)hk_be32(p); break;
+    case HK_T_LONG: v->i = (int64_t)hk_be64(p); break;
+    case HK_T_FLOAT: { uint32_t u = hk_be32(p); float f; memcpy(&f, &u, 4); v->d = f; break; }
+    case HK_T_DOUBLE: { uint64_t u = hk_be64(p); memcpy(&v->d, &u, 8); break; }
+    default: break;
+    }
+}
+
+hk_id hk_obj_id(const hk_dump *d, uint32_t i)
+{
+    /* the high word comes from the segment holding i */
+    uint32_t lo = 0, hi = d->nsegs;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->segs[mid].start <= i) lo = mid; else hi = mid;
+    }
+    return (hk_id)d->segs[lo].hi << 32 | d->id_lo[i];
+}
+
+uint32_t hk_obj_find(const hk_dump *d, hk_id id)
+{
+    if (!id || !d->nsegs) return HK_NONE;
+    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id;
+    uint32_t s = 0;
+    if (d->nsegs > 1) {
+        uint32_t lo = 0, hi = d->nsegs;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) / 2;
+            if (d->segs[mid].hi <= hiw) lo = mid; else hi = mid;
+        }
+        s = lo;
+    }
+    if (d->segs[s].hi != hiw) return HK_NONE;
+    uint32_t a = d->segs[s].start, end = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects, b = end;
+    const uint32_t *ids = d->id_lo;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (ids[mid] < low) a = mid + 1; else b = mid;
+    }
+    return a < end && ids[a] == low ? a : HK_NONE;
+}
+
+int hk_obj_kind(const hk_dump *d, uint32_t i)
+{
+    switch (hk_obj_kind_tag(d, i)) {
+    case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
+    case HPROF_INSTANCE_DUMP: return HK_KIND_INSTANCE;
+    case HPROF_OBJ_ARRAY_DUMP: return HK_KIND_OBJ_ARRAY;
+    default: return HK_KIND_PRIM_ARRAY;
+    }
+}
+
+hk_id hk_obj_array_class_id(const hk_dump *d, uint32_t i)
+{
+    return hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 8);
+}
+
+uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    uint32_t *c;
+    switch (*r) {
+    case HPROF_INSTANCE_DUMP:
+        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1 + d->id_size + 4));
+        return c ? *c : HK_NONE;
+    case HPROF_OBJ_ARRAY_DUMP:
+        c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
+        return c ? *c : HK_NONE;
+    case HPROF_CLASS_DUMP:
+        return d->class_class;
+    default: {
+        int t = r[1 + d->id_size + 8];
+        return t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
+    }
+    }
+}
+
+const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r == HPROF_CLASS_DUMP) return "java.lang.Class";
+    uint32_t c = hk_obj_class(d, i);
+    if (c != HK_NONE) return d->classes[c].name;
+    if (*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA) {
+        static const char *const n[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
+                                          "byte[]", "short[]", "int[]", "long[]"};
+        int t = r[1 + d->id_size + 8];
+        return t >= 4 && t < 12 ? n[t] : "?[]";
+    }
+    return "?";
+}
+
+uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint32_t idsz = d->id_size;
+    uint32_t *c;
+    switch (*r) {
+    case HPROF_INSTANCE_DUMP:
+        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1 + idsz + 4));
+        return c ? d->classes[*c].instance_size : 0;
+    case HPROF_OBJ_ARRAY_DUMP:
+        /* ART records the array header in the array class's instance size, HotSpot 0 */
+        c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
+        return (uint64_t)hk_be32(r + 1 + idsz + 4) * idsz + (c ? d->classes[*c].instance_size : 0);
+    case HPROF_CLASS_DUMP:
+        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+        return c ? d->classes[*c].static_bytes : 0;
+    default: {
+        int t = r[1 + idsz + 8];
+        uint32_t k = t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
+        return (uint64_t)hk_be32(r + 1 + idsz + 4) * (uint64_t)hk_type_size(d, t) +
+               (k != HK_NONE ? d->classes[k].instance_size : 0);
+    }
+    }
+}
+
+const uint8_t *hk_instance_data(const hk_dump *d, uint32_t i, uint32_t *len)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_INSTANCE_DUMP) return NULL;
+    *len = hk_be32(r + 1 + 2 * d->id_size + 4);
+    return r + 1 + 2 * d->id_size + 8;
+}
+
+uint32_t hk_array_length(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r == HPROF_INSTANCE_DUMP || *r == HPROF_CLASS_DUMP) return 0;
+    return hk_be32(r + 1 + d->id_size + 4);
+}
+
+int hk_prim_array_type(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_PRIM_ARRAY_DUMP && *r != HPROF_PRIM_ARRAY_NODATA) return 0;
+    return r[1 + d->id_size + 8];
+}
+
+const uint8_t *hk_prim_array_data(const hk_dump *d, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_PRIM_ARRAY_DUMP) return NULL;
+    return r + 1 + d->id_size + 9;
+}
+
+hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_OBJ_ARRAY_DUMP || k >= hk_be32(r + 1 + d->id_size + 4)) return 0;
+    return hk_be_id(d, r + 1 + 2 * d->id_size + 8 + (uint64_t)k * d->id_size);
+}
+
+int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
+{
+    uint32_t len;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    if (!data) return 0;
+    uint32_t c = hk_obj_class(d, obj);
+    if (c == HK_NONE) return 0;
+    uint32_t n;
+    const hk_field *f = hk_class_layout(d, &d->classes[c], &n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (strcmp(f[k].name, name)) continue;
+        if (f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > len) return 0;
+        hk_read_value(d, data + f[k].offset, f[k].type, out);
+        return 1;
+    }
+    return 0;
+}
+
+static void put_utf8(hk_buf *b, uint32_t cp)
+{
+    char s[4];
+    if (cp < 0x80) { s[0] = (char)cp; hk_buf_append(b, s, 1); }
+    else if (cp < 0x800) { s[0] = (char)(0xC0 | cp >> 6); s[1] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 2); }
+    else if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | cp >> 12); s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        s[2] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 3);
+    } else {
+        s[0] = (char)(0xF0 | cp >> 18); s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        s[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); s[3] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 4);
+    }
+}
+
+/* UTF-16 code units to UTF-8; big_endian as HPROF writes char[], little for HotSpot's
+ * UTF16 byte[] (the VM's native order, x86 and ARM both little). */
+static void utf16_to_utf8(hk_buf *out, const uint8_t *p, uint32_t units, int big_endian)
+{
+    for (uint32_t k = 0; k < units; k++) {
+        uint32_t u = big_endian ? hk_be16(p + 2 * k) : (uint32_t)(p[2 * k] | p[2 * k + 1] << 8);
+        if (u >= 0xD800 && u < 0xDC00 && k + 1 < units) {
+            uint32_t v = big_endian ? hk_be16(p + 2 * k + 2) : (uint32_t)(p[2 * k + 2] | p[2 * k + 3] << 8);
+            if (v >= 0xDC00 && v < 0xE000) { put_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00)); k++; continue; }
+        }
+        put_utf8(out, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    }
+}
+
+int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
+{
+    uint32_t c = hk_obj_class(d, obj);
+    if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE)
+        return -1;
+    hk_value value, count, offset, coder;
+    if (!hk_instance_field(d, obj, "value", &value) || value.type != HK_T_OBJECT) return -1;
+    if (!value.ref) return 0;
+    uint32_t a = hk_obj_find(d, value.ref);
+    if (a == HK_NONE) return 0;
+    int t = hk_prim_array_type(d, a);
+    const uint8_t *data = hk_prim_array_data(d, a);
+    uint32_t n = hk_array_length(d, a);
+    if (!data) return 0;
+    int has_count = hk_instance_field(d, obj, "count", &count) && count.type == HK_T_INT;
+    int has_offset = hk_instance_field(d, obj, "offset", &offset) && offset.type == HK_T_INT;
+    int has_coder = hk_instance_field(d, obj, "coder", &coder) && coder.type == HK_T_BYTE;
+    uint32_t start = 0, len = n;
+    if (t == HK_T_CHAR) {
+        /* old JDK / old Android: offset + count into a shared char[] */
+        if (has_offset && offset.i >= 0 && (uint64_t)offset.i <= n) start = (uint32_t)offset.i;
+        if (has_count && !has_coder) {
+            uint64_t cnt = (uint64_t)count.i;
+            /* ART with compression encodes count = length << 1 | flag */
+            if (cnt > n - start && (cnt >> 1) <= n - start) cnt >>= 1;
+            if (cnt <= n - start) len = (uint32_t)cnt;
+        }
+        if (len > n - start) len = n - start;
+        utf16_to_utf8(out, data + 2 * (uint64_t)start, len, 1);
+    } else if (t == HK_T_BYTE) {
+        if (has_coder && coder.i == 1) { utf16_to_utf8(out, data, n / 2, 0); return 0; }
+        if (has_count && !has_coder) {
+            uint64_t cnt = (uint64_t)count.i;
+            if (cnt > n && (cnt >> 1) <= n) cnt >>= 1;
+            if (cnt <= n) len = (uint32_t)cnt;
+        }
+        for (uint32_t k = 0; k < len; k++) put_utf8(out, data[k]);  /* Latin-1 */
+    }
+    return 0;
+}
+
+int hk_parse_id(const char *s, hk_id *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    unsigned long long v;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) v = strtoull(s + 2, &end, 16);
+    else v = strtoull(s, &end, 10);
+    if (*end || end == s) return -1;
+    *out = v;
+    return 0;
+}
+
+static const struct { int tag; const char *name; } root_names[] = {
+    {HPROF_ROOT_UNKNOWN, "UNKNOWN"}, {HPROF_ROOT_JNI_GLOBAL, "JNI_GLOBAL"},
+    {HPROF_ROOT_JNI_LOCAL, "JNI_LOCAL"}, {HPROF_ROOT_JAVA_FRAME, "JAVA_FRAME"},
+    {HPROF_ROOT_NATIVE_STACK, "NATIVE_STACK"}, {HPROF_ROOT_STICKY_CLASS, "STICKY_CLASS"},
+    {HPROF_ROOT_THREAD_BLOCK, "THREAD_BLOCK"}, {HPROF_ROOT_MONITOR_USED, "MONITOR_USED"},
+    {HPROF_ROOT_THREAD_OBJECT, "THREAD_OBJECT"}, {HPROF_ROOT_INTERNED_STRING, "INTERNED_STRING"},
+    {HPROF_ROOT_FINALIZING, "FINALIZING"}, {HPROF_ROOT_DEBUGGER, "DEBUGGER"},
+    {HPROF_ROOT_REFERENCE_CLEANUP, "REFERENCE_CLEANUP"}, {HPROF_ROOT_VM_INTERNAL, "VM_INTERNAL"},
+    {HPROF_ROOT_JNI_MONITOR, "JNI_MONITOR"}, {HPROF_ROOT_UNREACHABLE, "UNREACHABLE"},
+};
+
+const char *hk_root_type_name(int type)
+{
+    for (size_t i = 0; i < sizeof root_names / sizeof root_names[0]; i++)
+        if (root_names[i].tag == type) return root_names[i].name;
+    return "?";
+}
+
+const char *hk_heap_name(const hk_dump *d, int heap)
+{
+    if (heap < 0 || (uint32_t)heap >= d->nheaps) return d->nheaps ? "?" : "default";
+    return d->heap_names[heap];
+}

@@ -1,0 +1,75 @@
+-- JSON: an array of row objects, or one object for a record.  Ids stay hex strings,
+-- absent values are null.
+local encode
+
+local function encode_string(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    local map = { ['"'] = '\\"', ['\\'] = '\\\\', ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t' }
+    return map[c] or string.format("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+local function is_array(t)
+  if next(t) == nil then return true end
+  local n = #t
+  if n == 0 then return false end
+  for k in pairs(t) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+local function keys_of(t, order)
+  local keys, seen = {}, {}
+  for _, k in ipairs(order or {}) do keys[#keys + 1] = k; seen[k] = true end
+  local rest = {}
+  for k in pairs(t) do if not seen[k] then rest[#rest + 1] = tostring(k) end end
+  table.sort(rest)
+  for _, k in ipairs(rest) do keys[#keys + 1] = k end
+  return keys
+end
+
+encode = function(v, order, indent)
+  local t = type(v)
+  if v == nil or v == hk.null then return "null"
+  elseif t == "boolean" then return tostring(v)
+  elseif t == "number" then
+    if math.type(v) == "integer" then return tostring(v) end
+    if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    return string.format("%.17g", v)
+  elseif t == "string" then return encode_string(v)
+  elseif t == "table" then
+    local inner = indent .. "  "
+    if is_array(v) then
+      if #v == 0 then return "[]" end
+      local parts = {}
+      for i, x in ipairs(v) do parts[i] = inner .. encode(x, order, inner) end
+      return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
+    end
+    local parts = {}
+    for _, k in ipairs(keys_of(v, order)) do
+      parts[#parts + 1] = inner .. encode_string(k) .. ": " .. encode(v[k], nil, inner)
+    end
+    return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+  else
+    return encode_string(tostring(v))
+  end
+end
+
+hk.json_encode = function(v, order) return encode(v, order, "") end
+
+hk.renderer{
+  name = "json",
+  help = "JSON: an array of objects (or one object), ids as hex strings, null for absent",
+  render = function(rows, out, meta)
+    -- flat rows get every declared column, null when absent
+    if meta.columns and meta.shape ~= "record" then
+      for _, row in ipairs(rows) do
+        for _, c in ipairs(meta.columns) do if row[c] == nil then row[c] = hk.null end end
+      end
+    elseif meta.columns and meta.shape == "record" then
+      for _, c in ipairs(meta.columns) do if rows[c] == nil then rows[c] = hk.null end end
+    end
+    out:write(encode(rows, meta.columns, ""), "\n")
+  end,
+}

@@ -1,0 +1,722 @@
+/*
+ * hk-adbd: a scripted test device that speaks the adb *transport* protocol (CNXN, AUTH, OPEN,
+ * OKAY, WRTE, CLSE) over TCP, so the real adb server can `adb connect` to it.
+ *
+ *   hk-adbd -c CFGDIR [-s SERIAL] [-p PORT] [-P PORTFILE] [--mode normal|auth|silent|hangup] [--no-shell-v2]
+ *   hk-adbd --free-port          print a currently free TCP port and exit
+ *
+ * Modes: normal answers CNXN and serves; auth answers CNXN with AUTH(TOKEN) and ignores the
+ * signature (the server then lists the device as "unauthorized"); silent accepts the TCP
+ * connection and never answers (the server lists it as "offline"); hangup poses as a broken adb
+ * *server* for client tests: it answers the first request with OKAY and a partial length, then
+ * closes.
+ *
+ * What the real adb server (Debian adb 29.0.6) does with these, found by trying:
+ *   - auth: right after our AUTH(TOKEN) the device is "authorizing"; when we answer its
+ *     SIGNATURE with a new TOKEN it sends its public key (AUTH type 3) and lists the device as
+ *     "unauthorized" (`adb connect` prints "failed to authenticate to HOST:PORT").
+ *   - silent: the device is listed as "offline" at once; `adb connect` itself waits about 10 s
+ *     for the CNXN, prints "failed to connect to HOST:PORT", and the device stays listed offline.
+ *
+ * The config directory is read on every command, so a test can change behaviour between cases:
+ *   props      lines KEY=VALUE (getprop)
+ *   ps         text printed by `ps ...`
+ *   packages   package names, one a line (`pm list packages` prints them as package:NAME)
+ *   meminfo    text printed by `dumpsys meminfo ...`
+ *   dumpheap   one word: ok | slow | notdebuggable | nob | exception | nofile
+ *   jvm_pid    pid of the JVM that `am dumpheap` dumps with `jcmd PID GC.heap_dump`
+ *   jdwp       lines "PID PORT": jdwp:PID is relayed to 127.0.0.1:PORT
+ *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
+ *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
+ *   log        one line per OPENed service (appended)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define A_CNXN 0x4e584e43u
+#define A_AUTH 0x48545541u
+#define A_OPEN 0x4e45504fu
+#define A_OKAY 0x59414b4fu
+#define A_CLSE 0x45534c43u
+#define A_WRTE 0x45545257u
+#define A_VERSION 0x01000001u /* skip-checksum version: the host need not verify our sums */
+#define MAXDATA (256 * 1024)
+#define MAXSTREAMS 64
+
+static const char *g_cfg = ".";
+static const char *g_serial = "hkdev";
+static int g_shell_v2 = 1;
+static const char *g_mode = "normal";
+
+/* ---------- small helpers ---------- */
+
+static int write_all(int fd, const void *buf, size_t n) {
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n) {
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+static char *cfg_path(const char *name) {
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/%s", g_cfg, name);
+    return buf;
+}
+
+/* Reads a whole config file; returns "" when it is missing.  Caller frees. */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return strdup("");
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    size_t r;
+    while ((r = fread(s + len, 1, cap - len - 1, f)) > 0) {
+        len += r;
+        if (cap - len < 2) s = realloc(s, cap *= 2);
+    }
+    s[len] = 0;
+    fclose(f);
+    return s;
+}
+
+static char *cfg_word(const char *name, char *buf, size_t n) {
+    char *s = slurp(cfg_path(name));
+    snprintf(buf, n, "%s", s);
+    buf[strcspn(buf, " \t\r\n")] = 0;
+    free(s);
+    return buf;
+}
+
+static char *remote_to_local(const char *remote) {
+    static char buf[8300];
+    snprintf(buf, sizeof buf, "%s/root%s%s", g_cfg, remote[0] == '/' ? "" : "/", remote);
+    return buf;
+}
+
+static void logf_(const char *fmt, ...) {
+    FILE *f = fopen(cfg_path("log"), "a");
+    if (!f) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fputc('\n', f);
+    fclose(f);
+}
+
+/* ---------- growable output buffer ---------- */
+
+typedef struct { char *p; size_t len, cap; } buf_t;
+
+static void bput(buf_t *b, const char *s, size_t n) {
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void bprintf(buf_t *b, const char *fmt, ...) {
+    char tmp[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) bput(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* ---------- the device's commands ---------- */
+
+static int run_jcmd_dump(const char *file) {
+    char pidbuf[64];
+    cfg_word("jvm_pid", pidbuf, sizeof pidbuf);
+    pid_t c = fork();
+    if (c == 0) {
+        int dn = open("/dev/null", O_RDWR);
+        dup2(dn, 0); dup2(dn, 1); dup2(dn, 2);
+        execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", file, (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (c < 0 || waitpid(c, &st, 0) < 0) return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void keep_copy(const char *file) {
+    unlink(cfg_path("last_dump.hprof"));
+    if (link(file, cfg_path("last_dump.hprof")) != 0) { /* best effort */ }
+}
+
+static const char *k_stack =
+    "\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3069)\n"
+    "\tat android.os.Parcel.createException(Parcel.java:3053)\n"
+    "\tat android.os.Parcel.readException(Parcel.java:3036)\n"
+    "\tat android.os.Parcel.readException(Parcel.java:2978)\n"
+    "\tat android.app.IActivityManager$Stub$Proxy.dumpHeap(IActivityManager.java:9876)\n"
+    "\tat com.android.server.am.ActivityManagerShellCommand.runDumpHeap(ActivityManagerShellCommand.java:1234)\n"
+    "\tat com.android.server.am.ActivityManagerShellCommand.onCommand(ActivityManagerShellCommand.java:245)\n"
+    "\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n"
+    "\tat android.os.ShellCommand.exec(ShellCommand.java:38)\n"
+    "\tat com.android.server.am.ActivityManagerService.onShellCommand(ActivityManagerService.java:10012)\n"
+    "\tat android.os.Binder.shellCommand(Binder.java:1107)\n"
+    "\tat android.os.Binder.onTransact(Binder.java:921)\n";
+
+static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
+    int i = 2, want_b = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "-b")) { want_b = 1; i++; }
+        else if (!strcmp(argv[i], "--user")) i++;
+    }
+    if (argc - i != 2) {
+        bprintf(errb, "Error: expected PROCESS FILE\n");
+        return 255;
+    }
+    const char *proc = argv[i], *remote = argv[i + 1];
+    char mode[64];
+    cfg_word("dumpheap", mode, sizeof mode);
+    if (!mode[0]) strcpy(mode, "ok");
+    if (!strcmp(mode, "nob") && want_b) {
+        /* a real combination: the rejection comes back with exit code 0 */
+        bprintf(errb, "Error: Unknown option: -b\n");
+        return 0;
+    }
+    if (!strcmp(mode, "notdebuggable")) {
+        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
+                      "java.lang.SecurityException: Process not debuggable: ProcessRecord{5e2a1b 4242:%s/u0a190}\n%s",
+                proc, k_stack);
+        return 255;
+    }
+    if (!strcmp(mode, "exception")) {
+        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
+                      "java.lang.IllegalStateException: heap dump already in progress\n%s", k_stack);
+        return 255;
+    }
+    const char *file = remote_to_local(remote);
+    char fbuf[8400];
+    snprintf(fbuf, sizeof fbuf, "%s", file);
+    if (!strcmp(mode, "nofile")) {
+        bprintf(out, "File: %s\n", remote);
+        return 0;
+    }
+    if (!strcmp(mode, "slow")) {
+        /* Like older Android: am returns at once, the file is created empty and grows later. */
+        int fd = open(fbuf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) close(fd);
+        pid_t c = fork();
+        if (c == 0) {
+            setsid();
+            int dn = open("/dev/null", O_RDWR);
+            dup2(dn, 0); dup2(dn, 1); dup2(dn, 2);
+            for (int f = 3; f < 256; f++) if (f != dn) close(f);
+            char tmp[8500];
+            snprintf(tmp, sizeof tmp, "%s.full", fbuf);
+            unlink(tmp);
+            usleep(1200 * 1000);
+            if (run_jcmd_dump(tmp) != 0) _exit(1);
+            int in = open(tmp, O_RDONLY);
+            int o = open(fbuf, O_WRONLY | O_TRUNC);
+            struct stat st;
+            if (in < 0 || o < 0 || fstat(in, &st) != 0) _exit(1);
+            size_t chunk = (size_t)st.st_size / 6 + 1;
+            char *b = malloc(chunk);
+            ssize_t r;
+            while ((r = read(in, b, chunk)) > 0) {
+                if (write_all(o, b, (size_t)r) != 0) _exit(1);
+                usleep(300 * 1000);
+            }
+            close(o);
+            close(in);
+            unlink(tmp);
+            keep_copy(fbuf);
+            _exit(0);
+        }
+        bprintf(out, "File: %s\n", remote);
+        return 0;
+    }
+    /* ok: like API 36, block until the dump is written */
+    bprintf(out, "File: %s\nWaiting for dump to finish...\n", remote);
+    unlink(fbuf);
+    if (run_jcmd_dump(fbuf) != 0) {
+        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
+                      "java.lang.IllegalArgumentException: Unknown process: %s\n%s", proc, k_stack);
+        return 255;
+    }
+    keep_copy(fbuf);
+    return 0;
+}
+
+static int run_command(char *line, buf_t *out, buf_t *errb) {
+    char *argv[64];
+    int argc = 0;
+    for (char *tok = strtok(line, " \t\n"); tok && argc < 63; tok = strtok(NULL, " \t\n")) {
+        size_t l = strlen(tok);
+        if (l >= 2 && (tok[0] == '\'' || tok[0] == '"') && tok[l - 1] == tok[0]) {
+            tok[l - 1] = 0;
+            tok++;
+        }
+        argv[argc++] = tok;
+    }
+    argv[argc] = NULL;
+    if (argc == 0) return 0;
+    if (!strcmp(argv[0], "getprop")) {
+        char *props = slurp(cfg_path("props"));
+        for (char *l = strtok(props, "\n"); l; l = strtok(NULL, "\n")) {
+            char *eq = strchr(l, '=');
+            if (!eq) continue;
+            *eq = 0;
+            if (argc == 1) bprintf(out, "[%s]: [%s]\n", l, eq + 1);
+            else if (!strcmp(argv[1], l)) bprintf(out, "%s\n", eq + 1);
+        }
+        if (argc > 1 && out->len == 0) bprintf(out, "\n");
+        free(props);
+        return 0;
+    }
+    if (!strcmp(argv[0], "ps")) {
+        char *s = slurp(cfg_path("ps"));
+        bput(out, s, strlen(s));
+        free(s);
+        return 0;
+    }
+    if (!strcmp(argv[0], "pm") && argc >= 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "packages")) {
+        char *s = slurp(cfg_path("packages"));
+        for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n"))
+            if (*l) bprintf(out, "package:%s\n", l);
+        free(s);
+        return 0;
+    }
+    if (!strcmp(argv[0], "dumpsys") && argc >= 2 && !strcmp(argv[1], "meminfo")) {
+        char *s = slurp(cfg_path("meminfo"));
+        bput(out, s, strlen(s));
+        free(s);
+        return 0;
+    }
+    if (!strcmp(argv[0], "am") && argc >= 2 && !strcmp(argv[1], "dumpheap"))
+        return cmd_am_dumpheap(argv, argc, out, errb);
+    if (!strcmp(argv[0], "stat") && argc == 4 && !strcmp(argv[1], "-c") && !strcmp(argv[2], "%s")) {
+        struct stat st;
+        if (stat(remote_to_local(argv[3]), &st) != 0) {
+            bprintf(errb, "stat: '%s': No such file or directory\n", argv[3]);
+            return 1;
+        }
+        bprintf(out, "%lld\n", (long long)st.st_size);
+        return 0;
+    }
+    if (!strcmp(argv[0], "rm")) {
+        int rc = 0;
+        for (int i = 1; i < argc; i++) {
+            if (argv[i][0] == '-') continue;
+            if (unlink(remote_to_local(argv[i])) != 0) {
+                bprintf(errb, "rm: %s: No such file or directory\n", argv[i]);
+                rc = 1;
+            }
+        }
+        return rc;
+    }
+    if (!strcmp(argv[0], "echo")) {
+        for (int i = 1; i < argc; i++) bprintf(out, "%s%s", i > 1 ? " " : "", argv[i]);
+        bprintf(out, "\n");
+        return 0;
+    }
+    if (!strcmp(argv[0], "exit") && argc == 2) return atoi(argv[1]);
+    bprintf(errb, "/system/bin/sh: %s: inaccessible or not found\n", argv[0]);
+    return 127;
+}
+
+/* ---------- services (each runs in its own process on one end of a socketpair) ---------- */
+
+static void shell_packet(int fd, int id, const char *data, size_t n) {
+    unsigned char h[5] = {(unsigned char)id, (unsigned char)(n & 0xff), (unsigned char)((n >> 8) & 0xff),
+                          (unsigned char)((n >> 16) & 0xff), (unsigned char)((n >> 24) & 0xff)};
+    write_all(fd, h, 5);
+    if (n) write_all(fd, data, n);
+}
+
+static void service_shell(int fd, char *cmd, int v2) {
+    buf_t out = {0}, errb = {0};
+    int rc = run_command(cmd, &out, &errb);
+    if (v2) {
+        if (out.len) shell_packet(fd, 1, out.p, out.len);
+        if (errb.len) shell_packet(fd, 2, errb.p, errb.len);
+        unsigned char code = (unsigned char)rc;
+        shell_packet(fd, 3, (char *)&code, 1);
+    } else {
+        /* the legacy shell service merges stderr into the stream and has no exit code */
+        if (out.len) write_all(fd, out.p, out.len);
+        if (errb.len) write_all(fd, errb.p, errb.len);
+    }
+    free(out.p);
+    free(errb.p);
+}
+
+static void put32(unsigned char *p, uint32_t v) {
+    p[0] = v & 0xff; p[1] = (v >> 8) & 0xff; p[2] = (v >> 16) & 0xff; p[3] = (v >> 24) & 0xff;
+}
+static uint32_t get32(const unsigned char *p) {
+    return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+static void sync_fail(int fd, const char *msg) {
+    unsigned char h[8];
+    memcpy(h, "FAIL", 4);
+    put32(h + 4, (uint32_t)strlen(msg));
+    write_all(fd, h, 8);
+    write_all(fd, msg, strlen(msg));
+}
+
+static void service_sync(int fd) {
+    for (;;) {
+        unsigned char h[8];
+        if (read_all(fd, h, 8) != 0) return;
+        uint32_t n = get32(h + 4);
+        if (!memcmp(h, "QUIT", 4)) return;
+        if (n > 4096) return;
+        char path[4097];
+        if (read_all(fd, path, n) != 0) return;
+        path[n] = 0;
+        const char *local = remote_to_local(path);
+        if (!memcmp(h, "STAT", 4)) {
+            struct stat st;
+            unsigned char r[16] = {0};
+            memcpy(r, "STAT", 4);
+            if (stat(local, &st) == 0) {
+                put32(r + 4, st.st_mode);
+                put32(r + 8, (uint32_t)st.st_size);
+                put32(r + 12, (uint32_t)st.st_mtime);
+            }
+            write_all(fd, r, 16);
+        } else if (!memcmp(h, "RECV", 4)) {
+            int in = open(local, O_RDONLY);
+            if (in < 0) {
+                sync_fail(fd, strerror(errno));
+                continue;
+            }
+            static char b[65536 + 8];
+            ssize_t r;
+            while ((r = read(in, b + 8, 65536)) > 0) {
+                memcpy(b, "DATA", 4);
+                put32((unsigned char *)b + 4, (uint32_t)r);
+                if (write_all(fd, b, (size_t)r + 8) != 0) { close(in); return; }
+            }
+            close(in);
+            unsigned char d[8] = {'D', 'O', 'N', 'E', 0, 0, 0, 0};
+            write_all(fd, d, 8);
+        } else if (!memcmp(h, "LIST", 4)) {
+            unsigned char d[20] = {'D', 'O', 'N', 'E'};
+            write_all(fd, d, 20);
+        } else {
+            sync_fail(fd, "unsupported sync request");
+            return;
+        }
+    }
+}
+
+/* Starts a service; returns the fd that carries its byte stream, or -1 when it does not exist. */
+static int open_service(const char *name) {
+    logf_("OPEN %s", name);
+    if (!strncmp(name, "jdwp:", 5)) {
+        char *s = slurp(cfg_path("jdwp"));
+        int port = 0, want = atoi(name + 5);
+        for (char *l = strtok(s, "\n"); l; l = strtok(NULL, "\n")) {
+            int p, q;
+            if (sscanf(l, "%d %d", &p, &q) == 2 && p == want) port = q;
+        }
+        free(s);
+        if (!port) return -1;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            close(fd);
+            return -1;
+        }
+        return fd;
+    }
+    int kind = 0; /* 1 shell, 2 shell v2, 3 sync */
+    const char *cmd = "";
+    if (!strncmp(name, "shell:", 6) || !strncmp(name, "exec:", 5)) {
+        kind = 1;
+        cmd = strchr(name, ':') + 1;
+    } else if (!strncmp(name, "shell,", 6)) {
+        const char *colon = strchr(name, ':');
+        if (!colon) return -1;
+        int v2 = 0;
+        for (const char *p = name + 5; p < colon; p++)
+            if (!strncmp(p, ",v2", 3)) v2 = 1;
+        if (v2 && !g_shell_v2) return -1;
+        kind = v2 ? 2 : 1;
+        cmd = colon + 1;
+    } else if (!strcmp(name, "sync:")) {
+        kind = 3;
+    } else {
+        return -1;
+    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    pid_t c = fork();
+    if (c < 0) {
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (c == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        signal(SIGCHLD, SIG_DFL); /* the transport ignores it; we wait for jcmd */
+        close(sv[0]);
+        char *dup = strdup(cmd);
+        if (kind == 3) service_sync(sv[1]);
+        else service_shell(sv[1], dup, kind == 2);
+        _exit(0);
+    }
+    close(sv[1]);
+    return sv[0];
+}
+
+/* ---------- the transport ---------- */
+
+typedef struct {
+    int used;
+    uint32_t local, remote;
+    int fd;
+    int can_send; /* the host acknowledged our last WRTE */
+} stream_t;
+
+static int send_msg(int t, uint32_t cmd, uint32_t a0, uint32_t a1, const void *data, uint32_t n) {
+    unsigned char h[24];
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum += ((const unsigned char *)data)[i];
+    put32(h, cmd); put32(h + 4, a0); put32(h + 8, a1); put32(h + 12, n); put32(h + 16, sum);
+    put32(h + 20, cmd ^ 0xffffffffu);
+    if (write_all(t, h, 24) != 0) return -1;
+    return n ? write_all(t, data, n) : 0;
+}
+
+static void serve_transport(int t) {
+    stream_t s[MAXSTREAMS] = {{0}};
+    uint32_t next_id = 1;
+    int connected = 0;
+    uint32_t host_max = 4096;
+    unsigned char *payload = malloc(1024 * 1024 + 1);
+    unsigned char *rb = malloc(MAXDATA);
+    if (!strcmp(g_mode, "hangup")) {
+        /* posing as a broken adb server: say OKAY to the first request, then hang up mid-reply */
+        if (read(t, rb, MAXDATA) > 0 && write_all(t, "OKAY00", 6) == 0) {}
+        return;
+    }
+    if (!strcmp(g_mode, "silent")) {
+        /* accept, read and discard, never answer: the server keeps the device "offline" */
+        while (read(t, rb, MAXDATA) > 0) {}
+        return;
+    }
+    for (;;) {
+        struct pollfd p[MAXSTREAMS + 1];
+        int map[MAXSTREAMS + 1], np = 0;
+        p[np].fd = t; p[np].events = POLLIN; map[np++] = -1;
+        for (int i = 0; i < MAXSTREAMS; i++)
+            if (s[i].used && s[i].can_send) {
+                p[np].fd = s[i].fd; p[np].events = POLLIN; map[np++] = i;
+            }
+        if (poll(p, (nfds_t)np, -1) < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        for (int k = 1; k < np; k++) {
+            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            stream_t *st = &s[map[k]];
+            uint32_t lim = host_max < MAXDATA ? host_max : MAXDATA;
+            ssize_t r = read(st->fd, rb, lim);
+            if (r > 0) {
+                send_msg(t, A_WRTE, st->local, st->remote, rb, (uint32_t)r);
+                st->can_send = 0;
+            } else {
+                send_msg(t, A_CLSE, st->local, st->remote, NULL, 0);
+                close(st->fd);
+                st->used = 0;
+            }
+        }
+        if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        unsigned char h[24];
+        if (read_all(t, h, 24) != 0) return;
+        uint32_t cmd = get32(h), a0 = get32(h + 4), a1 = get32(h + 8), n = get32(h + 12);
+        if (get32(h + 20) != (cmd ^ 0xffffffffu) || n > 1024 * 1024) return;
+        if (n && read_all(t, payload, n) != 0) return;
+        payload[n] = 0;
+        if (cmd == A_CNXN) {
+            host_max = a1;
+            if (!strcmp(g_mode, "auth")) {
+                unsigned char token[20];
+                for (int i = 0; i < 20; i++) token[i] = (unsigned char)rand();
+                send_msg(t, A_AUTH, 1, 0, token, sizeof token);
+                continue; /* never accept a signature: the device stays unauthorized */
+            }
+            char banner[1024];
+            char *props = slurp(cfg_path("props"));
+            char model[128] = "hkdev", product[128] = "hkdev_product", device[128] = "hkdev_device";
+            for (char *l = strtok(props, "\n"); l; l = strtok(NULL, "\n")) {
+                if (!strncmp(l, "ro.product.model=", 17)) snprintf(model, sizeof model, "%s", l + 17);
+                if (!strncmp(l, "ro.product.name=", 16)) snprintf(product, sizeof product, "%s", l + 16);
+                if (!strncmp(l, "ro.product.device=", 18)) snprintf(device, sizeof device, "%s", l + 18);
+            }
+            free(props);
+            for (char *c = model; *c; c++) if (*c == ' ') *c = '_';
+            snprintf(banner, sizeof banner,
+                     "device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%scmd,stat_v2",
+                     product, model, device, g_shell_v2 ? "shell_v2," : "");
+            send_msg(t, A_CNXN, A_VERSION, MAXDATA, banner, (uint32_t)strlen(banner));
+            connected = 1;
+            continue;
+        }
+        if (cmd == A_AUTH && !strcmp(g_mode, "auth")) {
+            /* Reject every signature with a new token; the server then offers its public key
+             * (type 3), which a real device shows in the USB-debugging dialog: we never accept. */
+            if (a0 == 2) {
+                unsigned char token[20];
+                for (int i = 0; i < 20; i++) token[i] = (unsigned char)rand();
+                send_msg(t, A_AUTH, 1, 0, token, sizeof token);
+            }
+            continue;
+        }
+        if (!connected) continue;
+        if (cmd == A_OPEN) {
+            int slot = -1;
+            for (int i = 0; i < MAXSTREAMS; i++)
+                if (!s[i].used) { slot = i; break; }
+            int fd = slot >= 0 ? open_service((char *)payload) : -1;
+            if (fd < 0) {
+                send_msg(t, A_CLSE, 0, a0, NULL, 0);
+                continue;
+            }
+            s[slot] = (stream_t){1, next_id++, a0, fd, 1};
+            send_msg(t, A_OKAY, s[slot].local, a0, NULL, 0);
+        } else if (cmd == A_OKAY || cmd == A_WRTE || cmd == A_CLSE) {
+            stream_t *st = NULL;
+            for (int i = 0; i < MAXSTREAMS; i++)
+                if (s[i].used && s[i].local == a1) st = &s[i];
+            if (!st) continue;
+            if (cmd == A_OKAY) {
+                st->remote = a0;
+                st->can_send = 1;
+            } else if (cmd == A_WRTE) {
+                /* Deliver then acknowledge: the host sends the next WRTE only after our OKAY. */
+                if (write_all(st->fd, payload, n) != 0) {
+                    send_msg(t, A_CLSE, st->local, st->remote, NULL, 0);
+                    close(st->fd);
+                    st->used = 0;
+                } else {
+                    send_msg(t, A_OKAY, st->local, st->remote, NULL, 0);
+                }
+            } else {
+                close(st->fd);
+                st->used = 0;
+            }
+        }
+    }
+}
+
+static int listen_on(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 8) != 0) {
+        perror("hk-adbd: bind");
+        exit(1);
+    }
+    return fd;
+}
+
+static int bound_port(int fd) {
+    struct sockaddr_in a;
+    socklen_t l = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &l);
+    return ntohs(a.sin_port);
+}
+
+int main(int argc, char **argv) {
+    int port = 0;
+    const char *portfile = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--free-port")) {
+            int fd = listen_on(0);
+            printf("%d\n", bound_port(fd));
+            return 0;
+        } else if (!strcmp(argv[i], "-c") && i + 1 < argc) g_cfg = argv[++i];
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc) g_serial = argv[++i];
+        else if (!strcmp(argv[i], "-p") && i + 1 < argc) port = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-P") && i + 1 < argc) portfile = argv[++i];
+        else if (!strcmp(argv[i], "--mode") && i + 1 < argc) g_mode = argv[++i];
+        else if (!strcmp(argv[i], "--no-shell-v2")) g_shell_v2 = 0;
+        else {
+            fprintf(stderr, "usage: hk-adbd -c CFGDIR [-p PORT] [-P PORTFILE] [--mode normal|auth|silent|hangup] "
+                            "[--no-shell-v2] | --free-port\n");
+            return 2;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGCHLD, SIG_DFL);
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    int lfd = listen_on(port);
+    if (portfile) {
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", portfile);
+        FILE *f = fopen(tmp, "w");
+        if (!f) return 1;
+        fprintf(f, "%d\n", bound_port(lfd));
+        fclose(f);
+        rename(tmp, portfile);
+    }
+    for (;;) {
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) continue;
+        int one = 1;
+        setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        pid_t k = fork();
+        if (k == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd);
+            /* reap our service children as they exit */
+            signal(SIGCHLD, SIG_IGN);
+            serve_transport(c);
+            _exit(0);
+        }
+        close(c);
+    }
+}

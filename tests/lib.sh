@@ -1,0 +1,20 @@
+# Helpers for tests/t_*.sh.  Environment from tests/run: SRC, BUILD, HK, GEN, T (scratch dir).
+REALDATA="$SRC/../shared/realdata"
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+# eq NAME GOT WANT
+eq() { if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
+# ok NAME CMD... : passes when CMD exits 0
+ok() { local n=$1; shift; if "$@" >"$T/ok.out" 2>&1; then pass "$n"; else fail "$n" "command failed: $* :: $(head -c 400 "$T/ok.out")"; fi; }
+# err NAME PATTERN CMD... : passes when CMD exits non-zero, does not crash (<128) and stderr matches PATTERN
+err() {
+  local n=$1 pat=$2; shift 2
+  "$@" >"$T/err.out" 2>"$T/err.err"; local rc=$?
+  if [ $rc -eq 0 ]; then fail "$n" "expected failure, exit 0"; 
+  elif [ $rc -ge 124 ]; then fail "$n" "crashed or hung (status $rc): $(head -c 300 "$T/err.err")";
+  elif grep -qE -- "$pat" "$T/err.err"; then pass "$n";
+  else fail "$n" "stderr does not match /$pat/: $(head -c 300 "$T/err.err")"; fi
+}
+
+

@@ -1,0 +1,219 @@
+/*
+ * example: a small but real hprofkit plugin, the one docs/plugins.md walks through.
+ *
+ *   example.hello(name)              -> {"greeting": "<greeting setting> <name>"}
+ *   example.count(dump, class)       -> {"class": ..., "instances": N, "with_subclasses": N}
+ *   example.string(dump, id)         -> {"id": ..., "value": "..."} (a java.lang.String)
+ *   example.png_info(file)           -> {"width": W, "height": H} from the PNG's IHDR
+ *   example.solid_png(file, w, h, rgba) writes a one-colour PNG atomically -> {"bytes": N}
+ *   bitmap source "example-dir": PNGs named 0x<native ptr>.png in the directory of the `dir`
+ *   setting (any tool that writes pointer-named PNGs feeds it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hprofkit.h"
+
+HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
+
+static const hk_host *host;
+static hk_plugin *me;
+
+static int need_args(int argc, int want, const char *usage, char *err, size_t errlen)
+{
+    if (argc == want) return 0;
+    snprintf(err, errlen, "expected %d argument%s: %s", want, want == 1 ? "" : "s", usage);
+    return -1;
+}
+
+static int hello(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
+                 char *err, size_t errlen)
+{
+    const char *greeting = ud;
+    if (need_args(argc, 1, "hello(name)", err, errlen) < 0) return -1;
+    host->buf_printf(out, "{\"greeting\":");
+    size_t gl = strlen(greeting);
+    char *s = malloc(gl + 1 + argl[0]);
+    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    memcpy(s, greeting, gl);
+    s[gl] = ' ';
+    memcpy(s + gl + 1, argv[0], argl[0]);
+    host->buf_json_string(out, s, gl + 1 + argl[0]);
+    free(s);
+    host->buf_printf(out, "}");
+    return 0;
+}
+
+static int count_cb(void *ctx, hk_id obj)
+{
+    (void)obj;
+    (*(uint64_t *)ctx)++;
+    return 0;
+}
+
+static int count(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
+                 char *err, size_t errlen)
+{
+    if (need_args(argc, 2, "count(dump_path, class_name)", err, errlen) < 0) return -1;
+    hk_dump *d = host->dump_open(argv[0], err, errlen);
+    if (!d) return -1;
+    hk_id cls = host->class_by_name(d, argv[1]);
+    if (!cls) {
+        snprintf(err, errlen, "no class %s in %s", argv[1], host->dump_path(d));
+        host->dump_close(d);
+        return -1;
+    }
+    uint64_t exact = 0, all = 0;
+    host->instances(d, cls, 0, count_cb, &exact);
+    host->instances(d, cls, 1, count_cb, &all);
+    host->log(me, HK_LOG_DEBUG, "%s: %llu instances", argv[1], (unsigned long long)exact);
+    host->buf_printf(out, "{\"class\":");
+    host->buf_json_string(out, host->class_name(d, cls), strlen(host->class_name(d, cls)));
+    host->buf_printf(out, ",\"instances\":%llu,\"with_subclasses\":%llu,\"sdk\":%d}",
+                     (unsigned long long)exact, (unsigned long long)all, host->dump_sdk(d));
+    host->dump_close(d);
+    return 0;
+}
+
+static int string(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
+                  char *err, size_t errlen)
+{
+    if (need_args(argc, 2, "string(dump_path, object_id)", err, errlen) < 0) return -1;
+    hk_id id = strtoull(argv[1], NULL, 0);
+    hk_dump *d = host->dump_open(argv[0], err, errlen);
+    if (!d) return -1;
+    hk_buf *value = host->buf_new();
+    int rc = host->string_value(d, id, value);
+    if (rc < 0) {
+        snprintf(err, errlen, "0x%llx is not a java.lang.String", (unsigned long long)id);
+    } else {
+        host->buf_printf(out, "{\"id\":\"0x%llx\",\"value\":", (unsigned long long)id);
+        host->buf_json_string(out, (const char *)host->buf_data(value), host->buf_len(value));
+        host->buf_printf(out, "}");
+    }
+    host->buf_free(value);
+    host->dump_close(d);
+    return rc;
+}
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 65536, len = 0;
+    unsigned char *p = malloc(cap);
+    size_t r;
+    while (p && (r = fread(p + len, 1, cap - len, f)) > 0) {
+        len += r;
+        if (len == cap) {
+            unsigned char *q = realloc(p, cap *= 2);
+            if (!q) { free(p); p = NULL; }
+            else p = q;
+        }
+    }
+    fclose(f);
+    *n = len;
+    return p;
+}
+
+static int png_info(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
+                    char *err, size_t errlen)
+{
+    if (need_args(argc, 1, "png_info(file)", err, errlen) < 0) return -1;
+    size_t n;
+    unsigned char *p = read_file(argv[0], &n);
+    if (!p) { snprintf(err, errlen, "cannot read %s", argv[0]); return -1; }
+    int w, h;
+    int rc = host->png_size(p, n, &w, &h);
+    free(p);
+    if (rc < 0) { snprintf(err, errlen, "%s is not a PNG", argv[0]); return -1; }
+    host->buf_printf(out, "{\"width\":%d,\"height\":%d}", w, h);
+    return 0;
+}
+
+static int solid_png(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
+                     char *err, size_t errlen)
+{
+    if (need_args(argc, 4, "solid_png(file, width, height, rrggbbaa)", err, errlen) < 0) return -1;
+    int w = atoi(argv[1]), h = atoi(argv[2]);
+    unsigned long c = strtoul(argv[3], NULL, 16);
+    if (w <= 0 || h <= 0 || w > 4096 || h > 4096) {
+        snprintf(err, errlen, "width and height must be 1..4096");
+        return -1;
+    }
+    unsigned char *px = malloc((size_t)w * (size_t)h * 4);
+    if (!px) { snprintf(err, errlen, "out of memory"); return -1; }
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+        px[i * 4] = (unsigned char)(c >> 24);
+        px[i * 4 + 1] = (unsigned char)(c >> 16);
+        px[i * 4 + 2] = (unsigned char)(c >> 8);
+        px[i * 4 + 3] = (unsigned char)c;
+    }
+    hk_buf *png = host->buf_new();
+    int rc = host->png_encode_rgba(px, w, h, png, err, errlen);
+    free(px);
+    size_t n = host->buf_len(png);
+    if (rc == 0) rc = host->write_file_atomic(argv[0], host->buf_data(png), n, err, errlen);
+    host->buf_free(png);
+    if (rc < 0) return -1;
+    host->buf_printf(out, "{\"bytes\":%zu}", n);
+    return 0;
+}
+
+/* ---- the bitmap source ---- */
+
+static int dir_open(void *ud, hk_dump *dump, void **state, char *err, size_t errlen)
+{
+    *state = ud;    /* the directory */
+    return 0;
+}
+
+static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/0x%llx.png", (const char *)state,
+             (unsigned long long)bm->native_ptr);
+    size_t n;
+    unsigned char *p = read_file(path, &n);
+    if (!p) {
+        snprintf(note, notelen, "no file 0x%llx.png", (unsigned long long)bm->native_ptr);
+        return HK_IMAGE_NONE;
+    }
+    host->buf_append(out, p, n);
+    free(p);
+    return HK_IMAGE_ENCODED;
+}
+
+static void dir_close(void *state) { (void)state; }
+
+static const hk_bitmap_source dir_source = {
+    .name = "example-dir",
+    .help = "PNGs named 0x<native ptr>.png in the directory of the example plugin's `dir` setting",
+    .keyed_by_pointer = 1,
+    .open = dir_open,
+    .image = dir_image,
+    .close = dir_close,
+};
+
+HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *h, hk_plugin *self, char *err, size_t errlen)
+{
+    host = h;
+    me = self;
+    h->describe(self, "example", "1.0", "a small example: greetings, instance counts, PNG files");
+    const char *greeting = h->config(self, "greeting");
+    /* settings live as long as the host; the plugin keeps the pointer */
+    h->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting",
+                         hello, (void *)(greeting ? greeting : "hello"));
+    h->register_function(self, "count", "count(dump, class): instances of a class", count, NULL);
+    h->register_function(self, "string", "string(dump, id): the value of a java.lang.String",
+                         string, NULL);
+    h->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info,
+                         NULL);
+    h->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG",
+                         solid_png, NULL);
+    const char *dir = h->config(self, "dir");
+    if (dir) h->register_bitmap_source(self, &dir_source, (void *)dir);
+    h->log(self, HK_LOG_INFO, "ready (dir=%s)", dir ? dir : "none");
+    return 0;
+}

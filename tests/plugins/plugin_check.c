@@ -1,0 +1,144 @@
+/*
+ * plugin_check: drives the plugin host without the CLI, for tests/t_plugins.sh.
+ *
+ *   plugin_check [--ini FILE]... [--optional-ini FILE] [--dir PLUGIN_DIR] [--env]
+ *                [--call FUNC ARG... | --image SOURCE PTR OUT.png]
+ *
+ * Prints the plugins as JSON rows, the same flat rows `hprofkit plugins --json` gives, then
+ * runs the call (its JSON on stdout, an error on stderr and exit 1).  Every load problem is
+ * a warning on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/plugin_host.h"
+#include "util/hk_file.h"
+#include "util/hk_png.h"
+
+static const char *status_name(enum hk_plugin_status s)
+{
+    return s == HK_PLUGIN_OK ? "ok" : s == HK_PLUGIN_ERROR ? "error"
+         : s == HK_PLUGIN_DISABLED ? "disabled" : "not loaded";
+}
+
+static void field(hk_buf *b, const char *k, const char *v, int first)
+{
+    hk_buf_printf(b, "%s\"%s\":", first ? "" : ",", k);
+    hk_buf_json_string(b, v, strlen(v));
+}
+
+static void print_rows(hk_plugins *ps)
+{
+    hk_buf b, list;
+    hk_buf_init(&b);
+    hk_buf_init(&list);
+    hk_buf_putc(&b, '[');
+    for (size_t i = 0; i < hk_plugins_count(ps); i++) {
+        const hk_plugin_info *p = hk_plugins_at(ps, i);
+        hk_buf_puts(&b, i ? ",\n{" : "{");
+        field(&b, "name", p->name, 1);
+        field(&b, "version", p->version, 0);
+        field(&b, "status", status_name(p->status), 0);
+        const hk_function_reg *const *fs;
+        size_t n = hk_plugins_plugin_functions(ps, i, &fs);
+        hk_buf_reset(&list);
+        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", fs[k]->name);
+        field(&b, "functions", hk_buf_cstr(&list), 0);
+        const hk_bitmap_source_reg *const *ss;
+        n = hk_plugins_plugin_bitmap_sources(ps, i, &ss);
+        hk_buf_reset(&list);
+        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", ss[k]->src.name);
+        field(&b, "bitmap_sources", hk_buf_cstr(&list), 0);
+        const hk_fetcher_reg *const *xs;
+        n = hk_plugins_plugin_fetchers(ps, i, &xs);
+        hk_buf_reset(&list);
+        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", xs[k]->f.name);
+        field(&b, "fetchers", hk_buf_cstr(&list), 0);
+        field(&b, "summary", p->summary, 0);
+        field(&b, "path", p->path, 0);
+        field(&b, "error", p->error, 0);
+        hk_buf_putc(&b, '}');
+    }
+    hk_buf_puts(&b, "]\n");
+    fwrite(b.data, 1, b.len, stdout);
+    hk_buf_free(&b);
+    hk_buf_free(&list);
+}
+
+static int do_image(hk_plugins *ps, const char *name, const char *ptr, const char *outpath)
+{
+    void *ud;
+    const hk_bitmap_source *src = hk_plugins_bitmap_source(ps, name, &ud);
+    if (!src) { fprintf(stderr, "plugin_check: no bitmap source %s\n", name); return 1; }
+    char err[512] = "", note[256] = "";
+    void *state = NULL;
+    if (src->open && src->open(ud, NULL, &state, err, sizeof err) < 0) {
+        fprintf(stderr, "plugin_check: %s: %s\n", name, err);
+        return 1;
+    }
+    hk_bitmap bm = {.native_ptr = strtoull(ptr, NULL, 0), .width = -1, .height = -1};
+    hk_buf out;
+    hk_buf_init(&out);
+    int kind = src->image(state, &bm, &out, note, sizeof note);
+    if (src->close) src->close(state);
+    int w = 0, h = 0, rc = 0;
+    if (kind == HK_IMAGE_ENCODED && hk_png_size(out.data, out.len, &w, &h) == 0) {
+        if (hk_file_write_atomic(outpath, out.data, out.len, err, sizeof err) < 0) {
+            fprintf(stderr, "plugin_check: %s\n", err);
+            rc = 1;
+        }
+        printf("{\"kind\":\"png\",\"width\":%d,\"height\":%d}\n", w, h);
+    } else {
+        printf("{\"kind\":%d,\"note\":\"%s\"}\n", kind, note);
+    }
+    hk_buf_free(&out);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    hk_plugins *ps = hk_plugins_new();
+    const char *dir = NULL;
+    int i = 1, rc = 0;
+    char err[1024];
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+        else if (!strcmp(argv[i], "--ini") && i + 1 < argc)
+            hk_plugins_add_ini(ps, argv[++i], dir, 1, err, sizeof err);
+        else if (!strcmp(argv[i], "--optional-ini") && i + 1 < argc)
+            hk_plugins_add_ini(ps, argv[++i], dir, 0, err, sizeof err);
+        else if (!strcmp(argv[i], "--env")) hk_plugins_add_env(ps, dir, err, sizeof err);
+        else break;
+    }
+    hk_plugins_load(ps);
+    const char *const *lines;
+    size_t n = hk_plugins_errors(ps, &lines);
+    for (size_t k = 0; k < n; k++) fprintf(stderr, "hprofkit: warning: %s\n", lines[k]);
+    print_rows(ps);
+    if (i < argc && !strcmp(argv[i], "--call") && i + 1 < argc) {
+        const char *fn = argv[i + 1];
+        int nargs = argc - i - 2;
+        const char *const *args = (const char *const *)argv + i + 2;
+        size_t *lens = calloc((size_t)nargs + 1, sizeof *lens);
+        for (int k = 0; k < nargs; k++) lens[k] = strlen(args[k]);
+        hk_buf out;
+        hk_buf_init(&out);
+        if (hk_plugins_call(ps, fn, nargs, args, lens, &out, err, sizeof err) < 0) {
+            fprintf(stderr, "plugin_check: %s\n", err);
+            rc = 1;
+        } else {
+            printf("%s\n", hk_buf_cstr(&out));
+        }
+        hk_buf_free(&out);
+        free(lens);
+    } else if (i + 3 < argc && !strcmp(argv[i], "--image")) {
+        rc = do_image(ps, argv[i + 1], argv[i + 2], argv[i + 3]);
+    } else if (i < argc) {
+        fprintf(stderr, "usage: plugin_check [--dir DIR] [--ini FILE]... [--env] "
+                "[--call FUNC ARG... | --image SOURCE PTR OUT]\n");
+        rc = 2;
+    }
+    hk_plugins_free(ps);
+    return rc;
+}

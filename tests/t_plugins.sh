@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The plugin host: plugins.ini, loading, every way a plugin can fail (each named, the others
+# still load), settings reaching the plugin, registries, and plugin functions from Lua.
+. "$SRC/tests/lib.sh"
+P="$BUILD/tests/plugins"
+CHECK="$P/plugin_check"
+if [ ! -f "$P/example.so" ] || [ ! -x "$CHECK" ]; then
+  skip plugins_built "no $P/example.so or plugin_check (tests/plugins not built)"; exit 0
+fi
+
+# A foreign-architecture copy of a real plugin (ELF e_machine patched to AArch64), a random
+# blob named .so, a directory of pointer-named PNGs.
+cp "$P/example.so" "$T/arm64.so" && printf '\xb7\x00' | dd of="$T/arm64.so" bs=1 seek=18 conv=notrunc 2>/dev/null
+head -c 4096 /dev/urandom > "$T/random.so"
+mkdir -p "$T/pngs" "$T/rel"
+cp "$P/example.so" "$T/rel/example_rel.so"
+
+cat > "$T/plugins.ini" <<INI
+; everything that can go wrong, and one plugin that works
+[example]
+path = $P/example.so
+greeting = hi there
+dir = $T/pngs
+[noabi]
+path = $P/noabi.so
+[badabi]
+path = $P/badabi.so
+[failinit]
+path = $P/failinit.so
+needs = coffee
+[notelf]
+path = $P/notelf.so
+[random]
+path = $T/random.so
+[arm64]
+path = $T/arm64.so
+[missing]
+path = nowhere/missing.so
+[off]
+path = $P/example.so
+enabled = no
+INI
+
+# Through the CLI once it exists, else through plugin_check: the same JSON rows either way.
+if [ -x "$HK" ] && "$HK" --plugins "$T/plugins.ini" plugins --json >"$T/list.json" 2>"$T/list.err"; then
+  via=cli
+else
+  via=plugin_check
+  "$CHECK" --ini "$T/plugins.ini" >"$T/list.json" 2>"$T/list.err"
+fi
+row() { jq -r --arg n "$1" --arg k "$2" '.[] | select(.name == $n) | .[$k]' "$T/list.json"; }
+
+eq list_is_json_$via "$(jq -r 'length' "$T/list.json" 2>/dev/null)" 9
+eq example_loads "$(row example status)/$(row example version)" "ok/1.0"
+eq example_functions "$(row example functions)" \
+  "example.hello, example.count, example.string, example.png_info, example.solid_png"
+eq example_bitmap_source "$(row example bitmap_sources)" "example-dir"
+
+match() { # NAME PLUGIN REGEX: the plugin has status error and its reason matches
+  local st=$(row "$2" status) e=$(row "$2" error)
+  if [ "$st" = error ] && grep -qE -- "$3" <<<"$e"; then pass "$1"; else fail "$1" "status '$st', error '$e'"; fi
+}
+match no_abi_symbol noabi "^plugin noabi \(.*noabi\.so\): not a hprofkit plugin: no hk_plugin_abi symbol$"
+match wrong_abi badabi "^plugin badabi was built for ABI 2, this hprofkit speaks ABI 1: rebuild it against this sdk/hprofkit.h"
+match init_fails failinit "^plugin failinit: init failed: setting \`needs\` is coffee; this plugin always fails$"
+eq init_fails_rolled_back "$(row failinit functions)|$(row failinit fetchers)" "|"
+match not_elf notelf "^plugin notelf .*cannot load it: .*(file too short|invalid ELF header).*another ABI/architecture"
+match random_bytes random "^plugin random .*cannot load it: .*invalid ELF header"
+match other_architecture arm64 "^plugin arm64 .*built for AArch64 .*this hprofkit runs on .*rebuild the plugin for this machine"
+match missing_file missing "^plugin missing: no such file: nowhere/missing.so \(tried $T/nowhere/missing.so.*\); fix \`path\` in .*plugins.ini$"
+eq disabled "$(row off status)/$(row off functions)" "disabled/"
+n=$(grep -c '^hprofkit: warning: plugin ' "$T/list.err")
+eq each_failure_warned "$n" 7
+
+# Settings reach the plugin; a plugin function runs; errors name the plugin.
+out=$("$CHECK" --ini "$T/plugins.ini" --call example.hello World 2>/dev/null | tail -1)
+eq config_reaches_plugin "$(jq -r .greeting <<<"$out")" "hi there World"
+err ghost_function_gone "no plugin function failinit.ghost" "$CHECK" --ini "$T/plugins.ini" --call failinit.ghost
+err function_error_names_plugin "plugin example: example.hello: expected 1 argument" \
+  "$CHECK" --ini "$T/plugins.ini" --call example.hello
+
+# Later files merge into earlier ones: override a setting, disable a plugin.
+printf '[example]\ngreeting = bonjour\n[noabi]\nenabled = no\n' > "$T/over.ini"
+out=$("$CHECK" --ini "$T/plugins.ini" --ini "$T/over.ini" --call example.hello Ana 2>"$T/over.err" | tail -1)
+eq later_file_overrides_setting "$(jq -r .greeting <<<"$out")" "bonjour Ana"
+if grep -q "plugin noabi" "$T/over.err"; then fail later_file_disables "noabi still loaded: $(cat "$T/over.err")"; else pass later_file_disables; fi
+
+# HPROFKIT_PLUGINS: colon-separated ini files; relative paths resolve from the ini's directory.
+printf '[rel]\npath = example_rel.so\ngreeting = rel\n' > "$T/rel/rel.ini"
+printf '[other]\npath = %s/example.so\n' "$P" > "$T/other.ini"
+HPROFKIT_PLUGINS="$T/rel/rel.ini:$T/other.ini" "$CHECK" --env >"$T/env.json" 2>"$T/env.err"
+eq env_plugins "$(jq -r '[.[] | .name + "=" + .status] | join(",")' "$T/env.json")" "rel=ok,other=ok"
+HPROFKIT_PLUGINS="$T/nope.ini" "$CHECK" --env >/dev/null 2>"$T/env2.err"
+if grep -q "plugins file $T/nope.ini: No such file" "$T/env2.err"; then pass env_missing_file_named; else fail env_missing_file_named "$(cat "$T/env2.err")"; fi
+printf '[x]\npath = a.so\nenabled = maybe\n' > "$T/bad.ini"
+"$CHECK" --ini "$T/bad.ini" >/dev/null 2>"$T/bad.err"
+if grep -q "plugins file $T/bad.ini:3: \[x\] enabled = 'maybe': expected yes/no" "$T/bad.err"; then pass bad_ini_line; else fail bad_ini_line "$(cat "$T/bad.err")"; fi
+
+# PNG helpers through the host table: encode + atomic write, then IHDR size.
+out=$("$CHECK" --ini "$T/plugins.ini" --call example.solid_png "$T/pngs/0x7a001000.png" 5 3 ff000080 2>/dev/null | tail -1)
+bytes=$(stat -c %s "$T/pngs/0x7a001000.png" 2>/dev/null)
+eq png_written_atomically "$(jq -r .bytes <<<"$out")/$(ls "$T/pngs" | wc -l)" "$bytes/1"
+out=$("$CHECK" --ini "$T/plugins.ini" --call example.png_info "$T/pngs/0x7a001000.png" 2>/dev/null | tail -1)
+eq png_size "$out" '{"width":5,"height":3}'
+err png_info_not_png "plugin example: example.png_info: .* is not a PNG" \
+  "$CHECK" --ini "$T/plugins.ini" --call example.png_info "$T/plugins.ini"
+# The bitmap source serves the PNG by native pointer.
+out=$("$CHECK" --ini "$T/plugins.ini" --image example-dir 0x7a001000 "$T/got.png" 2>/dev/null | tail -1)
+eq bitmap_source_by_pointer "$out" '{"kind":"png","width":5,"height":3}'
+eq bitmap_source_bytes "$(cmp -s "$T/got.png" "$T/pngs/0x7a001000.png" && echo same)" same
+out=$("$CHECK" --ini "$T/plugins.ini" --image example-dir 0x1234 "$T/none.png" 2>/dev/null | tail -1)
+eq bitmap_source_miss "$(jq -r .note <<<"$out")" "no file 0x1234.png"
+
+# Heap access through the host table, on a generated dump.
+if [ -x "$GEN" ] && "$GEN" --scenario bitmaps-many --objects 7 -o "$T/bm.hprof" >/dev/null 2>&1; then
+  out=$("$CHECK" --ini "$T/plugins.ini" --call example.count "$T/bm.hprof" android.graphics.Bitmap 2>"$T/count.err" | tail -1)
+  eq heap_instances "$(jq -r '.instances' <<<"$out" 2>/dev/null)" 7
+  eq heap_sdk "$(jq -r '.sdk' <<<"$out" 2>/dev/null)" 23
+  out=$("$CHECK" --ini "$T/plugins.ini" --call example.count "$T/bm.hprof" java.lang.Object 2>/dev/null | tail -1)
+  ok heap_with_subclasses jq -e '.instances < .with_subclasses' <<<"$out"
+  err heap_no_class "plugin example: example.count: no class no.Such" \
+    "$CHECK" --ini "$T/plugins.ini" --call example.count "$T/bm.hprof" no.Such
+else
+  skip heap_instances "no genhprof or scenario bitmaps-many"
+fi
+
+# From Lua, through the CLI: hk.example.* and hk.plugins().
+if [ "$via" = cli ]; then
+  cat > "$T/use.lua" <<'LUA'
+local r = hk.example.hello("Lua")
+print(r.greeting)
+for _, p in ipairs(hk.plugins()) do
+  if p.name == "example" then print(p.status, #p.functions, p.bitmap_sources[1].name) end
+end
+local ok, e = pcall(hk.example.hello)
+print(ok, e)
+LUA
+  "$HK" --plugins "$T/plugins.ini" run "$T/use.lua" >"$T/use.out" 2>"$T/use.err"
+  eq lua_function "$(sed -n 1p "$T/use.out")" "hi there Lua"
+  eq lua_plugins "$(sed -n 2p "$T/use.out")" "$(printf 'ok\t5\texample-dir')"
+  if sed -n 3p "$T/use.out" | grep -q "^false.*plugin example: example.hello: expected 1 argument"; then
+    pass lua_error_names_plugin; else fail lua_error_names_plugin "$(cat "$T/use.out" "$T/use.err")"; fi
+  if [ -f "$T/bm.hprof" ]; then
+    cat > "$T/str.lua" <<LUA
+local d = hk.open("$T/bm.hprof")
+local n = 0
+for o in d:class("java.lang.String"):instances() do
+  local r = hk.example.string("$T/bm.hprof", o.id)
+  if r.value ~= o.value then error("mismatch at " .. o.id .. ": " .. tostring(r.value) .. " vs " .. tostring(o.value)) end
+  n = n + 1
+  if n == 20 then break end
+end
+print(n > 0 and "same" or "no strings")
+LUA
+    "$HK" --plugins "$T/plugins.ini" run "$T/str.lua" >"$T/str.out" 2>"$T/str.err"
+    eq string_value_matches_lua "$(cat "$T/str.out")" same
+  fi
+  # docs/plugins.md's complete example compiles as written and works
+  awk '/^`wordcount.c`/{f=1;next} f&&/^```c/{g=1;next} g&&/^```/{exit} g' "$SRC/docs/plugins.md" > "$T/wordcount.c"
+  if cc -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC -fvisibility=hidden -I "$SRC/sdk" \
+       -o "$T/wordcount.so" "$T/wordcount.c" 2>"$T/wc.err"; then
+    printf '[wordcount]\npath = wordcount.so\nlabel = words\n' > "$T/wc.ini"
+    echo 'print(hk.wordcount.count("a heap dump of words").words)' > "$T/wc.lua"
+    eq docs_example "$("$HK" --plugins "$T/wc.ini" run "$T/wc.lua" 2>"$T/wc.run.err")" 5
+  else
+    fail docs_example "does not compile: $(head -c 300 "$T/wc.err")"
+  fi
+  # the built-in plugins.ini still loads (no --plugins): the command works and exits 0
+  ok builtin_plugins_list "$HK" plugins
+else
+  skip lua_function "no $HK yet"
+fi

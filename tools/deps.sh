@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs what is missing on Debian 12: build deps always, test deps with --test.
+set -eu
+pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libmd-dev"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing" >&2
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
