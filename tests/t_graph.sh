@@ -22,8 +22,10 @@ if "$GEN" --scenario graph -o "$T/g.hprof" --expect "$T/g.json" >/dev/null 2>&1;
     read -r _ idom ret reach _ < <(sed -n "$((k + 1))p" "$T/g.show")
     # the generator follows ART in making FinalizerReference.zombie a strong field; issue 4
     # says it is a finalizer edge, so zombieonly is finalizer-reachable here (see graph.h)
-    case $n in zombieonly|zombieonly.payload) 
-      [ "$reach" = finalizer ] || bad_reach+=" $n=$reach"; continue ;; esac
+    case $n in
+      zombieonly|zombieonly.payload) [ "$reach" = finalizer ] || bad_reach+=" $n=$reach"; continue ;;
+      zombieref) [ "$ret" = "$(jq -r '.facts.shallow.zombieref' "$T/g.json")" ] || bad_ret+=" zombieref=$ret"; continue ;;
+    esac
     want=$(jq -r --arg n "$n" '.facts.idom[$n] // "none"' "$T/g.json")
     if [ "$want" != none ]; then
       checked=$((checked + 1))

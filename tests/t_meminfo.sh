@@ -297,7 +297,7 @@ else
   else
     fail cli_smaps_json_same_document "$(head -c 300 "$T/cli.err")"
   fi
-  eq cli_smaps_top "$("${HKP[@]}" smaps "$f" --json --top 1 2>&1 | jq -c '[.unknown[].name]')" '["[anon:.bss]"]'
+  eq cli_smaps_top "$("${HKP[@]}" smaps "$f" --json --top 1 2>"$T/cli.err" | jq -c '[.unknown[].name]')" '["[anon:.bss]"]'
 fi
 
 # The Lua API a triage recipe uses: hk.meminfo.parse/smaps return tables (nulls as hk.null).
@@ -308,7 +308,7 @@ local s = hk.meminfo.smaps(hk.read_file(arg.smaps))
 print(t.pid, t.summary.graphics, t.summary.total_rss == hk.null, #t.checks,
       t.rows[1].values["Pss Total"], s.total.pss, s.unknown[1].name)
 LUA
-  got=$("${HKP[@]}" run "$T/api.lua" --file "$IN/android9_swappss.txt" --smaps "$IN/smaps_hand.txt" 2>&1)
+  got=$("${HKP[@]}" run "$T/api.lua" --file "$IN/android9_swappss.txt" --smaps "$IN/smaps_hand.txt" 2>"$T/api.err")
   eq lua_api_tables "$got" "$(printf '4711\t7592\ttrue\t16\t10468\t4563\t[anon:.bss]')"
   err lua_api_error_is_lua_error 'not dumpsys meminfo output' "${HKP[@]}" run "$T/api.lua" --file "$IN/garbage.txt" --smaps "$IN/smaps_hand.txt"
 else

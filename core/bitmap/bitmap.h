@@ -36,6 +36,8 @@ typedef struct hk_bm {
 /* The dump's bitmaps, in object order (a cached view; valid until the dump closes).
  * 0, or -1 with err. */
 int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t errlen);
+/* The bitmap with object id, or NULL (after hk_bitmaps_list succeeded). */
+const hk_bm *hk_bitmaps_find(hk_dump *d, hk_id id);
 /* Filled entries of the static Bitmap.dumpData (API 35+ `am dumpheap -b`), 0 without. */
 uint32_t hk_bitmaps_dump_data_count(hk_dump *d);
 

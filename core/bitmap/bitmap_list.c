@@ -145,3 +145,18 @@ uint32_t hk_bitmaps_dump_data_count(hk_dump *d)
     if (hk_bitmaps_list(d, &v, &n, err, sizeof err) < 0) return 0;
     return ((bm_cache *)d->bitmaps)->dump_data;
 }
+
+const hk_bm *hk_bitmaps_find(hk_dump *d, hk_id id)
+{
+    const hk_bm *v;
+    size_t n;
+    char err[64];
+    if (hk_bitmaps_list(d, &v, &n, err, sizeof err) < 0) return NULL;
+    /* sorted by object index, and the object table is sorted by id */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].b.id < id) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && v[lo].b.id == id ? &v[lo] : NULL;
+}

@@ -69,7 +69,7 @@ int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
             count_source(sum, img.source ? img.source : "?");
             if (o->hash && hk_bm_image_sha256(&img, bm, hex, herr, sizeof herr) < 0) {
                 /* an encoded image that does not decode: say so, keep going */
-                snprintf(img.note, sizeof img.note, "pixels not hashed: %s", herr);
+                snprintf(img.note, sizeof img.note, "pixels not hashed: %.120s", herr);
                 hex[0] = 0;
             }
             if (o->export_dir) {

@@ -17,28 +17,53 @@ void cli_add_plugins_file(cli_ctx *cx, const char *path)
         cx->plugin_files[cx->nplugin_files++] = path;
 }
 
-/* Built from the build tree (build/hprofkit) or installed: pick resources accordingly. */
+/* out = a/b/c (c may be ""); a path too long for out becomes "" (nothing is found there) */
+static void path3(char *out, size_t n, const char *a, const char *b, const char *c)
+{
+    int k = snprintf(out, n, "%s/%s%s%s", a, b, *c ? "/" : "", c);
+    if (k < 0 || (size_t)k >= n) out[0] = 0;
+}
+
+/* Count the components of a relative path ("bin" -> 1, "lib/x86_64-linux-gnu" -> 2). */
+static int depth_of(const char *rel)
+{
+    int n = 1;
+    for (const char *p = rel; *p; p++) if (*p == '/' && p[1]) n++;
+    return n;
+}
+
+/* Run from the build tree (build/hprofkit) or installed: pick resources accordingly.  An
+ * installed binary finds them relative to its own place, so a moved tree still works. */
 static void find_resources(cli_ctx *cx)
 {
     char exe[PATH_MAX], build[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    int in_build = 0;
+    char *dir = NULL;
     if (n > 0) {
         exe[n] = 0;
-        char *dir = dirname(exe);
-        if (realpath(HK_BUILD_ROOT, build) && !strcmp(dir, build)) in_build = 1;
+        dir = dirname(exe);
     }
-    if (in_build) {
-        snprintf(cx->scripts_dir, sizeof cx->scripts_dir, "%s/scripts", HK_SOURCE_ROOT);
-        snprintf(cx->plugin_dir, sizeof cx->plugin_dir, "%s/plugins", HK_BUILD_ROOT);
-        snprintf(cx->plugins_ini, sizeof cx->plugins_ini, "%s/plugins.ini", HK_SOURCE_ROOT);
+    if (dir && realpath(HK_BUILD_ROOT, build) && !strcmp(dir, build)) {
+        path3(cx->scripts_dir, sizeof cx->scripts_dir, HK_SOURCE_ROOT, "scripts", "");
+        path3(cx->plugin_dir, sizeof cx->plugin_dir, HK_BUILD_ROOT, "plugins", "");
+        path3(cx->plugins_ini, sizeof cx->plugins_ini, HK_SOURCE_ROOT, "plugins.ini", "");
+    } else if (dir) {
+        char prefix[PATH_MAX];
+        snprintf(prefix, sizeof prefix, "%s", dir);
+        for (int i = depth_of(HK_REL_BINDIR); i > 0; i--) {
+            char *slash = strrchr(prefix, '/');
+            if (slash && slash != prefix) *slash = 0;
+        }
+        path3(cx->scripts_dir, sizeof cx->scripts_dir, prefix, HK_REL_DATADIR, "scripts");
+        path3(cx->plugin_dir, sizeof cx->plugin_dir, prefix, HK_REL_PLUGINDIR, "");
+        path3(cx->plugins_ini, sizeof cx->plugins_ini, prefix, HK_REL_SYSCONFDIR, "plugins.ini");
+        if (access(cx->plugins_ini, R_OK) != 0)   /* sysconfdir outside the prefix (/etc) */
+            path3(cx->plugins_ini, sizeof cx->plugins_ini, HK_SYSCONFDIR, "plugins.ini", "");
     } else {
-        snprintf(cx->scripts_dir, sizeof cx->scripts_dir, "%s/scripts", HK_DATADIR);
+        path3(cx->scripts_dir, sizeof cx->scripts_dir, HK_DATADIR, "scripts", "");
         snprintf(cx->plugin_dir, sizeof cx->plugin_dir, "%s", HK_PLUGINDIR);
-        snprintf(cx->plugins_ini, sizeof cx->plugins_ini, "%s/plugins.ini", HK_SYSCONFDIR);
+        path3(cx->plugins_ini, sizeof cx->plugins_ini, HK_SYSCONFDIR, "plugins.ini", "");
     }
-    const char *env = getenv("HPROFKIT_DATA_DIR");   /* tests and relocated installs */
-    if (env && *env) snprintf(cx->scripts_dir, sizeof cx->scripts_dir, "%s", env);
 }
 
 static void load_plugins(cli_ctx *cx)

@@ -177,6 +177,11 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, -2, "null");
     lua_pushstring(L, HK_VERSION);
     lua_setfield(L, -2, "version");
+    /* hk.object_mt: the metatable that marks a table as a JSON object */
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
+    lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
     hkl_types_open(L);
     hkl_modules_open(L);

@@ -93,6 +93,9 @@ static int value(lua_State *L, jp *p, const char *start)
     if (c == '{') {
         p->s++;
         lua_newtable(L);
+        /* marked as an object so an empty one is written back as {} rather than [] */
+        lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
+        lua_setmetatable(L, -2);
         ws(p);
         if (p->s < p->end && *p->s == '}') { p->s++; goto done; }
         for (;;) {

@@ -343,6 +343,33 @@ static int dump_histogram(lua_State *L)
     return 1;
 }
 
+/* dump:index_stats() -> memory the index keeps per object (for benchmarks) */
+static int dump_index_stats(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    uint64_t table = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
+                     (uint64_t)d->nsegs * sizeof *d->segs;
+    uint64_t classes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
+    for (uint32_t i = 0; i < d->nclasses; i++)
+        classes += (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
+    uint64_t names = (uint64_t)d->narena * 65536;
+    uint64_t maps = ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->class_serials.map.cap +
+                     d->frames.map.cap + d->traces.map.cap) * 12 +
+                    ((uint64_t)d->strings.cap + d->load_names.cap + d->class_serials.cap + d->frames.cap + d->traces.cap) * 8 +
+                    (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
+    lua_createtable(L, 0, 6);
+    set_int(L, "objects", d->nobjects);
+    set_int(L, "object_table_bytes", (lua_Integer)table);
+    set_int(L, "class_bytes", (lua_Integer)classes);
+    set_int(L, "name_bytes", (lua_Integer)names);
+    set_int(L, "map_bytes", (lua_Integer)maps);
+    uint64_t total = table + classes + names + maps;
+    set_int(L, "total_bytes", (lua_Integer)total);
+    lua_pushnumber(L, d->nobjects ? (double)total / d->nobjects : 0);
+    lua_setfield(L, -2, "bytes_per_object");
+    return 1;
+}
+
 static int dump_close_m(lua_State *L) { return dump_gc(L); }
 
 static int dump_tostring(lua_State *L)
@@ -720,7 +747,7 @@ void hkl_types_open(lua_State *L)
     static const luaL_Reg dump_m[] = {
         {"info", dump_info}, {"classes", dump_classes}, {"class", dump_class},
         {"object", dump_object}, {"objects", dump_objects}, {"histogram", dump_histogram},
-        {"close", dump_close_m}, {NULL, NULL}};
+        {"index_stats", dump_index_stats}, {"close", dump_close_m}, {NULL, NULL}};
     static const luaL_Reg dump_p[] = {{"path", dump_path}, {NULL, NULL}};
     static const luaL_Reg dump_meta[] = {{"__gc", dump_gc}, {"__close", dump_gc},
                                          {"__tostring", dump_tostring}, {NULL, NULL}};

@@ -10,6 +10,7 @@ local function encode_string(s)
 end
 
 local function is_array(t)
+  if getmetatable(t) == hk.object_mt then return false end
   if next(t) == nil then return true end
   local n = #t
   if n == 0 then return false end

@@ -24,7 +24,10 @@
  *   packages   package names, one a line (`pm list packages` prints them as package:NAME)
  *   meminfo    text printed by `dumpsys meminfo ...`
  *   dumpheap   one word: ok | slow | notdebuggable | nob | exception | nofile
- *   jvm_pid    pid of the JVM that `am dumpheap` dumps with `jcmd PID GC.heap_dump`
+ *   jvm_pid    pid of the JVM that `am dumpheap` dumps with `jcmd PID GC.heap_dump` (live
+ *              objects after a full GC with -g; every object, garbage included, without it)
+ *   bitmap_dump  a file `am dumpheap -b png` copies instead of asking the JVM (which has no
+ *              Bitmap.dumpData); absent: -b is accepted and ignored
  *   jdwp       lines "PID PORT": jdwp:PID is relayed to 127.0.0.1:PORT
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
  *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
@@ -164,6 +167,10 @@ static void bprintf(buf_t *b, const char *fmt, ...) {
 
 /* ---------- the device's commands ---------- */
 
+/* Set per am command: -g asks for a GC first; without it the JVM dumps every object (-all),
+ * so garbage stays in the dump as it does on a device. */
+static int g_dump_gc = 1;
+
 static int run_jcmd_dump(const char *file) {
     char pidbuf[64];
     cfg_word("jvm_pid", pidbuf, sizeof pidbuf);
@@ -171,12 +178,25 @@ static int run_jcmd_dump(const char *file) {
     if (c == 0) {
         int dn = open("/dev/null", O_RDWR);
         dup2(dn, 0); dup2(dn, 1); dup2(dn, 2);
-        execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", file, (char *)NULL);
+        if (g_dump_gc) execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", file, (char *)NULL);
+        else execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", "-all", file, (char *)NULL);
         _exit(127);
     }
     int st = 0;
     if (c < 0 || waitpid(c, &st, 0) < 0) return -1;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int copy_file(const char *from, const char *to) {
+    int in = open(from, O_RDONLY), o = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char b[65536];
+    ssize_t r = 0;
+    while (in >= 0 && o >= 0 && (r = read(in, b, sizeof b)) > 0)
+        if (write_all(o, b, (size_t)r) != 0) { r = -1; break; }
+    int ok = in >= 0 && o >= 0 && r == 0;
+    if (in >= 0) close(in);
+    if (o >= 0 && close(o) != 0) ok = 0;
+    return ok ? 0 : -1;
 }
 
 static void keep_copy(const char *file) {
@@ -200,8 +220,10 @@ static const char *k_stack =
 
 static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
     int i = 2, want_b = 0;
+    g_dump_gc = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (!strcmp(argv[i], "-b")) { want_b = 1; i++; }
+        else if (!strcmp(argv[i], "-g")) g_dump_gc = 1;
         else if (!strcmp(argv[i], "--user")) i++;
     }
     if (argc - i != 2) {
@@ -273,6 +295,23 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
     /* ok: like API 36, block until the dump is written */
     bprintf(out, "File: %s\nWaiting for dump to finish...\n", remote);
     unlink(fbuf);
+    char *bm = want_b ? slurp(cfg_path("bitmap_dump")) : NULL;
+    if (bm) {
+        char *nl = strchr(bm, '\n');
+        if (nl) *nl = 0;
+    }
+    if (bm && *bm) {
+        int rc = copy_file(bm, fbuf);
+        free(bm);
+        if (rc != 0) {
+            bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
+                          "java.io.IOException: cannot write %s\n%s", remote, k_stack);
+            return 255;
+        }
+        keep_copy(fbuf);
+        return 0;
+    }
+    free(bm);
     if (run_jcmd_dump(fbuf) != 0) {
         bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
                       "java.lang.IllegalArgumentException: Unknown process: %s\n%s", proc, k_stack);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Index benchmark (issues 2 and 3): index a generated 1 GB Android dump and a real HotSpot dump of
+# a few million objects; report MB/s, objects/s, peak RSS and index bytes per object; iterate
+# every instance from Lua.  Usage: bench/index_bench.sh [SIZE_MB] [HOTSPOT_OBJECTS]
+set -eu
+cd "$(dirname "$0")/.."
+size_mb=${1:-1024}
+hs_objects=${2:-3000000}
+tools/deps.sh --test
+[ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
+ninja -C build-release >/dev/null
+HK=build-release/hprofkit
+work=${BENCH_DIR:-/tmp/hprofkit-bench}
+mkdir -p "$work"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u +%F)"
+
+measure() {  # label file
+  local label=$1 f=$2
+  cat "$f" > /dev/null   # page cache
+  local best=999999 rss=0
+  for i in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$work/time.txt" $HK info "$f" --json > "$work/info.json"
+    read -r secs kb < "$work/time.txt"
+    if awk -v a="$secs" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$secs; rss=$kb; fi
+  done
+  local bytes objects
+  bytes=$(stat -c %s "$f")
+  objects=$(jq .objects "$work/info.json")
+  cat > "$work/stats.lua" <<'LUA'
+local s = hk.open(arg.dump):index_stats()
+print(string.format("%.2f", s.bytes_per_object), s.object_table_bytes, s.total_bytes)
+LUA
+  read -r bpo table total < <($HK run "$work/stats.lua" "$f")
+  awk -v l="$label" -v s="$best" -v b="$bytes" -v o="$objects" -v r="$rss" -v bpo="$bpo" 'BEGIN {
+    printf "%-28s %7.0f MB  %10d objects  %6.2f s  %7.0f MB/s  %6.2f M objects/s  peak RSS %6.0f MB  index %s B/object\n",
+      l, b/1e6, o, s, b/1e6/s, o/1e6/s, r/1024, bpo }'
+}
+
+gen=$work/big-${size_mb}.hprof
+[ -s "$gen" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" -o "$gen" >/dev/null
+measure "generated Android dump" "$gen"
+
+hs=$work/hotspot-${hs_objects}.hprof
+if [ ! -s "$hs" ] && command -v jcmd >/dev/null; then
+  javac -d "$work" bench/IndexBig.java
+  java -Xmx4g -cp "$work" IndexBig "$work/pid" "$hs_objects" & jp=$!
+  for i in $(seq 600); do [ -s "$work/pid" ] && break; sleep 0.1; done
+  jcmd $jp GC.heap_dump "$hs" >/dev/null
+  kill $jp; wait $jp 2>/dev/null || true
+  rm -f "$work/pid"
+fi
+[ -s "$hs" ] && measure "real HotSpot dump" "$hs"
+
+echo "Lua iteration (every instance of every class, one field read each):"
+$HK run bench/iterate.lua "$hs"
+$HK run bench/iterate.lua "$gen"

@@ -1,0 +1,347 @@
+/* Bitmaps in Lua: dump:bitmaps(), dump:bitmap_image(id), dump:bitmap_scan{...},
+ * dump:bitmap_counts(), and hk.bitmap_source{...} for sources written in Lua. */
+#include "bitmap/bitmap.h"
+#include "bitmap/bitmap_lua.h"
+#include "host/lua_host.h"
+#include "host/plugin_host.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SOURCES_KEY "hk.bitmap_sources"
+#define PLUGINS_KEY "hk.plugins_ptr"
+
+/* The loaded plugins: the registry key PLUGINS_KEY when the host set it, else the upvalue
+ * of hk.plugins (plugin_lua.c keeps the hk_plugins pointer there); NULL without plugins. */
+static hk_plugins *plugins_of(lua_State *L)
+{
+    hk_plugins *ps = NULL;
+    int top = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, PLUGINS_KEY) == LUA_TLIGHTUSERDATA) ps = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (ps) return ps;
+    if (lua_getglobal(L, "hk") == LUA_TTABLE && lua_getfield(L, -1, "plugins") == LUA_TFUNCTION &&
+        lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 1)) {
+        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) ps = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_settop(L, top);
+    return ps;
+}
+
+static void push_null(lua_State *L)
+{
+    lua_getglobal(L, "hk");
+    if (lua_istable(L, -1)) lua_getfield(L, -1, "null"); else lua_pushnil(L);
+    lua_remove(L, -2);
+}
+
+static void set_int(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
+static void set_bool(lua_State *L, const char *k, int v) { lua_pushboolean(L, v); lua_setfield(L, -2, k); }
+static void set_str_or_null(lua_State *L, const char *k, const char *v)
+{
+    if (v && *v) lua_pushstring(L, v); else push_null(L);
+    lua_setfield(L, -2, k);
+}
+
+static void push_bitmap(lua_State *L, const hk_bm *bm)
+{
+    lua_createtable(L, 0, 12);
+    hkl_push_id(L, bm->b.id);
+    lua_setfield(L, -2, "id");
+    set_int(L, "width", bm->b.width);
+    set_int(L, "height", bm->b.height);
+    hkl_push_id(L, bm->b.native_ptr);
+    lua_setfield(L, -2, "native_ptr");
+    set_bool(L, "recycled", bm->b.recycled);
+    set_bool(L, "drawable", bm->drawable);
+    set_int(L, "density", bm->b.density);
+    set_bool(L, "premultiplied", bm->b.premultiplied);
+    set_int(L, "bytes", (int64_t)bm->bytes);
+    set_bool(L, "estimated", bm->estimated);
+    if (bm->b.buffer) { hkl_push_id(L, bm->b.buffer); lua_setfield(L, -2, "buffer"); }
+}
+
+static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
+{
+    const hk_bm *v;
+    char err[256];
+    if (hk_bitmaps_list(d, &v, n, err, sizeof err) < 0) luaL_error(L, "%s", err);
+    return v;
+}
+
+/* ---- Lua sources ---- */
+
+typedef struct lua_src {
+    hk_bitmap_source src;
+    lua_State *L;
+    int index;              /* in the registry array SOURCES_KEY */
+    int dump_idx;           /* absolute stack index of the Dump userdata */
+    char name[64];
+} lua_src;
+
+static int ls_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
+{
+    lua_src *ls = state;
+    lua_State *L = ls->L;
+    int top = lua_gettop(L), kind = HK_IMAGE_NONE;
+    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
+    lua_rawgeti(L, -1, ls->index);
+    int def = lua_gettop(L);
+    if (lua_getfield(L, def, "image") == LUA_TFUNCTION) {
+        lua_pushvalue(L, ls->dump_idx);
+        const hk_bm *full = hk_bitmaps_find(hkl_check_dump(L, ls->dump_idx), bm->id);
+        if (full) push_bitmap(L, full); else lua_pushnil(L);
+        if (hkl_pcall(L, 2, 2) != LUA_OK) {
+            const char *m = lua_tostring(L, -1);
+            snprintf(note, notelen, "Lua source %s failed: %.*s", ls->name, 160, m ? m : "?");
+            fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", ls->name, m ? m : "?");
+            lua_settop(L, top);
+            return HK_IMAGE_NONE;
+        }
+        if (lua_type(L, -2) == LUA_TSTRING) {
+            size_t len;
+            const char *s = lua_tolstring(L, -2, &len);
+            hk_buf_append(out, s, len);
+            kind = HK_IMAGE_ENCODED;
+        } else if (lua_type(L, -1) == LUA_TSTRING) {
+            snprintf(note, notelen, "%s", lua_tostring(L, -1));
+        }
+    } else {
+        lua_pop(L, 1);
+        /* a pointer -> bytes table */
+        if (lua_getfield(L, def, "images") == LUA_TTABLE) {
+            hkl_push_id(L, bm->native_ptr);
+            if (lua_gettable(L, -2) == LUA_TSTRING) {
+                size_t len;
+                const char *s = lua_tolstring(L, -1, &len);
+                hk_buf_append(out, s, len);
+                kind = HK_IMAGE_ENCODED;
+            }
+        }
+    }
+    lua_settop(L, top);
+    return kind;
+}
+
+/* hk.bitmap_source{ name=, by_pointer=true, image=function(dump, bitmap) -> png | nil, why,
+ * or images = { ["0x<ptr>"] = png_bytes } } */
+static int l_bitmap_source(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "hk.bitmap_source: name (a string) is required");
+    lua_pop(L, 1);
+    int t1 = lua_getfield(L, 1, "image"), t2 = lua_getfield(L, 1, "images");
+    lua_pop(L, 2);
+    if (t1 != LUA_TFUNCTION && t2 != LUA_TTABLE)
+        return luaL_error(L, "hk.bitmap_source: give image = function(dump, bitmap) or images = {[\"0x<ptr>\"] = png}");
+    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
+    /* a source of the same name is replaced */
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1), at = n + 1;
+    lua_getfield(L, 1, "name");
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        lua_getfield(L, -1, "name");
+        int same = lua_rawequal(L, -1, -3);
+        lua_pop(L, 2);
+        if (same) { at = i; break; }
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, at);
+    return 0;
+}
+
+typedef struct lua_srcs {
+    lua_src *v;
+    size_t n;
+} lua_srcs;
+
+/* A session with the standard sources plus every Lua source; *ls must be freed after. */
+static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sidecar, lua_srcs *ls)
+{
+    hk_dump *d = hkl_check_dump(L, dump_idx);
+    hk_bm_session *s = hk_bm_session_new(d);
+    if (!s) luaL_error(L, "bitmaps: out of memory");
+    hk_bm_session_add_standard(s, plugins_of(L), sidecar);
+    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
+    size_t n = lua_rawlen(L, -1);
+    ls->v = n ? calloc(n, sizeof *ls->v) : NULL;
+    ls->n = ls->v ? n : 0;
+    for (size_t i = 0; i < ls->n; i++) {
+        lua_src *x = &ls->v[i];
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        lua_getfield(L, -1, "name");
+        snprintf(x->name, sizeof x->name, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        x->src.keyed_by_pointer = lua_getfield(L, -1, "by_pointer") == LUA_TNIL || lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        x->src.name = x->name;
+        x->src.help = "a Lua bitmap source";
+        x->src.image = ls_image;
+        x->L = L;
+        x->index = (int)i + 1;
+        x->dump_idx = dump_idx;
+        hk_bm_session_add(s, &x->src, x);
+    }
+    lua_pop(L, 1);
+    return s;
+}
+
+static hk_dump *dump_arg(lua_State *L) { return hkl_check_dump(L, 1); }
+
+/* dump:bitmaps() -> { {id, width, height, native_ptr, recycled, drawable, density,
+ *                      premultiplied, bytes, estimated, buffer}, ... } */
+static int dump_bitmaps(lua_State *L)
+{
+    size_t n;
+    const hk_bm *v = list_of(L, dump_arg(L), &n);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        push_bitmap(L, &v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* dump:bitmap_image(id) -> png_bytes, source[, note] | nil, reason */
+static int dump_bitmap_image(lua_State *L)
+{
+    hk_dump *d = dump_arg(L);
+    hk_id id = hkl_check_id(L, 2);
+    size_t n;
+    list_of(L, d, &n);
+    const hk_bm *bm = hk_bitmaps_find(d, id);
+    if (!bm) {
+        lua_pushnil(L);
+        char msg[128];
+        snprintf(msg, sizeof msg, "0x%" PRIx64 " is not an android.graphics.Bitmap in this dump", id);
+        lua_pushstring(L, msg);
+        return 2;
+    }
+    lua_srcs ls = {0};
+    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    hk_bm_image img;
+    hk_bm_image_init(&img);
+    hk_bm_session_image(s, bm, &img);
+    hk_buf png;
+    hk_buf_init(&png);
+    char err[256];
+    int nret;
+    if (img.kind == HK_IMAGE_NONE) {
+        lua_pushnil(L);
+        lua_pushstring(L, img.reason);
+        nret = 2;
+    } else if (hk_bm_image_png(&img, bm, &png, err, sizeof err) < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        nret = 2;
+    } else {
+        lua_pushlstring(L, (const char *)png.data, png.len);
+        lua_pushstring(L, img.source ? img.source : "?");
+        if (img.note[0]) lua_pushstring(L, img.note); else lua_pushnil(L);
+        nret = 3;
+    }
+    hk_buf_free(&png);
+    hk_bm_image_free(&img);
+    hk_bm_session_free(s);
+    free(ls.v);
+    return nret;
+}
+
+typedef struct scan_ctx {
+    lua_State *L;
+    int rows;
+    lua_Integer n;
+} scan_ctx;
+
+static int scan_row(void *vctx, const hk_bm_row *r)
+{
+    scan_ctx *c = vctx;
+    lua_State *L = c->L;
+    push_bitmap(L, r->bm);
+    set_str_or_null(L, "source", r->source);
+    set_str_or_null(L, "reason", r->source ? NULL : r->reason);
+    set_str_or_null(L, "note", r->note);
+    set_str_or_null(L, "pixels_sha256", r->sha256);
+    set_str_or_null(L, "exported", r->exported);
+    set_int(L, "mismatches", r->mismatches);
+    lua_rawseti(L, c->rows, ++c->n);
+    return 0;
+}
+
+static void push_summary(lua_State *L, const hk_bm_summary *sum)
+{
+    lua_createtable(L, 0, 10);
+    set_int(L, "count", (int64_t)sum->count);
+    set_int(L, "drawable", (int64_t)sum->drawable);
+    set_int(L, "with_image", (int64_t)sum->with_image);
+    set_int(L, "mismatched", (int64_t)sum->mismatched);
+    set_int(L, "exported", (int64_t)sum->exported);
+    set_int(L, "pixel_bytes", (int64_t)sum->pixel_bytes);
+    set_int(L, "dump_data", (int64_t)sum->dump_data);
+    set_bool(L, "carries_native_pixels", sum->dump_data > 0);
+    lua_createtable(L, 0, sum->nsources);
+    for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
+    lua_setfield(L, -2, "by_source");
+}
+
+/* dump:bitmap_scan{ export = DIR, hash = true, min_pixels = 0, sidecar = DIR } -> rows, summary */
+static int dump_bitmap_scan(lua_State *L)
+{
+    dump_arg(L);
+    hk_bm_scan_opts o = {.hash = 1};
+    const char *sidecar = NULL;
+    if (lua_istable(L, 2)) {
+        if (lua_getfield(L, 2, "export") == LUA_TSTRING && *lua_tostring(L, -1)) o.export_dir = lua_tostring(L, -1);
+        if (lua_getfield(L, 2, "hash") != LUA_TNIL) o.hash = lua_toboolean(L, -1);
+        if (lua_getfield(L, 2, "min_pixels") != LUA_TNIL) {
+            lua_Integer mp = luaL_checkinteger(L, -1);
+            o.min_pixels = mp > 0 ? (uint64_t)mp : 0;
+        }
+        if (lua_getfield(L, 2, "sidecar") == LUA_TSTRING && *lua_tostring(L, -1)) sidecar = lua_tostring(L, -1);
+        /* the strings stay on the stack, so the pointers above stay valid */
+    }
+    lua_srcs ls = {0};
+    hk_bm_session *s = session_for(L, 1, sidecar, &ls);
+    lua_newtable(L);
+    scan_ctx c = {.L = L, .rows = lua_gettop(L)};
+    hk_bm_summary sum;
+    char err[512];
+    int rc = hk_bm_scan(s, &o, scan_row, &c, &sum, err, sizeof err);
+    hk_bm_session_free(s);
+    free(ls.v);
+    if (rc < 0) return luaL_error(L, "%s", err);
+    push_summary(L, &sum);
+    return 2;
+}
+
+/* dump:bitmap_counts() -> summary, without hashing or exporting */
+static int dump_bitmap_counts(lua_State *L)
+{
+    dump_arg(L);
+    lua_srcs ls = {0};
+    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    hk_bm_scan_opts o = {0};
+    hk_bm_summary sum;
+    char err[512];
+    int rc = hk_bm_scan(s, &o, NULL, NULL, &sum, err, sizeof err);
+    hk_bm_session_free(s);
+    free(ls.v);
+    if (rc < 0) return luaL_error(L, "%s", err);
+    push_summary(L, &sum);
+    return 1;
+}
+
+void hk_bitmap_lua_open(lua_State *L)
+{
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
+    hkl_add_method(L, HKL_DUMP, "bitmaps", dump_bitmaps);
+    hkl_add_method(L, HKL_DUMP, "bitmap_image", dump_bitmap_image);
+    hkl_add_method(L, HKL_DUMP, "bitmap_scan", dump_bitmap_scan);
+    hkl_add_method(L, HKL_DUMP, "bitmap_counts", dump_bitmap_counts);
+    hkl_add_function(L, "bitmap_source", l_bitmap_source);
+}

@@ -1,0 +1,79 @@
+/* bm_pngcmp --info PNG: prints "WxH SHA256" of the decoded straight RGBA pixels.
+ * bm_pngcmp PNG RGBA: decodes PNG and compares it with raw straight RGBA8888 (the fixture
+ * generator's --pixels-dir output): exact where the expected alpha is 0 or 255, within +-1
+ * per channel elsewhere (un-premultiplying rounds).  Exit 0 when equal; prints why not. */
+#include <sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/hk_file.h"
+#include "util/hk_png.h"
+
+static int info(const char *path)
+{
+    hk_buf png;
+    hk_buf_init(&png);
+    char err[256], hex[65];
+    unsigned char *rgba;
+    int w, h;
+    if (hk_file_read_all(path, &png, err, sizeof err) < 0 ||
+        hk_png_decode_rgba(png.data, png.len, &rgba, &w, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", path, err);
+        hk_buf_free(&png);
+        return 1;
+    }
+    SHA2_CTX c;
+    SHA256Init(&c);
+    SHA256Update(&c, rgba, (size_t)w * (size_t)h * 4);
+    SHA256End(&c, hex);
+    printf("%dx%d %s\n", w, h, hex);
+    free(rgba);
+    hk_buf_free(&png);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--info")) return info(argv[2]);
+    if (argc != 3) { fprintf(stderr, "usage: bm_pngcmp IMAGE.png EXPECTED.rgba\n"); return 2; }
+    hk_buf png, want;
+    hk_buf_init(&png);
+    hk_buf_init(&want);
+    char err[256];
+    if (hk_file_read_all(argv[1], &png, err, sizeof err) < 0 || hk_file_read_all(argv[2], &want, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    unsigned char *rgba;
+    int w, h;
+    if (hk_png_decode_rgba(png.data, png.len, &rgba, &w, &h, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", argv[1], err);
+        return 1;
+    }
+    size_t n = (size_t)w * (size_t)h * 4;
+    if (n != want.len) {
+        fprintf(stderr, "%s is %dx%d (%zu bytes of RGBA), expected %zu bytes\n", argv[1], w, h, n, want.len);
+        return 1;
+    }
+    size_t bad = 0, near = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int a = want.data[i + 3];
+        for (int c = 0; c < 4; c++) {
+            int d = (int)rgba[i + c] - (int)want.data[i + c];
+            if (d == 0) continue;
+            if ((a == 0 || a == 255 || c == 3) || d < -1 || d > 1) {
+                if (!bad)
+                    fprintf(stderr, "pixel %zu (x %zu, y %zu) channel %d: got %d, want %d (alpha %d)\n", i / 4,
+                            (i / 4) % (size_t)w, (i / 4) / (size_t)w, c, rgba[i + c], want.data[i + c], a);
+                bad++;
+            } else near++;
+        }
+    }
+    free(rgba);
+    hk_buf_free(&png);
+    hk_buf_free(&want);
+    if (bad) { fprintf(stderr, "%zu channel values differ\n", bad); return 1; }
+    printf("%dx%d equal (%zu channels within 1)\n", w, h, near);
+    return 0;
+}
