@@ -17,6 +17,12 @@ if ! "$HK" queries 2>/dev/null | grep -q '^ *fetch-bitmaps '; then
   fail fetch_query "hprofkit has no fetch-bitmaps query"; exit 0
 fi
 
+echo 'print(type(hk.fetch_bitmaps))' >"$T/wired.lua"
+if [ "$("$HK" run "$T/wired.lua" 2>&1)" != function ]; then
+  fail fetch_wiring "hk.fetch_bitmaps is missing: core/cli/cli.c must call hk_fetch_lua_open() after loading the plugins"
+  exit 0
+fi
+
 unset ADB_SERVER_SOCKET ANDROID_HOME ANDROID_SDK_ROOT
 export HOME="$T/home" HK_ADB_TIMEOUT=10 HK_DUMP_POLL_MS=300
 mkdir -p "$HOME"
@@ -171,7 +177,8 @@ if start_app basic com.example.jdwpapp basic; then
   # errors that say what to do
   "$GEN" --scenario bitmaps-api29 -o "$T/gone.hprof" >/dev/null 2>&1
   err fetch_not_running "com.example.bitmaps is not running on $SERIAL" hk fetch-bitmaps "$T/gone.hprof" -s "$SERIAL"
-  err fetch_no_plugin "no live bitmap fetcher is loaded" timeout 60 "$HK" --plugins /dev/null fetch-bitmaps "$D" -s "$SERIAL"
+  printf '[jdwp]\nenabled = no\n' >"$T/nojdwp.ini"
+  err fetch_no_plugin "no live bitmap fetcher is loaded" timeout 60 "$HK" --plugins "$T/nojdwp.ini" fetch-bitmaps "$D" -s "$SERIAL"
   err fetch_pid_and_jdwp "give --pid or --jdwp, not both" hk fetch-bitmaps "$D" --pid 1 --jdwp 127.0.0.1:1
   err fetch_not_debuggable "cannot open jdwp:4242 .*debuggable" hk fetch-bitmaps "$T/bypid.hprof" -s "$SERIAL" --pid 4242
 else

@@ -34,6 +34,9 @@ if [ -d "$RD" ]; then
   "$HK" info "$old" --json > old.json 2>old.err && pass jdk5-parses || fail jdk5-parses "$(cat old.err)"
   eq jdk5-id-size "$(jq .id_size old.json)" 8
   eq jdk5-format "$(jq -r .format old.json)" "JAVA PROFILE 1.0.1"
+  for f in "$art" "$lc" "$ri" "$old"; do
+    eq "object-table-sorted-$(basename "$f" .hprof)" "$("$HK" run "$SRC/tests/lua/sorted.lua" "$f" 2>&1)" "$("$HK" info "$f" --json | jq .objects)"
+  done
   base="$RD/aosp-art-ahat-test-dump-base.hprof"
   ok art-base-parses "$HK" info "$base"
 else
@@ -96,6 +99,10 @@ if [ -x "$GEN" ]; then
     eq "demo$ids-histogram" "$(jq -c 'map(select(.class != "java.lang.Class")|{class,count,shallow_bytes})|sort_by(.class)' hist$ids.json)" \
        "$(jq -c '.histogram|map({class,count,shallow_bytes})|sort_by(.class)' demo$ids.json)"
   done
+  # the object table of a bigger dump (radix path) and of a HotSpot one (run-merge path)
+  "$GEN" --scenario big --size-mb 8 -o big.hprof >/dev/null 2>&1
+  eq object-table-sorted-generated "$("$HK" run "$SRC/tests/lua/sorted.lua" big.hprof 2>&1)" "$("$HK" info big.hprof --json | jq .objects)"
+  [ -s live.hprof ] && eq object-table-sorted-hotspot "$("$HK" run "$SRC/tests/lua/sorted.lua" live.hprof 2>&1)" "$("$HK" info live.hprof --json | jq .objects)"
   gzip -c demo4.hprof > demo4.hprof.gz
   "$HK" info demo4.hprof.gz --json > gz.json 2>gz.err || fail gz-info "$(cat gz.err)"
   eq gzip-same-as-plain "$(jq -c 'del(.path,.file_bytes)' gz.json)" "$(jq -c 'del(.path,.file_bytes)' info4.json)"

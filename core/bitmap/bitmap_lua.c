@@ -4,6 +4,7 @@
 #include "bitmap/bitmap_lua.h"
 #include "host/lua_host.h"
 #include "host/plugin_host.h"
+#include "host/plugin_lua.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,32 +12,10 @@
 #include <string.h>
 
 #define SOURCES_KEY "hk.bitmap_sources"
-#define PLUGINS_KEY "hk.plugins_ptr"
 
-/* The loaded plugins: the registry key PLUGINS_KEY when the host set it, else the upvalue
- * of hk.plugins (plugin_lua.c keeps the hk_plugins pointer there); NULL without plugins. */
-static hk_plugins *plugins_of(lua_State *L)
-{
-    hk_plugins *ps = NULL;
-    int top = lua_gettop(L);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, PLUGINS_KEY) == LUA_TLIGHTUSERDATA) ps = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    if (ps) return ps;
-    if (lua_getglobal(L, "hk") == LUA_TTABLE && lua_getfield(L, -1, "plugins") == LUA_TFUNCTION &&
-        lua_iscfunction(L, -1) && lua_getupvalue(L, -1, 1)) {
-        if (lua_type(L, -1) == LUA_TLIGHTUSERDATA) ps = lua_touserdata(L, -1);
-        lua_pop(L, 1);
-    }
-    lua_settop(L, top);
-    return ps;
-}
+static hk_plugins *plugins_of(lua_State *L) { return hk_plugins_lua_get(L); }
 
-static void push_null(lua_State *L)
-{
-    lua_getglobal(L, "hk");
-    if (lua_istable(L, -1)) lua_getfield(L, -1, "null"); else lua_pushnil(L);
-    lua_remove(L, -2);
-}
+static void push_null(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.null"); }
 
 static void set_int(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
 static void set_bool(lua_State *L, const char *k, int v) { lua_pushboolean(L, v); lua_setfield(L, -2, k); }
@@ -311,10 +290,11 @@ static int dump_bitmap_scan(lua_State *L)
     hk_bm_summary sum;
     char err[512];
     int rc = hk_bm_scan(s, &o, scan_row, &c, &sum, err, sizeof err);
+    /* the summary names sources: push it while the Lua sources' names are alive */
+    if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
     if (rc < 0) return luaL_error(L, "%s", err);
-    push_summary(L, &sum);
     return 2;
 }
 
@@ -328,10 +308,10 @@ static int dump_bitmap_counts(lua_State *L)
     hk_bm_summary sum;
     char err[512];
     int rc = hk_bm_scan(s, &o, NULL, NULL, &sum, err, sizeof err);
+    if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
     if (rc < 0) return luaL_error(L, "%s", err);
-    push_summary(L, &sum);
     return 1;
 }
 

@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void count_source(hk_bm_summary *sum, const char *name)
 {
@@ -32,6 +34,22 @@ static int make_dir(const char *dir, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* Pixels are read once: hand the mapped pages of a bitmap's mBuffer back to the page cache
+ * so that scanning a dump of many large bitmaps keeps a bounded resident set. */
+static void release_buffer(hk_dump *d, const hk_bm *bm)
+{
+    if (!d->mapped || !bm->b.buffer) return;
+    uint32_t i = hk_obj_find(d, bm->b.buffer);
+    const uint8_t *p = i == HK_NONE ? NULL : hk_prim_array_data(d, i);
+    if (!p) return;
+    size_t len = (size_t)bm->bytes;
+    long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0 || len < (size_t)pg * 4) return;
+    uintptr_t a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+    uintptr_t e = ((uintptr_t)p + len) & ~((uintptr_t)pg - 1);
+    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
@@ -83,6 +101,7 @@ int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
                 sum->exported++;
             }
         }
+        release_buffer(d, bm);
         if (row && row(ctx, &r)) break;
     }
     hk_buf_free(&png);

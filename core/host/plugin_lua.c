@@ -129,6 +129,8 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
     }
     int hk = lua_gettop(L);
     lua_pushlightuserdata(L, ps);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.plugins_ptr");
+    lua_pushlightuserdata(L, ps);
     lua_pushcclosure(L, l_plugins, 1);
     lua_setfield(L, hk, "plugins");
 
@@ -158,4 +160,12 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
+}
+
+hk_plugins *hk_plugins_lua_get(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.plugins_ptr");
+    hk_plugins *ps = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return ps;
 }

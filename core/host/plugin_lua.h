@@ -10,4 +10,7 @@
  * table (created when absent).  ps must outlive L. */
 void hk_plugins_lua_open(lua_State *L, hk_plugins *ps);
 
+/* The hk_plugins that hk_plugins_lua_open was given (NULL before it ran). */
+hk_plugins *hk_plugins_lua_get(lua_State *L);
+
 #endif

@@ -1,6 +1,7 @@
 /* The one pass over a dump: records, heap sub-records, the object table. */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_objtab.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,9 +12,9 @@ typedef struct pass {
     hk_dump *d;
     char *err;
     size_t errlen;
-    /* temporary object table: (id, offset) pairs, sorted at the end */
-    uint64_t *pairs;
-    size_t npairs, cappairs;
+    hk_objtab objs;         /* sorted by id at the end */
+    uint64_t last_class;    /* the counter slot of the last class seen: runs are common */
+    uint32_t last_slot;
     hk_root *roots;
     size_t caproots;
     hk_heap_range *ranges;
@@ -60,6 +61,12 @@ static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
 
 static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
 {
+    int h = p->cur_heap < 0 ? 0 : p->cur_heap;
+    if (class_key == p->last_class && p->ncounters) {
+        p->counters[p->last_slot].n[h]++;
+        p->counters[p->last_slot].b[h] += bytes;
+        return;
+    }
     int inserted;
     uint32_t *slot = hk_idmap_put(&p->counter_slot, class_key + 1, (uint32_t)p->ncounters, &inserted);
     if (inserted) {
@@ -68,18 +75,10 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
         p->counters[p->ncounters].key = class_key;
         p->ncounters++;
     }
-    int h = p->cur_heap < 0 ? 0 : p->cur_heap;
+    p->last_class = class_key;
+    p->last_slot = *slot;
     p->counters[*slot].n[h]++;
     p->counters[*slot].b[h] += bytes;
-}
-
-static void add_pair(pass *p, uint64_t id, uint64_t off)
-{
-    if (p->npairs + 1 > p->cappairs)
-        p->pairs = grow_array(p->pairs, &p->cappairs, p->npairs + 1, 2 * sizeof(uint64_t));
-    p->pairs[2 * p->npairs] = id;
-    p->pairs[2 * p->npairs + 1] = off;
-    p->npairs++;
 }
 
 static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
@@ -199,7 +198,7 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             uint32_t n = hk_be32(r + 1 + 2 * idsz + 4);
             uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + n;
             if (sz > left) goto short_rec;
-            add_pair(p, rd_id(r + 1, idsz), off);
+            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
             count_object(p, rd_id(r + 1 + idsz + 4, idsz), 0);
             d->ninstances++;
             r += sz;
@@ -210,7 +209,7 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             uint32_t n = hk_be32(r + 1 + idsz + 4);
             uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
             if (sz > left) goto short_rec;
-            add_pair(p, rd_id(r + 1, idsz), off);
+            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
             count_object(p, rd_id(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
             d->nobj_arrays++;
             r += sz;
@@ -220,12 +219,12 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             if (left < 1 + (uint64_t)idsz + 9) goto short_rec;
             uint32_t n = hk_be32(r + 1 + idsz + 4);
             int t = r[1 + idsz + 8];
-            int esz = hk_type_size(d, t);
+            int esz = hk_type_size_fast(idsz, t);
             if (esz <= 0 || t == HK_T_OBJECT)
                 return fail_at(p, off, "primitive array with invalid element type %d", t);
             uint64_t sz = 1 + (uint64_t)idsz + 9 + (tag == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
             if (sz > left) goto short_rec;
-            add_pair(p, rd_id(r + 1, idsz), off);
+            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
             count_object(p, (uint64_t)t, (uint64_t)n * esz); /* element type as key: < any real id */
             d->nprim_arrays++;
             r += sz;
@@ -235,7 +234,7 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             uint64_t sz = class_dump_size(d, r, end);
             if (!sz) return fail_at(p, off, "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
                                     "heap dump", (unsigned long long)rec_off);
-            add_pair(p, rd_id(r + 1, idsz), off);
+            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
             p->class_offs = grow_array(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
             p->class_offs[p->nclass_offs++] = off;
             r += sz;
@@ -262,73 +261,6 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
         return fail_at(p, off, "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset %llu): truncated or corrupt",
                        tag, (unsigned long long)end_off);
     }
-    return 0;
-}
-
-/* LSD radix sort of (id, offset) pairs by id, skipping bytes where all ids agree. */
-static int sort_pairs(uint64_t *pairs, size_t n)
-{
-    size_t i;
-    for (i = 1; i < n; i++)
-        if (pairs[2 * i] < pairs[2 * (i - 1)]) break;
-    if (i >= n) return 0;
-    uint64_t *tmp = malloc(n * 2 * sizeof(uint64_t));
-    if (!tmp) return -1;
-    static size_t counts[8][256];
-    memset(counts, 0, sizeof counts);
-    for (i = 0; i < n; i++) {
-        uint64_t k = pairs[2 * i];
-        for (int b = 0; b < 8; b++) counts[b][(k >> (8 * b)) & 0xff]++;
-    }
-    uint64_t *src = pairs, *dst = tmp;
-    for (int b = 0; b < 8; b++) {
-        int trivial = 0;
-        for (int v = 0; v < 256; v++) if (counts[b][v] == n) trivial = 1;
-        if (trivial) continue;
-        size_t pos[256], s = 0;
-        for (int v = 0; v < 256; v++) { pos[v] = s; s += counts[b][v]; }
-        for (i = 0; i < n; i++) {
-            size_t j = pos[(src[2 * i] >> (8 * b)) & 0xff]++;
-            dst[2 * j] = src[2 * i];
-            dst[2 * j + 1] = src[2 * i + 1];
-        }
-        uint64_t *t = src; src = dst; dst = t;
-    }
-    if (src != pairs) memcpy(pairs, src, n * 2 * sizeof(uint64_t));
-    free(tmp);
-    return 0;
-}
-
-static int build_object_table(pass *p)
-{
-    hk_dump *d = p->d;
-    size_t n = p->npairs;
-    if (n >= UINT32_MAX) return fail_at(p, 0, "more than 4 billion objects");
-    if (sort_pairs(p->pairs, n) < 0) return fail_at(p, 0, "out of memory sorting %zu objects", n);
-    d->nobjects = (uint32_t)n;
-    d->id_lo = malloc((n ? n : 1) * sizeof(uint32_t));
-    d->off_lo = malloc((n ? n : 1) * sizeof(uint32_t));
-    d->off_hi = malloc(n ? n : 1);
-    if (!d->id_lo || !d->off_lo || !d->off_hi) return fail_at(p, 0, "out of memory");
-    size_t capsegs = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t id = p->pairs[2 * i], off = p->pairs[2 * i + 1];
-        if (i && id == p->pairs[2 * (i - 1)])
-            return fail_at(p, off, "object id 0x%llx appears twice (also at offset %llu)",
-                           (unsigned long long)id, (unsigned long long)p->pairs[2 * i - 1]);
-        uint32_t hi = (uint32_t)(id >> 32);
-        if (!d->nsegs || d->segs[d->nsegs - 1].hi != hi) {
-            d->segs = grow_array(d->segs, &capsegs, d->nsegs + 1, sizeof(hk_idseg));
-            d->segs[d->nsegs].start = (uint32_t)i;
-            d->segs[d->nsegs].hi = hi;
-            d->nsegs++;
-        }
-        d->id_lo[i] = (uint32_t)id;
-        d->off_lo[i] = (uint32_t)off;
-        d->off_hi[i] = (uint8_t)(off >> 32);
-    }
-    free(p->pairs);
-    p->pairs = NULL;
     return 0;
 }
 
@@ -465,12 +397,13 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     p.progress = progress;
     p.pctx = pctx;
     hk_idmap_init(&p.counter_slot);
+    hk_objtab_init(&p.objs, d->size / 48);
     int rc = top_records(&p);
-    if (rc == 0) rc = build_object_table(&p);
+    if (rc == 0) rc = hk_objtab_finish(&p.objs, d, err, errlen);
     if (rc == 0) rc = hk_classes_build(d, p.class_offs, p.nclass_offs, err, errlen);
     if (rc == 0) rc = attach_counters(&p);
     if (rc == 0 && progress) progress(pctx, d->size, d->size);
-    free(p.pairs);
+    hk_objtab_free(&p.objs);
     free(p.class_offs);
     free(p.counters);
     hk_idmap_free(&p.counter_slot);

@@ -15,6 +15,14 @@ static inline hk_id hk_be_id(const hk_dump *d, const uint8_t *p)
     return d->id_size == 4 ? hk_be32(p) : hk_be64(p);
 }
 
+/* hk_type_size for the hot loop: one table lookup */
+static inline int hk_type_size_fast(uint32_t id_size, int type)
+{
+    static const int8_t sz[16] = {-1, -1, 0, -1, 1, 2, 4, 8, 1, 2, 4, 8, -1, -1, -1, -1};
+    if (type < 0 || type > 15) return -1;
+    return type == HK_T_OBJECT ? (int)id_size : sz[type];
+}
+
 int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 int hk_classes_build(hk_dump *d, const uint64_t *class_offs, size_t n, char *err, size_t errlen);
 
