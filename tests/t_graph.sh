@@ -7,7 +7,6 @@ if [ ! -x "$GC" ]; then
   fail graph_check_built "$GC not built (tests/meson.build needs subdir('graph'))"
   exit 0
 fi
-export HPROFKIT_DATA_DIR=${HPROFKIT_DATA_DIR:-$SRC/scripts}
 
 # ---- the hand-built graph: every label's dominator, retained size and reachability ----
 if "$GEN" --scenario graph -o "$T/g.hprof" --expect "$T/g.json" >/dev/null 2>&1; then

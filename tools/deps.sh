@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing on Debian 12: build deps always, test deps with --test.
 set -eu
-pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libmd-dev"
+pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libssl-dev"
 [ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $pkgs; do

@@ -69,9 +69,6 @@ void hk_bm_image_free(hk_bm_image *img);
 int hk_bm_session_image(hk_bm_session *s, const hk_bm *bm, hk_bm_image *img);
 /* The image as PNG bytes in out (encodes RGBA; copies an encoded image): 0 or -1. */
 int hk_bm_image_png(const hk_bm_image *img, const hk_bm *bm, hk_buf *out, char *err, size_t errlen);
-/* PNG of straight RGBA pixels, tuned for bulk export (bitmap_png.c). */
-int hk_bm_png_encode_fast(const unsigned char *rgba, int width, int height, hk_buf *out,
-                          char *err, size_t errlen);
 /* SHA-256 hex (65 bytes with NUL) of the straight RGBA8888 pixels: 0 or -1 with err. */
 int hk_bm_image_sha256(const hk_bm_image *img, const hk_bm *bm, char hex[65], char *err, size_t errlen);
 

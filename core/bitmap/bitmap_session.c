@@ -2,7 +2,7 @@
  * when its PNG IHDR size equals the bitmap's (a native pointer can be reused after recycle). */
 #include "bitmap/bitmap.h"
 #include "host/plugin_host.h"
-#include "bitmap/bitmap_sha.h"
+#include "util/hk_sha.h"
 #include "util/hk_png.h"
 
 #include <inttypes.h>
@@ -164,31 +164,26 @@ int hk_bm_image_png(const hk_bm_image *img, const hk_bm *bm, hk_buf *out, char *
 {
     if (img->kind == HK_IMAGE_ENCODED) { hk_buf_append(out, img->data.data, img->data.len); return 0; }
     if (img->kind == HK_IMAGE_RGBA)
-        return hk_bm_png_encode_fast(img->data.data, bm->b.width, bm->b.height, out, err, errlen);
+        return hk_png_encode_rgba(img->data.data, bm->b.width, bm->b.height, out, err, errlen);
     snprintf(err, errlen, "bitmap 0x%" PRIx64 " has no image: %s", bm->b.id, img->reason);
     return -1;
 }
 
 int hk_bm_image_sha256(const hk_bm_image *img, const hk_bm *bm, char hex[65], char *err, size_t errlen)
 {
-    hk_bm_sha *sha = hk_bm_sha_new();
-    if (!sha) { snprintf(err, errlen, "bitmaps: cannot start a SHA-256 (out of memory)"); return -1; }
     int rc = 0;
     if (img->kind == HK_IMAGE_RGBA) {
-        hk_bm_sha_update(sha, img->data.data, img->data.len);
+        rc = hk_sha256_hex(img->data.data, img->data.len, hex);
     } else if (img->kind == HK_IMAGE_ENCODED) {
         unsigned char *rgba;
         int w, h;
-        if (hk_png_decode_rgba(img->data.data, img->data.len, &rgba, &w, &h, err, errlen) < 0) rc = -1;
-        else {
-            hk_bm_sha_update(sha, rgba, (size_t)w * (size_t)h * 4);
-            free(rgba);
-        }
+        if (hk_png_decode_rgba(img->data.data, img->data.len, &rgba, &w, &h, err, errlen) < 0) return -1;
+        rc = hk_sha256_hex(rgba, (size_t)w * (size_t)h * 4, hex);
+        free(rgba);
     } else {
         snprintf(err, errlen, "bitmap 0x%" PRIx64 " has no image", bm->b.id);
-        rc = -1;
+        return -1;
     }
-    if (rc == 0) hk_bm_sha_final_hex(sha, hex);
-    hk_bm_sha_free(sha);
+    if (rc < 0) snprintf(err, errlen, "bitmaps: SHA-256 failed in libcrypto (out of memory?)");
     return rc;
 }

@@ -1,5 +1,6 @@
 /* Lua bindings of the heap graph: Object and Dump methods over hk_graph_*. */
 #include "graph/graph.h"
+#include "graph/graph_lua.h"
 #include "host/lua_host.h"
 
 #include <stdlib.h>

@@ -160,6 +160,8 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     if (!L) { free(h); snprintf(err, errlen, "cannot create the Lua state (out of memory)"); return NULL; }
     h->L = L;
     luaL_openlibs(L);
+    /* queries make millions of short-lived Objects: the generational collector suits them */
+    lua_gc(L, LUA_GCGEN, 0, 0);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.queries");
     lua_newtable(L);

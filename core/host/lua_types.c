@@ -7,6 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Metatables are found by address keys (lua_rawgetp), not by name: this is on the path of
+ * every object handed to Lua. */
+static char key_dump, key_class, key_object;
+
+static void *key_of(const char *type)
+{
+    return !strcmp(type, HKL_DUMP) ? (void *)&key_dump : !strcmp(type, HKL_CLASS) ? (void *)&key_class
+                                                                                : (void *)&key_object;
+}
+
+/* Field lookups by name, cached by (class, the Lua string's address): a query reads the same
+ * field of many instances.  A hit is confirmed with one strcmp, as the address may be reused. */
+typedef struct field_slot { const hk_dump *d; uint32_t cls; const char *key; const hk_field *f; } field_slot;
+static field_slot field_cache[256];
+
 /* ---- type plumbing: each metatable has `methods` and `props` tables ---- */
 
 static int type_index(lua_State *L)
@@ -17,16 +32,19 @@ static int type_index(lua_State *L)
     lua_pop(L, 1);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) {
-        lua_pushvalue(L, 1);
-        lua_call(L, 1, 1);
-        return 1;
+        /* a getter reads its object at index 1 and pushes one value: run it in this frame
+         * rather than through lua_call, which costs as much as the getter itself */
+        lua_CFunction getter = lua_tocfunction(L, -1);
+        lua_settop(L, 1);
+        if (getter) { getter(L); return 1; }
+        return luaL_error(L, "internal: property is not a C function");
     }
     return 1;   /* nil */
 }
 
 static void get_type_tables(lua_State *L, const char *type)
 {
-    luaL_getmetatable(L, type);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key_of(type));
     if (lua_isnil(L, -1)) luaL_error(L, "internal: unknown type %s", type);
 }
 
@@ -58,69 +76,79 @@ void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn)
 
 /* ---- checks and pushes ---- */
 
-hk_dump *hkl_check_dump(lua_State *L, int idx)
+static void *test_type(lua_State *L, int idx, const void *key)
 {
     void *u = lua_touserdata(L, idx);
-    if (u && lua_getmetatable(L, idx)) {
-        luaL_getmetatable(L, HKL_DUMP);
-        int is_dump = lua_rawequal(L, -1, -2);
-        luaL_getmetatable(L, HKL_OBJECT);
-        int is_obj = lua_rawequal(L, -1, -3);
-        luaL_getmetatable(L, HKL_CLASS);
-        int is_cls = lua_rawequal(L, -1, -4);
-        lua_pop(L, 4);
-        if (is_dump) {
-            hkl_dump *hd = u;
-            if (!hd->d) luaL_error(L, "this dump is closed");
-            return hd->d;
-        }
-        if (is_obj || is_cls) return ((hkl_ref *)u)->d;
+    if (!u || !lua_getmetatable(L, idx)) return NULL;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same ? u : NULL;
+}
+
+/* All three userdata types start with the hk_dump pointer (hkl_dump, hkl_ref). */
+hk_dump *hkl_check_dump(lua_State *L, int idx)
+{
+    if (test_type(L, idx, &key_dump)) {
+        hkl_dump *hd = lua_touserdata(L, idx);
+        if (!hd->d) luaL_error(L, "this dump is closed");
+        return hd->d;
     }
+    if (test_type(L, idx, &key_object) || test_type(L, idx, &key_class))
+        return ((hkl_ref *)lua_touserdata(L, idx))->d;
     luaL_typeerror(L, idx, "dump");
     return NULL;
 }
 
-hkl_ref *hkl_check_object(lua_State *L, int idx) { return luaL_checkudata(L, idx, HKL_OBJECT); }
-hkl_ref *hkl_check_class(lua_State *L, int idx) { return luaL_checkudata(L, idx, HKL_CLASS); }
+hkl_ref *hkl_check_object(lua_State *L, int idx)
+{
+    hkl_ref *r = test_type(L, idx, &key_object);
+    if (!r) luaL_typeerror(L, idx, "object");
+    return r;
+}
 
+hkl_ref *hkl_check_class(lua_State *L, int idx)
+{
+    hkl_ref *r = test_type(L, idx, &key_class);
+    if (!r) luaL_typeerror(L, idx, "class");
+    return r;
+}
+
+/* A Dump's user value 1 is itself, so every userdata finds its Dump the same way. */
 void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed)
 {
-    hkl_dump *u = lua_newuserdatauv(L, sizeof *u, 0);
+    hkl_dump *u = lua_newuserdatauv(L, sizeof *u, 1);
     u->d = d;
     u->borrowed = borrowed;
-    luaL_setmetatable(L, HKL_DUMP);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, -2, 1);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &key_dump);
+    lua_setmetatable(L, -2);
 }
 
-/* The Dump userdata behind any of our userdata at idx, pushed on the stack. */
-static void push_dump_of(lua_State *L, int idx)
+static void push_ref(lua_State *L, int src_idx, uint32_t index, const void *key)
 {
-    idx = lua_absindex(L, idx);
-    if (luaL_testudata(L, idx, HKL_DUMP)) lua_pushvalue(L, idx);
-    else lua_getiuservalue(L, idx, 1);
-}
-
-static void push_ref(lua_State *L, int dump_idx, uint32_t index, const char *type)
-{
-    dump_idx = lua_absindex(L, dump_idx);
-    hk_dump *d = hkl_check_dump(L, dump_idx);
+    src_idx = lua_absindex(L, src_idx);
+    hk_dump *d = *(hk_dump **)lua_touserdata(L, src_idx);
     hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
     r->d = d;
     r->index = index;
-    push_dump_of(L, dump_idx);
+    lua_getiuservalue(L, src_idx, 1);
     lua_setiuservalue(L, -2, 1);
-    luaL_setmetatable(L, type);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    lua_setmetatable(L, -2);
 }
 
 void hkl_push_object(lua_State *L, int dump_idx, uint32_t obj)
 {
     if (obj == HK_NONE) lua_pushnil(L);
-    else push_ref(L, dump_idx, obj, HKL_OBJECT);
+    else push_ref(L, dump_idx, obj, &key_object);
 }
 
 void hkl_push_class(lua_State *L, int dump_idx, uint32_t cls)
 {
     if (cls == HK_NONE) lua_pushnil(L);
-    else push_ref(L, dump_idx, cls, HKL_CLASS);
+    else push_ref(L, dump_idx, cls, &key_class);
 }
 
 void hkl_push_id(lua_State *L, hk_id id)
@@ -132,7 +160,7 @@ void hkl_push_id(lua_State *L, hk_id id)
 
 hk_id hkl_check_id(lua_State *L, int idx)
 {
-    hkl_ref *r = luaL_testudata(L, idx, HKL_OBJECT);
+    hkl_ref *r = test_type(L, idx, &key_object);
     if (r) return hk_obj_id(r->d, r->index);
     if (lua_isinteger(L, idx)) return (hk_id)lua_tointeger(L, idx);
     const char *s = luaL_checkstring(L, idx);
@@ -172,8 +200,12 @@ void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
 
 static int dump_gc(lua_State *L)
 {
-    hkl_dump *u = luaL_checkudata(L, 1, HKL_DUMP);
-    if (u->d && !u->borrowed) hk_dump_close(u->d);
+    hkl_dump *u = test_type(L, 1, &key_dump);
+    if (!u) return luaL_typeerror(L, 1, "dump");
+    if (u->d && !u->borrowed) {
+        memset(field_cache, 0, sizeof field_cache);   /* it points into this dump's classes */
+        hk_dump_close(u->d);
+    }
     u->d = NULL;
     return 0;
 }
@@ -348,7 +380,7 @@ static int dump_index_stats(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     uint64_t table = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
-                     (uint64_t)d->nsegs * sizeof *d->segs;
+                     (uint64_t)d->nsegs * sizeof *d->segs + (d->dir ? ((uint64_t)d->ndir + 1) * 4 : 0);
     uint64_t classes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
     for (uint32_t i = 0; i < d->nclasses; i++)
         classes += (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
@@ -374,7 +406,7 @@ static int dump_close_m(lua_State *L) { return dump_gc(L); }
 
 static int dump_tostring(lua_State *L)
 {
-    hkl_dump *u = luaL_checkudata(L, 1, HKL_DUMP);
+    hkl_dump *u = lua_touserdata(L, 1);
     lua_pushfstring(L, "hk.Dump(%s)", u->d ? u->d->path : "closed");
     return 1;
 }
@@ -402,57 +434,51 @@ static int cls_instance_count(lua_State *L)
     return 1;
 }
 
-/* Iterator state lives in upvalues: the Class userdata, the list position, and the
- * list of classes to walk (exact class, or the class and its subclasses). */
+/* Iterator state: a full userdata holding the list of classes to walk (the class, or it and
+ * its subclasses) and the position; upvalue 1 is the Class userdata (keeps the dump). */
+typedef struct inst_iter {
+    hk_dump *d;
+    const uint32_t *objs;
+    uint32_t n, pos, ci, nclasses;
+    uint32_t classes[];
+} inst_iter;
+
 static int instances_iter(lua_State *L)
 {
-    hkl_ref *r = lua_touserdata(L, lua_upvalueindex(1));
-    lua_Integer pos = lua_tointeger(L, lua_upvalueindex(2));
-    lua_Integer ci = lua_tointeger(L, lua_upvalueindex(3));
-    int nclasses = (int)lua_rawlen(L, lua_upvalueindex(4));
-    while (ci <= nclasses) {
-        lua_rawgeti(L, lua_upvalueindex(4), ci);
-        uint32_t c = (uint32_t)lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        uint32_t n;
-        const uint32_t *objs = hk_class_instances(r->d, c, &n);
-        if (pos < n) {
-            lua_pushinteger(L, pos + 1);
-            lua_replace(L, lua_upvalueindex(2));
-            hkl_push_object(L, lua_upvalueindex(1), objs[pos]);
-            return 1;
-        }
-        ci++;
-        pos = 0;
-        lua_pushinteger(L, ci);
-        lua_replace(L, lua_upvalueindex(3));
-        lua_pushinteger(L, 0);
-        lua_replace(L, lua_upvalueindex(2));
+    inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
+    while (it->pos >= it->n) {
+        if (it->ci >= it->nclasses) return 0;
+        it->objs = hk_class_instances(it->d, it->classes[it->ci++], &it->n);
+        it->pos = 0;
     }
-    return 0;
+    hkl_push_object(L, lua_upvalueindex(1), it->objs[it->pos++]);
+    return 1;
 }
 
-/* cls:instances([with_subclasses]) -> iterator over Objects */
+/* cls:instances([with_subclasses]) -> iterator over Objects; nothing is copied */
 static int cls_instances(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
     int subs = lua_toboolean(L, 2);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushinteger(L, 1);
-    lua_newtable(L);
-    int k = 1;
-    if (subs) {
+    uint32_t k = 0;
+    if (subs)
         for (uint32_t c = 0; c < r->d->nclasses; c++)
-            if (hk_class_is_subclass(r->d, &r->d->classes[c], &r->d->classes[r->index])) {
-                lua_pushinteger(L, c);
-                lua_rawseti(L, -2, k++);
-            }
+            k += hk_class_is_subclass(r->d, &r->d->classes[c], &r->d->classes[r->index]);
+    else
+        k = 1;
+    lua_pushvalue(L, 1);
+    inst_iter *it = lua_newuserdatauv(L, sizeof *it + k * sizeof(uint32_t), 0);
+    memset(it, 0, sizeof *it);
+    it->d = r->d;
+    it->nclasses = k;
+    if (subs) {
+        uint32_t j = 0;
+        for (uint32_t c = 0; c < r->d->nclasses; c++)
+            if (hk_class_is_subclass(r->d, &r->d->classes[c], &r->d->classes[r->index])) it->classes[j++] = c;
     } else {
-        lua_pushinteger(L, r->index);
-        lua_rawseti(L, -2, k);
+        it->classes[0] = r->index;
     }
-    lua_pushcclosure(L, instances_iter, 4);
+    lua_pushcclosure(L, instances_iter, 2);
     return 1;
 }
 
@@ -599,6 +625,32 @@ static int obj_value(lua_State *L)
     return 1;
 }
 
+static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name)
+{
+    field_slot *s = &field_cache[((uintptr_t)name >> 4 ^ cls * 31u) & 255];
+    if (s->d == d && s->cls == cls && s->key == name && !strcmp(s->f->name, name)) return s->f;
+    uint32_t n;
+    const hk_field *f = hk_class_layout(d, &d->classes[cls], &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(f[k].name, name)) {
+            s->d = d; s->cls = cls; s->key = name; s->f = &f[k];
+            return &f[k];
+        }
+    return NULL;
+}
+
+/* Reads field name of instance obj: 1 found, 0 not */
+static int read_field(hk_dump *d, uint32_t obj, const char *name, hk_value *v)
+{
+    uint32_t len, c = hk_obj_class(d, obj);
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    if (!data || c == HK_NONE) return 0;
+    const hk_field *f = find_field(d, c, name);
+    if (!f || f->offset + (uint32_t)hk_type_size(d, f->type) > len) return 0;
+    hk_read_value(d, data + f->offset, f->type, v);
+    return 1;
+}
+
 static int obj_field(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
@@ -611,7 +663,7 @@ static int obj_field(lua_State *L)
         hkl_push_value(L, 1, &s->value);
         return 1;
     }
-    if (!hk_instance_field(r->d, r->index, name, &v)) { lua_pushnil(L); return 1; }
+    if (!read_field(r->d, r->index, name, &v)) { lua_pushnil(L); return 1; }
     hkl_push_value(L, 1, &v);
     return 1;
 }
@@ -621,7 +673,7 @@ static int obj_ref(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
     hk_value v;
-    if (!hk_instance_field(r->d, r->index, luaL_checkstring(L, 2), &v) || v.type != HK_T_OBJECT) {
+    if (!read_field(r->d, r->index, luaL_checkstring(L, 2), &v) || v.type != HK_T_OBJECT) {
         lua_pushnil(L);
         return 1;
     }
@@ -726,6 +778,8 @@ static void new_type(lua_State *L, const char *name, const luaL_Reg *methods, co
                      const luaL_Reg *meta)
 {
     luaL_newmetatable(L, name);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key_of(name));
     luaL_setfuncs(L, meta, 0);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);

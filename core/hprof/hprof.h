@@ -109,6 +109,10 @@ struct hk_dump {
     uint8_t *off_hi;
     hk_idseg *segs;
     uint32_t nsegs;
+    /* a directory over the low id words (when one segment holds every id): bucket b of
+     * (id_lo - dir_base) >> dir_shift starts at dir[b]; lookups search a handful of ids */
+    uint32_t *dir;
+    uint32_t ndir, dir_shift, dir_base;
 
     /* counts */
     uint32_t ninstances, nobj_arrays, nprim_arrays, nclasses_objects;

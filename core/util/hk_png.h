@@ -7,7 +7,9 @@
 
 #include "util/hk_buf.h"
 
-/* Appends a PNG of width*height straight (not premultiplied) RGBA8888 pixels to out. */
+/* Appends a PNG of width*height straight (not premultiplied) RGBA8888 pixels to out.  The one
+ * PNG encoder of the project (core, host table, plugins): tuned for speed (Sub filter, zlib
+ * level 1); on failure out is left as it was. */
 int hk_png_encode_rgba(const unsigned char *rgba, int width, int height, hk_buf *out,
                        char *err, size_t errlen);
 /* Width and height from the IHDR chunk (bytes 16-23) after checking the 8-byte signature;

@@ -6,7 +6,7 @@ hk.query{
          "lists unless nothing else reaches the object (then weak = true on the last step).\n" ..
          "via: the field, array index ([3]) or static field that holds the next object.",
   positional = { "dump", "id" },
-  columns = { "step", "root", "thread", "frame", "id", "class", "via", "shallow", "retained" },
+  columns = { "step", "root", "thread", "frame", "id", "class", "via", "shallow", "retained", "weak" },
   run = function(dump, args)
     local obj = dump:object(args.id)
     if not obj then error("no object with id " .. args.id .. " in this dump", 0) end

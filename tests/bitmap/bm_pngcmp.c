@@ -2,13 +2,13 @@
  * bm_pngcmp PNG RGBA: decodes PNG and compares it with raw straight RGBA8888 (the fixture
  * generator's --pixels-dir output): exact where the expected alpha is 0 or 255, within +-1
  * per channel elsewhere (un-premultiplying rounds).  Exit 0 when equal; prints why not. */
-#include <sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/hk_file.h"
 #include "util/hk_png.h"
+#include "util/hk_sha.h"
 
 static int info(const char *path)
 {
@@ -23,10 +23,12 @@ static int info(const char *path)
         hk_buf_free(&png);
         return 1;
     }
-    SHA2_CTX c;
-    SHA256Init(&c);
-    SHA256Update(&c, rgba, (size_t)w * (size_t)h * 4);
-    SHA256End(&c, hex);
+    if (hk_sha256_hex(rgba, (size_t)w * (size_t)h * 4, hex) < 0) {
+        fprintf(stderr, "%s: SHA-256 failed in libcrypto\n", path);
+        free(rgba);
+        hk_buf_free(&png);
+        return 1;
+    }
     printf("%dx%d %s\n", w, h, hex);
     free(rgba);
     hk_buf_free(&png);

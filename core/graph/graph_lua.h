@@ -1,0 +1,7 @@
+/* Lua bindings of the heap graph (Object:retained_size(), dump:path_to_root(), ...). */
+#ifndef HK_GRAPH_LUA_H
+#define HK_GRAPH_LUA_H
+#include <lua.h>
+/* Adds the graph's methods and properties to the Dump and Object types. */
+void hk_graph_lua_open(lua_State *L);
+#endif
