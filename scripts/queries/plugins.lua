@@ -14,14 +14,14 @@ hk.query {
   needs_dump = false,
   args = {},
   columns = { "name", "version", "status", "functions", "bitmap_sources", "fetchers", "summary",
-              "path", "error" },
+              "path", "ini", "error" },
   run = function(_, args)
     local rows = {}
     for _, p in ipairs(hk.plugins()) do
       rows[#rows + 1] = {
         name = p.name, version = p.version, status = p.status,
         functions = names(p.functions), bitmap_sources = names(p.bitmap_sources),
-        fetchers = names(p.fetchers), summary = p.summary, path = p.path, error = p.error,
+        fetchers = names(p.fetchers), summary = p.summary, path = p.path, ini = p.ini, error = p.error,
       }
     end
     return rows
