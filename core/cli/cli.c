@@ -1,6 +1,7 @@
 /* The CLI's steps: resources, plugins, scripts; run a query or a one-off script. */
 #include "cli/cli.h"
 #include "hk_config.h"
+#include "host/fetch_lua.h"
 #include "util/hk_file.h"
 
 #include <errno.h>
@@ -107,6 +108,7 @@ int cli_setup(cli_ctx *cx, const char *argv0)
     if (!cx->host) { fprintf(stderr, "hprofkit: %s\n", err); return 1; }
     load_plugins(cx);
     hk_plugins_lua_open(hkl_host_state(cx->host), cx->plugins);
+    hk_fetch_lua_open(hkl_host_state(cx->host), cx->plugins);   /* needs the loaded plugins */
     load_scripts(cx);
     return 0;
 }
@@ -284,7 +286,18 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     }
     lua_pushvalue(L, args);
     if (hkl_pcall(L, 2, 2) != LUA_OK) {
-        fprintf(stderr, "hprofkit %s: error: %s\n", name, lua_tostring(L, -1));
+        /* error("...", 0) is a query talking to its user: the message alone.  Anything else
+         * is a bug in a script: where it happened, and how it got there. */
+        const char *msg = lua_tostring(L, -1);
+        const char *nl = msg ? strchr(msg, '\n') : NULL;
+        int located = 0;
+        if (msg) {
+            const char *colon = strstr(msg, ".lua:");
+            located = colon && (!nl || colon < nl);
+        }
+        if (!msg) msg = "(no message)";
+        if (located || !nl) fprintf(stderr, "hprofkit %s: error: %s\n", name, msg);
+        else fprintf(stderr, "hprofkit %s: %.*s\n", name, (int)(nl - msg), msg);
         return 1;
     }
     int rows = lua_gettop(L) - 1;

@@ -2,9 +2,7 @@
 #include "host/lua_host.h"
 #include "bitmap/bitmap_lua.h"
 #include "device/device_lua.h"
-
-/* core/graph/graph_lua.c */
-void hk_graph_lua_open(lua_State *L);
+#include "graph/graph_lua.h"
 
 void hkl_modules_open(lua_State *L)
 {
