@@ -32,7 +32,7 @@ for ids in 4 8; do
     eq "pre26_${label}_source$s" "$(row pre26$s.json "$id" source)" mbuffer
     eq "pre26_${label}_sha256$s" "$(row pre26$s.json "$id" pixels_sha256)" "$want"
     if "$CMP" "ex26$s/$id.png" "px26$s/$id.rgba" >cmp.out 2>&1; then pass "pre26_${label}_export_pixels$s"
-    else fail "pre26_${label}_export_pixels$s" "$(head -c 300 cmp.out)"; fi
+    else fail "pre26_${label}_export_pixels$s" "$(head -c 300 cmp.out | tr "\n" " ")"; fi
   done
   for label in ratio9 reconfigured32 recycled zero; do
     id=$(jqf pre26$s.exp ".facts.bitmaps[] | select(.label == \"$label\") | .id")

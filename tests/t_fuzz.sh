@@ -9,6 +9,7 @@ if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sd
 fi
 pass fuzz-build
 mkdir -p corpus
+cp "$SRC"/tests/fuzz/corpus/* corpus/ 2>/dev/null   # inputs that once crashed it: regressions
 if [ -x "$GEN" ]; then
   "$GEN" --scenario demo -o corpus/demo.hprof >/dev/null
   "$GEN" --scenario graph -o corpus/graph.hprof >/dev/null

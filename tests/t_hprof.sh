@@ -152,7 +152,7 @@ err not-hprof "not an HPROF heap dump" "$HK" info text.hprof
 : > empty.hprof
 err empty-file "empty file" "$HK" info empty.hprof
 err missing-file "cannot open" "$HK" info nosuch.hprof
-for kind in unknown-subtag dangling-class dangling-super long-record sub-overrun duplicate-id bad-idsize no-end; do
+for kind in unknown-subtag dangling-class dangling-super long-record sub-overrun duplicate-id bad-idsize no-end null-id; do
   "$MKBAD" $kind $kind.hprof
 done
 err unknown-subrecord "unknown heap sub-record tag 0x77" "$HK" info unknown-subtag.hprof
@@ -162,6 +162,7 @@ err record-past-end "claims 1000 bytes" "$HK" info long-record.hprof
 err subrecord-overrun "runs past the end" "$HK" info sub-overrun.hprof
 err duplicate-object-id "appears twice" "$HK" info duplicate-id.hprof
 err bad-id-size "id size 5" "$HK" info bad-idsize.hprof
+err null-object-id "id 0, which is the null reference" "$HK" info null-id.hprof
 err missing-heap-dump-end "without HEAP_DUMP_END" "$HK" info no-end.hprof
 "$MKBAD" unknown-record unknown-record.hprof
 ok unknown-top-record-skipped "$HK" info unknown-record.hprof

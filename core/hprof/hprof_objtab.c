@@ -244,6 +244,11 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory sorting %zu objects", d->path, n);
         return -1;
     }
+    if (n && t->ids[0] == 0) {
+        snprintf(err, errlen, "%s: at offset %llu: an object with id 0, which is the null reference: the dump is corrupt",
+                 d->path, (unsigned long long)((uint64_t)t->off_hi[0] << 32 | t->off_lo[0]));
+        return -1;
+    }
     size_t capsegs = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t id = t->ids[i];

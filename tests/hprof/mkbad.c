@@ -54,6 +54,9 @@ int main(int argc, char **argv)
         u1(0x21); u4(0x300); u4(0); u4(0x100); u4(0);
         u1(0x21); u4(0x300); u4(0); u4(0x100); u4(0);
         rec(0x2c, 0);
+    } else if (!strcmp(k, "null-id")) {
+        rec(0x1c, 43 + 17); class_dump(0x100, 0); u1(0x21); u4(0); u4(0); u4(0x100); u4(0);
+        rec(0x2c, 0);
     } else if (!strcmp(k, "bad-idsize")) {
         fseek(f, 19, SEEK_SET); u4(5);
     } else if (!strcmp(k, "no-end")) {
