@@ -3,40 +3,23 @@
 # tests/adbd/adbtool.c.  A real JVM (tests/java/DevHeapApp.java) is the process that gets dumped
 # (the daemon's `am dumpheap` runs `jcmd PID GC.heap_dump`) and whose JDWP port jdwp:PID reaches.
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/lib_device.sh"
 
-DEV="$BUILD/core/device"
-ADBD="$DEV/hk-adbd"
-TOOL="$DEV/adbtool"
+TOOL="$BUILD/core/device/adbtool"
 if [ ! -x "$ADBD" ] || [ ! -x "$TOOL" ]; then skip device "hk-adbd/adbtool not built"; exit 0; fi
 for c in adb javac java jcmd; do
   command -v $c >/dev/null || { skip device "$c not installed"; exit 0; }
 done
 
-unset ADB_SERVER_SOCKET ANDROID_HOME ANDROID_SDK_ROOT
-export HOME="$T/home"          # adb keeps its keys under ~/.android
-export HK_ADB_TIMEOUT=10 HK_DUMP_POLL_MS=500
-mkdir -p "$HOME"
-PIDS=()
-SERVERS=()
-cleanup() {
-  for p in "${SERVERS[@]}"; do timeout 5 adb -P "$p" kill-server >/dev/null 2>&1; done
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-}
-trap cleanup EXIT
-
-free_port() { "$ADBD" --free-port; }
-# wait_for FILE: up to 10 s for a file to be non-empty
-wait_for() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done; return 1; }
+adb_env
+export HK_DUMP_POLL_MS=500
 
 # ---- the test JVM ----
-mkdir -p "$T/jcls"
-javac -d "$T/jcls" "$SRC/tests/java/DevHeapApp.java" || { fail device "javac failed"; exit 0; }
+compile_java "$T/jcls" "$SRC/tests/java/DevHeapApp.java" ||
+  { fail device "javac failed: $(head -c 300 "$T/javac.err")"; exit 0; }
 JDWP_PORT=$(free_port)
-java -cp "$T/jcls" -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:$JDWP_PORT \
-  DevHeapApp 1234 >"$T/jvm.out" 2>&1 &
-JVM=$!
-PIDS+=($JVM)
+jdwp_java "$JDWP_PORT" "$T/jvm.out" -cp "$T/jcls" DevHeapApp 1234
+JVM=$JVM_PID
 for _ in $(seq 100); do grep -q ready "$T/jvm.out" && break; sleep 0.1; done
 grep -q ready "$T/jvm.out" || { fail device "test JVM did not start: $(head -c 300 "$T/jvm.out")"; exit 0; }
 
@@ -65,12 +48,6 @@ echo "$JVM" >"$CFG/jvm_pid"
 echo "$JVM $JDWP_PORT" >"$CFG/jdwp"
 echo ok >"$CFG/dumpheap"
 
-start_daemon() { # NAME ARGS... -> port in $T/NAME.port
-  local name=$1; shift
-  "$ADBD" -c "$CFG" -P "$T/$name.port" "$@" 2>>"$T/adbd.err" &
-  PIDS+=($!)
-  wait_for "$T/$name.port"
-}
 start_daemon good
 start_daemon auth --mode auth
 start_daemon silent --mode silent
@@ -81,18 +58,13 @@ SILENT=127.0.0.1:$(cat "$T/silent.port")
 NOV2=127.0.0.1:$(cat "$T/nov2.port")
 
 # ---- the real adb server on a private port ----
-APORT=$(free_port)
-SERVERS+=($APORT)
-export ANDROID_ADB_SERVER_PORT=$APORT
-timeout 30 adb -P "$APORT" start-server >/dev/null 2>&1 || { fail device "adb start-server failed"; exit 0; }
-timeout 10 adb -P "$APORT" connect "$GOOD" >/dev/null 2>&1
-timeout 10 adb -P "$APORT" connect "$AUTH" >/dev/null 2>&1
-timeout 10 adb -P "$APORT" connect "$NOV2" >/dev/null 2>&1
+start_adb_server || { fail device "adb start-server failed"; exit 0; }
+adb_connect "$GOOD"
+adb_connect "$AUTH"
+adb_connect "$NOV2"
 # a device that never answers CNXN: adb connect waits ~10 s for it, the listing says offline at once
 timeout 15 adb -P "$APORT" connect "$SILENT" >/dev/null 2>&1 &
-for _ in $(seq 50); do
-  adb -P "$APORT" devices 2>/dev/null | grep -q "^$SILENT[[:space:]]*offline" && break; sleep 0.2
-done
+adb_wait "$SILENT" offline
 
 # ---- devices ----
 timeout 60 "$TOOL" devices >"$T/devices.out" 2>"$T/devices.err"

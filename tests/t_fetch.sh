@@ -3,8 +3,8 @@
 # HotSpot dump names its process and SDK), the real adb server, the test device daemon
 # (tests/adbd/) relaying jdwp:PID to the JVM's JDWP agent, and the jdwp plugin loaded by $HK.
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/lib_device.sh"
 
-ADBD="$BUILD/core/device/hk-adbd"
 CMP="$BUILD/plugins/jdwp/jdwp_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
 for c in adb javac java jcmd jq; do
@@ -23,22 +23,12 @@ if [ "$("$HK" run "$T/wired.lua" 2>&1)" != function ]; then
   exit 0
 fi
 
-unset ADB_SERVER_SOCKET ANDROID_HOME ANDROID_SDK_ROOT
-export HOME="$T/home" HK_ADB_TIMEOUT=10 HK_DUMP_POLL_MS=300
-mkdir -p "$HOME"
-PIDS=()
-SERVERS=()
-cleanup() {
-  for p in "${SERVERS[@]}"; do timeout 5 adb -P "$p" kill-server >/dev/null 2>&1; done
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  wait 2>/dev/null
-}
-trap cleanup EXIT
+adb_env
+export HK_DUMP_POLL_MS=300
 
 CLS="$T/classes"
-mkdir -p "$CLS"
-if ! javac -d "$CLS" "$SRC/tests/java/JdwpApp.java" "$SRC/tests/java/android/graphics/Bitmap.java" \
-     "$SRC"/tests/java/fetch/*.java 2>"$T/javac.err"; then
+if ! compile_java "$CLS" "$SRC/tests/java/JdwpApp.java" "$SRC/tests/java/android/graphics/Bitmap.java" \
+     "$SRC"/tests/java/fetch/*.java; then
   fail fetch_javac "$(head -c 300 "$T/javac.err")"; exit 0
 fi
 
@@ -47,29 +37,10 @@ INI="$T/plugins.ini"
 printf '[jdwp]\npath = %s\n' "$PSO" >"$INI"
 hk() { timeout 120 "$HK" --plugins "$INI" "$@"; }
 
-free_port() { "$ADBD" --free-port; }
-
 # start_app NAME PROCESS MODE... : sets APP_DIR, APP_PORT, APP_PID (JAVA_OPTS for the JVM).
 start_app() {
   local name=$1 proc=$2; shift 2
-  APP_PORT=$(free_port); APP_DIR="$T/$name"
-  mkdir -p "$APP_DIR"
-  java ${JAVA_OPTS:-} -Dhk.process="$proc" \
-    -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:$APP_PORT \
-    -cp "$CLS" FetchApp "$@" "$APP_DIR" >"$APP_DIR.log" 2>&1 &
-  APP_PID=$!
-  PIDS+=("$APP_PID")
-  for _ in $(seq 150); do [ -f "$APP_DIR/ready" ] && return 0; sleep 0.1; done
-  echo "app $name did not start: $(head -c 300 "$APP_DIR.log")" >&2
-  return 1
-}
-
-# running DIR: the app's looper still ticks (it was not left suspended).
-running() {
-  local a b
-  a=$(cat "$1/heartbeat" 2>/dev/null || echo 0); sleep 0.5
-  b=$(cat "$1/heartbeat" 2>/dev/null || echo 0)
-  [ "$b" -gt "$a" ] 2>/dev/null
+  JAVA_OPTS="${JAVA_OPTS:-} -Dhk.process=$proc" start_jvm_app "$name" FetchApp "$@"
 }
 
 # same_pixels DIR REFDIR: every reference image has a fetched PNG with the same pixels; prints
@@ -108,18 +79,11 @@ device_add() {
 }
 echo ok >"$CFG/dumpheap"
 echo "TOTAL 1000" >"$CFG/meminfo"
-"$ADBD" -c "$CFG" -P "$T/adbd.port" 2>>"$T/adbd.err" &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$T/adbd.port" ] && break; sleep 0.1; done
-SERIAL=127.0.0.1:$(cat "$T/adbd.port")
-APORT=$(free_port)
-SERVERS+=($APORT)
-export ANDROID_ADB_SERVER_PORT=$APORT
-timeout 30 adb -P "$APORT" start-server >/dev/null 2>&1 || { fail fetch_adb "adb start-server failed"; exit 0; }
-timeout 10 adb -P "$APORT" connect "$SERIAL" >/dev/null 2>&1
-for _ in $(seq 50); do
-  adb -P "$APORT" devices 2>/dev/null | grep -q "^$SERIAL[[:space:]]*device" && break; sleep 0.2
-done
+start_daemon adbd
+SERIAL=$DAEMON_SERIAL
+start_adb_server || { fail fetch_adb "adb start-server failed"; exit 0; }
+adb_connect "$SERIAL"
+adb_wait "$SERIAL" device
 
 json() { jq -r "$1" "$2" 2>/dev/null; }
 

@@ -90,6 +90,7 @@ if [ -x "$GEN" ]; then
       eq "demo$ids-$k" "$(jq .$k info$ids.json)" "$(jq .counts.$k demo$ids.json)"
     done
     eq "demo$ids-id-size" "$(jq .id_size info$ids.json)" $ids
+    eq "demo$ids-roots-by-kind" "$("$HK" run "$SRC/tests/lua/roots_by_type.lua" demo$ids.hprof | jq -cS .)" "$(jq -cS .roots demo$ids.json)"
     for k in sdk fingerprint manufacturer model process; do
       eq "demo$ids-origin-$k" "$(jq -c .$k info$ids.json)" "$(jq -c .origin.$k demo$ids.json)"
     done

@@ -1,48 +1,24 @@
 # JDWP client (issue 8) against a real JVM: the JDK's JDWP agent over TCP, a test app whose
 # android.graphics.Bitmap has Android's field names and a compress() that writes real PNGs.
 . "$SRC/tests/lib.sh"
+. "$SRC/tests/lib_device.sh"
 
 CLI="$BUILD/plugins/jdwp/jdwp_cli"
 CMP="$BUILD/plugins/jdwp/jdwp_pngcmp"
 if ! command -v java >/dev/null || ! command -v javac >/dev/null; then
   skip jdwp "no JDK (java, javac) installed"; exit 0
 fi
-if [ ! -x "$CLI" ] || [ ! -x "$CMP" ]; then
-  fail jdwp_build "missing $CLI or $CMP"; exit 0
+if [ ! -x "$CLI" ] || [ ! -x "$CMP" ] || [ ! -x "$ADBD" ]; then
+  fail jdwp_build "missing $CLI, $CMP or $ADBD"; exit 0
 fi
 
 CLS="$T/classes"
-mkdir -p "$CLS"
-if ! javac -d "$CLS" "$SRC/tests/java/JdwpApp.java" "$SRC/tests/java/android/graphics/Bitmap.java" 2>"$T/javac.err"; then
+if ! compile_java "$CLS" "$SRC/tests/java/JdwpApp.java" "$SRC/tests/java/android/graphics/Bitmap.java"; then
   fail jdwp_javac "$(head -c 300 "$T/javac.err")"; exit 0
 fi
 
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; }
-trap cleanup EXIT
-PORT=$((20000 + RANDOM % 30000))
-
 # start_app NAME MODE... : starts the app on a fresh port; sets APP_DIR, APP_PORT, APP_PID.
-start_app() {
-  local name=$1; shift
-  PORT=$((PORT + 1)); APP_PORT=$PORT; APP_DIR="$T/$name"
-  mkdir -p "$APP_DIR"
-  java ${JAVA_OPTS:-} -agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:$APP_PORT \
-    -cp "$CLS" JdwpApp "$@" "$APP_DIR" >"$APP_DIR.log" 2>&1 &
-  APP_PID=$!
-  PIDS+=("$APP_PID")
-  for _ in $(seq 150); do [ -f "$APP_DIR/ready" ] && return 0; sleep 0.1; done
-  echo "app $name did not start: $(head -c 300 "$APP_DIR.log")" >&2
-  return 1
-}
-
-# running DIR: the app's looper still ticks (it was not left suspended).
-running() {
-  local a b
-  a=$(cat "$1/heartbeat" 2>/dev/null || echo 0); sleep 0.5
-  b=$(cat "$1/heartbeat" 2>/dev/null || echo 0)
-  [ "$b" -gt "$a" ] 2>/dev/null
-}
+start_app() { start_jvm_app "$1" JdwpApp "${@:2}"; }
 
 json() { jq -r "$1" "$2" 2>/dev/null; }
 
@@ -114,7 +90,7 @@ else
 fi
 
 # ---- something that is not a JDWP agent: the handshake fails ----
-PORT=$((PORT + 1)); FAKE=$PORT
+FAKE=$(free_port)
 if ! command -v python3 >/dev/null; then
   skip jdwp_handshake_refused "no python3 for the fake listener"
 else

@@ -1,5 +1,6 @@
 /* The graph's state, the id -> index finder, forward references and the referrer index. */
 #include "graph/graph_internal.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +12,6 @@ double hkg_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static inline uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline hk_id rdid(const uint8_t *p, uint32_t idsz)
-{
-    return idsz == 4 ? rd32(p) : ((hk_id)rd32(p) << 32 | rd32(p + 4));
 }
 
 static void graph_free(hk_dump *d)
@@ -90,15 +82,7 @@ static int build_finder(hk_dump *d, hk_graph *g)
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
-    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = 0;
-    if (d->nsegs > 1) {
-        uint32_t lo = 0, hi = d->nsegs;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (d->segs[mid].hi <= hiw) lo = mid; else hi = mid;
-        }
-        s = lo;
-    }
+    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
     if (d->segs[s].hi != hiw || low < g->bucket_min[s]) return HK_NONE;
     uint32_t k = (low - g->bucket_min[s]) >> g->bucket_shift[s];
     uint32_t nbk = g->bucket_base[s + 1] - g->bucket_base[s] - 1;
@@ -243,7 +227,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         uint64_t sz;
         switch (*r) {
         case HPROF_INSTANCE_DUMP: {
-            hk_id cid = rdid(r + 1 + idsz + 4, idsz);
+            hk_id cid = hk_rec_instance_class(d, r);
             if (cid != last_cid || !cr) {
                 uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
                 cr = ci ? &g->cls[*ci] : NULL;
@@ -260,19 +244,19 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 }
                 g->cleaners[g->ncleaners++] = i;
             }
-            uint32_t len = rd32(r + 1 + 2 * idsz + 4);
-            const uint8_t *p = r + 1 + 2 * idsz + 8;
+            uint32_t len;
+            const uint8_t *p = hk_rec_instance_data(d, r, &len);
             const uint32_t *offs = g->ref_offs + cr->start;
             for (uint32_t k = 0; k < cr->count; k++) {
                 if (offs[k] + idsz > len) continue;
-                hk_id id = rdid(p + offs[k], idsz);
+                hk_id id = hk_be_id(d, p + offs[k]);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
                 if (t != HK_NONE && push(&e, t)) goto oom_e;
             }
             for (uint32_t k = 0; k < cr->nweak; k++) {
                 if (cr->woff[k] + idsz > len) continue;
-                uint32_t t = hkg_find(d, g, rdid(p + cr->woff[k], idsz));
+                uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
                 if (t == HK_NONE) continue;
                 if (push_weak(g, &wcap, i, t, cr->wkind)) goto oom_e;
                 g->flags[i] |= HKG_F_WEAK;
@@ -281,12 +265,12 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             break;
         }
         case HPROF_OBJ_ARRAY_DUMP: {
-            uint32_t cnt = rd32(r + 1 + idsz + 4);
+            uint32_t cnt = hk_rec_array_length(d, r);
             sz = hk_obj_shallow_size(d, i);
             g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
-            const uint8_t *p = r + 1 + 2 * idsz + 8;
+            const uint8_t *p = hk_rec_obj_array_elems(d, r);
             for (uint32_t k = 0; k < cnt; k++, p += idsz) {
-                hk_id id = rdid(p, idsz);
+                hk_id id = hk_be_id(d, p);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
                 if (t != HK_NONE && push(&e, t)) goto oom_e;
@@ -296,7 +280,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         case HPROF_CLASS_DUMP: {
             sz = hk_obj_shallow_size(d, i);
             g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
-            uint32_t *ci = hk_idmap_get(&d->class_by_id, rdid(r + 1, idsz));
+            uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
             if (!ci) break;
             const hk_class *c = &d->classes[*ci];
             hk_id ids[2] = {c->super_id, c->loader_id};

@@ -1,4 +1,5 @@
-/* Byte readers and the index's internal steps, shared by core/hprof/ files only. */
+/* Byte readers, record layouts and the index's internal steps, for core/hprof/ files and the
+ * hot loops of core/graph/ (which read records directly rather than call per object). */
 #ifndef HK_HPROF_INTERNAL_H
 #define HK_HPROF_INTERNAL_H
 
@@ -13,6 +14,39 @@ static inline uint64_t hk_be64(const uint8_t *p) { return (uint64_t)hk_be32(p) <
 static inline hk_id hk_be_id(const hk_dump *d, const uint8_t *p)
 {
     return d->id_size == 4 ? hk_be32(p) : hk_be64(p);
+}
+
+/* The segment whose ids have high word hiw, if any holds it: the last segment with hi <= hiw
+ * (the caller compares d->segs[s].hi). Needs d->nsegs >= 1. */
+static inline uint32_t hk_seg_find(const hk_dump *d, uint32_t hiw)
+{
+    uint32_t lo = 0, hi = d->nsegs;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->segs[mid].hi <= hiw) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* Heap-dump sub-record layouts; r points at the sub-record tag.
+ * INSTANCE_DUMP: id, stack serial u4, class id, length u4, data.
+ * OBJ_ARRAY_DUMP / PRIM_ARRAY_DUMP: id, stack serial u4, length u4, class id / element type. */
+static inline hk_id hk_rec_instance_class(const hk_dump *d, const uint8_t *r)
+{
+    return hk_be_id(d, r + 1 + d->id_size + 4);
+}
+static inline const uint8_t *hk_rec_instance_data(const hk_dump *d, const uint8_t *r, uint32_t *len)
+{
+    *len = hk_be32(r + 1 + 2 * d->id_size + 4);
+    return r + 1 + 2 * d->id_size + 8;
+}
+static inline uint32_t hk_rec_array_length(const hk_dump *d, const uint8_t *r)
+{
+    return hk_be32(r + 1 + d->id_size + 4);
+}
+static inline const uint8_t *hk_rec_obj_array_elems(const hk_dump *d, const uint8_t *r)
+{
+    return r + 1 + 2 * d->id_size + 8;
 }
 
 /* hk_type_size for the hot loop: one table lookup */

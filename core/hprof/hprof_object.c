@@ -76,15 +76,7 @@ uint32_t hk_obj_find(const hk_dump *d, hk_id id)
         return a < d->dir[b + 1] && d->id_lo[a] == low ? a : HK_NONE;
     }
     uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id;
-    uint32_t s = 0;
-    if (d->nsegs > 1) {
-        uint32_t lo = 0, hi = d->nsegs;
-        while (hi - lo > 1) {
-            uint32_t mid = (lo + hi) / 2;
-            if (d->segs[mid].hi <= hiw) lo = mid; else hi = mid;
-        }
-        s = lo;
-    }
+    uint32_t s = hk_seg_find(d, hiw);
     if (d->segs[s].hi != hiw) return HK_NONE;
     uint32_t a = d->segs[s].start, end = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects, b = end;
     const uint32_t *ids = d->id_lo;
@@ -116,7 +108,7 @@ uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
     uint32_t *c;
     switch (*r) {
     case HPROF_INSTANCE_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1 + d->id_size + 4));
+        c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r));
         return c ? *c : HK_NONE;
     case HPROF_OBJ_ARRAY_DUMP:
         c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
@@ -152,19 +144,19 @@ uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i)
     uint32_t *c;
     switch (*r) {
     case HPROF_INSTANCE_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1 + idsz + 4));
+        c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r));
         return c ? d->classes[*c].instance_size : 0;
     case HPROF_OBJ_ARRAY_DUMP:
         /* ART records the array header in the array class's instance size, HotSpot 0 */
         c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
-        return (uint64_t)hk_be32(r + 1 + idsz + 4) * idsz + (c ? d->classes[*c].instance_size : 0);
+        return (uint64_t)hk_rec_array_length(d, r) * idsz + (c ? d->classes[*c].instance_size : 0);
     case HPROF_CLASS_DUMP:
         c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
         return c ? d->classes[*c].static_bytes : 0;
     default: {
         int t = r[1 + idsz + 8];
         uint32_t k = t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
-        return (uint64_t)hk_be32(r + 1 + idsz + 4) * (uint64_t)hk_type_size(d, t) +
+        return (uint64_t)hk_rec_array_length(d, r) * (uint64_t)hk_type_size(d, t) +
                (k != HK_NONE ? d->classes[k].instance_size : 0);
     }
     }
@@ -174,15 +166,14 @@ const uint8_t *hk_instance_data(const hk_dump *d, uint32_t i, uint32_t *len)
 {
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     if (*r != HPROF_INSTANCE_DUMP) return NULL;
-    *len = hk_be32(r + 1 + 2 * d->id_size + 4);
-    return r + 1 + 2 * d->id_size + 8;
+    return hk_rec_instance_data(d, r, len);
 }
 
 uint32_t hk_array_length(const hk_dump *d, uint32_t i)
 {
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     if (*r == HPROF_INSTANCE_DUMP || *r == HPROF_CLASS_DUMP) return 0;
-    return hk_be32(r + 1 + d->id_size + 4);
+    return hk_rec_array_length(d, r);
 }
 
 int hk_prim_array_type(const hk_dump *d, uint32_t i)
@@ -202,8 +193,8 @@ const uint8_t *hk_prim_array_data(const hk_dump *d, uint32_t i)
 hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k)
 {
     const uint8_t *r = d->data + hk_obj_offset(d, i);
-    if (*r != HPROF_OBJ_ARRAY_DUMP || k >= hk_be32(r + 1 + d->id_size + 4)) return 0;
-    return hk_be_id(d, r + 1 + 2 * d->id_size + 8 + (uint64_t)k * d->id_size);
+    if (*r != HPROF_OBJ_ARRAY_DUMP || k >= hk_rec_array_length(d, r)) return 0;
+    return hk_be_id(d, hk_rec_obj_array_elems(d, r) + (uint64_t)k * d->id_size);
 }
 
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
