@@ -91,6 +91,20 @@ assert(dump:class(thread.id) == thread)
 local n = 0
 for _, f in ipairs(bound:fields()) do n = n + 1 end
 assert(n >= 1)
+-- cls:instances{field = name} hands each object with its value, the same as obj:field(name)
+local strings = dump:class("java.lang.String")
+local n, same = 0, 0
+for obj, count in strings:instances{ field = "count" } do
+  n = n + 1
+  if count == obj:field("count") then same = same + 1 end
+end
+assert(n > 0 and n == same, "instances{field} disagrees: " .. same .. " of " .. n)
+local subs = 0
+for obj, referent in dump:class("java.lang.ref.Reference"):instances{ subclasses = true, field = "referent" } do
+  subs = subs + 1
+  assert(referent == nil or type(referent) == "userdata" or type(referent) == "string")
+end
+assert(subs >= 4, "subclasses with field: " .. subs)
 print("ok", bound:field("processName"))
 LUA
 eq object-api "$("$HK" run api.lua demo.hprof 2>api.err)" "ok	$(jq -r .origin.process demo.json)"

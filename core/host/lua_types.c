@@ -435,31 +435,64 @@ static int cls_instance_count(lua_State *L)
 }
 
 /* Iterator state: a full userdata holding the list of classes to walk (the class, or it and
- * its subclasses) and the position; upvalue 1 is the Class userdata (keeps the dump). */
+ * its subclasses), the position, and the field to read with each object, if any; upvalue 1 is
+ * the Class userdata (keeps the dump), upvalue 3 the field name. */
 typedef struct inst_iter {
     hk_dump *d;
     const uint32_t *objs;
     uint32_t n, pos, ci, nclasses;
+    const char *field;
+    const hk_field *f;      /* field resolved in the current class, NULL when it has none */
     uint32_t classes[];
 } inst_iter;
+
+static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name);
 
 static int instances_iter(lua_State *L)
 {
     inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
-        it->objs = hk_class_instances(it->d, it->classes[it->ci++], &it->n);
+        uint32_t c = it->classes[it->ci++];
+        it->objs = hk_class_instances(it->d, c, &it->n);
         it->pos = 0;
+        if (it->field) it->f = find_field(it->d, c, it->field);   /* once per class */
     }
-    hkl_push_object(L, lua_upvalueindex(1), it->objs[it->pos++]);
-    return 1;
+    uint32_t obj = it->objs[it->pos++];
+    hkl_push_object(L, lua_upvalueindex(1), obj);
+    if (!it->field) return 1;
+    uint32_t len;
+    const uint8_t *data = it->f ? hk_instance_data(it->d, obj, &len) : NULL;
+    if (data && it->f->offset + (uint32_t)hk_type_size(it->d, it->f->type) <= len) {
+        hk_value v;
+        hk_read_value(it->d, data + it->f->offset, it->f->type, &v);
+        hkl_push_value(L, lua_upvalueindex(1), &v);
+    } else {
+        lua_pushnil(L);
+    }
+    return 2;
 }
 
-/* cls:instances([with_subclasses]) -> iterator over Objects; nothing is copied */
+/* cls:instances([with_subclasses]) or cls:instances{subclasses = bool, field = name}
+ * -> iterator over Objects (and, with field, each one's value of it: one call per object
+ * instead of two); nothing is copied */
 static int cls_instances(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
-    int subs = lua_toboolean(L, 2);
+    int subs;
+    const char *field = NULL;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "subclasses");
+        subs = lua_toboolean(L, -1);
+        lua_getfield(L, 2, "field");
+        field = lua_tostring(L, -1);
+        lua_replace(L, 2);     /* keeps the name alive as argument 2, then upvalue 3 */
+        lua_pop(L, 1);
+    } else {
+        subs = lua_toboolean(L, 2);
+        lua_pushnil(L);
+        lua_replace(L, 2);
+    }
     uint32_t k = 0;
     if (subs)
         for (uint32_t c = 0; c < r->d->nclasses; c++)
@@ -471,6 +504,7 @@ static int cls_instances(lua_State *L)
     memset(it, 0, sizeof *it);
     it->d = r->d;
     it->nclasses = k;
+    it->field = field;
     if (subs) {
         uint32_t j = 0;
         for (uint32_t c = 0; c < r->d->nclasses; c++)
@@ -478,7 +512,8 @@ static int cls_instances(lua_State *L)
     } else {
         it->classes[0] = r->index;
     }
-    lua_pushcclosure(L, instances_iter, 2);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, instances_iter, 3);
     return 1;
 }
 

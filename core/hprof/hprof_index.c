@@ -13,8 +13,9 @@ typedef struct pass {
     char *err;
     size_t errlen;
     hk_objtab objs;         /* sorted by id at the end */
-    uint64_t last_class;    /* the counter slot of the last class seen: runs are common */
-    uint32_t last_slot;
+    /* class id -> counter slot, direct-mapped in front of the hash map: a heap has a few
+     * thousand classes and most objects belong to a few hundred of them */
+    struct { uint64_t key; uint32_t slot; } cache[1024];
     hk_root *roots;
     size_t caproots;
     hk_heap_range *ranges;
@@ -62,9 +63,10 @@ static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
 static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
 {
     int h = p->cur_heap < 0 ? 0 : p->cur_heap;
-    if (class_key == p->last_class && p->ncounters) {
-        p->counters[p->last_slot].n[h]++;
-        p->counters[p->last_slot].b[h] += bytes;
+    size_t ci = (size_t)(class_key ^ class_key >> 10 ^ class_key >> 20) & 1023;
+    if (p->cache[ci].key == class_key + 1) {
+        p->counters[p->cache[ci].slot].n[h]++;
+        p->counters[p->cache[ci].slot].b[h] += bytes;
         return;
     }
     int inserted;
@@ -75,8 +77,8 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
         p->counters[p->ncounters].key = class_key;
         p->ncounters++;
     }
-    p->last_class = class_key;
-    p->last_slot = *slot;
+    p->cache[ci].key = class_key + 1;   /* + 1: an empty entry (0) never matches */
+    p->cache[ci].slot = *slot;
     p->counters[*slot].n[h]++;
     p->counters[*slot].b[h] += bytes;
 }

@@ -400,15 +400,32 @@ static int mi_summary_key(const char *label)
 	return -1;
 }
 
+/* A line no parser understood: kept verbatim in 'unparsed', with a warning saying where. */
+static void mi_unparsed(mi_meminfo *m, const char *line, const char *where)
+{
+	mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
+	mi_warn(m, "line %s not understood, kept in 'unparsed': %.200s", where, line);
+}
+
+/* Splits a line of section sec into label/number pairs; a line that does not split goes to
+ * 'unparsed'. Returns the pair count or -1. */
+static int mi_section_pairs(mi_meminfo *m, const char *line, const char *sec, mi_pair *p, int max)
+{
+	int np = mi_parse_pairs(m, line, p, max);
+	if (np < 0) {
+		char where[64];
+		snprintf(where, sizeof where, "in %s", sec);
+		mi_unparsed(m, line, where);
+	}
+	return np;
+}
+
 static void mi_summary_line(mi_meminfo *m, const char *line, const mi_poscols *pc)
 {
 	mi_pair p[8];
-	int np = mi_parse_pairs(m, line, p, 8);
-	if (np < 0) {
-		mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
-		mi_warn(m, "App Summary line not understood, kept in 'unparsed': %s", line);
+	int np = mi_section_pairs(m, line, "App Summary", p, 8);
+	if (np < 0)
 		return;
-	}
 	for (int i = 0; i < np; i++) {
 		int key = mi_summary_key(p[i].label);
 		if (key < 0) {
@@ -442,12 +459,9 @@ static void mi_summary_line(mi_meminfo *m, const char *line, const mi_poscols *p
 static void mi_kv_line(mi_meminfo *m, const char *line, mi_kvlist *l, const char *sec)
 {
 	mi_pair p[8];
-	int np = mi_parse_pairs(m, line, p, 8);
-	if (np < 0) {
-		mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
-		mi_warn(m, "%s line not understood, kept in 'unparsed': %s", sec, line);
+	int np = mi_section_pairs(m, line, sec, p, 8);
+	if (np < 0)
 		return;
-	}
 	for (int i = 0; i < np; i++) {
 		if (p[i].nv == 0) {
 			mi_warn(m, "%s entry '%s' has no number", sec, p[i].label);
@@ -462,12 +476,9 @@ static void mi_kv_line(mi_meminfo *m, const char *line, mi_kvlist *l, const char
 static void mi_native_line(mi_meminfo *m, const char *line, const mi_poscols *pc)
 {
 	mi_pair p[8];
-	int np = mi_parse_pairs(m, line, p, 8);
-	if (np < 0) {
-		mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
-		mi_warn(m, "Native Allocations line not understood, kept in 'unparsed': %s", line);
+	int np = mi_section_pairs(m, line, "Native Allocations", p, 8);
+	if (np < 0)
 		return;
-	}
 	for (int i = 0; i < np; i++) {
 		mi_row *r = mi_table_add_row(m, &m->native_allocs);
 		if (!r)
@@ -499,8 +510,7 @@ static void mi_asset_line(mi_meminfo *m, const char *line)
 		          mi_arena_strndup(&m->arena, t[n - 1].s, (size_t)t[n - 1].n));
 		return;
 	}
-	mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
-	mi_warn(m, "Asset Allocations line not understood, kept in 'unparsed': %s", line);
+	mi_unparsed(m, line, "in Asset Allocations");
 }
 
 /* DATABASES: the header names the columns (old: pgsz dbsz Lookaside(b) cache
@@ -644,12 +654,6 @@ static int mi_parse_transposed_row(mi_meminfo *m, const char *line)
 }
 
 /* ---- driver ---- */
-
-static void mi_unparsed(mi_meminfo *m, const char *line, const char *where)
-{
-	mi_strlist_add(&m->arena, &m->unparsed, mi_arena_strndup(&m->arena, line, strlen(line)));
-	mi_warn(m, "line %s not understood, kept in 'unparsed': %.200s", where, line);
-}
 
 static void mi_preamble_line(mi_meminfo *m, const char *line)
 {
