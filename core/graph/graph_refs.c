@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 double hkg_now(void)
@@ -386,16 +387,21 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
     if (!g) return -1;
     if (mask & HK_GRAPH_DOM) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
     if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS)) mask |= HK_GRAPH_REFS;
-    static const struct { int bit; int (*fn)(hk_dump *, hk_graph *, char *, size_t); } phases[] = {
-        {HK_GRAPH_REFS, hkg_build_refs}, {HK_GRAPH_REFERRERS, hkg_build_referrers},
-        {HK_GRAPH_REACH, hkg_build_reach}, {HK_GRAPH_NATIVE, hkg_build_native},
-        {HK_GRAPH_DOM, hkg_build_dom}, {HK_GRAPH_PATHS, hkg_build_paths},
+    static const struct { int bit; const char *what; int (*fn)(hk_dump *, hk_graph *, char *, size_t); } phases[] = {
+        {HK_GRAPH_REFS, "references", hkg_build_refs}, {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
+        {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},
+        {HK_GRAPH_DOM, "dominators", hkg_build_dom}, {HK_GRAPH_PATHS, "paths from roots", hkg_build_paths},
     };
+    /* a few seconds on a big heap: say what is happening when someone is watching */
+    int tty = isatty(2), shown = 0;
     for (size_t k = 0; k < sizeof phases / sizeof phases[0]; k++) {
         if (!(mask & phases[k].bit) || (g->done & phases[k].bit)) continue;
-        if (phases[k].fn(d, g, err, errlen)) return -1;
+        if (tty && d->nobjects > 1000000) { fprintf(stderr, "\r\033[Kheap graph: %s...", phases[k].what); shown = 1; }
+        int rc = phases[k].fn(d, g, err, errlen);
+        if (rc) { if (shown) fputs("\r\033[K", stderr); return -1; }
         g->done |= phases[k].bit;
     }
+    if (shown) fputs("\r\033[K", stderr);
     return 0;
 }
 

@@ -261,6 +261,21 @@ static int mi_is_sub_name(const char *name)
 	return name[0] == '.' && !(l > 5 && !strcmp(name + l - 5, " mmap"));
 }
 
+/* Column c of the main table for a value of row r: a value past the header's columns gets a
+ * "colN" column of its own (with a warning). -1 when the column cannot be added. */
+static int mi_table_extra_col(mi_meminfo *m, const mi_row *r, int c)
+{
+	if (c < m->table.ncols)
+		return 0;
+	char nm[32];
+	snprintf(nm, sizeof nm, "col%d", c + 1);
+	if (mi_table_add_col(m, &m->table, nm) < 0)
+		return -1;
+	mi_warn(m, "row '%s' has more values than the header has columns; extra column kept as '%s'",
+	        r->name, nm);
+	return 0;
+}
+
 /* A row: a label (possibly several words) followed only by numbers. */
 static int mi_parse_row(mi_meminfo *m, const char *line, const char **last_top)
 {
@@ -289,14 +304,8 @@ static int mi_parse_row(mi_meminfo *m, const char *line, const char **last_top)
 		*last_top = r->name;
 	for (int j = k; j < n; j++) {
 		int c = j - k;
-		if (c >= m->table.ncols) {
-			char nm[32];
-			snprintf(nm, sizeof nm, "col%d", c + 1);
-			if (mi_table_add_col(m, &m->table, nm) < 0)
-				break;
-			mi_warn(m, "row '%s' has more values than the header has columns; extra column kept as '%s'",
-			        r->name, nm);
-		}
+		if (mi_table_extra_col(m, r, c) < 0)
+			break;
 		mi_num_noted(m, &t[j], &r->v[c], r->name);
 		r->has[c] = 1;
 	}
@@ -637,14 +646,8 @@ static int mi_parse_transposed_row(mi_meminfo *m, const char *line)
 	r->name = mi_arena_strndup(&m->arena, line + t[0].start, (size_t)(t[j].end - 1 - t[0].start));
 	for (int k = j + 1; k < n; k++) {
 		int c = k - j - 1;
-		if (c >= m->table.ncols) {
-			char nm[32];
-			snprintf(nm, sizeof nm, "col%d", c + 1);
-			if (mi_table_add_col(m, &m->table, nm) < 0)
-				break;
-			mi_warn(m, "row '%s' has more values than the header has columns; extra column kept as '%s'",
-			        r->name, nm);
-		}
+		if (mi_table_extra_col(m, r, c) < 0)
+			break;
 		if (mi_is_num(&t[k])) {
 			mi_num_noted(m, &t[k], &r->v[c], r->name);
 			r->has[c] = 1;
