@@ -120,18 +120,21 @@ if [ -x "$GEN" ]; then
   done
   eq heaps-partition-objects "$sum" "$total"
   err histogram-unknown-heap "no heap named 'nosuch'" "$HK" histogram demo4.hprof --heap nosuch
-  # the object command: a labelled String and an instance with fields
-  sid=$(jq -r '.labels | to_entries | map(select(.key|test("string";"i"))) | .[0].value' demo4.json)
-  if [ -n "$sid" ] && [ "$sid" != null ]; then
-    "$HK" object demo4.hprof "$sid" --json > obj.json 2>obj.err || fail object-string "$(cat obj.err)"
-    eq object-string-class "$(jq -r .class obj.json)" java.lang.String
-    [ "$(jq -r .value obj.json)" != null ] && pass object-string-value || fail object-string-value "$(cat obj.json)"
-    dec=$((sid))
-    "$HK" object demo4.hprof "$dec" --json > objdec.json
-    eq object-decimal-id "$(jq -r .id objdec.json)" "$(jq -r .id obj.json)"
-  else
-    skip object-string "generator labels no string"
-  fi
+  # the object command: both String layouts of ART (compressed Latin-1, UTF-16) and an instance
+  for label in str_compressed str_utf16; do
+    sid=$(jq -r ".labels.$label" demo4.json)
+    "$HK" object demo4.hprof "$sid" --json > obj.json 2>obj.err || fail "object-$label" "$(cat obj.err)"
+    eq "object-$label-class" "$(jq -r .class obj.json)" java.lang.String
+    eq "object-$label-value" "$(jq -r .value obj.json)" "$(jq -r ".facts.strings.$label.text" demo4.json)"
+  done
+  dec=$(( $(jq -r .labels.str_compressed demo4.json) ))
+  eq object-decimal-id "$("$HK" object demo4.hprof "$dec" --json | jq -r .id)" "$(jq -r .labels.str_compressed demo4.json)"
+  bind=$(jq -r .labels.app_bind_data demo4.json)
+  "$HK" object demo4.hprof "$bind" --json > bind.json
+  eq object-field-string "$(jq -r '.fields[] | select(.name == "processName") | .string' bind.json)" "$(jq -r .origin.process demo4.json)"
+  eq object-field-ref-class "$(jq -r '.fields[] | select(.name == "processName") | .class' bind.json)" java.lang.String
+  arr=$(jq -r .labels.leaky_list demo4.json)
+  ok object-instance-text "$HK" object demo4.hprof "$arr"
   err object-missing "no object with id" "$HK" object demo4.hprof 0x7fffffff
   # truncated anywhere: a clear error naming an offset, never a crash
   size=$(stat -c %s demo4.hprof)
