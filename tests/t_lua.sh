@@ -87,6 +87,8 @@ for o in dump:class("java.lang.Object[]"):instances() do arr = o break end
 assert(arr.kind == "object_array" and arr.length >= 0)
 assert(arr:at(-1) == nil and arr:at(arr.length) == nil)
 assert(dump:object(thread.object.id) == thread.object)
+assert(thread.object.label == "class android.app.ActivityThread", thread.object.label)
+assert(bound.label == "android.app.ActivityThread$AppBindData", bound.label)
 assert(dump:class(thread.id) == thread)
 local n = 0
 for _, f in ipairs(bound:fields()) do n = n + 1 end

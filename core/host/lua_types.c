@@ -607,6 +607,19 @@ static int obj_class_name(lua_State *L)
     return 1;
 }
 
+/* obj.label: what a person calls it in a listing: "class a.B" for a class object, else its
+ * class name */
+static int obj_label(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    if (hk_obj_kind(r->d, r->index) == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(r->d, hk_obj_id(r->d, r->index));
+        if (c) { lua_pushfstring(L, "class %s", c->name); return 1; }
+    }
+    lua_pushstring(L, hk_obj_class_name(r->d, r->index));
+    return 1;
+}
+
 static int obj_shallow(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
@@ -856,7 +869,7 @@ void hkl_types_open(lua_State *L)
         {"field", obj_field}, {"ref", obj_ref}, {"fields", obj_fields}, {"at", obj_at},
         {"bytes", obj_bytes}, {"is_instance_of", obj_is_instance_of}, {NULL, NULL}};
     static const luaL_Reg obj_p[] = {
-        {"id", obj_id}, {"class", obj_class}, {"class_name", obj_class_name},
+        {"id", obj_id}, {"class", obj_class}, {"class_name", obj_class_name}, {"label", obj_label},
         {"shallow_size", obj_shallow}, {"kind", obj_kind}, {"heap", obj_heap},
         {"length", obj_length}, {"elem_type", obj_elem_type}, {"value", obj_value},
         {"as_class", obj_as_class}, {NULL, NULL}};

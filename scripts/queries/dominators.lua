@@ -12,7 +12,7 @@ hk.query{
     local obj = dump:object(args.id)
     if not obj then error("no object with id " .. args.id .. " in this dump", 0) end
     local function row(relation, depth, o)
-      return { relation = relation, depth = depth, id = o.id, class = o.class_name,
+      return { relation = relation, depth = depth, id = o.id, class = o.label,
                shallow = o.shallow_size, retained = o:retained_size(),
                retained_native = o:retained_native() }
     end

@@ -19,7 +19,7 @@ hk.query{
     for i, s in ipairs(steps) do
       rows[i] = {
         step = i, root = s.root or hk.null, thread = s.thread or hk.null, frame = s.frame or hk.null,
-        id = s.object.id, class = s.object.class_name, via = s.via ~= "" and s.via or hk.null,
+        id = s.object.id, class = s.object.label, via = s.via ~= "" and s.via or hk.null,
         shallow = s.object.shallow_size, retained = s.object:retained_size(),
       }
       if s.weak then rows[i].weak = true end

@@ -13,7 +13,7 @@ hk.query{
     local rows = {}
     for i, obj in ipairs(dump:top_retained(args.n)) do
       rows[i] = {
-        id = obj.id, class = obj.class_name, shallow = obj.shallow_size,
+        id = obj.id, class = obj.label, shallow = obj.shallow_size,
         retained = obj:retained_size(), native = obj.native_size,
         retained_native = obj:retained_native(),
       }
