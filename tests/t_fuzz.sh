@@ -1,7 +1,7 @@
 # A short libFuzzer run of the reader and index, seeded with generated and malformed dumps.
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
-srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_objtab.c
+srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_objtab.c
       $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
      "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -o fuzz_hprof 2>build.err; then

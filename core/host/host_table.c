@@ -1,5 +1,6 @@
 /* The hk_host table every plugin receives: thin wrappers over the core. */
 #include "host/plugin_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,8 +89,7 @@ static size_t host_buf_len(const hk_buf *b) { return b->len; }
 
 static hk_buf *host_buf_new(void)
 {
-    hk_buf *b = malloc(sizeof *b);
-    if (!b) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    hk_buf *b = hk_xrealloc(NULL, sizeof *b);
     hk_buf_init(b);
     return b;
 }

@@ -1,5 +1,6 @@
 /* Reading plugins.ini, loading plugins, and the registries of what they provide. */
 #include "host/plugin_internal.h"
+#include "util/hk_mem.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,19 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *xstrdup(const char *s)
-{
-    char *p = strdup(s ? s : "");
-    if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-    return p;
-}
 
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
@@ -35,7 +23,7 @@ static char *xprintf(const char *fmt, ...)
     va_start(ap, fmt);
     hk_buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    char *s = xstrdup(hk_buf_cstr(&b));
+    char *s = hk_xstrdup(hk_buf_cstr(&b));
     hk_buf_free(&b);
     return s;
 }
@@ -43,12 +31,12 @@ static char *xprintf(const char *fmt, ...)
 static void set_str(char **dst, const char *s)
 {
     free(*dst);
-    *dst = xstrdup(s);
+    *dst = hk_xstrdup(s);
 }
 
 static void add_error(hk_plugins *ps, char *line)
 {
-    ps->errors = xrealloc(ps->errors, (ps->nerrors + 1) * sizeof *ps->errors);
+    ps->errors = hk_xrealloc(ps->errors, (ps->nerrors + 1) * sizeof *ps->errors);
     ps->errors[ps->nerrors++] = line;
 }
 
@@ -132,12 +120,11 @@ static struct hk_plugin *section(ini_ctx *c, const char *name)
 {
     struct hk_plugin *p = plugin_by_name(c->ps, name);
     if (!p) {
-        p = calloc(1, sizeof *p);
-        if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+        p = hk_xcalloc(1, sizeof *p);
         p->ps = c->ps;
-        p->name = xstrdup(name);
+        p->name = hk_xstrdup(name);
         p->enabled = 1;
-        c->ps->plugins = xrealloc(c->ps->plugins, (c->ps->nplugins + 1) * sizeof *c->ps->plugins);
+        c->ps->plugins = hk_xrealloc(c->ps->plugins, (c->ps->nplugins + 1) * sizeof *c->ps->plugins);
         c->ps->plugins[c->ps->nplugins++] = p;
     }
     if (!p->ini || strcmp(p->ini, c->ini)) set_str(&p->ini, c->ini);
@@ -177,10 +164,10 @@ static int on_ini(void *user, const char *sect, const char *key, const char *val
     } else {
         for (size_t k = 0; k < p->nconf; k++)
             if (!strcmp(p->keys[k], key)) { set_str(&p->vals[k], value); return 1; }
-        p->keys = xrealloc(p->keys, (p->nconf + 1) * sizeof *p->keys);
-        p->vals = xrealloc(p->vals, (p->nconf + 1) * sizeof *p->vals);
-        p->keys[p->nconf] = xstrdup(key);
-        p->vals[p->nconf] = xstrdup(value);
+        p->keys = hk_xrealloc(p->keys, (p->nconf + 1) * sizeof *p->keys);
+        p->vals = hk_xrealloc(p->vals, (p->nconf + 1) * sizeof *p->vals);
+        p->keys[p->nconf] = hk_xstrdup(key);
+        p->vals[p->nconf] = hk_xstrdup(value);
         p->nconf++;
     }
     return 1;
@@ -194,13 +181,13 @@ int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_
         if (!required && errno == ENOENT) return 0;
         snprintf(err, errlen, "plugins file %s: %s (check --plugins / HPROFKIT_PLUGINS)", ini_path,
                  strerror(errno));
-        add_error(ps, xstrdup(err));
+        add_error(ps, hk_xstrdup(err));
         return -1;
     }
     ini_ctx c = {.ps = ps, .ini = ini_path, .plugin_dir = plugin_dir};
     /* absolute, so messages name real places and a later chdir changes nothing */
     char *real = realpath(ini_path, NULL);
-    c.ini_dir = xstrdup(real ? real : ini_path);
+    c.ini_dir = hk_xstrdup(real ? real : ini_path);
     free(real);
     char *slash = strrchr(c.ini_dir, '/');
     if (slash) *(slash == c.ini_dir ? slash + 1 : slash) = 0;
@@ -212,7 +199,7 @@ int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_
     else if (c.bad[0]) snprintf(err, errlen, "plugins file %s:%d: %s", ini_path, rc, c.bad);
     else snprintf(err, errlen, "plugins file %s:%d: syntax error (expected [name] or key = value)",
                   ini_path, rc);
-    add_error(ps, xstrdup(err));
+    add_error(ps, hk_xstrdup(err));
     return -1;
 }
 
@@ -220,7 +207,7 @@ int hk_plugins_add_env(hk_plugins *ps, const char *plugin_dir, char *err, size_t
 {
     const char *env = getenv("HPROFKIT_PLUGINS");
     if (!env || !*env) return 0;
-    char *list = xstrdup(env), *save = NULL;
+    char *list = hk_xstrdup(env), *save = NULL;
     int rc = 0;
     for (char *f = strtok_r(list, ":", &save); f; f = strtok_r(NULL, ":", &save)) {
         char e[512];
@@ -240,7 +227,7 @@ static void fail(struct hk_plugin *p, char *msg)
     p->status = HK_PLUGIN_ERROR;
     free(p->error);
     p->error = msg;
-    add_error(p->ps, xstrdup(msg));
+    add_error(p->ps, hk_xstrdup(msg));
 }
 
 /* The .so to load: absolute as written, else the first existing candidate.  On failure
@@ -249,8 +236,8 @@ static char *resolve(struct hk_plugin *p, char **tried)
 {
     const char *raw = p->path_raw;
     if (raw[0] == '/') {
-        if (access(raw, F_OK) == 0) return xstrdup(raw);
-        *tried = xstrdup(raw);
+        if (access(raw, F_OK) == 0) return hk_xstrdup(raw);
+        *tried = hk_xstrdup(raw);
         return NULL;
     }
     char *cand[3];
@@ -264,11 +251,11 @@ static char *resolve(struct hk_plugin *p, char **tried)
     hk_buf t;
     hk_buf_init(&t);
     for (size_t i = 0; i < n; i++) {
-        if (!found && access(cand[i], F_OK) == 0) found = xstrdup(cand[i]);
+        if (!found && access(cand[i], F_OK) == 0) found = hk_xstrdup(cand[i]);
         hk_buf_printf(&t, "%s%s", i ? ", " : "", cand[i]);
         free(cand[i]);
     }
-    if (!found) *tried = xstrdup(hk_buf_cstr(&t));
+    if (!found) *tried = hk_xstrdup(hk_buf_cstr(&t));
     hk_buf_free(&t);
     return found;
 }
@@ -470,8 +457,8 @@ int hk_plugin_register_function(hk_plugin *self, const char *name, const char *h
     }
     hk_function_reg *r = calloc(1, sizeof *r);
     if (!r) abort();
-    *r = (hk_function_reg){.name = full, .help = xstrdup(help), .fn = fn, .ud = ud, .plugin = self};
-    self->funcs = xrealloc(self->funcs, (self->nfuncs + 1) * sizeof *self->funcs);
+    *r = (hk_function_reg){.name = full, .help = hk_xstrdup(help), .fn = fn, .ud = ud, .plugin = self};
+    self->funcs = hk_xrealloc(self->funcs, (self->nfuncs + 1) * sizeof *self->funcs);
     self->funcs[self->nfuncs++] = r;
     self->ps->stale = 1;
     return 0;
@@ -488,11 +475,11 @@ int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *sr
     hk_bitmap_source_reg *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->src = *src;
-    r->src.name = xstrdup(src->name);
-    r->src.help = xstrdup(src->help);
+    r->src.name = hk_xstrdup(src->name);
+    r->src.help = hk_xstrdup(src->help);
     r->ud = ud;
     r->plugin = self;
-    self->srcs = xrealloc(self->srcs, (self->nsrcs + 1) * sizeof *self->srcs);
+    self->srcs = hk_xrealloc(self->srcs, (self->nsrcs + 1) * sizeof *self->srcs);
     self->srcs[self->nsrcs++] = r;
     self->ps->stale = 1;
     return 0;
@@ -509,11 +496,11 @@ int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
     hk_fetcher_reg *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->f = *f;
-    r->f.name = xstrdup(f->name);
-    r->f.help = xstrdup(f->help);
+    r->f.name = hk_xstrdup(f->name);
+    r->f.help = hk_xstrdup(f->help);
     r->ud = ud;
     r->plugin = self;
-    self->fetchers = xrealloc(self->fetchers, (self->nfetchers + 1) * sizeof *self->fetchers);
+    self->fetchers = hk_xrealloc(self->fetchers, (self->nfetchers + 1) * sizeof *self->fetchers);
     self->fetchers[self->nfetchers++] = r;
     self->ps->stale = 1;
     return 0;
@@ -538,11 +525,11 @@ static void refresh(hk_plugins *ps)
         ns += ps->plugins[i]->nsrcs;
         nx += ps->plugins[i]->nfetchers;
     }
-    ps->all_funcs = xrealloc(ps->all_funcs, nf * sizeof *ps->all_funcs);
-    ps->src_view = xrealloc(ps->src_view, ns * sizeof *ps->src_view);
-    ps->src_uds = xrealloc(ps->src_uds, ns * sizeof *ps->src_uds);
-    ps->fetcher_view = xrealloc(ps->fetcher_view, nx * sizeof *ps->fetcher_view);
-    ps->fetcher_uds = xrealloc(ps->fetcher_uds, nx * sizeof *ps->fetcher_uds);
+    ps->all_funcs = hk_xrealloc(ps->all_funcs, nf * sizeof *ps->all_funcs);
+    ps->src_view = hk_xrealloc(ps->src_view, ns * sizeof *ps->src_view);
+    ps->src_uds = hk_xrealloc(ps->src_uds, ns * sizeof *ps->src_uds);
+    ps->fetcher_view = hk_xrealloc(ps->fetcher_view, nx * sizeof *ps->fetcher_view);
+    ps->fetcher_uds = hk_xrealloc(ps->fetcher_uds, nx * sizeof *ps->fetcher_uds);
     nf = ns = nx = 0;
     for (size_t i = 0; i < ps->nplugins; i++) {
         struct hk_plugin *p = ps->plugins[i];

@@ -1,5 +1,6 @@
 /* Classes: CLASS_DUMP records parsed after the pass, names, field layouts. */
 #include "hprof/hprof.h"
+#include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
 
 #include <stdio.h>
@@ -10,10 +11,8 @@ char *hk_arena_strdup(hk_dump *d, const char *s, size_t n)
 {
     if (d->arena_used + n + 1 > d->arena_cap) {
         size_t cap = n + 1 > 65536 ? n + 1 : 65536;
-        char *blk = malloc(cap);
-        char **a = realloc(d->arena, (d->narena + 1) * sizeof *a);
-        if (!blk || !a) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-        d->arena = a;
+        char *blk = hk_xrealloc(NULL, cap);
+        d->arena = hk_xrealloc(d->arena, (d->narena + 1) * sizeof *d->arena);
         d->arena[d->narena++] = blk;
         d->arena_used = 0;
         d->arena_cap = cap;

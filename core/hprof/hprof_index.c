@@ -1,5 +1,6 @@
 /* The one pass over a dump: records, heap sub-records, the object table. */
 #include "hprof/hprof.h"
+#include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
 #include "hprof/hprof_objtab.h"
 
@@ -44,16 +45,6 @@ static int fail_at(pass *p, uint64_t off, const char *fmt, ...)
     return -1;
 }
 
-static void *grow_array(void *ptr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return ptr;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
-    void *q = realloc(ptr, c * elem);
-    if (!q) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-    *cap = c;
-    return q;
-}
 
 static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
 {
@@ -72,7 +63,7 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
     int inserted;
     uint32_t *slot = hk_idmap_put(&p->counter_slot, class_key + 1, (uint32_t)p->ncounters, &inserted);
     if (inserted) {
-        p->counters = grow_array(p->counters, &p->capcounters, p->ncounters + 1, sizeof *p->counters);
+        p->counters = hk_grow(p->counters, &p->capcounters, p->ncounters + 1, sizeof *p->counters);
         memset(&p->counters[p->ncounters], 0, sizeof *p->counters);
         p->counters[p->ncounters].key = class_key;
         p->ncounters++;
@@ -87,7 +78,7 @@ static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
 {
     hk_dump *d = p->d;
     if (d->nroots + 1 > p->caproots)
-        d->roots = grow_array(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
+        d->roots = hk_grow(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
     hk_root *root = &d->roots[d->nroots++];
     memset(root, 0, sizeof *root);
     root->type = (uint8_t)tag;
@@ -129,7 +120,7 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
     }
     p->cur_heap = h;
     if (d->nheap_ranges + 1 > p->capranges)
-        d->heap_ranges = grow_array(d->heap_ranges, &p->capranges, d->nheap_ranges + 1, sizeof(hk_heap_range));
+        d->heap_ranges = hk_grow(d->heap_ranges, &p->capranges, d->nheap_ranges + 1, sizeof(hk_heap_range));
     d->heap_ranges[d->nheap_ranges].offset = off;
     d->heap_ranges[d->nheap_ranges].heap = (uint8_t)h;
     d->nheap_ranges++;
@@ -237,7 +228,7 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             if (!sz) return fail_at(p, off, "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
                                     "heap dump", (unsigned long long)rec_off);
             hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            p->class_offs = grow_array(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
+            p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
             p->class_offs[p->nclass_offs++] = off;
             r += sz;
             break;

@@ -1,31 +1,26 @@
 /* The object table: collected unsorted during the pass, sorted once by id. */
 #include "hprof/hprof_objtab.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-    return q;
-}
 
 void hk_objtab_init(hk_objtab *t, size_t expect)
 {
     memset(t, 0, sizeof *t);
     t->cap = expect < 1024 ? 1024 : expect;
-    t->ids = xrealloc(NULL, t->cap * sizeof *t->ids);
-    t->off_lo = xrealloc(NULL, t->cap * sizeof *t->off_lo);
-    t->off_hi = xrealloc(NULL, t->cap);
+    t->ids = hk_xrealloc(NULL, t->cap * sizeof *t->ids);
+    t->off_lo = hk_xrealloc(NULL, t->cap * sizeof *t->off_lo);
+    t->off_hi = hk_xrealloc(NULL, t->cap);
 }
 
 void hk_objtab_grow(hk_objtab *t)
 {
     t->cap = t->cap + t->cap / 2;
-    t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
-    t->off_lo = xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
-    t->off_hi = xrealloc(t->off_hi, t->cap);
+    t->ids = hk_xrealloc(t->ids, t->cap * sizeof *t->ids);
+    t->off_lo = hk_xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
+    t->off_hi = hk_xrealloc(t->off_hi, t->cap);
 }
 
 void hk_objtab_free(hk_objtab *t)
@@ -262,7 +257,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
         if (!d->nsegs || d->segs[d->nsegs - 1].hi != hi) {
             if (d->nsegs == capsegs) {
                 capsegs = capsegs ? capsegs * 2 : 4;
-                d->segs = xrealloc(d->segs, capsegs * sizeof *d->segs);
+                d->segs = hk_xrealloc(d->segs, capsegs * sizeof *d->segs);
             }
             d->segs[d->nsegs].start = (uint32_t)i;
             d->segs[d->nsegs].hi = hi;
@@ -272,9 +267,9 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     /* the low id words go into the same allocation the ids used */
     uint32_t *lo = (uint32_t *)t->ids;
     for (size_t i = 0; i < n; i++) lo[i] = (uint32_t)t->ids[i];
-    d->id_lo = xrealloc(lo, n * sizeof *lo);
-    d->off_lo = xrealloc(t->off_lo, n * sizeof *d->off_lo);
-    d->off_hi = xrealloc(t->off_hi, n);
+    d->id_lo = hk_xrealloc(lo, n * sizeof *lo);
+    d->off_lo = hk_xrealloc(t->off_lo, n * sizeof *d->off_lo);
+    d->off_hi = hk_xrealloc(t->off_hi, n);
     d->nobjects = (uint32_t)n;
     memset(t, 0, sizeof *t);
     build_directory(d);

@@ -1,4 +1,5 @@
 #include "util/hk_buf.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,7 @@ void hk_buf_reserve(hk_buf *b, size_t extra)
     if (b->len + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra + 1) cap *= 2;
-    unsigned char *p = realloc(b->data, cap);
-    if (!p) { fputs("hprofkit: out of memory\n", stderr); abort(); }
-    b->data = p;
+    b->data = hk_xrealloc(b->data, cap);
     b->cap = cap;
 }
 

@@ -1,4 +1,5 @@
 #include "util/hk_idmap.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,8 @@ void hk_idmap_free(hk_idmap *m) { free(m->keys); free(m->vals); hk_idmap_init(m)
 static void grow(hk_idmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *keys = calloc(cap, sizeof *keys);
-    uint32_t *vals = malloc(cap * sizeof *vals);
-    if (!keys || !vals) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    uint64_t *keys = hk_xcalloc(cap, sizeof *keys);
+    uint32_t *vals = hk_xrealloc(NULL, cap * sizeof *vals);
     for (size_t i = 0; i < m->cap; i++) {
         if (!m->keys[i]) continue;
         size_t s = slot_of(m->keys[i], cap);
@@ -70,8 +70,7 @@ void hk_idtab_set(hk_idtab *t, uint64_t key, uint64_t val)
     if (inserted) {
         if (t->n == t->cap) {
             t->cap = t->cap ? t->cap * 2 : 256;
-            t->vals = realloc(t->vals, t->cap * sizeof *t->vals);
-            if (!t->vals) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+            t->vals = hk_xrealloc(t->vals, t->cap * sizeof *t->vals);
         }
         t->n++;
     }

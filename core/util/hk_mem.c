@@ -1,0 +1,42 @@
+#include "util/hk_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hk_oom(void)
+{
+    fputs("hprofkit: out of memory\n", stderr);
+    abort();
+}
+
+void *hk_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) hk_oom();
+    return p;
+}
+
+void *hk_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) hk_oom();
+    return p;
+}
+
+char *hk_xstrdup(const char *s)
+{
+    char *p = strdup(s ? s : "");
+    if (!p) hk_oom();
+    return p;
+}
+
+void *hk_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return p;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) c *= 2;
+    p = hk_xrealloc(p, c * elem);
+    *cap = c;
+    return p;
+}

@@ -1,0 +1,14 @@
+/* Allocation that does not fail quietly.  Running out of memory half way through an index or a
+ * registry leaves nothing sensible to return, so it ends the program with a message. */
+#ifndef HK_MEM_H
+#define HK_MEM_H
+#include <stddef.h>
+
+void hk_oom(void) __attribute__((noreturn));
+void *hk_xrealloc(void *p, size_t n);
+void *hk_xcalloc(size_t n, size_t size);
+char *hk_xstrdup(const char *s);
+/* Grows an array to hold need elements (doubling, from at least 1024): returns it, sets *cap. */
+void *hk_grow(void *p, size_t *cap, size_t need, size_t elem);
+
+#endif
