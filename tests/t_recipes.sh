@@ -15,6 +15,8 @@ if [ -f "$lc" ]; then
   "$HK" leaks "$lc" --json > lc.json
   eq leaks-leakcanary-watched "$(jq -r '.[0].class' lc.json)" com.example.leakcanary.LeakyService
   grep -q "b3abfae6-2c53-42e1-b8c1-96b0558dbeae" lc.json && pass leaks-leakcanary-key || fail leaks-leakcanary-key "$(head -c 300 lc.json)"
+  # LeakCanary 1.x's own test: the leak's chain starts at a static field of LeakyService
+  eq leaks-leakcanary-static-field "$(jq -r '.[0].held_by' lc.json)" "class com.example.leakcanary.LeakyService .static leakAllTheBinders"
 else
   skip leaks-leakcanary "$lc is absent"
 fi

@@ -110,8 +110,8 @@ void hk_graph_path_free(hk_graph_path *path);
 /* Names the edge src -> dst into buf ("field", "[3]", "static X", "<super>", "<loader>");
  * returns 0, or -1 when src does not reference dst. */
 int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t len);
-/* 1 for thread-local roots (frames, JNI locals, native stacks, thread blocks, JNI
- * monitors), 2 for low-priority roots (unknown, unreachable, debugger, finalizing,
+/* 1 for roots held by a thread or by native code (frames, JNI locals, native stacks, thread
+ * blocks, JNI monitors, JNI globals), 2 for low-priority roots (unknown, unreachable, debugger, finalizing,
  * reference cleanup), 0 for the rest. */
 int hk_graph_root_rank(int root_type);
 

@@ -10,8 +10,11 @@
 int hk_graph_root_rank(int t)
 {
     switch (t) {
+    /* Held by a thread's stack, or by native code: JNI global references hold objects native
+     * code owns (every live Binder, for one), so a chain from a Java root (a static field, a
+     * thread) is the actionable one when there is any; LeakCanary 1.x did not use them at all. */
     case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_NATIVE_STACK:
-    case HPROF_ROOT_THREAD_BLOCK: case HPROF_ROOT_JNI_MONITOR:
+    case HPROF_ROOT_THREAD_BLOCK: case HPROF_ROOT_JNI_MONITOR: case HPROF_ROOT_JNI_GLOBAL:
         return 1;
     case HPROF_ROOT_UNKNOWN: case HPROF_ROOT_UNREACHABLE: case HPROF_ROOT_DEBUGGER:
     case HPROF_ROOT_FINALIZING: case HPROF_ROOT_REFERENCE_CLEANUP:

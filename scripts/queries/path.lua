@@ -1,9 +1,10 @@
 hk.query{
   name = "path",
   help = "Why an object is alive: the shortest chain of references from a GC root to it.\n" ..
-         "Roots held only by a thread's stack and low-priority roots are used last, and the\n" ..
-         "chain does not pass through weak/soft/phantom referents or the finalizer and Cleaner\n" ..
-         "lists unless nothing else reaches the object (then weak = true on the last step).\n" ..
+         "Roots held by a thread's stack or by native code (JNI references) and low-priority\n" ..
+         "roots are used last, and the chain does not pass through weak/soft/phantom referents\n" ..
+         "or the finalizer and Cleaner lists unless nothing else reaches the object (then\n" ..
+         "weak = true on the last step).\n" ..
          "via: the field, array index ([3]) or static field that holds the next object.",
   positional = { "dump", "id" },
   columns = { "step", "root", "thread", "frame", "id", "class", "via", "shallow", "retained", "weak" },
