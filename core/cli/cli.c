@@ -4,6 +4,7 @@
 #include "host/fetch_lua.h"
 #include "util/hk_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -146,7 +147,8 @@ static void print_query_help(lua_State *L, const char *name, int def)
     printf("usage: hprofkit %s", name);
     if (lua_getfield(L, def, "positional") == LUA_TTABLE) {
         for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
-            printf(" %s", lua_tostring(L, -1));
+            printf(" ");
+            for (const char *c = lua_tostring(L, -1); *c; c++) putchar(toupper((unsigned char)*c));
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -162,17 +164,31 @@ static void print_query_help(lua_State *L, const char *name, int def)
     if (lua_getfield(L, def, "args") == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, -2)) {
-            const char *k = lua_tostring(L, -2);
-            if (lua_isboolean(L, -1)) printf("  --%s%s\n", k, lua_toboolean(L, -1) ? " (default on; --no-" : "");
-            else printf("  --%s VALUE   (default: %s)\n", k, luaL_tolstring(L, -1, NULL)), lua_pop(L, 1);
-            if (lua_isboolean(L, -1) && lua_toboolean(L, -1)) printf("%s to turn off)\n", k);
+            char k[128];   /* shown as typed: --no-gc, not --no_gc */
+            snprintf(k, sizeof k, "%s", lua_tostring(L, -2));
+            for (char *c = k; *c; c++) if (*c == '_') *c = '-';
+            if (!lua_isboolean(L, -1)) {
+                printf("  --%s VALUE   (default: %s)\n", k, luaL_tolstring(L, -1, NULL));
+                lua_pop(L, 1);
+            } else if (lua_toboolean(L, -1)) {
+                printf("  --%s   (on by default; --no-%s turns it off)\n", k, k);
+            } else {
+                printf("  --%s\n", k);
+            }
             lua_pop(L, 1);
         }
     }
     lua_pop(L, 1);
     if (lua_getfield(L, def, "options_help") == LUA_TSTRING) printf("%s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
-    printf("  --format table|json|csv|...  (--json for json)   -o FILE  write to FILE (atomically)\n");
+    int own_output = 0;
+    if (lua_getfield(L, def, "args") == LUA_TTABLE) {
+        own_output = lua_getfield(L, -1, "output") != LUA_TNIL;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    printf("  --format table|json|csv|...  (--json for json)%s\n",
+           own_output ? "" : "   -o FILE  write to FILE (atomically)");
     lua_getfield(L, def, "source");
     printf("\ndefined in %s\n", lua_tostring(L, -1));
     lua_pop(L, 1);

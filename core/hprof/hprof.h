@@ -115,15 +115,12 @@ struct hk_dump {
     uint32_t ndir, dir_shift, dir_base;
 
     /* counts */
-    uint32_t ninstances, nobj_arrays, nprim_arrays, nclasses_objects;
+    uint32_t ninstances, nobj_arrays, nprim_arrays;
 
     uint32_t header_size;
 
-    /* id -> offset of the record body: STRING, STACK_FRAME; serial -> STACK_TRACE body */
-    hk_idtab strings, frames, traces;
+    hk_idtab strings;       /* string id -> offset of the STRING record body */
     hk_idtab load_names;    /* class id -> name string id, from LOAD_CLASS */
-    hk_idtab class_serials; /* class serial -> class id, from LOAD_CLASS */
-    hk_idmap thread_traces; /* thread serial -> trace serial (from ROOT_THREAD_OBJECT) */
     /* classes */
     hk_class *classes;
     uint32_t nclasses;

@@ -152,7 +152,6 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
     d->classes = calloc(n ? n : 1, sizeof *d->classes);
     if (!d->classes) { snprintf(err, errlen, "out of memory"); return -1; }
     d->nclasses = (uint32_t)n;
-    d->nclasses_objects = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
         hk_class *c = &d->classes[i];
         c->index = (uint32_t)i;

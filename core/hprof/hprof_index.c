@@ -91,12 +91,9 @@ static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
     case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK:
         root->thread = hk_be32(r + 1 + idsz);
         break;
-    case HPROF_ROOT_THREAD_OBJECT: {
+    case HPROF_ROOT_THREAD_OBJECT:
         root->thread = hk_be32(r + 1 + idsz);
-        uint32_t trace = hk_be32(r + 1 + idsz + 4);
-        if (root->thread) *hk_idmap_put(&d->thread_traces, root->thread, trace, NULL) = trace;
         break;
-    }
     default: break;
     }
     return 0;
@@ -350,15 +347,12 @@ static int top_records(pass *p)
             if (len < 8 + 2 * d->id_size) return fail_at(p, off, "LOAD_CLASS record too short");
             hk_idtab_set(&d->load_names, rd_id(base + body + 4, d->id_size),
                          rd_id(base + body + 8 + d->id_size, d->id_size));
-            hk_idtab_set(&d->class_serials, hk_be32(base + body), rd_id(base + body + 4, d->id_size));
             break;
         case HPROF_STACK_FRAME:
             if (len < 4 * d->id_size + 8) return fail_at(p, off, "STACK_FRAME record too short");
-            hk_idtab_set(&d->frames, rd_id(base + body, d->id_size), body);
             break;
         case HPROF_STACK_TRACE:
             if (len < 12) return fail_at(p, off, "STACK_TRACE record too short");
-            hk_idtab_set(&d->traces, hk_be32(base + body), body);
             break;
         case HPROF_HEAP_DUMP: case HPROF_HEAP_DUMP_SEGMENT:
             if (tag == HPROF_HEAP_DUMP_SEGMENT || !saw_segment) saw_segment = tag;

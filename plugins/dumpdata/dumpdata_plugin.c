@@ -141,11 +141,6 @@ static const hk_bitmap_source dd_source = {
 
 HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
 {
-    if (host->abi_version != HK_ABI_VERSION) {
-        snprintf(err, errlen, "dumpdata plugin built for ABI %u, host has ABI %u: rebuild the plugin",
-                 HK_ABI_VERSION, host->abi_version);
-        return -1;
-    }
     dd_host = host;
     if (host->describe(self, "dumpdata", "0.1.0", "API 35+ bitmap images from Bitmap.dumpData (am dumpheap -b)") < 0 ||
         host->register_bitmap_source(self, &dd_source, NULL) < 0) {

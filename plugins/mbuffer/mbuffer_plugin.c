@@ -110,11 +110,6 @@ static const hk_bitmap_source mb_source = {
 
 HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
 {
-    if (host->abi_version != HK_ABI_VERSION) {
-        snprintf(err, errlen, "mbuffer plugin built for ABI %u, host has ABI %u: rebuild the plugin",
-                 HK_ABI_VERSION, host->abi_version);
-        return -1;
-    }
     mb_host = host;
     mb_self = self;
     const char *g = host->config(self, "guess_reconfigured");

@@ -105,15 +105,6 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
 
 HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
 {
-	if (host->abi_version != HK_ABI_VERSION) {
-		snprintf(err, errlen, "meminfo plugin built for ABI %u, host has ABI %u: rebuild the plugin",
-		         HK_ABI_VERSION, host->abi_version);
-		return -1;
-	}
-	if (host->size < offsetof(hk_host, buf_reset) + sizeof host->buf_reset) {
-		snprintf(err, errlen, "host table too small (%u bytes) for the meminfo plugin", host->size);
-		return -1;
-	}
 	mi_host = host;
 	if (host->describe(self, "meminfo", "0.1.0",
 	                   "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified") < 0 ||
