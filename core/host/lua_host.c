@@ -1,6 +1,7 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
 #include "host/lua_host.h"
 #include "hk_config.h"
+#include "host/map_lua.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -96,14 +97,23 @@ void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.r
 static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
 static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
 
-/* hk.open(path) -> Dump */
+/* hk.open(path [, {map = FILE | false}]) -> Dump; without a map option, the map beside
+ * the dump (DUMP.map, STEM.map) is used when there is one */
 static int l_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    char err[512];
-    char what[300];
-    snprintf(what, sizeof what, "indexing %s", path);
-    hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
+    const char *map = NULL;
+    int beside = 1;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        int t = lua_getfield(L, 2, "map");
+        if (t == LUA_TSTRING) map = lua_tostring(L, -1);
+        else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) beside = 0;
+        else if (t != LUA_TNIL) return luaL_error(L, "hk.open: 'map' must be a file name or false");
+    }
+    char err[1024];
+    int status;
+    hk_dump *d = hk_open_mapped(path, map, beside, "hprofkit", &status, err, sizeof err);
     if (!d) return luaL_error(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;

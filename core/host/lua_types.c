@@ -675,15 +675,13 @@ static int obj_value(lua_State *L)
 static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name)
 {
     field_slot *s = &field_cache[((uintptr_t)name >> 4 ^ cls * 31u) & 255];
-    if (s->d == d && s->cls == cls && s->key == name && !strcmp(s->f->name, name)) return s->f;
+    if (s->d == d && s->cls == cls && s->key == name && (!strcmp(s->f->name, name) || !strcmp(s->f->obf_name, name)))
+        return s->f;
     uint32_t n;
-    const hk_field *f = hk_class_layout(d, &d->classes[cls], &n);
-    for (uint32_t k = 0; k < n; k++)
-        if (!strcmp(f[k].name, name)) {
-            s->d = d; s->cls = cls; s->key = name; s->f = &f[k];
-            return &f[k];
-        }
-    return NULL;
+    const hk_field *all = hk_class_layout(d, &d->classes[cls], &n);
+    const hk_field *f = hk_field_named(all, n, name);
+    if (f) { s->d = d; s->cls = cls; s->key = name; s->f = f; }
+    return f;
 }
 
 /* Reads field name of instance obj: 1 found, 0 not */

@@ -12,6 +12,7 @@
 #include "hprofkit.h"
 #include "util/hk_buf.h"
 #include "util/hk_idmap.h"
+#include "map/map.h"
 
 /* Top-level record tags. */
 enum {
@@ -42,13 +43,15 @@ enum hk_kind { HK_KIND_CLASS = 1, HK_KIND_INSTANCE, HK_KIND_OBJ_ARRAY, HK_KIND_P
 #define HK_NONE UINT32_MAX
 
 typedef struct hk_field {
-    const char *name;
+    const char *name;       /* the source name when a map renamed it */
+    const char *obf_name;   /* the dump's name */
     uint8_t type;           /* enum hk_type */
     uint32_t offset;        /* in the instance data (flattened layouts) */
 } hk_field;
 
 typedef struct hk_static {
     const char *name;
+    const char *obf_name;
     uint8_t type;
     hk_value value;
 } hk_static;
@@ -60,7 +63,8 @@ typedef struct hk_class {
     uint32_t index;         /* in d->classes */
     uint32_t super;         /* index of the superclass, HK_NONE for none */
     uint32_t object;        /* index in the object table */
-    const char *name;       /* Java source name: java.lang.String, byte[], a.B$C */
+    const char *name;       /* Java source name: java.lang.String, byte[], a.B$C (mapped) */
+    const char *obf_name;   /* the name the dump gives it (the same without a map) */
     uint32_t instance_size; /* as the dump records it (ART: real size; HotSpot: field bytes) */
     uint32_t own_fields_size; /* bytes of this class's own fields in instance data */
     uint16_t nfields;       /* this class's own fields, offsets relative to its block */
@@ -121,6 +125,10 @@ struct hk_dump {
 
     hk_idtab strings;       /* string id -> offset of the STRING record body */
     hk_idtab load_names;    /* class id -> name string id, from LOAD_CLASS */
+    /* allocation stacks: frame id -> STACK_FRAME body, serial -> STACK_TRACE body,
+     * class serial -> class id (frames name their class by serial) */
+    hk_idtab frames, traces, class_serials;
+    hk_map *map;            /* the R8/ProGuard map applied to the names, NULL for none */
     /* classes */
     hk_class *classes;
     uint32_t nclasses;
@@ -207,10 +215,29 @@ hk_class *hk_class_by_id(const hk_dump *d, hk_id id);
 hk_class *hk_class_by_name(const hk_dump *d, const char *name);
 /* The flattened instance layout of a class (own fields, then superclasses'). */
 const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n);
+/* The field called name in a layout: by source name (most derived first), else by the
+ * dump's name; NULL when neither. */
+const hk_field *hk_field_named(const hk_field *f, uint32_t n, const char *name);
 int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *ancestor);
 const hk_static *hk_class_static(const hk_class *c, const char *name);
 /* Instances of class index c (exact class), without copying: a slice of object indices. */
 const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n);
+
+/* ---- allocation stacks ---- */
+/* The stack an object was allocated at, innermost frame first, by source names with R8's
+ * inlined frames expanded when a map is applied.  Returns a malloc'd array (free it) and
+ * *n, or NULL with *n = 0 when the dump has no stack for it. */
+hk_frame *hk_obj_allocation_stack(hk_dump *d, uint32_t obj, uint32_t *n);
+
+/* ---- deobfuscation ---- */
+/* Renames classes, fields and statics to the map's source names (the dump's stay in
+ * obf_name) and keeps the map, which the dump then owns.  Before anything reads names.
+ * Appends to notes, one line each, what the user should hear: that the map does not fit
+ * the dump, or that its pg_map_id differs from the id the app carries. */
+int hk_dump_apply_map(hk_dump *d, hk_map *map, hk_buf *notes, char *err, size_t errlen);
+/* The map beside a dump: DUMP.map, else STEM.map (STEM: the name without .hprof,
+ * .hprof.gz or .android-hprof).  Writes it to out and returns 1 when one exists. */
+int hk_map_beside(const char *dump_path, char *out, size_t n);
 
 /* ---- values ---- */
 int hk_type_size(const hk_dump *d, int type);

@@ -112,7 +112,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     c->statics = calloc(c->nstatics ? c->nstatics : 1, sizeof *c->statics);
     for (uint16_t i = 0; i < c->nstatics; i++) {
         hk_static *s = &c->statics[i];
-        s->name = name_of_sid(d, hk_be_id(d, q));
+        s->name = s->obf_name = name_of_sid(d, hk_be_id(d, q));
         s->type = q[idsz];
         hk_read_value(d, q + idsz + 1, s->type, &s->value);
         c->static_bytes += (uint64_t)hk_type_size(d, s->type);
@@ -123,7 +123,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     uint32_t o = 0;
     for (uint16_t i = 0; i < c->nfields; i++) {
         hk_field *f = &c->fields[i];
-        f->name = name_of_sid(d, hk_be_id(d, q));
+        f->name = f->obf_name = name_of_sid(d, hk_be_id(d, q));
         f->type = q[idsz];
         f->offset = o;
         o += (uint32_t)hk_type_size(d, f->type);
@@ -141,6 +141,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
         snprintf(tmp, sizeof tmp, "class@0x%llx", (unsigned long long)c->id);
         c->name = hk_arena_strdup(d, tmp, strlen(tmp));
     }
+    c->obf_name = c->name;
     int h = heap_of_offset(d, off);
     c->heap = (uint8_t)(h < 0 ? 0 : h);
     (void)err; (void)errlen;
@@ -201,6 +202,8 @@ hk_class *hk_class_by_name(const hk_dump *d, const char *name)
 {
     for (uint32_t i = 0; i < d->nclasses; i++)
         if (!strcmp(d->classes[i].name, name)) return &d->classes[i];
+    for (uint32_t i = 0; i < d->nclasses; i++)   /* the dump's name, when a map renamed it */
+        if (!strcmp(d->classes[i].obf_name, name)) return &d->classes[i];
     return NULL;
 }
 
@@ -228,6 +231,15 @@ const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n)
     return c->all_fields;
 }
 
+const hk_field *hk_field_named(const hk_field *f, uint32_t n, const char *name)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(f[k].name, name)) return &f[k];
+    for (uint32_t k = 0; k < n; k++)
+        if (f[k].obf_name != f[k].name && !strcmp(f[k].obf_name, name)) return &f[k];
+    return NULL;
+}
+
 int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *ancestor)
 {
     for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super)
@@ -239,6 +251,8 @@ const hk_static *hk_class_static(const hk_class *c, const char *name)
 {
     for (uint16_t i = 0; i < c->nstatics; i++)
         if (!strcmp(c->statics[i].name, name)) return &c->statics[i];
+    for (uint16_t i = 0; i < c->nstatics; i++)
+        if (!strcmp(c->statics[i].obf_name, name)) return &c->statics[i];
     return NULL;
 }
 

@@ -171,6 +171,10 @@ void hk_dump_close(hk_dump *d)
     free(d->dir);
     hk_idtab_free(&d->strings);
     hk_idtab_free(&d->load_names);
+    hk_idtab_free(&d->frames);
+    hk_idtab_free(&d->traces);
+    hk_idtab_free(&d->class_serials);
+    hk_map_free(d->map);
     for (uint32_t i = 0; i < d->nclasses; i++) {
         free(d->classes[i].fields);
         free(d->classes[i].statics);

@@ -205,14 +205,11 @@ int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE) return 0;
     uint32_t n;
-    const hk_field *f = hk_class_layout(d, &d->classes[c], &n);
-    for (uint32_t k = 0; k < n; k++) {
-        if (strcmp(f[k].name, name)) continue;
-        if (f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > len) return 0;
-        hk_read_value(d, data + f[k].offset, f[k].type, out);
-        return 1;
-    }
-    return 0;
+    const hk_field *all = hk_class_layout(d, &d->classes[c], &n);
+    const hk_field *f = hk_field_named(all, n, name);
+    if (!f || f->offset + (uint32_t)hk_type_size(d, f->type) > len) return 0;
+    hk_read_value(d, data + f->offset, f->type, out);
+    return 1;
 }
 
 static void put_utf8(hk_buf *b, uint32_t cp)
