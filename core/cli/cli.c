@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "hk_config.h"
 #include "host/fetch_lua.h"
+#include "host/map_lua.h"
 #include "util/hk_file.h"
 
 #include <ctype.h>
@@ -12,6 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int cli_take_map(cli_ctx *cx, int argc, char **argv, int from)
+{
+    int out = from;
+    for (int i = from; i < argc; i++) {
+        if (!strcmp(argv[i], "--map")) {
+            if (i + 1 >= argc) { fprintf(stderr, "hprofkit: --map needs a file name\n"); return -1; }
+            cx->map_path = argv[++i];
+        } else if (!strncmp(argv[i], "--map=", 6)) {
+            cx->map_path = argv[i] + 6;
+        } else if (!strcmp(argv[i], "--no-map")) {
+            cx->map_path = "";      /* none, not even the one beside the dump */
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    argv[out] = NULL;
+    return out;
+}
 
 void cli_add_plugins_file(cli_ctx *cx, const char *path)
 {
@@ -290,12 +310,18 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     lua_getfield(L, def, "run");
     if (needs_dump) {
         lua_getfield(L, args, "dump");
-        char err[1024], what[300];
+        char err[1024], who[300];
         const char *path = lua_tostring(L, -1);
-        snprintf(what, sizeof what, "indexing %s", path);
-        hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
+        const char *map = cx->map_path, *env = getenv("HPROFKIT_MAP");
+        snprintf(who, sizeof who, "hprofkit %s", name);
+        if (!map && env && *env) {
+            map = env;
+            fprintf(stderr, "%s: note: using the map %s from HPROFKIT_MAP\n", who, env);
+        }
+        int status;
+        hk_dump *d = hk_open_mapped(path, map && *map ? map : NULL, !map, who, &status, err, sizeof err);
         lua_pop(L, 1);
-        if (!d) { fprintf(stderr, "hprofkit %s: %s\n", name, err); return 1; }
+        if (!d) { fprintf(stderr, "%s: %s\n", who, err); return status; }
         hkl_push_dump(L, d, 0);
     } else {
         lua_pushnil(L);
@@ -361,6 +387,10 @@ int cli_run_script(cli_ctx *cx, int argc, char **argv)
     lua_pop(L, 2);
     if (format) { lua_pushstring(L, format); lua_setfield(L, args, "format"); }
     if (outfile) { lua_pushstring(L, outfile); lua_setfield(L, args, "output"); }
+    if (cx->map_path) {     /* for hk.open(args.dump, {map = args.map}): --no-map is false */
+        if (*cx->map_path) lua_pushstring(L, cx->map_path); else lua_pushboolean(L, 0);
+        lua_setfield(L, args, "map");
+    }
     /* the script sees its arguments as `...` and as the global `arg` */
     lua_pushvalue(L, args);
     lua_setglobal(L, "arg");

@@ -9,6 +9,7 @@
 typedef struct cli_ctx {
     const char *plugin_files[16];
     int nplugin_files;
+    const char *map_path;       /* --map FILE, "" for --no-map, else NULL */
     char scripts_dir[4096];     /* the built-in scripts/ */
     char plugin_dir[4096];
     char plugins_ini[4096];
@@ -17,6 +18,9 @@ typedef struct cli_ctx {
 } cli_ctx;
 
 void cli_add_plugins_file(cli_ctx *cx, const char *path);
+/* Takes --map FILE / --map=FILE / --no-map out of argv[from..argc), wherever it is; returns the new
+ * argc, or -1 after a usage error. */
+int cli_take_map(cli_ctx *cx, int argc, char **argv, int from);
 int cli_setup(cli_ctx *cx, const char *argv0);
 void cli_teardown(cli_ctx *cx);
 int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv);

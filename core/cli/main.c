@@ -12,7 +12,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: hprofkit [--plugins FILE]... COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+    fputs("usage: hprofkit [--plugins FILE]... [--map FILE] COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
           "\n"
           "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
@@ -20,6 +20,9 @@ static void usage(FILE *f)
           "  hprofkit QUERY --help       a query's arguments\n"
           "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script\n"
           "  hprofkit --version\n"
+          "\n"
+          "--map FILE (or HPROFKIT_MAP) applies an R8/ProGuard mapping file to the dump's names;\n"
+          "without either, DUMP.map or STEM.map beside the dump is used, with a note (--no-map: none).\n"
           "\n"
           "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"
           "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
@@ -37,6 +40,8 @@ int main(int argc, char **argv)
         else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
         else break;
     }
+    argc = cli_take_map(&cx, argc, argv, 1);
+    if (argc < 0) return 2;
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
         usage(i >= argc ? stderr : stdout);
         return i >= argc ? 2 : 0;

@@ -25,7 +25,11 @@ hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside,
         map_path = beside;
         fprintf(stderr, "%s: note: using the map %s found beside the dump (--map FILE to choose another)\n", who, beside);
     }
-    if (map_path && !(map = hk_map_load(map_path, err, errlen))) { *status = 2; return NULL; }
+    if (map_path && !(map = hk_map_load(map_path, what, sizeof what))) {
+        snprintf(err, errlen, "cannot read the map: %s", what);
+        *status = 2;
+        return NULL;
+    }
     snprintf(what, sizeof what, "indexing %s", path);
     hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, errlen);
     if (!d) { hk_map_free(map); *status = 1; return NULL; }

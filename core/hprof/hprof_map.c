@@ -87,11 +87,18 @@ static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)
         const hk_map_class *sc = mc ? NULL : hk_map_class_by_src(m, c->obf_name, n);
         if (sc && strcmp(sc->src, sc->obf)) already_source++;
     }
-    if ((short_names >= 10 && short_known * 2 < short_names) || already_source > renamed || (map_renames && !renamed))
-        hk_buf_printf(notes, "warning: the map %s does not fit %s: it knows %u of its %u obfuscated-looking class names, "
-                      "and %u classes it renames are in the dump under their source names (%u under the map's); "
-                      "names are shown as the map gives them\n",
-                      m->path, d->path, short_known, short_names, already_source, renamed);
+    char why[200];
+    why[0] = 0;
+    if (map_renames && !renamed)
+        snprintf(why, sizeof why, "none of the %u classes it renames is in the dump", map_renames);
+    else if (already_source > renamed)
+        snprintf(why, sizeof why, "%u classes it renames are in the dump under their source names, %u under its short ones",
+                 already_source, renamed);
+    else if (short_names >= 10 && short_known * 2 < short_names)
+        snprintf(why, sizeof why, "it knows %u of the dump's %u obfuscated-looking class names", short_known, short_names);
+    if (why[0])
+        hk_buf_printf(notes, "warning: the map %s does not fit %s (%s); names are shown as the map gives them\n",
+                      m->path, d->path, why);
     char id[128];
     if (m->map_id && retrace_id(d, id, sizeof id) && strcmp(id, m->map_id))
         hk_buf_printf(notes, "warning: the map %s has pg_map_id %s but the app in %s carries go/retraceme %s: "

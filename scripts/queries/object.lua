@@ -14,11 +14,13 @@ end
 hk.query{
   name = "object",
   help = "One object: its class, sizes, fields (references as ids with their class), and for an\n" ..
-         "array its length and first elements; a String's value.",
+         "array its length and first elements; a String's value; where it was allocated, when the\n" ..
+         "dump has allocation stacks (innermost frame first; R8-inlined frames expanded with a map).",
   positional = { "dump", "id" },
   args = { elements = 10 },
   shape = "record",
-  columns = { "id", "class", "kind", "heap", "shallow_size", "length", "value", "fields", "elements", "statics" },
+  columns = { "id", "class", "kind", "heap", "shallow_size", "length", "value", "fields", "elements", "statics",
+              "allocation_stack" },
   run = function(dump, args)
     local obj = dump:object(args.id)
     if not obj then error("no object with id " .. args.id .. " in this dump", 0) end
@@ -46,6 +48,14 @@ hk.query{
         local v = obj:at(i)
         if type(v) == "userdata" then v = v.id end
         rec.elements[#rec.elements + 1] = { index = i, value = v == nil and hk.null or v }
+      end
+    end
+    local stack = obj.allocation_stack
+    if stack then
+      rec.allocation_stack = {}
+      for i, f in ipairs(stack) do
+        rec.allocation_stack[i] = { class = f.class, method = f.method, file = f.file or hk.null,
+                                    line = f.line, inlined = f.inlined }
       end
     end
     return rec
