@@ -1,6 +1,7 @@
 /* Deobfuscation, once, right after the index: class, field and static names become the
  * map's source names, so everything above the index sees source names. */
 #include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -58,17 +59,24 @@ static int looks_obfuscated(const char *name)
     return 1;
 }
 
-/* The id R8 can put in an app ("go/retraceme <pg_map_id>"), if the dump holds one. */
+/* The id R8 can put in an app ("go/retraceme <pg_map_id>", e.g. as every class's source
+ * file, which reaches the dump's STRING records through stack frames), if there is one. */
 static int retrace_id(const hk_dump *d, char *out, size_t n)
 {
     static const char tag[] = "go/retraceme ";
-    const uint8_t *p = memmem(d->data, d->size, tag, sizeof tag - 1);
-    if (!p) return 0;
-    p += sizeof tag - 1;
-    size_t k = 0;
-    while (p + k < d->data + d->size && k + 1 < n && isalnum(p[k])) { out[k] = (char)p[k]; k++; }
-    out[k] = 0;
-    return k > 0;
+    for (uint32_t i = 0; i < d->strings.n; i++) {
+        const uint8_t *body = d->data + d->strings.vals[i];
+        uint32_t len = hk_be32(body - 4) - d->id_size;
+        const uint8_t *s = body + d->id_size;
+        const uint8_t *p = len >= sizeof tag ? memmem(s, len, tag, sizeof tag - 1) : NULL;
+        if (!p) continue;
+        p += sizeof tag - 1;
+        size_t k = 0;
+        while (p + k < s + len && k + 1 < n && isalnum(p[k])) { out[k] = (char)p[k]; k++; }
+        out[k] = 0;
+        if (k) return 1;
+    }
+    return 0;
 }
 
 static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)

@@ -40,6 +40,8 @@ static uint32_t add_frame(hk_dump *d, uint64_t body, hk_frame *out, uint32_t max
     if (c && d->map) {
         const hk_map_class *mc = hk_map_class_by_obf(d->map, c->obf_name, strlen(c->obf_name));
         uint32_t k = mc ? hk_map_frames(d->map, mc, f.method, f.method_len, f.line, out, max) : 0;
+        for (uint32_t i = 0; i < k; i++)
+            if (!out[i].file) { out[i].file = f.file; out[i].file_len = f.file_len; }
         if (k) return k;
     }
     out[0] = f;
