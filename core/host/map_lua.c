@@ -85,8 +85,40 @@ static int dump_map(lua_State *L)
     return 1;
 }
 
+/* hk.read_map(path) -> {path, classes, members, map_id, warnings = {lines}, malformed = n}:
+ * what a mapping file holds, without a dump (checking a map; timing the parser) */
+static int l_read_map(lua_State *L)
+{
+    char err[512];
+    hk_map *m = hk_map_load(luaL_checkstring(L, 1), err, sizeof err);
+    if (!m) return luaL_error(L, "cannot read the map: %s", err);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, m->path);
+    lua_setfield(L, -2, "path");
+    lua_pushinteger(L, m->nclasses);
+    lua_setfield(L, -2, "classes");
+    lua_pushinteger(L, m->nmembers);
+    lua_setfield(L, -2, "members");
+    if (m->map_id) { lua_pushstring(L, m->map_id); lua_setfield(L, -2, "map_id"); }
+    lua_pushinteger(L, m->nwarnings);
+    lua_setfield(L, -2, "malformed");
+    lua_newtable(L);
+    const char *s = (const char *)m->warnings.data, *end = s + m->warnings.len;
+    for (lua_Integer i = 1; s < end; i++) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl) nl = end;
+        lua_pushlstring(L, s, (size_t)(nl - s));
+        lua_rawseti(L, -2, i);
+        s = nl + 1;
+    }
+    lua_setfield(L, -2, "warnings");
+    hk_map_free(m);
+    return 1;
+}
+
 void hk_map_lua_open(lua_State *L)
 {
+    hkl_add_function(L, "read_map", l_read_map);
     hkl_add_property(L, HKL_CLASS, "obfuscated_name", cls_obfuscated_name);
     hkl_add_property(L, HKL_OBJECT, "allocation_stack", obj_allocation_stack);
     hkl_add_property(L, HKL_DUMP, "map", dump_map);
