@@ -209,6 +209,9 @@ static void print_query_help(lua_State *L, const char *name, int def)
     lua_pop(L, 1);
     printf("  --format table|json|csv|...  (--json for json)%s\n",
            own_output ? "" : "   -o FILE  write to FILE (atomically)");
+    if (needs_dump)
+        printf("  --map FILE | --no-map  R8/ProGuard map for the dump's names (default: HPROFKIT_MAP,\n"
+               "                         else DUMP.map or STEM.map beside the dump)\n");
     lua_getfield(L, def, "source");
     printf("\ndefined in %s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
