@@ -2,7 +2,9 @@
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
 srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_objtab.c
-      $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c"
+      $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
+      $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c
+      $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
      "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -o fuzz_hprof 2>build.err; then
   fail fuzz-build "$(head -c 600 build.err)"; exit 0
@@ -28,4 +30,22 @@ if [ $rc -eq 0 ]; then
 else
   fail fuzz-hprof "libFuzzer found a crash: $(grep -m3 -E 'ERROR|SUMMARY|runtime error' fuzz.log | tr '\n' ' ')"
   cp crash-* "$SRC/tests/fuzz/" 2>/dev/null
+fi
+
+# the mapping-file parser, seeded with the maps tests/t_map.sh and real R8 write
+if clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
+     "$SRC/tests/fuzz/fuzz_map.c" "$SRC/core/map/map_parse.c" "$SRC/core/map/map_frames.c" \
+     "$SRC/core/util/hk_buf.c" "$SRC/core/util/hk_mem.c" "$SRC/core/util/hk_file.c" -o fuzz_map 2>build-map.err; then
+  pass fuzz-map-build
+  mkdir -p map-corpus
+  printf 'a.B -> a:\n    int x -> a\n    1:3:void f():5:7 -> b\n    1:3:void c.D.g():9 -> b\n# {"id":"sourceFile","fileName":"B.java"}\n' > map-corpus/small.map
+  [ -f "$REALDATA/hprof/aosp-art-ahat-test-dump.map" ] && cp "$REALDATA/hprof/aosp-art-ahat-test-dump.map" map-corpus/
+  ./fuzz_map -max_total_time=${HK_FUZZ_MAP_SECONDS:-10} -max_len=16384 -print_final_stats=1 map-corpus >fuzz-map.log 2>&1
+  if [ $? -eq 0 ]; then
+    pass "fuzz-map-${HK_FUZZ_MAP_SECONDS:-10}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' fuzz-map.log | grep -o '[0-9]*$') runs)"
+  else
+    fail fuzz-map "libFuzzer found a crash: $(grep -m3 -E 'ERROR|SUMMARY|runtime error' fuzz-map.log | tr '\n' ' ')"
+  fi
+else
+  fail fuzz-map-build "$(head -c 600 build-map.err)"
 fi

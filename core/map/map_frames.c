@@ -28,8 +28,8 @@ static int32_t original_line(const hk_map_member *mem, int32_t line)
     if (line <= 0) return line;
     if (mem->orig_lo < 0) return line;                  /* ProGuard without original lines */
     if (mem->obf_lo < 0 || mem->orig_hi == mem->orig_lo) return mem->orig_lo;
-    int32_t l = mem->orig_lo + (line - mem->obf_lo);
-    return l > mem->orig_hi ? mem->orig_hi : l;
+    int64_t l = (int64_t)mem->orig_lo + line - mem->obf_lo;
+    return l > mem->orig_hi ? mem->orig_hi : (int32_t)l;
 }
 
 /* The source file R8 recorded for the class named name[0..n), if any. */
