@@ -89,10 +89,13 @@ local o = by_src:instances()()
 local st = d:class("com.example.app.Repository")
 print(by_src == by_obf, by_src.obfuscated_name, o:field("mHits"), o:field("b"), o:field("mSize"),
       st:static("sInstance") == o, st:static("c") == o, d.map ~= nil, o:is_instance_of("com.example.app.Repository"))
+local f = o:fields()
+print(f[1].name, f[1].obfuscated_name, f[5].obfuscated_name, o:is_instance_of("a"), st:statics()[1].obfuscated_name)
 local plain = hk.open(arg.dump, { map = false })
 print(plain:class("b").name, plain.map)
 LUA
-eq lua-names "$("$HK" run lua.lua obf.hprof --mapfile r8.map 2>&1 | tr '\t\n' ' ')" "true b 7 7 42 true true true true b nil "
+eq lua-names "$("$HK" run lua.lua obf.hprof --mapfile r8.map 2>&1 | tr '\t\n' ' ')" "true b 7 7 42 true true true true mUsers a nil true c b nil "
+eq info-names-map "$("$HK" info obf.hprof --map r8.map --json 2>/dev/null | jq -r .map)" r8.map
 
 # ProGuard's older format: no header, no original lines (a line keeps its number)
 cat > pg.map <<'MAP'

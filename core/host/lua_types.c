@@ -250,6 +250,7 @@ static int dump_info(lua_State *L)
     set_str(L, "manufacturer", o.manufacturer);
     set_str(L, "model", o.model);
     set_str(L, "process", o.process);
+    set_str(L, "map", d->map ? d->map->path : NULL);
     hk_origin_free(&o);
     return 1;
 }
@@ -516,6 +517,14 @@ static int cls_instances(lua_State *L)
     return 1;
 }
 
+/* a field row's obfuscated_name: only where a map renamed the field */
+static void set_obf(lua_State *L, const char *name, const char *obf)
+{
+    if (obf == name) return;
+    lua_pushstring(L, obf);
+    lua_setfield(L, -2, "obfuscated_name");
+}
+
 static int cls_fields(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
@@ -525,6 +534,7 @@ static int cls_fields(lua_State *L)
         lua_createtable(L, 0, 2);
         lua_pushstring(L, c->fields[i].name);
         lua_setfield(L, -2, "name");
+        set_obf(L, c->fields[i].name, c->fields[i].obf_name);
         lua_pushstring(L, hk_type_name(c->fields[i].type));
         lua_setfield(L, -2, "type");
         lua_rawseti(L, -2, i + 1);
@@ -541,6 +551,7 @@ static int cls_statics(lua_State *L)
         lua_createtable(L, 0, 3);
         lua_pushstring(L, c->statics[i].name);
         lua_setfield(L, -2, "name");
+        set_obf(L, c->statics[i].name, c->statics[i].obf_name);
         lua_pushstring(L, hk_type_name(c->statics[i].type));
         lua_setfield(L, -2, "type");
         hkl_push_value(L, 1, &c->statics[i].value);
@@ -564,7 +575,10 @@ static int cls_is_subclass_of(lua_State *L)
     hkl_ref *r = hkl_check_class(L, 1);
     const char *name = luaL_checkstring(L, 2);
     for (uint32_t k = r->index; k != HK_NONE; k = r->d->classes[k].super)
-        if (!strcmp(r->d->classes[k].name, name)) { lua_pushboolean(L, 1); return 1; }
+        if (!strcmp(r->d->classes[k].name, name) || !strcmp(r->d->classes[k].obf_name, name)) {
+            lua_pushboolean(L, 1);
+            return 1;
+        }
     lua_pushboolean(L, 0);
     return 1;
 }
@@ -744,6 +758,7 @@ static int obj_fields(lua_State *L)
         lua_createtable(L, 0, 4);
         lua_pushstring(L, f[i].name);
         lua_setfield(L, -2, "name");
+        set_obf(L, f[i].name, f[i].obf_name);
         lua_pushstring(L, hk_type_name(f[i].type));
         lua_setfield(L, -2, "type");
         hkl_push_value(L, 1, &v);
@@ -797,7 +812,10 @@ static int obj_is_instance_of(lua_State *L)
     const char *name = luaL_checkstring(L, 2);
     uint32_t c = hk_obj_class(r->d, r->index);
     for (uint32_t k = c; k != HK_NONE; k = r->d->classes[k].super)
-        if (!strcmp(r->d->classes[k].name, name)) { lua_pushboolean(L, 1); return 1; }
+        if (!strcmp(r->d->classes[k].name, name) || !strcmp(r->d->classes[k].obf_name, name)) {
+            lua_pushboolean(L, 1);
+            return 1;
+        }
     lua_pushboolean(L, 0);
     return 1;
 }
