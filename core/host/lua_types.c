@@ -386,8 +386,10 @@ static int dump_index_stats(lua_State *L)
     for (uint32_t i = 0; i < d->nclasses; i++)
         classes += (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
     uint64_t names = (uint64_t)d->narena * 65536;
-    uint64_t maps = ((uint64_t)d->strings.map.cap + d->load_names.map.cap) * 12 +
-                    ((uint64_t)d->strings.cap + d->load_names.cap) * 8 +
+    uint64_t maps = ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap +
+                     d->traces.map.cap + d->class_serials.map.cap) * 12 +
+                    ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap +
+                     d->class_serials.cap) * 8 +
                     (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
     lua_createtable(L, 0, 6);
     set_int(L, "objects", d->nobjects);
