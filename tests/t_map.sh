@@ -140,6 +140,10 @@ eq no-map "$(jq '[.[] | select(.class == "b")] | length' n.json):$(cat n.err)" "
 HPROFKIT_MAP=r8.map "$HK" histogram obf.hprof --json > e.json 2>e.err
 grep -q "note: using the map r8.map from HPROFKIT_MAP" e.err && pass env-map-note || fail env-map-note "$(cat e.err)"
 eq env-map-used "$(jq '[.[] | select(.class == "com.example.app.UserCache")] | length' e.json)" 1
+echo 'print(arg.map, hk.open(arg.dump, { map = arg.map }):class("b").name)' > runmap.lua
+eq run-map-arg "$("$HK" --map r8.map run runmap.lua obf.hprof 2>&1 | tr '\t' ' ')" "r8.map com.example.app.UserCache"
+eq run-env-map-arg "$(HPROFKIT_MAP=r8.map "$HK" run runmap.lua obf.hprof 2>&1 | tr '\t' ' ')" "r8.map com.example.app.UserCache"
+eq run-no-map-arg "$(cd side && "$HK" run ../runmap.lua app.hprof --no-map 2>&1 | tr '\t' ' ')" "false b"
 err missing-map "cannot read the map: nosuch.map" "$HK" histogram obf.hprof --map nosuch.map
 "$HK" histogram obf.hprof --map nosuch.map >/dev/null 2>&1; eq missing-map-exit "$?" 2
 err map-needs-file "--map needs a file name" "$HK" histogram obf.hprof --map

@@ -390,8 +390,9 @@ int cli_run_script(cli_ctx *cx, int argc, char **argv)
     lua_pop(L, 2);
     if (format) { lua_pushstring(L, format); lua_setfield(L, args, "format"); }
     if (outfile) { lua_pushstring(L, outfile); lua_setfield(L, args, "output"); }
-    if (cx->map_path) {     /* for hk.open(args.dump, {map = args.map}): --no-map is false */
-        if (*cx->map_path) lua_pushstring(L, cx->map_path); else lua_pushboolean(L, 0);
+    const char *map = cx->map_path ? cx->map_path : getenv("HPROFKIT_MAP");
+    if (map) {     /* for hk.open(args.dump, {map = args.map}): --no-map is false */
+        if (*map) lua_pushstring(L, map); else lua_pushboolean(L, 0);
         lua_setfield(L, args, "map");
     }
     /* the script sees its arguments as `...` and as the global `arg` */
