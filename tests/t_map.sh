@@ -127,6 +127,11 @@ done
 eq bad-lines-count "$(grep -c 'bad.map:' bad.err)" 5
 eq bad-lines-rest-used "$(jq '[.[] | select(.class == "com.example.app.UserCache")] | length' bad.json)" 1
 
+# a map saved on Windows: byte order mark, CRLF line ends
+printf '\xef\xbb\xbf# compiler: R8\r\ncom.example.app.UserCache -> b:\r\n    int mHits -> b\r\n' > crlf.map
+"$HK" object obf.hprof "$cache" --map crlf.map --json > crlf.json 2>crlf.err
+eq crlf-map "$(jq -r '.class + " " + .fields[1].name' crlf.json):$(cat crlf.err)" "com.example.app.UserCache mHits:"
+
 # where the map comes from: --map, HPROFKIT_MAP, DUMP.map, then STEM.map beside the dump
 mkdir -p side && cp obf.hprof side/app.hprof && cp r8.map side/app.map
 "$HK" histogram side/app.hprof --json > s.json 2>s.err

@@ -201,6 +201,7 @@ hk_map *hk_map_parse(const char *name, hk_buf *text)
     m->text.data[m->text.len] = 0;
     parser p = {.m = m};
     char *s = (char *)m->text.data, *end = s + m->text.len;
+    if (m->text.len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) s += 3;   /* a UTF-8 byte order mark */
     while (s < end) {
         char *nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl) nl = end;
