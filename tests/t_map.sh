@@ -57,6 +57,7 @@ eq no-obfuscated-left "$(jq -r '.[].class' h.json | grep -cE '^(a|b|c|a\$a)(\[\]
 eq clean-map-no-warning "$(cat h.err)" ""
 "$HK" --map r8.map histogram obf.hprof --format csv > h.csv 2>/dev/null
 grep -q '^"\?com.example.app.UserCache\[\]"\?,' h.csv && pass map-before-command-csv || fail map-before-command-csv "$(head -5 h.csv)"
+eq map-with-plugins-first "$("$HK" --map r8.map --plugins "$SRC/plugins.ini" histogram obf.hprof --json 2>/dev/null | jq '[.[] | select(.class == "com.example.app.UserCache")] | length')" 1
 "$HK" histogram obf.hprof --map=r8.map > h.txt 2>/dev/null
 grep -q 'com.example.app.Outer\$Inner\[\]\[\]' h.txt && pass map-equals-table || fail map-equals-table "$(cat h.txt)"
 

@@ -34,14 +34,14 @@ int main(int argc, char **argv)
 {
     cli_ctx cx;
     memset(&cx, 0, sizeof cx);
+    argc = cli_take_map(&cx, argc, argv, 1);   /* global: before or after the command */
+    if (argc < 0) return 2;
     int i = 1;
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--plugins") && i + 1 < argc) cli_add_plugins_file(&cx, argv[++i]);
         else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
         else break;
     }
-    argc = cli_take_map(&cx, argc, argv, 1);
-    if (argc < 0) return 2;
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
         usage(i >= argc ? stderr : stdout);
         return i >= argc ? 2 : 0;
