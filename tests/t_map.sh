@@ -211,7 +211,7 @@ if [ ! -f "$A" ] || ! command -v java >/dev/null; then
   skip ahat-class-names "java or ../shared/peer/ahat absent"
   exit 0
 fi
-java -Dahat.map="$M" -cp "$A" com.android.ahat.heapdump.AhatExport "$D" ahat strong >/dev/null 2>&1 || { fail ahat-class-names "ahat failed"; exit 0; }
+java -Dahat.map="$M" -cp "$A" com.android.ahat.heapdump.AhatExport "$D" ahat strong edges >/dev/null 2>&1 || { fail ahat-class-names "ahat failed"; exit 0; }
 tail -n +2 ahat.objects.tsv | cut -f1,3 | sort > ahat.txt
 cat > labels.lua <<'LUA'
 local d = hk.open(arg.dump, { map = arg.mapfile })
@@ -222,3 +222,19 @@ eq ahat-object-count "$(wc -l < hk.txt)" "$(wc -l < ahat.txt)"
 eq ahat-every-class-name "$(diff hk.txt ahat.txt | grep -c '^[<>]')" 0
 eq ahat-class-name-set "$(cut -f2 hk.txt | sort -u | md5sum)" "$(cut -f2 ahat.txt | sort -u | md5sum)"
 [ "$(cut -f2 hk.txt | grep -c '^DumpedStuff\$StackSmasher$')" -eq 20000 ] && pass ahat-mapped-not-trivial || fail ahat-mapped-not-trivial "no DumpedStuff\$StackSmasher"
+# every instance's reference fields, by name, against ahat's edges (names from the same map)
+cat > edges.lua <<'LUA'
+local d = hk.open(arg.dump, { map = arg.mapfile })
+for o in d:objects() do
+  if o.kind == "instance" then
+    for _, f in ipairs(o:fields()) do
+      if f.type == "object" and f.ref ~= "0x0" and d:object(f.ref) then print(o.id .. "\t" .. f.ref .. "\t." .. f.name) end
+    end
+  end
+end
+LUA
+"$HK" run edges.lua "$D" --mapfile "$M" 2>/dev/null | sort > hk.edges
+awk -F'\t' 'NR == FNR { if ($2 == "instance") inst[$1] = 1; next }
+             ($1 in inst) && substr($4, 1, 1) == "." { print $1 "\t" $2 "\t" $4 }' ahat.objects.tsv ahat.edges.tsv | sort > ahat.edges
+eq ahat-field-edges-count "$(wc -l < hk.edges)" "$(wc -l < ahat.edges)"
+eq ahat-field-names "$(diff hk.edges ahat.edges | grep -c '^[<>]')" 0
