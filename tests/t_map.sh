@@ -221,6 +221,11 @@ LUA
 eq ahat-object-count "$(wc -l < hk.txt)" "$(wc -l < ahat.txt)"
 eq ahat-every-class-name "$(diff hk.txt ahat.txt | grep -c '^[<>]')" 0
 eq ahat-class-name-set "$(cut -f2 hk.txt | sort -u | md5sum)" "$(cut -f2 ahat.txt | sort -u | md5sum)"
+# (the histogram counts class objects as java.lang.Class; ahat names each "class X", as above)
+"$HK" histogram "$D" --map "$M" --json 2>/dev/null | jq -r '.[].class' | grep -vx java.lang.Class | sort > hist-classes.txt
+cut -f2 ahat.txt | grep -v '^class ' | sort -u > ahat-classes.txt
+eq ahat-histogram-classes "$(comm -23 hist-classes.txt ahat-classes.txt | head -3)" ""
+eq ahat-histogram-class-count "$(wc -l < hist-classes.txt)" "$(wc -l < ahat-classes.txt)"
 [ "$(cut -f2 hk.txt | grep -c '^DumpedStuff\$StackSmasher$')" -eq 20000 ] && pass ahat-mapped-not-trivial || fail ahat-mapped-not-trivial "no DumpedStuff\$StackSmasher"
 # every instance's reference fields, by name, against ahat's edges (names from the same map)
 cat > edges.lua <<'LUA'
