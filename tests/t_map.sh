@@ -133,6 +133,10 @@ printf '\xef\xbb\xbf# compiler: R8\r\ncom.example.app.UserCache -> b:\r\n    int
 "$HK" object obf.hprof "$cache" --map crlf.map --json > crlf.json 2>crlf.err
 eq crlf-map "$(jq -r '.class + " " + .fields[1].name' crlf.json):$(cat crlf.err)" "com.example.app.UserCache mHits:"
 
+: > empty.map
+"$HK" histogram obf.hprof --map empty.map > /dev/null 2>empty.err; rc=$?
+eq empty-map "$rc:$(grep -c 'empty.map has no class lines' empty.err)" "0:1"
+
 # where the map comes from: --map, HPROFKIT_MAP, DUMP.map, then STEM.map beside the dump
 mkdir -p side && cp obf.hprof side/app.hprof && cp r8.map side/app.map
 "$HK" histogram side/app.hprof --json > s.json 2>s.err

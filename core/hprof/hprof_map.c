@@ -81,6 +81,10 @@ static int retrace_id(const hk_dump *d, char *out, size_t n)
 
 static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)
 {
+    if (!m->nclasses) {
+        hk_buf_printf(notes, "warning: %s has no class lines ('original.Name -> obfuscated:'): is it a mapping file?\n", m->path);
+        return;
+    }
     uint32_t short_names = 0, short_known = 0, renamed = 0, already_source = 0, map_renames = 0;
     for (uint32_t i = 0; i < m->nclasses; i++) map_renames += strcmp(m->classes[i].src, m->classes[i].obf) != 0;
     for (uint32_t i = 0; i < d->nclasses; i++) {
