@@ -247,3 +247,23 @@ awk -F'\t' 'NR == FNR { if ($2 == "instance") inst[$1] = 1; next }
              ($1 in inst) && substr($4, 1, 1) == "." { print $1 "\t" $2 "\t" $4 }' ahat.objects.tsv ahat.edges.tsv | sort > ahat.edges
 eq ahat-field-edges-count "$(wc -l < hk.edges)" "$(wc -l < ahat.edges)"
 eq ahat-field-names "$(diff hk.edges ahat.edges | grep -c '^[<>]')" 0
+# every allocation stack, frame by frame, against ahat's allocation sites with the same map
+if command -v javac >/dev/null && javac -nowarn -cp "$A" -d ahat-sites "$SRC/tests/java/AhatSites.java" 2>javac.err; then
+  java -cp "$A:ahat-sites" com.android.ahat.heapdump.AhatSites "$D" "$M" 2>/dev/null | sort > ahat.sites
+  cat > stacks.lua <<'LUA'
+local d = hk.open(arg.dump, { map = arg.mapfile })
+for o in d:objects() do
+  local st = o.allocation_stack
+  if st then
+    local parts = { o.id }
+    for _, f in ipairs(st) do parts[#parts + 1] = string.format("%s(%s:%d)", f.method, f.file or "null", f.line) end
+    print(table.concat(parts, "\t"))
+  end
+end
+LUA
+  "$HK" run stacks.lua "$D" --mapfile "$M" 2>/dev/null | sort > hk.sites
+  eq ahat-stack-count "$(wc -l < hk.sites)" "$(wc -l < ahat.sites)"
+  eq ahat-stacks "$(diff hk.sites ahat.sites | grep -c '^[<>]')" 0
+else
+  skip ahat-stacks "javac absent or AhatSites does not compile: $(head -c 200 javac.err 2>/dev/null)"
+fi

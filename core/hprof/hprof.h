@@ -126,7 +126,8 @@ struct hk_dump {
     hk_idtab strings;       /* string id -> offset of the STRING record body */
     hk_idtab load_names;    /* class id -> name string id, from LOAD_CLASS */
     /* allocation stacks: frame id -> STACK_FRAME body, serial -> STACK_TRACE body,
-     * class serial -> class id (frames name their class by serial) */
+     * class serial -> class id (frames name their class by serial); keys are stored + 1,
+     * as ART counts frame ids and serials from 0 and a table key of 0 means empty */
     hk_idtab frames, traces, class_serials;
     hk_map *map;            /* the R8/ProGuard map applied to the names, NULL for none */
     /* classes */

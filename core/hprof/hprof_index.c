@@ -347,16 +347,16 @@ static int top_records(pass *p)
             if (len < 8 + 2 * d->id_size) return fail_at(p, off, "LOAD_CLASS record too short");
             hk_idtab_set(&d->load_names, rd_id(base + body + 4, d->id_size),
                          rd_id(base + body + 8 + d->id_size, d->id_size));
-            hk_idtab_set(&d->class_serials, hk_be32(base + body), rd_id(base + body + 4, d->id_size));
+            hk_idtab_set(&d->class_serials, (uint64_t)hk_be32(base + body) + 1, rd_id(base + body + 4, d->id_size));
             break;
         case HPROF_STACK_FRAME:
             if (len < 4 * d->id_size + 8) return fail_at(p, off, "STACK_FRAME record too short");
-            hk_idtab_set(&d->frames, rd_id(base + body, d->id_size), body);
+            hk_idtab_set(&d->frames, rd_id(base + body, d->id_size) + 1, body);
             break;
         case HPROF_STACK_TRACE:
             if (len < 12) return fail_at(p, off, "STACK_TRACE record too short");
             if ((len - 12) / d->id_size >= hk_be32(base + body + 8))   /* else: no stack, not no dump */
-                hk_idtab_set(&d->traces, hk_be32(base + body), body);
+                hk_idtab_set(&d->traces, (uint64_t)hk_be32(base + body) + 1, body);
             break;
         case HPROF_HEAP_DUMP: case HPROF_HEAP_DUMP_SEGMENT:
             if (tag == HPROF_HEAP_DUMP_SEGMENT || !saw_segment) saw_segment = tag;

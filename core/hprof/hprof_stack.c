@@ -32,7 +32,7 @@ static uint32_t add_frame(hk_dump *d, uint64_t body, hk_frame *out, uint32_t max
     set_str(d, hk_be_id(d, p + 3 * idsz), &f.file, &f.file_len);
     f.line = (int32_t)hk_be32(p + 4 * idsz + 4);
     uint64_t class_id;
-    const hk_class *c = hk_idtab_get(&d->class_serials, hk_be32(p + 4 * idsz), &class_id)
+    const hk_class *c = hk_idtab_get(&d->class_serials, (uint64_t)hk_be32(p + 4 * idsz) + 1, &class_id)
                         ? hk_class_by_id(d, class_id) : NULL;
     f.class_name = c ? c->name : "?";
     f.class_len = strlen(f.class_name);
@@ -53,14 +53,14 @@ hk_frame *hk_obj_allocation_stack(hk_dump *d, uint32_t obj, uint32_t *n)
     *n = 0;
     uint64_t trace, frame;
     uint32_t serial = stack_serial(d, obj);
-    if (!serial || !hk_idtab_get(&d->traces, serial, &trace)) return NULL;
+    if (!hk_idtab_get(&d->traces, (uint64_t)serial + 1, &trace)) return NULL;
     uint32_t nframes = hk_be32(d->data + trace + 8);
     if (!nframes) return NULL;
     /* a frame expands to a handful of inlined ones at most; room is grown as needed */
     size_t cap = (size_t)nframes * 2 + 8, used = 0;
     hk_frame *out = hk_xrealloc(NULL, cap * sizeof *out);
     for (uint32_t i = 0; i < nframes; i++) {
-        if (!hk_idtab_get(&d->frames, hk_be_id(d, d->data + trace + 12 + (uint64_t)i * d->id_size), &frame))
+        if (!hk_idtab_get(&d->frames, hk_be_id(d, d->data + trace + 12 + (uint64_t)i * d->id_size) + 1, &frame))
             continue;
         if (cap - used < 64) out = hk_grow(out, &cap, used + 64, sizeof *out);
         used += add_frame(d, frame, out + used, 64);
