@@ -234,3 +234,13 @@ bad watch_bad_tiers "--tiers '90,80' must be increasing" --tiers 90,80
 bad watch_bad_samples_ext "--samples '.*/bad/s.txt': the name must end in .csv or .jsonl" --samples "$T/bad/s.txt"
 bad watch_bad_dump_dir "--dump-dir .*/nodir is not a directory" --dump-dir "$T/bad/nodir"
 err watch_no_device "device nosuch:1 not found" timeout 30 "$HK" watch -s nosuch:1 com.example.app
+
+# ---- the samples file read back (hk.watch_samples) draws the same chart ----
+cat >"$T/redraw.lua" <<'EOF2'
+local recs = hk.watch_samples(arg.dump)
+local svg = hk.watch_chart(recs, { title = "x", tiers = { 70, 85, 92 } })
+print(#recs, svg:match('data%-series="java_used_kb"[^>]-points="([^"]*)"'))
+EOF2
+a=$("$HK" run "$T/redraw.lua" "$T/tiers/s.csv" 2>&1)
+b=$(sed 's/xmlns="[^"]*"//' "$T/tiers/s.csv.svg" | xmllint --xpath 'string(//polyline[@data-series="java_used_kb"]/@points)' -)
+eq watch_samples_read_back "$a" "$(($(grep -c . "$T/tiers/s.csv") - 1))	$b"

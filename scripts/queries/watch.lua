@@ -513,6 +513,8 @@ hk.query{
            max_dumps = 3, cooldown = "5m", duration = "", gc = false, triage = false, samples = "",
            watcher = "tiers" },
   aliases = { s = "serial" },
+  options_help = "  --watcher: `tiers` is built in; hk.watcher{} scripts add more (docs/lua-api.md)\n" ..
+                 "  --triage: runs the recipe named `triage` on each dump when one is installed",
   columns = { "time", "t", "pid", "event", "detail", "file" },
   run = function(_, args)
     return W.run(args), { empty = "nothing happened" }

@@ -117,3 +117,48 @@ hk.watch_chart = function(records, opts)
   add("</svg>\n")
   return table.concat(o)
 end
+
+-- hk.watch_samples(path) -> records: a samples file written by `watch` (.csv or .jsonl) read back,
+-- numbers as numbers and empty cells absent, so hk.watch_chart(hk.watch_samples(f)) redraws the
+-- chart (triage --samples).
+local function csv_cells(line)
+  local cells, i = {}, 1
+  while i <= #line + 1 do
+    if line:sub(i, i) == '"' then
+      local j, v = i + 1, {}
+      while true do
+        local q = line:find('"', j, true) or #line + 1
+        v[#v + 1] = line:sub(j, q - 1)
+        if line:sub(q + 1, q + 1) == '"' then v[#v + 1] = '"'; j = q + 2 else i = q + 2; break end
+      end
+      cells[#cells + 1] = table.concat(v)
+    else
+      local c = line:find(",", i, true) or #line + 1
+      cells[#cells + 1] = line:sub(i, c - 1)
+      i = c + 1
+    end
+  end
+  return cells
+end
+
+hk.watch_samples = function(path)
+  local text = hk.read_file(path)
+  local records, header = {}, nil
+  local jsonl = path:match("%.jsonl$") ~= nil
+  for line in text:gmatch("[^\r\n]+") do
+    if jsonl then
+      local r = hk.json_decode(line)
+      for k, v in pairs(r) do if v == hk.null then r[k] = nil end end
+      records[#records + 1] = r
+    elseif not header then
+      header = csv_cells(line)
+    else
+      local r = {}
+      for i, v in ipairs(csv_cells(line)) do
+        if v ~= "" and header[i] then r[header[i]] = tonumber(v) or v end
+      end
+      records[#records + 1] = r
+    end
+  end
+  return records
+end
