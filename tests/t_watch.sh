@@ -52,10 +52,11 @@ dumps() { ls "$T/$1" | grep -c '\.hprof$'; }
 # ---- tiers: each crossing logged once, with its sample; one dump at the top tier per cooldown ----
 curve "$(step 100 20 50000)" "$(step 100 21 73000)" "$(step 100 22 74000)" "$(step 100 23 88000)" \
   "$(step 100 24 95000)" "$(step 100 25 96000)" "$(step 100 26 60000)" "$(step 100 27 97000)" "$(step 100 28 97000)"
-watch tiers --duration 1s
+watch tiers --count 9
 eq watch_tiers_exit "$(cat "$T/tiers.rc")" 0
 eq watch_tiers_levels "$(col tiers tier | head -9 | tr '\n' ' ')" "0 1 1 2 3 3 0 3 3 "
-eq watch_tiers_crossed_at "$(col tiers event | head -9 | cut -c1-6 | tr '\n' '|')" "|tier 1||tier 2|tier 3|||||"
+eq watch_tiers_crossed_at "$(col tiers event | head -9 | cut -c1-6 | tr '\n' '|')" "|tier 1||tier 2|tier 3||||stop -|"
+eq watch_count "$(col tiers t | grep -c .)" 9
 eq watch_tiers_one_dump "$(dumps tiers)" 1
 f=$(ls "$T"/tiers/*.hprof 2>/dev/null | head -1)
 cmp -s "$f" "$T/demo.hprof" && pass watch_dump_is_the_dump || fail watch_dump_is_the_dump "$f differs"
@@ -72,7 +73,7 @@ grep -q "java max: heapgrowthlimit 100.0 MB" "$T/tiers.err" && pass watch_says_s
 # the cooldown passed: the next top-tier sample dumps again; --max-dumps caps it; --gc asks for -g
 : >"$CFG/log"
 curve "$(step 100 20 95000)" "$(step 100 21 95000)" "$(step 100 22 95000)" "$(step 100 23 95000)" "$(step 100 24 95000)"
-watch maxdumps --duration 700ms --cooldown 0s --max-dumps 2 --gc
+watch maxdumps --count 5 --cooldown 0s --max-dumps 2 --gc
 eq watch_max_dumps "$(dumps maxdumps)" 2
 grep -q "no-dump  --max-dumps 2 reached" "$T/maxdumps.err" && pass watch_max_dumps_said || fail watch_max_dumps_said "$(tail -3 "$T/maxdumps.err")"
 grep -qE "am dumpheap -g -b png 100 " "$CFG/log" && pass watch_gc || fail watch_gc "$(grep dumpheap "$CFG/log")"
@@ -80,7 +81,7 @@ grep -qE "am dumpheap -g -b png 100 " "$CFG/log" && pass watch_gc || fail watch_
 # ---- the startup window, after a restart too ----
 curve "$(step 200 1 97000)" "$(step 200 2 97000)" "$(step 200 20 50000)" "$(step 300 1 97000)" "$(step 300 5 98000)" \
   "$(step 300 15 80000)" "$(step 300 16 80000)"
-watch startup --duration 800ms
+watch startup --count 7
 eq watch_startup_states "$(col startup state | head -7 | tr '\n' ' ')" "startup startup ok startup startup ok ok "
 eq watch_startup_no_dump "$(dumps startup)" 0
 eq watch_restart_logged "$(col startup event | sed -n 4p)" "restart pid 200 -> 300"
@@ -90,7 +91,7 @@ eq watch_uptime "$(col startup uptime_s | head -4 | tr '\n' ' ')" "1.0 2.0 20.0 
 # ---- a logcat memory signal dumps; a process that is gone is waited for ----
 curve "$(step 400 30 40000)" "$(step 400 31 41000 'log=1000 1020 I am_mem_factor: [3,2]')" "$(step 400 32 41000)" \
   "pid=400 gone" "$(step 400 33 41000)"
-watch trim --duration 600ms --json
+watch trim --count 5 --json
 eq watch_events_json "$(jq -r '[.[] | .event] | join(",")' "$T/trim.out" 2>&1)" "signal,dump,gone,stop"
 eq watch_trim_dump "$(dumps trim)" 1
 col trim event | sed -n 2p | grep -q "^signal memory factor CRITICAL.*dump logcat: memory factor CRITICAL" \
@@ -175,7 +176,7 @@ hk.watcher{
 }
 EOF
 curve "$(step 700 30 40000)" "$(step 700 31 80000)" "$(step 700 32 90000)" "$(step 700 33 90000)"
-HPROFKIT_SCRIPTS="$T/scripts" watch user --duration 600ms --watcher native-big
+HPROFKIT_SCRIPTS="$T/scripts" watch user --count 4 --watcher native-big
 eq watch_user_dump "$(dumps user)" 1
 grep -q "dump  native heap 13000 KB" "$T/user.err" && pass watch_user_dump_reason || fail watch_user_dump_reason "$(grep dump "$T/user.err")"
 curve "$(step 700 30 40000)" "$(step 700 31 80000)" "$(step 700 32 90000)" "$(step 700 33 90000)"
@@ -186,7 +187,7 @@ err watch_unknown_watcher "no watcher 'nosuch' \(known: .*tiers" timeout 30 "$HK
 
 # ---- --triage: the recipe named triage, when there is one, writes beside the dump ----
 curve "$(step 800 30 97000)" "$(step 800 31 97000)"
-watch notriage --duration 200ms --triage
+watch notriage --count 2 --triage
 grep -q "no triage recipe is available" "$T/notriage.err" && [ "$(dumps notriage)" = 1 ] \
   && pass watch_triage_absent || fail watch_triage_absent "$(head -3 "$T/notriage.err")"
 cat >"$T/scripts/triage.lua" <<'EOF'
@@ -198,7 +199,7 @@ hk.query{ name = "triage", args = { report = "", samples = "" }, shape = "record
   end }
 EOF
 curve "$(step 800 30 97000)" "$(step 800 31 97000)"
-HPROFKIT_SCRIPTS="$T/scripts" watch triage --duration 200ms --triage
+HPROFKIT_SCRIPTS="$T/scripts" watch triage --count 2 --triage
 f=$(ls "$T"/triage/*.hprof 2>/dev/null | head -1); b=${f%.hprof}
 want=$("$HK" info "$T/demo.hprof" --json | jq .instances)
 eq watch_triage_facts "$(jq -r '"\(.instances) \(.samples)"' "$b.facts.json" 2>&1)" "$want $T/triage/s.csv"
@@ -207,7 +208,7 @@ eq watch_triage_facts "$(jq -r '"\(.instances) \(.samples)"' "$b.facts.json" 2>&
 # ---- a largeHeap app's maximum is dalvik.vm.heapsize ----
 echo "    pkgFlags=[ DEBUGGABLE HAS_CODE ALLOW_CLEAR_USER_DATA LARGE_HEAP ]" >"$CFG/package"
 curve "$(step 900 30 97000)" "$(step 900 31 97000)"
-watch large --duration 200ms
+watch large --count 2
 eq watch_large_heap "$(col large java_max_kb | head -1),$(col large java_max_from | head -1),$(dumps large)" \
   "204800,dalvik.vm.heapsize (largeHeap),0"
 rm -f "$CFG/package"
@@ -215,7 +216,7 @@ rm -f "$CFG/package"
 # ---- a dump that fails leaves nothing ----
 echo notdebuggable >"$CFG/dumpheap"
 curve "$(step 1000 30 97000)" "$(step 1000 31 97000)"
-watch fails --duration 200ms
+watch fails --count 2
 eq watch_dump_fails_clean "$(ls -A "$T/fails" | grep -v '^s\.csv')$(ls -A "$CFG/root/data/local/tmp")" ""
 grep -q "dump-failed  tier 3 capture (94.7%): com.example.app is not debuggable\|dump-failed.*not debuggable" "$T/fails.err" \
   && pass watch_dump_fails_said || fail watch_dump_fails_said "$(grep dump "$T/fails.err")"
@@ -232,8 +233,11 @@ bad watch_bad_duration "--interval '2 sec' is not a duration \(say 500ms, 2s, 5m
 bad watch_bad_cooldown "--cooldown '5x' is not a duration" --cooldown 5x
 bad watch_bad_tiers "--tiers '90,80' must be increasing" --tiers 90,80
 bad watch_bad_samples_ext "--samples '.*/bad/s.txt': the name must end in .csv or .jsonl" --samples "$T/bad/s.txt"
+bad watch_bad_count "--count must be a whole number >= 0" --count 1.5
 bad watch_bad_dump_dir "--dump-dir .*/nodir is not a directory" --dump-dir "$T/bad/nodir"
-err watch_no_device "device nosuch:1 not found" timeout 30 "$HK" watch -s nosuch:1 com.example.app
+rm -rf "$T/bad"; mkdir -p "$T/bad"
+err watch_no_device "device nosuch:1 not found" timeout 30 "$HK" watch -s nosuch:1 com.example.app --samples "$T/bad/s.csv"
+eq watch_no_device_no_samples "$(ls -A "$T/bad")" ""
 
 # ---- the samples file read back (hk.watch_samples) draws the same chart ----
 cat >"$T/redraw.lua" <<'EOF2'
@@ -244,3 +248,5 @@ EOF2
 a=$("$HK" run "$T/redraw.lua" "$T/tiers/s.csv" 2>&1)
 b=$(sed 's/xmlns="[^"]*"//' "$T/tiers/s.csv.svg" | xmllint --xpath 'string(//polyline[@data-series="java_used_kb"]/@points)' -)
 eq watch_samples_read_back "$a" "$(($(grep -c . "$T/tiers/s.csv") - 1))	$b"
+a=$("$HK" run "$T/redraw.lua" "$T/int/s.jsonl" 2>&1 | cut -f1)
+eq watch_samples_read_back_jsonl "$a" "$(grep -c . "$T/int/s.jsonl")"

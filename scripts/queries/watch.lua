@@ -1,5 +1,5 @@
 -- hprofkit watch [-s SERIAL] PROCESS [--interval 2s] [--tiers 70,85,92] [--skip-startup 10s]
---   [--dump-dir DIR] [--max-dumps 3] [--cooldown 5m] [--duration T] [--gc] [--triage]
+--   [--dump-dir DIR] [--max-dumps 3] [--cooldown 5m] [--duration T] [--count N] [--gc] [--triage]
 --   [--samples FILE] [--watcher NAME[,NAME]]
 -- Watches a live app from the host, with no SDK in it: each interval one sample of the Java heap
 -- against its real maximum, the native heap, PSS and RSS, and the process's uptime; the chosen
@@ -62,11 +62,16 @@ end
 W.columns = { "t", "time", "state", "pid", "uptime_s", "java_used_kb", "java_max_kb", "java_pct",
               "native_kb", "pss_kb", "rss_kb", "tier", "java_max_from", "event" }
 
-function W.open_samples(path)
+function W.samples_kind(path)
   local kind = path:match("%.(%w+)$")
   if kind ~= "csv" and kind ~= "jsonl" then
     error("watch: --samples '" .. path .. "': the name must end in .csv or .jsonl (that chooses the format)", 0)
   end
+  return kind
+end
+
+function W.open_samples(path)
+  local kind = W.samples_kind(path)
   local f, why = io.open(path, "w")
   if not f then error("watch: --samples: cannot create " .. tostring(why), 0) end
   f:setvbuf("full")
@@ -211,11 +216,11 @@ local Watch = {}
 Watch.__index = Watch
 
 function Watch:log(what, detail, file)
-  local e = { t = self.sample_t, time = os.date("%Y-%m-%d %H:%M:%S"), pid = self.ctx.pid or hk.null,
+  local e = { t = self.sample_t, time = os.date("!%Y-%m-%dT%H:%M:%SZ"), pid = self.ctx.pid or hk.null,
               event = what, detail = detail or "", file = file or "" }
   self.events[#self.events + 1] = e
   self.sample_events[#self.sample_events + 1] = what .. (detail and detail ~= "" and (" " .. detail) or "")
-  io.stderr:write(string.format("hprofkit watch: %s  %s%s%s\n", e.time, what,
+  io.stderr:write(string.format("hprofkit watch: %s  %s%s%s\n", os.date("%H:%M:%S"), what,
     e.detail ~= "" and ("  " .. e.detail) or "", e.file ~= "" and ("  -> " .. e.file) or ""))
   return e
 end
@@ -341,10 +346,10 @@ local function fmt_mb(kb) return kb and string.format("%.1f", kb / 1024) or "?" 
 
 local function status_line(rec)
   if rec.state ~= "ok" and rec.state ~= "startup" then
-    return string.format("%s  %s", rec.time, rec.state)
+    return string.format("%s  %s", os.date("%H:%M:%S"), rec.state)
   end
   return string.format("%s  pid %d  up %ss  java %s/%s MB (%s%%)  native %s MB  pss %s MB  rss %s MB%s%s",
-    rec.time, rec.pid, rec.uptime_s and string.format("%.0f", rec.uptime_s) or "?",
+    os.date("%H:%M:%S"), rec.pid, rec.uptime_s and string.format("%.0f", rec.uptime_s) or "?",
     fmt_mb(rec.java_used_kb), fmt_mb(rec.java_max_kb), rec.java_pct and string.format("%.1f", rec.java_pct) or "?",
     fmt_mb(rec.native_kb), fmt_mb(rec.pss_kb), fmt_mb(rec.rss_kb),
     rec.tier > 0 and ("  [tier " .. rec.tier .. "]") or "",
@@ -389,14 +394,16 @@ function W.run(args)
   w.cooldown = W.duration(args.cooldown, "cooldown")
   w.duration = args.duration ~= "" and W.duration(args.duration, "duration") or nil
   w.tiers = W.tiers(args.tiers)
-  if args.max_dumps < 0 or args.max_dumps % 1 ~= 0 then
-    error("watch: --max-dumps must be a whole number >= 0", 0)
+  for _, k in ipairs({ "max_dumps", "count" }) do
+    if args[k] < 0 or args[k] % 1 ~= 0 then
+      error("watch: --" .. k:gsub("_", "-") .. " must be a whole number >= 0", 0)
+    end
   end
   local watchers = W.watchers(args.watcher)
   local d = io.open(args.dump_dir .. "/.", "rb")
   if not d then error("watch: --dump-dir " .. args.dump_dir .. " is not a directory", 0) end
   d:close()
-  if args.samples ~= "" then w.samples = W.open_samples(args.samples) end
+  if args.samples ~= "" then W.samples_kind(args.samples) end
   if args.triage and not hk.queries()["triage"] then
     io.stderr:write("hprofkit watch: note: --triage: no triage recipe is available (no query named "
       .. "'triage'), so dumps are taken without it\n")
@@ -408,6 +415,7 @@ function W.run(args)
   w.dev = dev
   ctx.name = W.resolve_name(ctx, dev, process)
   ctx.log_since = tonumber(first_int(dev:shell("date +%s"))) or 0
+  if args.samples ~= "" then w.samples = W.open_samples(args.samples) end -- once the device answers
   io.stderr:write(string.format("hprofkit watch: %s on %s every %gs, tiers %s%%, skip %gs after start; java used: "
     .. "meminfo Dalvik Heap Heap Alloc; java max: heapgrowthlimit %s, heapsize %s (largeHeap); Ctrl-C ends\n",
     ctx.name, ctx.serial, w.interval, table.concat(w.tiers, "/"), w.skip,
@@ -420,7 +428,7 @@ function W.run(args)
   while true do
     w.sample_t = math.floor((hk.clock() - start) * 1000 + 0.5) / 1000
     w.sample_events = {}
-    local rec = { t = w.sample_t, time = os.date("%Y-%m-%d %H:%M:%S"), tier = 0 }
+    local rec = { t = w.sample_t, time = os.date("!%Y-%m-%dT%H:%M:%SZ"), tier = 0 }
     local s = {}
     w.sample = s
     if not w.dev then
@@ -474,6 +482,7 @@ function W.run(args)
     if w.stopping then w:log("stop", w.stopping)
     elseif hk.interrupted() then w.stopping = "interrupted"; w:log("stop", "interrupted")
     elseif w.duration and now - start >= w.duration then w.stopping = "duration"; w:log("stop", "--duration reached")
+    elseif args.count > 0 and #w.records + 1 >= args.count then w.stopping = "count"; w:log("stop", "--count reached")
     end
     rec.event = table.concat(w.sample_events, "; ")
     w.records[#w.records + 1] = rec
@@ -503,15 +512,16 @@ hk.query{
          "its maximum (heapgrowthlimit, or heapsize for a largeHeap app), native heap, PSS and RSS;\n" ..
          "log the first crossing of each --tiers percentage and take a heap dump (no GC unless --gc)\n" ..
          "at the top tier or on a critical memory signal in logcat, at most --max-dumps, one per\n" ..
-         "--cooldown, none in the first --skip-startup of the process.  Survives restarts (new pid)\n" ..
-         "and the device going away; Ctrl-C ends after the current sample.  --samples FILE (.csv or\n" ..
+         "--cooldown, none in the first --skip-startup of the process.  --duration T or --count N\n" ..
+         "samples end it, or Ctrl-C after the current sample.  Survives restarts (new pid)\n" ..
+         "and the device going away.  --samples FILE (.csv or\n" ..
          ".jsonl) records each sample and writes the chart FILE.svg.  Durations: 500ms, 2s, 5m, 1h.\n" ..
          "--watcher NAME[,NAME] chooses the triggers (hk.watcher{} scripts; default: tiers).",
   needs_dump = false,
   positional = { "process" },
   args = { serial = "", interval = "2s", tiers = "70,85,92", skip_startup = "10s", dump_dir = ".",
            max_dumps = 3, cooldown = "5m", duration = "", gc = false, triage = false, samples = "",
-           watcher = "tiers" },
+           watcher = "tiers", count = 0 },
   aliases = { s = "serial" },
   options_help = "  --watcher: `tiers` is built in; hk.watcher{} scripts add more (docs/lua-api.md)\n" ..
                  "  --triage: runs the recipe named `triage` on each dump when one is installed",

@@ -38,6 +38,8 @@ encode = function(v, order, indent)
   elseif t == "number" then
     if math.type(v) == "integer" then return tostring(v) end
     if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    local short = string.format("%.15g", v) -- the shortest text that reads back as the same number
+    if tonumber(short) == v then return short end
     return string.format("%.17g", v)
   elseif t == "string" then return encode_string(v)
   elseif t == "table" then
