@@ -205,6 +205,12 @@ want=$("$HK" info "$T/demo.hprof" --json | jq .instances)
 eq watch_triage_facts "$(jq -r '"\(.instances) \(.samples)"' "$b.facts.json" 2>&1)" "$want $T/triage/s.csv"
 [ -s "$b.report.html" ] && pass watch_triage_report || fail watch_triage_report "$(ls "$T/triage")"
 
+# ---- a pid names the process, which is then followed by name ----
+curve "$(step 950 30 40000)"
+timeout 30 "$HK" watch -s "$S" 950 --count 1 --samples "$T/bypid.csv" >/dev/null 2>"$T/bypid.err"
+eq watch_by_pid "$?/$(awk -F, 'NR == 2 { print $4 }' "$T/bypid.csv")" "0/950"
+err watch_no_such_pid "no process with pid 951" timeout 30 "$HK" watch -s "$S" 951 --count 1
+
 # ---- a largeHeap app's maximum is dalvik.vm.heapsize ----
 echo "    pkgFlags=[ DEBUGGABLE HAS_CODE ALLOW_CLEAR_USER_DATA LARGE_HEAP ]" >"$CFG/package"
 curve "$(step 900 30 97000)" "$(step 900 31 97000)"
@@ -217,6 +223,7 @@ rm -f "$CFG/package"
 echo notdebuggable >"$CFG/dumpheap"
 curve "$(step 1000 30 97000)" "$(step 1000 31 97000)"
 watch fails --count 2
+eq watch_dump_fails_exit "$(cat "$T/fails.rc")" 1
 eq watch_dump_fails_clean "$(ls -A "$T/fails" | grep -v '^s\.csv')$(ls -A "$CFG/root/data/local/tmp")" ""
 grep -q "dump-failed  tier 3 capture (94.7%): com.example.app is not debuggable\|dump-failed.*not debuggable" "$T/fails.err" \
   && pass watch_dump_fails_said || fail watch_dump_fails_said "$(grep dump "$T/fails.err")"

@@ -263,6 +263,7 @@ function Watch:dump(reason)
   local ok, res = pcall(self.dev.dump_heap, self.dev, tostring(self.ctx.pid),
     { gc = self.args.gc, output = path, progress = false })
   if not ok then
+    self.failed_dumps = (self.failed_dumps or 0) + 1
     self:log("dump-failed", reason .. ": " .. tostring(res):gsub("\n.*", ""))
     return nil, tostring(res)
   end
@@ -503,7 +504,7 @@ function W.run(args)
     w.samples.f:close()
     w:chart()
   end
-  return w.events
+  return w.events, w.failed_dumps and { exit_code = 1 } -- a dump was wanted and not taken
 end
 
 hk.query{
@@ -527,6 +528,9 @@ hk.query{
                  "  --triage: runs the recipe named `triage` on each dump when one is installed",
   columns = { "time", "t", "pid", "event", "detail", "file" },
   run = function(_, args)
-    return W.run(args), { empty = "nothing happened" }
+    local events, meta = W.run(args)
+    meta = meta or {}
+    meta.empty = "nothing happened"
+    return events, meta
   end,
 }

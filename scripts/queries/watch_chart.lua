@@ -60,12 +60,16 @@ hk.watch_chart = function(records, opts)
     add(string.format('<line x1="%d" y1="%.2f" x2="%d" y2="%.2f"/>', X0, y(v), X0 + PW, y(v)))
     add(string.format('<text x="%d" y="%.2f" text-anchor="end" stroke="none" fill="#333">%g</text>\n', X0 - 6, y(v) + 4, v))
   end
-  local tstep = nice_step(tmax, 8)
-  for t = 0, tmax + tstep / 2, tstep do
+  -- time in the unit that keeps the labels short: seconds, minutes or hours
+  local unit, per = "s", 1
+  if tmax >= 7200 then unit, per = "h", 3600 elseif tmax >= 120 then unit, per = "m", 60 end
+  local tstep = nice_step(tmax / per, 8)
+  for u = 0, tmax / per + tstep / 2, tstep do
+    local t = u * per
     if t <= tmax then
       add(string.format('<line x1="%.2f" y1="%d" x2="%.2f" y2="%d"/>', x(t), Y0, x(t), Y0 + PH))
-      add(string.format('<text x="%.2f" y="%d" text-anchor="middle" stroke="none" fill="#333">%gs</text>\n',
-        x(t), Y0 + PH + 15, t))
+      add(string.format('<text x="%.2f" y="%d" text-anchor="middle" stroke="none" fill="#333">%g%s</text>\n',
+        x(t), Y0 + PH + 15, u, unit))
     end
   end
   add('</g>\n')
