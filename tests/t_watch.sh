@@ -209,6 +209,11 @@ eq watch_triage_facts "$(jq -r '"\(.instances) \(.samples)"' "$b.facts.json" 2>&
 curve "$(step 950 30 40000)"
 timeout 30 "$HK" watch -s "$S" 950 --count 1 --samples "$T/bypid.csv" >/dev/null 2>"$T/bypid.err"
 eq watch_by_pid "$?/$(awk -F, 'NR == 2 { print $4 }' "$T/bypid.csv")" "0/950"
+touch "$CFG/no_pidof"
+curve "$(step 960 30 40000)"
+timeout 30 "$HK" watch -s "$S" com.example.app --count 1 --samples "$T/nopidof.csv" >/dev/null 2>"$T/nopidof.err"
+eq watch_without_pidof "$?/$(awk -F, 'NR == 2 { print $4 }' "$T/nopidof.csv")" "0/960"
+rm -f "$CFG/no_pidof"
 err watch_no_such_pid "no process with pid 951" timeout 30 "$HK" watch -s "$S" 951 --count 1
 
 # ---- a largeHeap app's maximum is dalvik.vm.heapsize ----

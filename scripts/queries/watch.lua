@@ -163,6 +163,19 @@ function W.signals(lines)
   return found
 end
 
+-- The pid of the process named ctx.name (the first, when several share the name); nil when it
+-- is not running.  Devices without pidof (before Android 6) are asked with ps.
+function W.pid_of(ctx, dev)
+  if not ctx.no_pidof then
+    local out, code = dev:shell("pidof " .. ctx.name)
+    if code ~= 127 and not out:find("not found", 1, true) then return tonumber(out:match("^%s*(%d+)")) end
+    ctx.no_pidof = true
+  end
+  for _, p in ipairs(dev:processes()) do
+    if p.name == ctx.name then return p.pid end
+  end
+end
+
 local function row_value(mi, row, col)
   for _, r in ipairs(mi.rows or {}) do
     if r.name == row then return r.values[col] end
@@ -173,8 +186,7 @@ local function num(v) if v ~= nil and v ~= hk.null then return v end end
 
 -- One sample: fills rec; returns "ok", "gone", or raises (the device failed).
 function W.read_sample(ctx, dev, rec, s)
-  local out = dev:shell("pidof " .. ctx.name)
-  local pid = first_int(out)
+  local pid = W.pid_of(ctx, dev)
   if not pid then return "gone" end
   rec.pid = pid
   if pid ~= ctx.pid or not ctx.java_max_kb then
@@ -457,7 +469,11 @@ function W.run(args)
     elseif state == "ok" then
       if ctx.pid and rec.pid ~= ctx.pid then w:log("restart", string.format("pid %d -> %d", ctx.pid, rec.pid)) end
       ctx.pid = rec.pid
-      if rec.uptime_s and rec.uptime_s < w.skip then state = "startup" end
+      -- without the device's uptime, the time since this pid was first seen is a lower bound
+      w.first_seen = w.first_seen or {}
+      w.first_seen[rec.pid] = w.first_seen[rec.pid] or hk.clock()
+      local age = rec.uptime_s or (hk.clock() - w.first_seen[rec.pid])
+      if age < w.skip then state = "startup" end
     elseif state == "error" then
       w:log("error", s.event)
     end

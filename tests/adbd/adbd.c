@@ -31,6 +31,7 @@
  *   jdwp       lines "PID PORT": jdwp:PID is relayed to 127.0.0.1:PORT
  *   dump_file  a file `am dumpheap` copies (any options) instead of asking a JVM
  *   package    text printed by `dumpsys package NAME` (LARGE_HEAP in its flags: a large heap)
+ *   no_pidof   present: the device has no pidof (before Android 6)
  *   curve      a scripted process for `watch` (see curve_* below): a line `name=PROCESS`, then one
  *              line per sample: pid=N up=SECONDS alloc=KB size=KB native=KB pss=KB rss=KB, and
  *              optionally `gone` (not running), `drop=MS` (the device goes away: the connection
@@ -467,7 +468,7 @@ static int run_command(char *line, buf_t *out, buf_t *errb) {
         if (curve_step(&st, NULL) && !st.gone) bprintf(out, "%d %s\n", st.pid, g_curve_name);
         return 0;
     }
-    if (!strcmp(argv[0], "pidof") && argc == 2) {
+    if (!strcmp(argv[0], "pidof") && argc == 2 && access(cfg_path("no_pidof"), F_OK) != 0) {
         if (curve_step(&st, NULL) && !strcmp(argv[1], g_curve_name)) {
             if (st.gone) {
                 curve_advance(); /* no meminfo follows for a process that is not running */
