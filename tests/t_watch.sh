@@ -245,6 +245,7 @@ bad watch_bad_duration "--interval '2 sec' is not a duration \(say 500ms, 2s, 5m
 bad watch_bad_cooldown "--cooldown '5x' is not a duration" --cooldown 5x
 bad watch_bad_tiers "--tiers '90,80' must be increasing" --tiers 90,80
 bad watch_bad_samples_ext "--samples '.*/bad/s.txt': the name must end in .csv or .jsonl" --samples "$T/bad/s.txt"
+err watch_bad_process "'a;reboot' is not a process name or pid" timeout 30 "$HK" watch -s "$S" 'a;reboot'
 bad watch_bad_count "--count must be a whole number >= 0" --count 1.5
 bad watch_bad_dump_dir "--dump-dir .*/nodir is not a directory" --dump-dir "$T/bad/nodir"
 rm -rf "$T/bad"; mkdir -p "$T/bad"

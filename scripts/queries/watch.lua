@@ -102,6 +102,8 @@ end
 -- ---- reading the device ----
 
 local function first_int(s) return tonumber((s or ""):match("(%d+)")) end
+-- an error's first line (the rest is a traceback)
+local function first_line(e) return (tostring(e):gsub("\n.*", "")) end
 
 -- Opens the device and reads what changes only with it: the heap limits.
 function W.open_device(ctx)
@@ -207,7 +209,7 @@ function W.read_sample(ctx, dev, rec, s)
   if text:find("No process found", 1, true) then return "gone" end
   local ok, mi = pcall(hk.meminfo.parse, text)
   if not ok then
-    s.event = "meminfo not readable: " .. tostring(mi):gsub("\n.*", "")
+    s.event = "meminfo not readable: " .. first_line(mi)
     return "error"
   end
   s.meminfo, s.meminfo_text = mi, text
@@ -276,7 +278,7 @@ function Watch:dump(reason)
     { gc = self.args.gc, output = path, progress = false })
   if not ok then
     self.failed_dumps = (self.failed_dumps or 0) + 1
-    self:log("dump-failed", reason .. ": " .. tostring(res):gsub("\n.*", ""))
+    self:log("dump-failed", reason .. ": " .. first_line(res))
     return nil, tostring(res)
   end
   self.dumps = self.dumps + 1
@@ -304,7 +306,7 @@ function Watch:triage(path, base)
     hk.write_file(base .. ".facts.json", hk.json_encode(facts, q.columns) .. "\n")
   end)
   if ok then self:log("triage", "facts and report", base .. ".facts.json")
-  else self:log("triage-failed", tostring(err):gsub("\n.*", "")) end
+  else self:log("triage-failed", first_line(err)) end
 end
 
 function Watch:chart()
@@ -396,6 +398,9 @@ end
 function W.run(args)
   local process = args.process
   if not process or process == "" then error("watch: which process? give its name or pid", 0) end
+  if not process:match("^[%w%._:%-]+$") then
+    error("watch: '" .. process .. "' is not a process name or pid (letters, digits, . _ : -)", 0)
+  end
   if not hk.meminfo then
     error("watch: the meminfo plugin is not loaded: see `hprofkit plugins` and plugins.ini", 0)
   end
@@ -458,7 +463,7 @@ function W.run(args)
       else
         state = "offline"
         w.dev = nil
-        w:log("device-lost", tostring(st):gsub("\n.*", ""))
+        w:log("device-lost", first_line(st))
       end
     else
       state = "offline"
@@ -489,7 +494,7 @@ function W.run(args)
         w.state[def.name] = w.state[def.name] or {}
         local ok, err = pcall(def.on_sample, s, W.handle(w, def.name))
         if not ok then
-          w:log("watcher-failed", def.name .. ": " .. tostring(err):gsub("\n.*", ""))
+          w:log("watcher-failed", def.name .. ": " .. first_line(err))
         end
       end
     end
