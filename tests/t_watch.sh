@@ -105,6 +105,7 @@ watch lost --duration 3s --interval 200ms
 eq watch_device_lost_exit "$(cat "$T/lost.rc")" 0
 grep -q "device-lost" "$T/lost.err" && grep -q "device-back" "$T/lost.err" \
   && pass watch_device_lost_and_back || fail watch_device_lost_and_back "$(grep -v ' pid ' "$T/lost.err" | tail -5)"
+[ "$(col lost state | grep -c offline)" -ge 1 ] && pass watch_device_lost_samples || fail watch_device_lost_samples "$(col lost state | tr '\n' ' ')"
 col lost java_used_kb | grep -q 43000 && pass watch_device_back_sampling || fail watch_device_back_sampling "$(col lost java_used_kb | tr '\n' ' ')"
 curve "$(step 500 30 40000 drop=60000)" "$(step 500 31 41000)"
 start=$(date +%s%N)
@@ -113,6 +114,16 @@ took=$(( ($(date +%s%N) - start) / 1000000 ))
 eq watch_duration_while_lost "$(cat "$T/lostlong.rc")/$((took < 8000))" "0/1"
 rm -f "$CFG/offline_until"
 adb_wait "$S" device || timeout 10 adb -P "$APORT" connect "$S" >/dev/null 2>&1
+adb_wait "$S" device
+
+# unplugged: the device leaves the server's list, then comes back
+curve "$(step 510 30 40000)"
+( sleep 0.8; adb -P "$APORT" disconnect "$S" >/dev/null 2>&1; sleep 1; adb_connect "$S" ) &
+unplug=$!
+watch unplug --duration 3s --interval 200ms
+wait $unplug
+grep -q "device-lost.*not found" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
+  && pass watch_device_unplugged || fail watch_device_unplugged "$(grep -v ' pid ' "$T/unplug.err" | tail -5)"
 adb_wait "$S" device
 
 # ---- Ctrl-C: the current sample ends, the samples file is whole ----
