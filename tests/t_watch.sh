@@ -274,3 +274,22 @@ b=$(sed 's/xmlns="[^"]*"//' "$T/tiers/s.csv.svg" | xmllint --xpath 'string(//pol
 eq watch_samples_read_back "$a" "$(($(grep -c . "$T/tiers/s.csv") - 1))	$b"
 a=$("$HK" run "$T/redraw.lua" "$T/int/s.jsonl" 2>&1 | cut -f1)
 eq watch_samples_read_back_jsonl "$a" "$(grep -c . "$T/int/s.jsonl")"
+
+# ---- the Lua primitives watch stands on ----
+cat >"$T/prims.lua" <<'EOF2'
+local a = hk.clock()
+assert(hk.sleep(0.05) == true, "sleep")
+local d = hk.clock() - a
+assert(d >= 0.05 and d < 2, "clock " .. d)
+assert(hk.interrupted() == false, "interrupted")
+hk.write_file(arg.dump, "x\n")
+assert(hk.read_file(arg.dump) == "x\n", "write_file")
+local ok, e = pcall(hk.write_file, "/nonexistent/dir/f", "x")
+assert(not ok and e:find("does the directory exist"), tostring(e))
+assert(hk.watchers().tiers.source:find("watch.lua"), "tiers registered")
+assert(hk.json_encode({ a = 1.5, b = { 1, 2 } }, { "a" }, { compact = true }) == '{"a":1.5,"b":[1,2]}', "compact")
+assert(hk.csv_field('a,"b"') == '"a,""b"""', "csv_field")
+print("ok")
+EOF2
+eq watch_lua_primitives "$("$HK" run "$T/prims.lua" "$T/prims.out" 2>&1)" ok
+ls "$T" | grep -q 'prims.out.tmp' && fail watch_write_file_no_temp "a temporary file was left" || pass watch_write_file_no_temp
