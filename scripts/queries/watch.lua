@@ -196,7 +196,7 @@ function W.read_sample(ctx, dev, rec, s)
   end
   local up = dev:shell("cat /proc/uptime /proc/" .. pid .. "/stat")
   local boot = tonumber(up:match("^%s*(%d+%.?%d*)"))
-  local after = up:match("%) (.*)$") or up:match("%)%s+(.*)")
+  local after = up:match(".*%)%s+(.*)$") -- after the last ')': a name may hold ") " itself
   if boot and after then
     local f = {}
     for w in after:gmatch("%S+") do f[#f + 1] = w end

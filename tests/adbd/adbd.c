@@ -492,8 +492,9 @@ static int run_command(char *line, buf_t *out, buf_t *errb) {
             if (have && !strcmp(argv[i], "/proc/uptime")) {
                 bprintf(out, "%ld.00 %ld.00\n", 5000 + st.up, 4000 + st.up);
             } else if (have && !st.gone && !strcmp(argv[i], want)) {
-                /* field 22 is the start time in clock ticks (100 a second) since boot */
-                bprintf(out, "%d (%.15s) S 1 1 0 0 -1 4194624 1 0 0 0 1 1 0 0 20 0 30 0 %ld 1000 100 0\n", st.pid,
+                /* field 22 is the start time in clock ticks (100 a second) since boot; the name
+                 * holds ") " as a name may */
+                bprintf(out, "%d (%.12s) x) S 1 1 0 0 -1 4194624 1 0 0 0 1 1 0 0 20 0 30 0 %ld 1000 100 0\n", st.pid,
                         g_curve_name, 5000L * 100);
             } else {
                 char *c = NULL;
