@@ -1,6 +1,7 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
 #include "host/lua_host.h"
 #include "hk_config.h"
+#include "util/hk_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,12 +89,17 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
 }
 
 static int l_query(lua_State *L) { return register_def(L, "hk.queries", "query", "run"); }
+/* hk.watcher{ name=, help=, on_sample= }: a trigger for `watch --watcher NAME` */
+static int l_watcher(lua_State *L) { return register_def(L, "hk.watchers", "watcher", "on_sample"); }
 static int l_renderer(lua_State *L) { return register_def(L, "hk.renderers", "renderer", "render"); }
 
 void hkl_push_queries(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries"); }
 void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers"); }
 
+void hkl_push_watchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers"); }
+
 static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
+static int l_watchers(lua_State *L) { hkl_push_watchers(L); return 1; }
 static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
 
 /* hk.open(path) -> Dump */
@@ -124,6 +130,18 @@ static int l_read_file(lua_State *L)
     if (bad) return luaL_error(L, "%s: read error", path);
     luaL_pushresult(&b);
     return 1;
+}
+
+/* hk.write_file(path, text): atomically (a temporary file renamed over path), so readers never
+ * see a part; raises the one-line reason on failure */
+static int l_write_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t n;
+    const char *data = luaL_checklstring(L, 2, &n);
+    char err[600];
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    return 0;
 }
 
 static int l_json_decode(lua_State *L)
@@ -166,9 +184,12 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.queries");
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.renderers");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.watchers");
     static const luaL_Reg fns[] = {
         {"query", l_query}, {"renderer", l_renderer}, {"queries", l_queries},
         {"renderers", l_renderers}, {"open", l_open}, {"read_file", l_read_file},
+        {"write_file", l_write_file}, {"watcher", l_watcher}, {"watchers", l_watchers},
         {"json_decode", l_json_decode}, {"hex", l_hex}, {"warn", l_warn}, {"isatty", l_isatty},
         {NULL, NULL}};
     luaL_newlib(L, fns);

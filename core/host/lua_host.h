@@ -83,6 +83,10 @@ void hkl_push_renderers(lua_State *L);
 void hk_progress_index(void *ctx, uint64_t done, uint64_t total);
 void hkl_types_open(lua_State *L);
 void hkl_modules_open(lua_State *L);
+/* hk.clock, hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c) */
+void hkl_clock_open(lua_State *L);
+/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
+void hkl_push_watchers(lua_State *L);
 #endif
 
 #ifndef HK_LUA_WRITER

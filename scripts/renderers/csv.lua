@@ -5,6 +5,7 @@ local function field(v)
   if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
+hk.csv_field = field -- one CSV cell (RFC 4180 quoting), for scripts that write CSV themselves
 
 hk.renderer{
   name = "csv",
