@@ -18,6 +18,12 @@ lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
 static int traceback(lua_State *L)
 {
+    if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
+        luaL_traceback(L, L, NULL, 1);
+        lua_setfield(L, 1, "traceback");
+        lua_settop(L, 1);
+        return 1;
+    }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -186,6 +192,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
     hkl_types_open(L);
+    hkl_query_open(L);
     hkl_modules_open(L);
     return h;
 }
@@ -261,17 +268,13 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     lua_pushstring(L, path);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
     if (luaL_loadfile(L, path) != LUA_OK) {
-        fprintf(stderr, "hprofkit: %s\n", lua_tostring(L, -1));
-        lua_settop(L, args - 1);
+        lua_replace(L, args);
+        lua_settop(L, args);
         return -1;
     }
     lua_pushvalue(L, args);
     lua_remove(L, args);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) {
-        fprintf(stderr, "hprofkit: error in %s:\n%s\n", path, lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (hkl_pcall(L, 1, 0) != LUA_OK) return -1;
     return 0;
 }
 

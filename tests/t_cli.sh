@@ -1,0 +1,84 @@
+# The command line's conventions: global options anywhere, list options, --fail-on gates,
+# hk.run, exit codes.
+. "$SRC/tests/lib.sh"
+"$GEN" --scenario demo -o demo.hprof --expect demo.json >/dev/null 2>&1 || { fail gen "genhprof failed"; exit 0; }
+export HOME="$T/home"
+mkdir -p q
+cat > q/contract.lua <<'LUA'
+hk.query{
+  name = "labels",
+  help = "echoes its list option; a gate that trips above PARAM labels",
+  needs_dump = false,
+  args = { label = {} },
+  shape = "record",
+  gates = { many = { help = "more than PARAM labels", check = function(r, p)
+    return #r.labels > tonumber(p or 0), #r.labels .. " labels" end } },
+  run = function(_, args) return { labels = args.label, debug = hk.options.debug, jobs = hk.options.jobs } end,
+}
+hk.query{
+  name = "top-classes",
+  help = "the classes of top's objects, through hk.run",
+  args = { n = 3 },
+  run = function(dump, args)
+    local out = {}
+    for i, r in ipairs(hk.run("top", dump, { n = args.n })) do out[i] = { class = r.class, id = r.id } end
+    return out
+  end,
+}
+LUA
+export HPROFKIT_SCRIPTS="$T/q"
+
+# global options before or after the command name, for built-in and user queries
+for where in before after; do
+  if [ $where = before ]; then set -- --debug -j 3 labels --json; else set -- labels --json --debug -j 3; fi
+  eq "global-options-$where-user-query" "$("$HK" "$@" | jq -c '[.debug, .jobs]')" "[true,3]"
+done
+cp "$SRC/plugins.ini" mine.ini
+eq global-plugins-after-builtin "$("$HK" plugins --json --plugins mine.ini | jq 'map(.ini) | index("mine.ini") != null')" true
+eq global-plugins-before-builtin "$("$HK" --plugins=mine.ini plugins --json | jq 'map(.ini) | index("mine.ini") != null')" true
+"$HK" --help > help.txt
+grep -q -- "--plugins FILE" help.txt && grep -q -- "-j, --jobs N" help.txt && grep -q -- "--debug" help.txt \
+  && pass global-options-in-usage || fail global-options-in-usage "$(cat help.txt)"
+
+# repeated list options append
+eq list-option-appends "$("$HK" labels --label a=1 --label b=2 --label=c --json | jq -c .labels)" '["a=1","b=2","c"]'
+eq list-option-empty "$("$HK" labels --json | jq -c .labels)" '[]'
+
+# --fail-on: exit 3 and which gate; a record result carries gates_tripped
+"$HK" labels --label a --label b --fail-on many:1 --json > g.json 2> g.err; rc=$?
+eq gate-trips-exit-3 "$rc" 3
+eq gate-tripped-in-record "$(jq -c .gates_tripped g.json)" '["many"]'
+eq gate-tripped-line "$(cat g.err)" "hprofkit labels: gate many tripped: 2 labels"
+"$HK" labels --label a --fail-on many:1 --json > g0.json 2> g0.err; rc=$?
+eq gate-holds-exit-0 "$rc/$(jq -c .gates_tripped g0.json)/$(wc -c < g0.err)" "0/[]/0"
+"$HK" leaks demo.hprof --fail-on leaks > l.txt 2> l.err; rc=$?
+eq leaks-gate-trips "$rc" 3
+grep -q "^hprofkit leaks: gate leaks tripped: 1 leak retaining [0-9]* bytes$" l.err && pass leaks-gate-says-which || fail leaks-gate-says-which "$(cat l.err)"
+"$HK" leaks demo.hprof --fail-on library-leaks --json > /dev/null 2> ll.err
+eq library-leaks-gate-holds "$?/$(wc -c < ll.err)" "0/0"
+"$HK" leaks demo.hprof --fail-on library-leaks --fail-on leaks:1000000000 > /dev/null 2>&1
+eq leaks-gate-param "$?" 0
+"$HK" leaks demo.hprof --fail-on library-leaks,leaks > /dev/null 2>&1
+eq leaks-gate-list "$?" 3
+"$GEN" --scenario chain --objects 10 -o chain.hprof >/dev/null 2>&1
+"$HK" leaks chain.hprof --fail-on leaks,library-leaks > /dev/null 2>&1
+eq leaks-gate-no-leaks "$?" 0
+"$HK" leaks demo.hprof --fail-on nosuch > /dev/null 2> u.err
+eq gate-unknown "$?/$(cat u.err)" "2/hprofkit leaks: --fail-on: unknown gate 'nosuch' (leaks offers: leaks, library-leaks)"
+"$HK" top demo.hprof --fail-on leaks > /dev/null 2> n.err
+eq gate-none-offered "$?/$(cat n.err)" "2/hprofkit top: --fail-on: top offers no gates"
+
+# hk.run: one query runs another with its defaults filled in
+eq hk-run "$("$HK" top-classes demo.hprof -n 2 --json | jq -c 'map(.id)')" "$("$HK" top demo.hprof -n 2 --json | jq -c 'map(.id)')"
+cat > run-bad.lua <<'LUA'
+local ok, e = pcall(hk.run, "top", hk.open(arg.dump), { nosuch = 1 })
+print(ok, tostring(e))
+LUA
+eq hk-run-unknown-option "$("$HK" run run-bad.lua demo.hprof)" "false	query 'top' has no option 'nosuch'"
+
+# exit codes: a usage error raised by a script is 2, one line
+echo 'hk.usage_error("give --x")' > usage.lua
+"$HK" run usage.lua > /dev/null 2> ue.err
+eq usage-error-exit-2 "$?/$(cat ue.err)" "2/hprofkit run: give --x"
+"$HK" run usage.lua --debug > /dev/null 2> ued.err
+grep -q "stack traceback" ued.err && pass usage-error-debug-traceback || fail usage-error-debug-traceback "$(cat ued.err)"
