@@ -76,22 +76,38 @@ static void load_plugins(cli_ctx *cx)
     for (size_t i = 0; i < n; i++) fprintf(stderr, "hprofkit: warning: %s\n", lines[i]);
 }
 
+/* Each directory once, however it is spelled: loading one twice would replace its own
+ * queries and repeat every note. */
+static void load_dir_once(cli_ctx *cx, const char *dir, char **seen, int *nseen, int max)
+{
+    char *real = realpath(dir, NULL);
+    if (!real) return;   /* a directory that does not exist has no scripts */
+    for (int i = 0; i < *nseen; i++)
+        if (!strcmp(seen[i], real)) { free(real); return; }
+    hkl_host_load_dir(cx->host, real);
+    if (*nseen < max) seen[(*nseen)++] = real;
+    else free(real);
+}
+
 static void load_scripts(cli_ctx *cx)
 {
-    hkl_host_load_dir(cx->host, cx->scripts_dir);
+    char *seen[64];
+    int nseen = 0, max = (int)(sizeof seen / sizeof seen[0]);
+    load_dir_once(cx, cx->scripts_dir, seen, &nseen, max);
     char path[4096];
     const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
     if (xdg && *xdg) snprintf(path, sizeof path, "%s/hprofkit/scripts", xdg);
     else if (home && *home) snprintf(path, sizeof path, "%s/.config/hprofkit/scripts", home);
     else path[0] = 0;
-    if (path[0]) hkl_host_load_dir(cx->host, path);
+    if (path[0]) load_dir_once(cx, path, seen, &nseen, max);
     const char *dirs = getenv("HPROFKIT_SCRIPTS");
     if (dirs && *dirs) {
         char *copy = strdup(dirs), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
-            if (*d) hkl_host_load_dir(cx->host, d);
+            if (*d) load_dir_once(cx, d, seen, &nseen, max);
         free(copy);
     }
+    for (int i = 0; i < nseen; i++) free(seen[i]);
 }
 
 int cli_setup(cli_ctx *cx, const char *argv0)

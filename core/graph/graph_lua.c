@@ -98,8 +98,27 @@ static int obj_referrers(lua_State *L)
 static void set_str(lua_State *L, const char *k, const char *v) { lua_pushstring(L, v); lua_setfield(L, -2, k); }
 static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
 
-/* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=} per step, nil when no
- * root reaches obj.  Steps after the first carry no root; the last step's via is "". */
+/* How a path step is reached, as {type, name}: the first step from its root ("local" for a
+ * thread's stack or a native local, "root" otherwise, named by the root type), each later one
+ * by the previous step's outgoing via: "static X", "[12]" or a field name. */
+static void push_reference(lua_State *L, const hk_graph_path *p, uint32_t k)
+{
+    lua_createtable(L, 0, 2);
+    if (k == 0) {
+        int t = p->root ? p->root->type : 0;
+        int local = t == HPROF_ROOT_JAVA_FRAME || t == HPROF_ROOT_JNI_LOCAL || t == HPROF_ROOT_NATIVE_STACK;
+        set_str(L, "type", local ? "local" : "root");
+        set_str(L, "name", p->root ? hk_root_type_name(p->root->type) : "?");
+        return;
+    }
+    const char *via = p->steps[k - 1].via;
+    if (!strncmp(via, "static ", 7)) set_str(L, "type", "static"), set_str(L, "name", via + 7);
+    else if (via[0] == '[') set_str(L, "type", "array"), set_str(L, "name", via);
+    else set_str(L, "type", "field"), set_str(L, "name", via);
+}
+
+/* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=, reference=} per step, nil
+ * when no root reaches obj.  Steps after the first carry no root; the last step's via is "". */
 static int dump_path_to_root(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -120,6 +139,8 @@ static int dump_path_to_root(lua_State *L)
         hkl_push_object(L, 1, p.steps[k].obj);
         lua_setfield(L, -2, "object");
         set_str(L, "via", p.steps[k].via);
+        push_reference(L, &p, k);
+        lua_setfield(L, -2, "reference");
         if (k + 1 == p.nsteps && p.weak) { lua_pushboolean(L, 1); lua_setfield(L, -2, "weak"); }
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }

@@ -18,13 +18,15 @@ static const char *status_name(enum hk_plugin_status s)
     }
 }
 
+/* An absent value (NULL or "") is left out: nil in Lua, null in JSON. */
 static void set_str(lua_State *L, const char *k, const char *v)
 {
-    lua_pushstring(L, v ? v : "");
+    if (!v || !*v) return;
+    lua_pushstring(L, v);
     lua_setfield(L, -2, k);
 }
 
-/* hk.plugins() -> { {name, version, summary, path, ini, status, error,
+/* hk.plugins() -> { {name, version, summary, path, ini, status, error (nil when none),
  *                    functions = {{name, help}...}, bitmap_sources = {...}, fetchers = {...}} ... } */
 static int l_plugins(lua_State *L)
 {

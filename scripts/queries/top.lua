@@ -2,20 +2,20 @@ hk.query{
   name = "top",
   help = "The objects that retain the most memory: retained size is what the garbage collector\n" ..
          "would free if the object went away (its dominator subtree, over strong references;\n" ..
-         "sizes as the dump records them).  native: bytes registered with a\n" ..
+         "sizes as the dump records them).  native_bytes: bytes registered with a\n" ..
          "NativeAllocationRegistry for the object itself (Android 8+ bitmap pixels);\n" ..
-         "retained_native: the same over everything it retains.",
+         "retained_native_bytes: the same over everything it retains.",
   args = { n = 20 },
   aliases = { n = "n" },
   options_help = "  -n N          how many objects (default 20)",
-  columns = { "id", "class", "shallow", "retained", "native", "retained_native" },
+  columns = { "id", "class", "shallow_bytes", "retained_bytes", "native_bytes", "retained_native_bytes" },
   run = function(dump, args)
     local rows = {}
     for i, obj in ipairs(dump:top_retained(args.n)) do
       rows[i] = {
-        id = obj.id, class = obj.label, shallow = obj.shallow_size,
-        retained = obj:retained_size(), native = obj.native_size,
-        retained_native = obj:retained_native(),
+        id = obj.id, class = obj.label, shallow_bytes = obj.shallow_size,
+        retained_bytes = obj:retained_size(), native_bytes = obj.native_size,
+        retained_native_bytes = obj:retained_native(),
       }
     end
     return rows
