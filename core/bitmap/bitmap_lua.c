@@ -297,6 +297,8 @@ static void push_summary(lua_State *L, const hk_bm_summary *sum)
     set_bool(L, "carries_native_pixels", sum->dump_data > 0);
     lua_createtable(L, 0, sum->nsources);
     for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");   /* a JSON object even when empty */
+    lua_setmetatable(L, -2);
     lua_setfield(L, -2, "by_source");
 }
 

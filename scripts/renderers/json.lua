@@ -40,24 +40,29 @@ encode = function(v, order, indent)
     return string.format("%.17g", v)
   elseif t == "string" then return encode_string(v)
   elseif t == "table" then
-    local inner = indent .. "  "
+    -- indent nil: all on one line (a CSV cell)
+    local inner = indent and indent .. "  "
+    local open, sep, close = "", ",", ""
+    if indent then open, sep, close = "\n" .. inner, ",\n" .. inner, "\n" .. indent end
     if is_array(v) then
       if #v == 0 then return "[]" end
       local parts = {}
-      for i, x in ipairs(v) do parts[i] = inner .. encode(x, order, inner) end
-      return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
+      for i, x in ipairs(v) do parts[i] = encode(x, order, inner) end
+      return "[" .. open .. table.concat(parts, sep) .. close .. "]"
     end
     local parts = {}
     for _, k in ipairs(keys_of(v, order)) do
-      parts[#parts + 1] = inner .. encode_string(k) .. ": " .. encode(v[k], nil, inner)
+      parts[#parts + 1] = encode_string(k) .. ": " .. encode(v[k], nil, inner)
     end
-    return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+    if #parts == 0 then return "{}" end
+    return "{" .. open .. table.concat(parts, sep) .. close .. "}"
   else
     return encode_string(tostring(v))
   end
 end
 
-hk.json_encode = function(v, order) return encode(v, order, "") end
+-- hk.json_encode(value[, key_order[, compact]]): indented, or on one line when compact
+hk.json_encode = function(v, order, compact) return encode(v, order, not compact and "" or nil) end
 
 hk.renderer{
   name = "json",
