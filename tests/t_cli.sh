@@ -82,3 +82,62 @@ echo 'hk.usage_error("give --x")' > usage.lua
 eq usage-error-exit-2 "$?/$(cat ue.err)" "2/hprofkit run: give --x"
 "$HK" run usage.lua --debug > /dev/null 2> ued.err
 grep -q "stack traceback" ued.err && pass usage-error-debug-traceback || fail usage-error-debug-traceback "$(cat ued.err)"
+
+# bad arguments: exit 2, one line on stderr that names the argument, no traceback
+: > empty.png
+bad() { # NAME WORD CMD...: WORD must appear in the one line
+  local n=$1 word=$2; shift 2
+  "$@" > bad.out 2> bad.err; local rc=$?
+  local lines=$(grep -c . bad.err)
+  if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$word" bad.err && ! grep -q "traceback" bad.err; then
+    pass "bad-arg-$n"
+  else
+    fail "bad-arg-$n" "exit $rc, $lines lines: $(head -c 300 bad.err)"
+  fi
+}
+bad id-letters "0xZZZ" "$HK" object demo.hprof 0xZZZ
+bad id-space "' 0x1'" "$HK" object demo.hprof " 0x1"
+bad id-empty-hex "'0x'" "$HK" path demo.hprof 0x
+bad id-negative "'-1'" "$HK" dominators demo.hprof -- -1
+bad id-no-object "0x7fffffff" "$HK" object demo.hprof 0x7fffffff
+bad count-fraction "-n" "$HK" top demo.hprof -n 1.5
+bad count-huge "-n" "$HK" top demo.hprof -n 1e300
+bad count-negative "-n" "$HK" top demo.hprof -n -5
+bad count-word "-n" "$HK" top demo.hprof -n lots
+bad count-missing "-n" "$HK" top demo.hprof -n
+bad number-option "--min-pixels" "$HK" bitmaps demo.hprof --min-pixels 2.5
+bad export-parent "--export" "$HK" bitmaps demo.hprof --export /nonexistent/dir
+bad export-file "--export" "$HK" bitmaps demo.hprof --export demo.hprof
+bad sidecar "--sidecar" "$HK" bitmaps demo.hprof --sidecar /nonexistent
+bad plugins-file "--plugins" "$HK" --plugins /nonexistent.ini info demo.hprof
+bad plugins-file-after "--plugins" "$HK" info demo.hprof --plugins /nonexistent.ini
+bad plugins-dir "--plugins" "$HK" info demo.hprof --plugins .
+bad dump-missing "/nonexistent.hprof" "$HK" info /nonexistent.hprof
+bad dump-directory "not a regular file" "$HK" info .
+bad output-dir "-o" "$HK" info demo.hprof -o /nonexistent/dir/out.json
+bad unknown-option "--nosuch" "$HK" top demo.hprof --nosuch
+bad unknown-command "nosuch" "$HK" nosuch demo.hprof
+bad missing-positional "missing dump" "$HK" top
+bad format "nosuch" "$HK" top demo.hprof --format nosuch
+bad jobs "-j" "$HK" top demo.hprof -j many
+bad list-option-value "--label" "$HK" labels --label
+bad gate "nosuch" "$HK" leaks demo.hprof --fail-on nosuch
+bad sort-column "nosuch" "$HK" top demo.hprof --sort nosuch
+bad class-on-record "--class" "$HK" info demo.hprof --class 'java.*'
+bad meminfo-file "/nonexistent.txt" "$HK" meminfo /nonexistent.txt
+bad smaps-file "/nonexistent.txt" "$HK" smaps /nonexistent.txt
+[ ! -e /nonexistent/dir/out.json ] && pass bad-arg-no-output-file || fail bad-arg-no-output-file "written"
+# a corrupt dump is the dump's failure: exit 1, one line
+head -c 200 demo.hprof > cut.hprof
+"$HK" info cut.hprof > /dev/null 2> cut.err
+eq corrupt-dump-exit-1 "$?/$(grep -c . cut.err)" "1/1"
+# a bug in a script: its traceback (script frames), in full under --debug
+mkdir -p bug
+cat > bug/bug.lua <<'LUA'
+hk.query{ name = "bug", help = "fails", run = function(dump) return dump:object(nil) end }
+LUA
+HPROFKIT_SCRIPTS="$T/bug" "$HK" bug demo.hprof > /dev/null 2> bug.err
+eq script-bug-exit-1 "$?" 1
+grep -q "bug.lua:1:" bug.err && ! grep -q "\[C\]" bug.err && pass script-bug-traceback-script-frames || fail script-bug-traceback-script-frames "$(cat bug.err)"
+HPROFKIT_SCRIPTS="$T/bug" "$HK" bug demo.hprof --debug > /dev/null 2> bugd.err
+grep -q "\[C\]: in" bugd.err && pass script-bug-debug-full-traceback || fail script-bug-debug-full-traceback "$(cat bugd.err)"

@@ -67,7 +67,7 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
                    int argc, char **argv, cli_common *common)
 {
     int args = lua_gettop(L);
-    int npos = 0;
+    int npos = 0, only_positional = 0;
     int own_output = 0;
     if (defaults_idx) {
         own_output = lua_getfield(L, defaults_idx, "output") != LUA_TNIL;
@@ -75,20 +75,21 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
     }
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { common->help = 1; continue; }
-        if (!strcmp(a, "--json")) { common->format = "json"; continue; }
-        if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+        if (!only_positional && !strcmp(a, "--")) { only_positional = 1; continue; }   /* then -1 is an id */
+        int is_positional = only_positional || a[0] != '-' || !strcmp(a, "-") || (a[1] >= '0' && a[1] <= '9');
+        if (!is_positional && (!strcmp(a, "--help") || !strcmp(a, "-h"))) { common->help = 1; continue; }
+        if (!is_positional && !strcmp(a, "--json")) { common->format = "json"; continue; }
+        if (!is_positional && (!strcmp(a, "--format") || !strcmp(a, "-f"))) {
             if (i + 1 >= argc) { fprintf(stderr, "hprofkit %s: %s needs table, json or csv\n", cmd, a); return -1; }
             common->format = argv[++i];
             continue;
         }
-        if (!own_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+        if (!is_positional && !own_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
             if (i + 1 >= argc) { fprintf(stderr, "hprofkit %s: %s needs a file name\n", cmd, a); return -1; }
             common->outfile = argv[++i];
             continue;
         }
-        if (a[0] != '-' || !strcmp(a, "-") || (a[1] >= '0' && a[1] <= '9')) {
-            /* positional */
+        if (is_positional) {
             const char *pname = NULL;
             if (positional_idx) {
                 lua_rawgeti(L, positional_idx, npos + 1);

@@ -118,8 +118,10 @@ static int l_open(lua_State *L)
 static int l_read_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    FILE *f = fopen(path, "rb");
-    if (!f) return luaL_error(L, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "rb");
+    /* the path is nearly always one the user named: a usage error */
+    if (!f) return hkl_usage_error(L, "%s: cannot open: %s", path, strerror(errno));
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     char tmp[65536];

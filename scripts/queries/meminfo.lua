@@ -58,7 +58,7 @@ hk.query{
     else
       local ok, text = pcall(hk.read_file, args.file)
       if not ok then
-        error(tostring(text) .. " (for a live capture: hprofkit meminfo -s SERIAL PROCESS)", 0)
+        hk.usage_error(tostring(text) .. " (for a live capture: hprofkit meminfo -s SERIAL PROCESS)")
       end
       t = hk.meminfo.parse(text)
     end
