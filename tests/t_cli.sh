@@ -141,3 +141,22 @@ eq script-bug-exit-1 "$?" 1
 grep -q "bug.lua:1:" bug.err && ! grep -q "\[C\]" bug.err && pass script-bug-traceback-script-frames || fail script-bug-traceback-script-frames "$(cat bug.err)"
 HPROFKIT_SCRIPTS="$T/bug" "$HK" bug demo.hprof --debug > /dev/null 2> bugd.err
 grep -q "\[C\]: in" bugd.err && pass script-bug-debug-full-traceback || fail script-bug-debug-full-traceback "$(cat bugd.err)"
+
+# Lua bitmap sources: a failing one puts one line in the cell and its traceback once on stderr;
+# unknown keys (the C names) are refused; `plugins` lists them
+mkdir -p src
+cat > src/failing.lua <<'LUA'
+hk.bitmap_source{ name = "failing", image = function(dump, bm) error("no pixels here") end }
+LUA
+HPROFKIT_SCRIPTS="$T/src" "$HK" bitmaps demo.hprof --json > fs.json 2> fs.err
+eq lua-source-note-one-line "$(jq -r '[.bitmaps[].reason | select(. != null) | split("\n") | length] | unique | .[]' fs.json)" 1
+grep -q "no pixels here" fs.json && pass lua-source-note-says-why || fail lua-source-note-says-why "$(head -c 300 fs.json)"
+eq lua-source-traceback-once "$(grep -c 'stack traceback' fs.err)" 1
+eq lua-source-listed "$(HPROFKIT_SCRIPTS="$T/src" "$HK" plugins --json | jq -c '.[] | select(.kind == "lua") | [.name, .bitmap_sources]')" '["failing",["failing"]]'
+mkdir -p src2
+echo 'hk.bitmap_source{ name = "c-names", keyed_by_pointer = true, image = function(dump, bm) end }' > src2/cnames.lua
+HPROFKIT_SCRIPTS="$T/src2" "$HK" plugins > /dev/null 2> cn.err
+grep -q "unknown key 'keyed_by_pointer'" cn.err && pass lua-source-unknown-key || fail lua-source-unknown-key "$(cat cn.err)"
+echo 'hk.bitmap_source{ name = "one-arg", image = function(bm) end }' > src2/cnames.lua
+HPROFKIT_SCRIPTS="$T/src2" "$HK" plugins > /dev/null 2> oa.err
+grep -q "image(dump, bitmap)" oa.err && pass lua-source-image-arity || fail lua-source-image-arity "$(cat oa.err)"

@@ -78,19 +78,23 @@ static int obj_dominated(lua_State *L)
     return 1;
 }
 
-/* obj:referrers(): strong referrers, then Reference objects whose referent obj is. */
+/* obj:referrers(): an array of every strong referrer, then every Reference object whose
+ * referent obj is (no cap). */
 static int obj_referrers(lua_State *L)
 {
     hkl_ref *r = obj_need(L, HK_GRAPH_REFERRERS);
     uint32_t n;
     const uint32_t *v = hk_graph_referrers(r->d, r->index, &n);
     push_objects(L, 1, v, n);
-    uint32_t w[64];
-    uint32_t nw = hk_graph_weak_referrers(r->d, r->index, w, 64);
-    if (nw > 64) nw = 64;
-    for (uint32_t k = 0; k < nw; k++) {
-        hkl_push_object(L, 1, w[k]);
-        lua_rawseti(L, -2, (lua_Integer)n + k + 1);
+    uint32_t nw = hk_graph_weak_referrers(r->d, r->index, NULL, 0);
+    if (nw) {
+        uint32_t *w = lua_newuserdatauv(L, (size_t)nw * sizeof *w, 0);   /* freed by the GC */
+        hk_graph_weak_referrers(r->d, r->index, w, nw);
+        for (uint32_t k = 0; k < nw; k++) {
+            hkl_push_object(L, 1, w[k]);
+            lua_rawseti(L, -3, (lua_Integer)n + k + 1);
+        }
+        lua_pop(L, 1);
     }
     return 1;
 }
