@@ -16,6 +16,8 @@ struct hkl_host {
 
 lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
+static void push_writer_mt(lua_State *L);
+
 static int traceback(lua_State *L)
 {
     if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
@@ -193,6 +195,8 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
     lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
+    push_writer_mt(L);
+    lua_pop(L, 1);
     hkl_types_open(L);
     hkl_query_open(L);
     hkl_modules_open(L);
@@ -296,16 +300,22 @@ static int w_write(lua_State *L)
     return 1;
 }
 
-void hkl_push_writer(lua_State *L, hk_buf *b)
+/* Pushes the writer metatable (made at start, so the API's every member is there to list). */
+static void push_writer_mt(lua_State *L)
 {
-    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
-    w->b = b;
     if (luaL_newmetatable(L, "hk.Writer")) {
         lua_newtable(L);
         lua_pushcfunction(L, w_write);
         lua_setfield(L, -2, "write");
         lua_setfield(L, -2, "__index");
     }
+}
+
+void hkl_push_writer(lua_State *L, hk_buf *b)
+{
+    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+    w->b = b;
+    push_writer_mt(L);
     lua_setmetatable(L, -2);
 }
 
