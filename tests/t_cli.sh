@@ -160,3 +160,15 @@ grep -q "unknown key 'keyed_by_pointer'" cn.err && pass lua-source-unknown-key |
 echo 'hk.bitmap_source{ name = "one-arg", image = function(bm) end }' > src2/cnames.lua
 HPROFKIT_SCRIPTS="$T/src2" "$HK" plugins > /dev/null 2> oa.err
 grep -q "image(dump, bitmap)" oa.err && pass lua-source-image-arity || fail lua-source-image-arity "$(cat oa.err)"
+
+# each plugin registration error and each "replaces" note is printed once
+mkdir -p pngdir
+printf '[one]\npath = %s\ndir = %s\n[two]\npath = %s\ndir = %s\n' "$BUILD/tests/plugins/example.so" "$T/pngdir" \
+  "$BUILD/tests/plugins/example.so" "$T/pngdir" > twice.ini
+"$HK" --plugins twice.ini plugins > /dev/null 2> twice.err
+eq plugin-registration-error-once "$(grep -c 'already registered' twice.err)" 1
+mkdir -p "$HOME/.config/hprofkit/scripts/queries"
+echo 'hk.query{ name = "info", help = "mine", run = function() return {} end }' > "$HOME/.config/hprofkit/scripts/queries/info.lua"
+HPROFKIT_SCRIPTS="$HOME/.config/hprofkit/scripts/:$HOME/.config/hprofkit/./scripts" "$HK" info demo.hprof > /dev/null 2> note.err
+eq replaces-note-once "$(grep -c "replaces the one from" note.err)" 1
+rm "$HOME/.config/hprofkit/scripts/queries/info.lua"
