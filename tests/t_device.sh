@@ -229,7 +229,7 @@ local n = 0
 for _, r in ipairs(rows) do n = n + 1 end
 rows = Q.processes.run(nil, { serial = arg[2] })
 assert(rows[1].app == true, "processes rows")
-rows = Q.dump.run(nil, { serial = arg[2], process = "com.example.app", output = arg[3] })
+rows = Q.dump.run(nil, { serial = arg[2], process = "com.example.app", hprof = arg[3] })
 assert(#rows == 1 and rows[1].path == arg[3] and rows[1].bytes > 0, "dump row")
 print("queries ok " .. n)
 EOF
@@ -249,6 +249,12 @@ if [ -x "$HK" ] && "$HK" queries 2>/dev/null | grep -q '^ *dump '; then
   if [[ "$f" == com.example.app-*.hprof ]] && [ "$(head -c 12 "$T/cli/$f" 2>/dev/null)" = "JAVA PROFILE" ] \
     && [ "$(jq -r '.[0].bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
   else fail device_cli_dump "$(cat "$T/cli.json" "$T/cli.err" | head -c 400)"; fi
+  rm -f "$T"/cli/*
+  # --hprof names the dump's file; -o stays the rendered output
+  (cd "$T/cli" && timeout 120 "$HK" dump -s "$GOOD" com.example.app --hprof app.hprof -o row.json --json 2>"$T/cli.err")
+  if [ "$(head -c 12 "$T/cli/app.hprof" 2>/dev/null)" = "JAVA PROFILE" ] && [ "$(jq -r '.[0].path' "$T/cli/row.json" 2>/dev/null)" = app.hprof ]; then
+    pass device_cli_dump_hprof_option
+  else fail device_cli_dump_hprof_option "$(ls "$T/cli"; head -c 300 "$T/cli.err")"; fi
   rm -f "$T"/cli/*
   echo notdebuggable >"$CFG/dumpheap"
   (cd "$T/cli" && err device_cli_dump_not_debuggable "com.example.app is not debuggable: only debuggable apps" \

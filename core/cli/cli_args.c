@@ -68,11 +68,6 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
 {
     int args = lua_gettop(L);
     int npos = 0, only_positional = 0;
-    int own_output = 0;
-    if (defaults_idx) {
-        own_output = lua_getfield(L, defaults_idx, "output") != LUA_TNIL;
-        lua_pop(L, 1);
-    }
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!only_positional && !strcmp(a, "--")) { only_positional = 1; continue; }   /* then -1 is an id */
@@ -84,7 +79,7 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
             common->format = argv[++i];
             continue;
         }
-        if (!is_positional && !own_output && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+        if (!is_positional && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
             if (i + 1 >= argc) { fprintf(stderr, "hprofkit %s: %s needs a file name\n", cmd, a); return -1; }
             common->outfile = argv[++i];
             continue;
@@ -115,7 +110,6 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
         }
         snprintf(shown, sizeof shown, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         key_of(opt, key, sizeof key);
-        if (!strcmp(key, "o") && own_output) snprintf(key, sizeof key, "output");
         if (aliases_idx && a[1] != '-') {
             lua_getfield(L, aliases_idx, key);
             if (lua_isstring(L, -1)) snprintf(key, sizeof key, "%s", lua_tostring(L, -1));

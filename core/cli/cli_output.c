@@ -105,14 +105,7 @@ void cli_print_query_help(lua_State *L, const char *name, int def)
     lua_pop(L, 1);
     if (lua_getfield(L, def, "options_help") == LUA_TSTRING) printf("%s\n", lua_tostring(L, -1));
     lua_pop(L, 1);
-    int own_output = 0;
-    if (lua_getfield(L, def, "args") == LUA_TTABLE) {
-        own_output = lua_getfield(L, -1, "output") != LUA_TNIL;
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    printf("  --format table|json|csv|...  (--json for json)%s\n",
-           own_output ? "" : "   -o FILE  write to FILE (atomically)");
+    printf("  --format table|json|csv|...  (--json for json)   -o FILE  write to FILE (atomically)\n");
     printf("  --sort COLUMN   --class GLOB   (listings)   --bytes  (tables: sizes as plain numbers)\n");
     if (lua_getfield(L, def, "gates") == LUA_TTABLE) {
         printf("  --fail-on GATE[:PARAM][,GATE...]  exit 3 when a gate trips:\n");
