@@ -172,3 +172,23 @@ echo 'hk.query{ name = "info", help = "mine", run = function() return {} end }' 
 HPROFKIT_SCRIPTS="$HOME/.config/hprofkit/scripts/:$HOME/.config/hprofkit/./scripts" "$HK" info demo.hprof > /dev/null 2> note.err
 eq replaces-note-once "$(grep -c "replaces the one from" note.err)" 1
 rm "$HOME/.config/hprofkit/scripts/queries/info.lua"
+
+# the other gates: meminfo's failed checks, duplicate bitmaps
+"$HK" meminfo "$SRC/tests/meminfo/broken_total.txt" --fail-on checks > /dev/null 2> mi.err
+eq meminfo-gate-trips "$?/$(grep -c 'gate checks tripped: 5 failed' mi.err)" "3/1"
+"$HK" meminfo "$SRC/tests/meminfo/modern_android14_d.txt" --fail-on checks --json > mi.json 2> /dev/null
+eq meminfo-gate-holds "$?/$(jq -c .gates_tripped mi.json)" "0/[]"
+eq meminfo-parse-failure-one-line "$("$HK" meminfo "$SRC/tests/meminfo/garbage.txt" 2>&1 >/dev/null | grep -c .)" 1
+real="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
+if [ -f "$real" ]; then
+  "$HK" duplicate-bitmaps "$real" --fail-on duplicates --format csv > dup.csv 2> dup.err
+  eq duplicates-gate-trips "$?/$(cat dup.err)" "3/hprofkit duplicate-bitmaps: gate duplicates tripped: 1 groups of identical bitmaps waste 36864 bytes"
+  grep -q '"\[""0xb0f93f80"",""0xb0f9e288""\]"' dup.csv && pass duplicates-csv-ids-as-json || fail duplicates-csv-ids-as-json "$(cat dup.csv)"
+  "$HK" duplicate-bitmaps "$real" --fail-on duplicates:40000 > /dev/null 2>&1
+  eq duplicates-gate-param "$?" 0
+else
+  skip duplicates-gate "$real is absent"
+fi
+# info: the dump's time also in ISO 8601
+"$HK" info demo.hprof --json > info.json
+eq info-timestamp-iso "$(jq -r .timestamp_iso info.json)" "$(date -u -d @$(( $(jq .timestamp info.json) / 1000 )) +%Y-%m-%dT%H:%M:%S).$(printf %03d $(( $(jq .timestamp info.json) % 1000 )))Z"

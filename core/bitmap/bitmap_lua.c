@@ -50,7 +50,7 @@ static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
 {
     const hk_bm *v;
     char err[256];
-    if (hk_bitmaps_list(d, &v, n, err, sizeof err) < 0) luaL_error(L, "%s", err);
+    if (hk_bitmaps_list(d, &v, n, err, sizeof err) < 0) hkl_fail(L, "%s", err);
     return v;
 }
 
@@ -372,7 +372,7 @@ static int dump_bitmap_scan(lua_State *L)
     if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
-    if (rc < 0) return luaL_error(L, "%s", err);
+    if (rc < 0) return hkl_fail(L, "%s", err);
     return 2;
 }
 
@@ -389,7 +389,7 @@ static int dump_bitmap_counts(lua_State *L)
     if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
-    if (rc < 0) return luaL_error(L, "%s", err);
+    if (rc < 0) return hkl_fail(L, "%s", err);
     return 1;
 }
 

@@ -10,7 +10,7 @@
 static void need(lua_State *L, hk_dump *d, int mask)
 {
     char err[256];
-    if (hk_graph_ensure(d, mask, err, sizeof err)) luaL_error(L, "%s", err);
+    if (hk_graph_ensure(d, mask, err, sizeof err)) hkl_fail(L, "%s", err);
 }
 
 static hkl_ref *obj_need(lua_State *L, int mask)
@@ -72,7 +72,7 @@ static int obj_dominated(lua_State *L)
     const uint32_t *v;
     uint32_t n;
     char err[256];
-    if (hk_graph_dominated(r->d, r->index, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_dominated(r->d, r->index, &v, &n, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     push_objects(L, 1, v, n);
     return 1;
@@ -130,7 +130,7 @@ static int dump_path_to_root(lua_State *L)
     if (obj == HK_NONE) return luaL_error(L, "path_to_root: no such object in this dump");
     hk_graph_path p;
     char err[256];
-    if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (!p.found) { lua_pushnil(L); return 1; }
     lua_createtable(L, (int)p.nsteps, 0);
     for (uint32_t k = 0; k < p.nsteps; k++) {
@@ -193,7 +193,7 @@ static int dump_dominated_by_root(lua_State *L)
     const uint32_t *v;
     uint32_t n;
     char err[256];
-    if (hk_graph_dominated(d, HK_NONE, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_dominated(d, HK_NONE, &v, &n, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     push_objects(L, 1, v, n);
     return 1;
@@ -206,7 +206,7 @@ static int dump_class_retained(lua_State *L)
     need(L, d, HK_GRAPH_DOM);
     uint64_t *per;
     char err[256];
-    if (hk_graph_class_retained(d, &per, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_class_retained(d, &per, err, sizeof err)) return hkl_fail(L, "%s", err);
     lua_createtable(L, 0, (int)d->nclasses);
     for (uint32_t c = 0; c < d->nclasses; c++) {
         const char *name = d->classes[c].name ? d->classes[c].name : "?";

@@ -111,8 +111,10 @@ static int l_open(lua_State *L)
     char err[512];
     char what[300];
     snprintf(what, sizeof what, "indexing %s", path);
+    struct stat st;
+    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
-    if (!d) return luaL_error(L, "%s", err);
+    if (!d) return hkl_fail(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;
 }

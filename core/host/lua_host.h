@@ -86,6 +86,9 @@ void hkl_push_renderers(lua_State *L);
  * script location, exit 1), or a bug in a script (a location and a traceback). */
 enum { HKL_ERR_USAGE = 2, HKL_ERR_USER = 1, HKL_ERR_SCRIPT = 0 };
 int hkl_usage_error(lua_State *L, const char *fmt, ...);
+/* Raises a failure of the dump, device or plugin as its message alone (no script location):
+ * one line, exit 1, like error(msg, 0). */
+int hkl_fail(lua_State *L, const char *fmt, ...);
 int hkl_error_kind(lua_State *L, int idx);
 /* The error's text: the message (with the traceback hkl_pcall added, for a script bug). */
 const char *hkl_error_text(lua_State *L, int idx);

@@ -42,6 +42,15 @@ int hkl_usage_error(lua_State *L, const char *fmt, ...)
     return raise_usage(L, lua_tostring(L, -1));
 }
 
+int hkl_fail(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return lua_error(L);
+}
+
 static int l_usage_error(lua_State *L) { return raise_usage(L, luaL_checkstring(L, 1)); }
 
 static int is_error_object(lua_State *L, int idx)

@@ -108,7 +108,7 @@ static int l_call(lua_State *L)
     char err[1024];
     if (hk_plugins_call(ps, name, argc, argv, argl, &out, err, sizeof err) < 0) {
         hk_buf_free(&out);
-        return luaL_error(L, "%s", err);
+        return hkl_fail(L, "%s", err);
     }
     if (out.len == 0) {
         hk_buf_free(&out);
@@ -117,7 +117,7 @@ static int l_call(lua_State *L)
     }
     int rc = hkl_push_json(L, (const char *)out.data, out.len, err, sizeof err);
     hk_buf_free(&out);
-    if (rc < 0) return luaL_error(L, "%s returned invalid JSON: %s", name, err);
+    if (rc < 0) return hkl_fail(L, "%s returned invalid JSON: %s", name, err);
     return 1;
 }
 

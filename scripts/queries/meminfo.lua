@@ -44,6 +44,16 @@ hk.query{
   positional = { "file" },
   needs_dump = false,
   args = { serial = "", device = false },
+  gates = {
+    checks = {
+      help = "a check of TOTAL or the App Summary against its definition fails",
+      check = function(t)
+        local failed = {}
+        for _, c in ipairs(t.checks) do if not c.ok then failed[#failed + 1] = c.name end end
+        return #failed > 0, #failed .. " failed: " .. table.concat(failed, ", ")
+      end,
+    },
+  },
   aliases = { s = "serial" },
   shape = "record",
   columns = { "pid", "process", "columns", "rows", "summary", "summary_rss", "objects", "sql",
