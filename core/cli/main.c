@@ -25,6 +25,8 @@ static void usage(FILE *f)
           "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
           "element size plus what its array class records (ART: the 12-byte header).\n"
           "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n"
+          "Every query also takes --sort COLUMN, --class GLOB (listings), --bytes (tables: sizes\n"
+          "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
           "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n", f);
     cli_print_globals(f);
 }
