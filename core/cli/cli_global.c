@@ -56,6 +56,9 @@ static int set_jobs(cli_globals *g, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+/* The global options.  Adding one: a field in cli_globals (cli.h), an apply function above
+ * (cli_check_file for a FILE the user names), one row here, and a line in cli_push_globals
+ * when scripts should see it as hk.options.NAME.  The usage lists the rows in this order. */
 static const cli_global_opt globals[] = {
     {"--plugins", NULL, "FILE", "load the plugins a plugins.ini-style FILE names (repeatable)", set_plugins},
     {"--debug", NULL, NULL, "show the full Lua traceback of any error", set_debug},

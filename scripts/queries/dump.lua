@@ -13,7 +13,7 @@ hk.query {
   -- hprof is the dump's local path (-o FILE is the rendered output, as for every command).
   args = { serial = "", hprof = "", gc = true, bitmaps = false, no_bitmaps = false },
   aliases = { s = "serial" },
-  columns = { "path", "bytes", "gc", "bitmaps" },
+  columns = { "path", "file_bytes", "gc", "bitmaps" },
   run = function(dump, args)
     local process = args.process
     if process == nil or process == "" then process = args[1] end
@@ -29,6 +29,6 @@ hk.query {
     local path, info = hk.device(serial):dump_heap(process, {
       gc = args.gc ~= false, bitmaps = bitmaps, output = output,
     })
-    return { { path = path, bytes = info.bytes, gc = info.gc, bitmaps = info.bitmaps } }
+    return { { path = path, file_bytes = info.bytes, gc = info.gc, bitmaps = info.bitmaps } }
   end,
 }
