@@ -48,8 +48,9 @@ int cli_report_error(lua_State *L, const char *cmd, int debug)
         fprintf(stderr, "hprofkit %s: error: ", cmd);
         print_traceback(text, debug);
     } else {
-        const char *nl = strchr(text, '\n');
-        fprintf(stderr, "hprofkit %s: %.*s\n", cmd, nl && !debug ? (int)(nl - text) : (int)strlen(text), text);
+        /* the message as the query wrote it, without the traceback hkl_pcall added */
+        const char *tb = strstr(text, "\nstack traceback:");
+        fprintf(stderr, "hprofkit %s: %.*s\n", cmd, tb && !debug ? (int)(tb - text) : (int)strlen(text), text);
         if (debug && kind == HKL_ERR_USAGE && lua_istable(L, -1)) {
             lua_getfield(L, -1, "traceback");
             if (lua_isstring(L, -1)) fprintf(stderr, "%s\n", lua_tostring(L, -1));
