@@ -192,3 +192,11 @@ fi
 # info: the dump's time also in ISO 8601
 "$HK" info demo.hprof --json > info.json
 eq info-timestamp-iso "$(jq -r .timestamp_iso info.json)" "$(date -u -d @$(( $(jq .timestamp info.json) / 1000 )) +%Y-%m-%dT%H:%M:%S).$(printf %03d $(( $(jq .timestamp info.json) % 1000 )))Z"
+# bitmaps --fail-on mismatched: a wrong-size image under a pointer trips it; the record says so
+"$GEN" --scenario bitmaps-pre26 -o pre26.hprof >/dev/null 2>&1
+"$HK" bitmaps pre26.hprof --export ex > /dev/null 2>&1
+mkdir -p side && cp "$(ls ex/*.png | head -1)" side/0x7a3e021000.png
+"$HK" bitmaps demo.hprof --sidecar side --fail-on mismatched --json > mm.json 2> mm.err
+eq bitmaps-gate-trips "$?/$(jq -c .gates_tripped mm.json)/$(grep -c 'gate mismatched tripped: 1 images' mm.err)" '3/["mismatched"]/1'
+"$HK" bitmaps demo.hprof --fail-on mismatched --json > mm0.json 2> /dev/null
+eq bitmaps-gate-holds "$?/$(jq -c .gates_tripped mm0.json)" '0/[]'
