@@ -48,8 +48,11 @@ inline = function(t, top, meta)
     for i, x in ipairs(t) do parts[i] = type(x) == "table" and inline(x, false, meta) or scalar(x, nil, meta) end
     return top and table.concat(parts, ", ") or "[" .. table.concat(parts, ", ") .. "]"
   end
+  local keys = sorted_keys(t)
+  -- a path step's reference {type, name} (see docs/lua-api.md) reads as "static sInstance"
+  if #keys == 2 and keys[1] == "name" and keys[2] == "type" then return t.type .. " " .. tostring(t.name) end
   local parts = {}
-  for _, k in ipairs(sorted_keys(t)) do
+  for _, k in ipairs(keys) do
     local v = t[k]
     parts[#parts + 1] = k .. ": " .. (type(v) == "table" and inline(v, false, meta) or scalar(v, k, meta))
   end
