@@ -56,6 +56,8 @@ int cli_emit(const char *cmd, hk_buf *b, const char *outfile);
 int cli_report_error(lua_State *L, const char *cmd, int debug);
 
 void cli_print_query_help(lua_State *L, const char *name, int def);
+/* Is there a renderer for format?  0, or -1 after printing the ones there are. */
+int cli_check_format(lua_State *L, const char *cmd, const char *format);
 /* Calls the renderer for format with (rows, out, meta) and writes the result; an exit code. */
 int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int meta, const char *outfile,
                int debug);

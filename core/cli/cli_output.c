@@ -123,19 +123,27 @@ void cli_print_query_help(lua_State *L, const char *name, int def)
     lua_pop(L, 1);
 }
 
-/* Calls the renderer for format with (rows, out, meta) and writes the result. */
-int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int meta, const char *outfile, int debug)
+int cli_check_format(lua_State *L, const char *cmd, const char *format)
 {
     hkl_push_renderers(L);
-    if (lua_getfield(L, -1, format) != LUA_TTABLE) {
+    int found = lua_getfield(L, -1, format) == LUA_TTABLE;
+    lua_pop(L, 1);
+    if (!found) {
         fprintf(stderr, "hprofkit %s: no renderer '%s' (available:", cmd, format);
-        lua_pop(L, 1);
         lua_pushnil(L);
         while (lua_next(L, -2)) { fprintf(stderr, " %s", lua_tostring(L, -2)); lua_pop(L, 1); }
         fprintf(stderr, ")\n");
-        lua_pop(L, 1);
-        return 2;
     }
+    lua_pop(L, 1);
+    return found ? 0 : -1;
+}
+
+/* Calls the renderer for format with (rows, out, meta) and writes the result. */
+int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int meta, const char *outfile, int debug)
+{
+    if (cli_check_format(L, cmd, format) < 0) return 2;
+    hkl_push_renderers(L);
+    lua_getfield(L, -1, format);
     lua_getfield(L, -1, "render");
     hk_buf out;
     hk_buf_init(&out);

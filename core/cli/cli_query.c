@@ -306,6 +306,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
         }
         lua_pop(L, 1);
     }
+    if (cli_check_format(L, name, c.format) < 0) return 2;   /* before the work */
     if (parse_gates(L, name, def, &c) < 0) return 2;
     int wanted = lua_gettop(L);
     lua_getfield(L, def, "run");
