@@ -17,8 +17,16 @@ struct hkl_host {
 
 lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
+static void push_writer_mt(lua_State *L);
+
 static int traceback(lua_State *L)
 {
+    if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
+        luaL_traceback(L, L, NULL, 1);
+        lua_setfield(L, 1, "traceback");
+        lua_settop(L, 1);
+        return 1;
+    }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -109,8 +117,10 @@ static int l_open(lua_State *L)
     char err[512];
     char what[300];
     snprintf(what, sizeof what, "indexing %s", path);
+    struct stat st;
+    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
-    if (!d) return luaL_error(L, "%s", err);
+    if (!d) return hkl_fail(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;
 }
@@ -118,8 +128,10 @@ static int l_open(lua_State *L)
 static int l_read_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    FILE *f = fopen(path, "rb");
-    if (!f) return luaL_error(L, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "rb");
+    /* the path is nearly always one the user named: a usage error */
+    if (!f) return hkl_usage_error(L, "%s: cannot open: %s", path, strerror(errno));
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     char tmp[65536];
@@ -206,7 +218,10 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
     lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
+    push_writer_mt(L);
+    lua_pop(L, 1);
     hkl_types_open(L);
+    hkl_query_open(L);
     hkl_modules_open(L);
     return h;
 }
@@ -282,17 +297,13 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     lua_pushstring(L, path);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
     if (luaL_loadfile(L, path) != LUA_OK) {
-        fprintf(stderr, "hprofkit: %s\n", lua_tostring(L, -1));
-        lua_settop(L, args - 1);
+        lua_replace(L, args);
+        lua_settop(L, args);
         return -1;
     }
     lua_pushvalue(L, args);
     lua_remove(L, args);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) {
-        fprintf(stderr, "hprofkit: error in %s:\n%s\n", path, lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (hkl_pcall(L, 1, 0) != LUA_OK) return -1;
     return 0;
 }
 
@@ -312,16 +323,22 @@ static int w_write(lua_State *L)
     return 1;
 }
 
-void hkl_push_writer(lua_State *L, hk_buf *b)
+/* Pushes the writer metatable (made at start, so the API's every member is there to list). */
+static void push_writer_mt(lua_State *L)
 {
-    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
-    w->b = b;
     if (luaL_newmetatable(L, "hk.Writer")) {
         lua_newtable(L);
         lua_pushcfunction(L, w_write);
         lua_setfield(L, -2, "write");
         lua_setfield(L, -2, "__index");
     }
+}
+
+void hkl_push_writer(lua_State *L, hk_buf *b)
+{
+    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+    w->b = b;
+    push_writer_mt(L);
     lua_setmetatable(L, -2);
 }
 

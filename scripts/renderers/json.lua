@@ -43,28 +43,32 @@ encode = function(v, order, indent)
     return string.format("%.17g", v)
   elseif t == "string" then return encode_string(v)
   elseif t == "table" then
+    -- indent nil: all on one line (a CSV cell)
     local inner = indent and indent .. "  "
-    local pre, sep, post = inner or "", inner and ",\n" or ",", indent and "\n" .. indent or ""
-    local open_nl = indent and "\n" or ""
+    local open, sep, close = "", ",", ""
+    if indent then open, sep, close = "\n" .. inner, ",\n" .. inner, "\n" .. indent end
     if is_array(v) then
       if #v == 0 then return "[]" end
       local parts = {}
-      for i, x in ipairs(v) do parts[i] = pre .. encode(x, order, inner) end
-      return "[" .. open_nl .. table.concat(parts, sep) .. post .. "]"
+      for i, x in ipairs(v) do parts[i] = encode(x, order, inner) end
+      return "[" .. open .. table.concat(parts, sep) .. close .. "]"
     end
     local parts = {}
     for _, k in ipairs(keys_of(v, order)) do
-      parts[#parts + 1] = pre .. encode_string(k) .. (indent and ": " or ":") .. encode(v[k], nil, inner)
+      parts[#parts + 1] = encode_string(k) .. ": " .. encode(v[k], nil, inner)
     end
-    return "{" .. open_nl .. table.concat(parts, sep) .. post .. "}"
+    if #parts == 0 then return "{}" end
+    return "{" .. open .. table.concat(parts, sep) .. close .. "}"
   else
     return encode_string(tostring(v))
   end
 end
 
--- hk.json_encode(value[, key_order[, {compact = true}]]): compact is one line (JSON lines)
-hk.json_encode = function(v, order, opts)
-  return encode(v, order, not (opts and opts.compact) and "" or nil)
+-- hk.json_encode(value[, key_order[, compact]]): indented, or on one line when compact
+-- (compact may also be given as {compact = true})
+hk.json_encode = function(v, order, compact)
+  if type(compact) == "table" then compact = compact.compact end
+  return encode(v, order, not compact and "" or nil)
 end
 
 hk.renderer{
