@@ -96,10 +96,11 @@ fi
 # t_device.sh and t_fetch.sh run them and read their JSON.
 skip renders-dump "needs a JVM behind the test device (t_device.sh covers it)"
 skip renders-fetch-bitmaps "needs a live app over JDWP (t_fetch.sh covers it)"
+skip renders-watch "needs the test daemon's scripted memory curve (t_watch.sh covers it)"
 
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
-bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps"
+bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"

@@ -120,7 +120,7 @@ adb_wait "$S" device
 curve "$(step 510 30 40000)"
 ( sleep 0.8; adb -P "$APORT" disconnect "$S" >/dev/null 2>&1; sleep 1; adb_connect "$S" ) &
 unplug=$!
-watch unplug --duration 3s --interval 200ms
+watch unplug --duration 6s --interval 200ms
 wait $unplug
 grep -q "device-lost.*not found" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
   && pass watch_device_unplugged || fail watch_device_unplugged "$(grep -v ' pid ' "$T/unplug.err" | tail -5)"
@@ -251,13 +251,15 @@ bad() { # NAME PATTERN ARGS...
   rm -rf "$T/bad"; mkdir -p "$T/bad"
   err "$n" "$pat" timeout 30 "$HK" watch -s "$S" com.example.app "$@"
   eq "${n}_one_line" "$(grep -c . "$T/err.err")/$(ls -A "$T/bad")" "1/"
+  timeout 30 "$HK" watch -s "$S" com.example.app "$@" >/dev/null 2>&1
+  eq "${n}_exit_2" "$?" 2
 }
 bad watch_bad_duration "--interval '2 sec' is not a duration \(say 500ms, 2s, 5m or 1h\)" --interval "2 sec"
 bad watch_bad_cooldown "--cooldown '5x' is not a duration" --cooldown 5x
 bad watch_bad_tiers "--tiers '90,80' must be increasing" --tiers 90,80
 bad watch_bad_samples_ext "--samples '.*/bad/s.txt': the name must end in .csv or .jsonl" --samples "$T/bad/s.txt"
 err watch_bad_process "'a;reboot' is not a process name or pid" timeout 30 "$HK" watch -s "$S" 'a;reboot'
-bad watch_bad_count "--count must be a whole number >= 0" --count 1.5
+bad watch_bad_count "--count needs a whole number" --count 1.5
 bad watch_bad_dump_dir "--dump-dir .*/nodir is not a directory" --dump-dir "$T/bad/nodir"
 rm -rf "$T/bad"; mkdir -p "$T/bad"
 err watch_no_device "device nosuch:1 not found" timeout 30 "$HK" watch -s nosuch:1 com.example.app --samples "$T/bad/s.csv"

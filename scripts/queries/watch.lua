@@ -23,7 +23,7 @@ function W.duration(text, what)
   local scale = ({ ms = 0.001, s = 1, m = 60, h = 3600 })[unit or ""]
   if n and unit == "" and tonumber(n) == 0 then scale = 1 end
   if not n or not scale then
-    error(string.format("watch: --%s '%s' is not a duration (say 500ms, 2s, 5m or 1h)", what, tostring(text)), 0)
+    hk.usage_error(string.format("watch: --%s '%s' is not a duration (say 500ms, 2s, 5m or 1h)", what, tostring(text)))
   end
   return tonumber(n) * scale
 end
@@ -33,12 +33,12 @@ function W.tiers(text)
   for p in tostring(text):gmatch("[^,]+") do
     local v = tonumber(p)
     if not v or v <= 0 or v > 100 or (#t > 0 and v <= t[#t]) then
-      error("watch: --tiers '" .. text .. "' must be increasing percentages of the Java heap maximum, "
-        .. "each in (0, 100] (like 70,85,92)", 0)
+      hk.usage_error("watch: --tiers '" .. text .. "' must be increasing percentages of the Java heap maximum, "
+        .. "each in (0, 100] (like 70,85,92)")
     end
     t[#t + 1] = v
   end
-  if #t == 0 then error("watch: --tiers needs at least one percentage (like 70,85,92)", 0) end
+  if #t == 0 then hk.usage_error("watch: --tiers needs at least one percentage (like 70,85,92)") end
   return t
 end
 
@@ -65,7 +65,7 @@ W.columns = { "t", "time", "state", "pid", "uptime_s", "java_used_kb", "java_max
 function W.samples_kind(path)
   local kind = path:match("%.(%w+)$")
   if kind ~= "csv" and kind ~= "jsonl" then
-    error("watch: --samples '" .. path .. "': the name must end in .csv or .jsonl (that chooses the format)", 0)
+    hk.usage_error("watch: --samples '" .. path .. "': the name must end in .csv or .jsonl (that chooses the format)")
   end
   return kind
 end
@@ -379,7 +379,7 @@ function W.watchers(names)
       local known = {}
       for k in pairs(hk.watchers()) do known[#known + 1] = k end
       table.sort(known)
-      error("watch: no watcher '" .. n .. "' (known: " .. table.concat(known, ", ") .. ")", 0)
+      hk.usage_error("watch: no watcher '" .. n .. "' (known: " .. table.concat(known, ", ") .. ")")
     end
     list[#list + 1] = def
   end
@@ -397,9 +397,9 @@ end
 
 function W.run(args)
   local process = args.process
-  if not process or process == "" then error("watch: which process? give its name or pid", 0) end
+  if not process or process == "" then hk.usage_error("watch: which process? give its name or pid") end
   if not process:match("^[%w%._:%-]+$") then
-    error("watch: '" .. process .. "' is not a process name or pid (letters, digits, . _ : -)", 0)
+    hk.usage_error("watch: '" .. process .. "' is not a process name or pid (letters, digits, . _ : -)")
   end
   if not hk.meminfo then
     error("watch: the meminfo plugin is not loaded: see `hprofkit plugins` and plugins.ini", 0)
@@ -407,19 +407,19 @@ function W.run(args)
   local w = setmetatable({ args = args, events = {}, sample_events = {}, records = {}, dumps = 0,
                            dump_marks = {}, state = {}, sample_t = 0 }, Watch)
   w.interval = W.duration(args.interval, "interval")
-  if w.interval <= 0 then error("watch: --interval must be more than 0", 0) end
+  if w.interval <= 0 then hk.usage_error("watch: --interval must be more than 0") end
   w.skip = W.duration(args.skip_startup, "skip-startup")
   w.cooldown = W.duration(args.cooldown, "cooldown")
   w.duration = args.duration ~= "" and W.duration(args.duration, "duration") or nil
   w.tiers = W.tiers(args.tiers)
   for _, k in ipairs({ "max_dumps", "count" }) do
     if args[k] < 0 or args[k] % 1 ~= 0 then
-      error("watch: --" .. k:gsub("_", "-") .. " must be a whole number >= 0", 0)
+      hk.usage_error("watch: --" .. k:gsub("_", "-") .. " must be a whole number >= 0")
     end
   end
   local watchers = W.watchers(args.watcher)
   local d = io.open(args.dump_dir .. "/.", "rb")
-  if not d then error("watch: --dump-dir " .. args.dump_dir .. " is not a directory", 0) end
+  if not d then hk.usage_error("watch: --dump-dir " .. args.dump_dir .. " is not a directory") end
   d:close()
   if args.samples ~= "" then W.samples_kind(args.samples) end
   if args.triage and not hk.queries()["triage"] then

@@ -55,7 +55,7 @@ encode = function(v, order, indent)
     end
     local parts = {}
     for _, k in ipairs(keys_of(v, order)) do
-      parts[#parts + 1] = encode_string(k) .. ": " .. encode(v[k], nil, inner)
+      parts[#parts + 1] = encode_string(k) .. (indent and ": " or ":") .. encode(v[k], nil, inner)
     end
     if #parts == 0 then return "{}" end
     return "{" .. open .. table.concat(parts, sep) .. close .. "}"
