@@ -80,7 +80,7 @@ eq no-stack-is-null "$("$HK" object obf.hprof "$(id_of entry)" --map r8.map --js
 
 # path and dominators name classes and fields by source names
 "$HK" path obf.hprof "$cache" --map r8.map --json > p.json 2>/dev/null
-eq path-names "$(jq -c '[.[] | [.class, .via]]' p.json)" '[["class com.example.app.Repository","static sInstance"],["com.example.app.UserCache",null]]'
+eq path-names "$(jq -c '[.[] | [.class, .reference.type, .reference.name]]' p.json)" '[["class com.example.app.Repository","root","STICKY_CLASS"],["com.example.app.UserCache","static","sInstance"]]'
 
 # Lua: source names, the dump's names, lookup by either
 cat > lua.lua <<'LUA'
@@ -153,10 +153,13 @@ eq env-map-used "$(jq '[.[] | select(.class == "com.example.app.UserCache")] | l
 echo 'print(arg.map, hk.open(arg.dump, { map = arg.map }):class("b").name)' > runmap.lua
 eq run-map-arg "$("$HK" --map r8.map run runmap.lua obf.hprof 2>&1 | tr '\t' ' ')" "r8.map com.example.app.UserCache"
 eq run-env-map-arg "$(HPROFKIT_MAP=r8.map "$HK" run runmap.lua obf.hprof 2>&1 | tr '\t' ' ')" "r8.map com.example.app.UserCache"
+eq options-map "$("$HK" run /dev/stdin --map r8.map <<< 'print(hk.options.map)' 2>&1)" "r8.map"
 eq run-no-map-arg "$(cd side && "$HK" run ../runmap.lua app.hprof --no-map 2>&1 | tr '\t' ' ')" "false b"
-err missing-map "cannot read the map: nosuch.map" "$HK" histogram obf.hprof --map nosuch.map
+err missing-map "--map nosuch.map: No such file" "$HK" histogram obf.hprof --map nosuch.map
+HPROFKIT_MAP=nosuch.map "$HK" histogram obf.hprof > /dev/null 2>env.err; rc=$?
+eq missing-env-map "$rc:$(grep -c 'cannot read the map: nosuch.map' env.err)" "2:1"
 "$HK" histogram obf.hprof --map nosuch.map >/dev/null 2>&1; eq missing-map-exit "$?" 2
-err map-needs-file "--map needs a file name" "$HK" histogram obf.hprof --map
+err map-needs-file "--map needs FILE" "$HK" histogram obf.hprof --map
 
 # a map that does not fit: said once, and the command still answers
 "$HK" histogram demo.hprof --map r8.map --json > m.json 2>m.err; rc=$?

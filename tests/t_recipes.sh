@@ -5,7 +5,7 @@
 eq leaks-finds-destroyed-activity "$(jq -r '.[].id' leaks.json)" "$(jq -r .labels.leaked_activity demo.json)"
 eq leaks-root "$(jq -r '.[0].root' leaks.json)" STICKY_CLASS
 eq leaks-held-by "$(jq -r '.[0].held_by' leaks.json)" "class com.example.demo.Leaky .static leaks"
-eq leaks-retained "$(jq -r '.[0].retained' leaks.json)" "$("$HK" top demo.hprof -n 1000 --json | jq --arg id "$(jq -r .labels.leaked_activity demo.json)" '.[] | select(.id == $id) | .retained')"
+eq leaks-retained "$(jq -r '.[0].retained' leaks.json)" "$("$HK" top demo.hprof -n 1000 --json | jq --arg id "$(jq -r .labels.leaked_activity demo.json)" '.[] | select(.id == $id) | .retained_bytes')"
 # the live MainActivity (not destroyed) is not reported
 eq leaks-not-live-activity "$(jq --arg id "$(jq -r .labels.main_activity demo.json)" '[.[] | select(.id == $id)] | length' leaks.json)" 0
 "$GEN" --scenario chain --objects 10 -o chain.hprof >/dev/null 2>&1

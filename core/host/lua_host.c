@@ -2,6 +2,7 @@
 #include "host/lua_host.h"
 #include "hk_config.h"
 #include "host/map_lua.h"
+#include "util/hk_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +18,16 @@ struct hkl_host {
 
 lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
+static void push_writer_mt(lua_State *L);
+
 static int traceback(lua_State *L)
 {
+    if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
+        luaL_traceback(L, L, NULL, 1);
+        lua_setfield(L, 1, "traceback");
+        lua_settop(L, 1);
+        return 1;
+    }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -89,12 +98,17 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
 }
 
 static int l_query(lua_State *L) { return register_def(L, "hk.queries", "query", "run"); }
+/* hk.watcher{ name=, help=, on_sample= }: a trigger for `watch --watcher NAME` */
+static int l_watcher(lua_State *L) { return register_def(L, "hk.watchers", "watcher", "on_sample"); }
 static int l_renderer(lua_State *L) { return register_def(L, "hk.renderers", "renderer", "render"); }
 
 void hkl_push_queries(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries"); }
 void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers"); }
 
+void hkl_push_watchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers"); }
+
 static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
+static int l_watchers(lua_State *L) { hkl_push_watchers(L); return 1; }
 static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
 
 /* hk.open(path [, {map = FILE | false}]) -> Dump; without a map option, the map beside
@@ -109,12 +123,14 @@ static int l_open(lua_State *L)
         int t = lua_getfield(L, 2, "map");
         if (t == LUA_TSTRING) map = lua_tostring(L, -1);
         else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) beside = 0;
-        else if (t != LUA_TNIL) return luaL_error(L, "hk.open: 'map' must be a file name or false");
+        else if (t != LUA_TNIL) return hkl_usage_error(L, "hk.open: 'map' must be a file name or false");
     }
     char err[1024];
     int status;
+    struct stat st;
+    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_dump *d = hk_open_mapped(path, map, beside, "hprofkit", &status, err, sizeof err);
-    if (!d) return luaL_error(L, "%s", err);
+    if (!d) return status == 2 ? hkl_usage_error(L, "%s", err) : hkl_fail(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;
 }
@@ -122,8 +138,10 @@ static int l_open(lua_State *L)
 static int l_read_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    FILE *f = fopen(path, "rb");
-    if (!f) return luaL_error(L, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "rb");
+    /* the path is nearly always one the user named: a usage error */
+    if (!f) return hkl_usage_error(L, "%s: cannot open: %s", path, strerror(errno));
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     char tmp[65536];
@@ -134,6 +152,18 @@ static int l_read_file(lua_State *L)
     if (bad) return luaL_error(L, "%s: read error", path);
     luaL_pushresult(&b);
     return 1;
+}
+
+/* hk.write_file(path, text): atomically (a temporary file renamed over path), so readers never
+ * see a part; raises the one-line reason on failure */
+static int l_write_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t n;
+    const char *data = luaL_checklstring(L, 2, &n);
+    char err[600];
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    return 0;
 }
 
 static int l_json_decode(lua_State *L)
@@ -176,9 +206,12 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.queries");
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.renderers");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.watchers");
     static const luaL_Reg fns[] = {
         {"query", l_query}, {"renderer", l_renderer}, {"queries", l_queries},
         {"renderers", l_renderers}, {"open", l_open}, {"read_file", l_read_file},
+        {"write_file", l_write_file}, {"watcher", l_watcher}, {"watchers", l_watchers},
         {"json_decode", l_json_decode}, {"hex", l_hex}, {"warn", l_warn}, {"isatty", l_isatty},
         {NULL, NULL}};
     luaL_newlib(L, fns);
@@ -195,7 +228,10 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
     lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
+    push_writer_mt(L);
+    lua_pop(L, 1);
     hkl_types_open(L);
+    hkl_query_open(L);
     hkl_modules_open(L);
     return h;
 }
@@ -271,17 +307,13 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     lua_pushstring(L, path);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
     if (luaL_loadfile(L, path) != LUA_OK) {
-        fprintf(stderr, "hprofkit: %s\n", lua_tostring(L, -1));
-        lua_settop(L, args - 1);
+        lua_replace(L, args);
+        lua_settop(L, args);
         return -1;
     }
     lua_pushvalue(L, args);
     lua_remove(L, args);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) {
-        fprintf(stderr, "hprofkit: error in %s:\n%s\n", path, lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (hkl_pcall(L, 1, 0) != LUA_OK) return -1;
     return 0;
 }
 
@@ -301,16 +333,22 @@ static int w_write(lua_State *L)
     return 1;
 }
 
-void hkl_push_writer(lua_State *L, hk_buf *b)
+/* Pushes the writer metatable (made at start, so the API's every member is there to list). */
+static void push_writer_mt(lua_State *L)
 {
-    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
-    w->b = b;
     if (luaL_newmetatable(L, "hk.Writer")) {
         lua_newtable(L);
         lua_pushcfunction(L, w_write);
         lua_setfield(L, -2, "write");
         lua_setfield(L, -2, "__index");
     }
+}
+
+void hkl_push_writer(lua_State *L, hk_buf *b)
+{
+    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+    w->b = b;
+    push_writer_mt(L);
     lua_setmetatable(L, -2);
 }
 

@@ -165,7 +165,7 @@ hk_id hkl_check_id(lua_State *L, int idx)
     if (lua_isinteger(L, idx)) return (hk_id)lua_tointeger(L, idx);
     const char *s = luaL_checkstring(L, idx);
     hk_id id;
-    if (hk_parse_id(s, &id) < 0) luaL_error(L, "not an object id: '%s' (use hex 0x... or decimal)", s);
+    if (hk_parse_id(s, &id) < 0) hkl_usage_error(L, "bad id '%s': give an object id in hex (0x12c04f00) or decimal", s);
     return id;
 }
 

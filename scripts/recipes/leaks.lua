@@ -22,8 +22,33 @@ local function destroyed_activities(dump, out)
   end
 end
 
+-- --fail-on gates: a row is one leak; rows marked library_leak = true are known leaks of a
+-- library (Android, a vendor) rather than of the app.  PARAM: the retained bytes a leak must
+-- reach to count (default 0: any leak).
+local function leak_gate(want_library)
+  return function(rows, param)
+    local min = tonumber(param or 0)
+    if not min then hk.usage_error("--fail-on: the parameter is a number of retained bytes, got '" .. param .. "'") end
+    local n, bytes = 0, 0
+    for _, r in ipairs(rows) do
+      local size = r.retained_bytes or r.retained or 0
+      if (r.library_leak == true) == want_library and size >= min then
+        n, bytes = n + 1, bytes + size
+      end
+    end
+    return n > 0, string.format("%d %s retaining %d bytes", n,
+      want_library and (n == 1 and "library leak" or "library leaks") or (n == 1 and "leak" or "leaks"), bytes)
+  end
+end
+
 hk.query{
   name = "leaks",
+  gates = {
+    leaks = { help = "an app leak (not a library's) is found; leaks:BYTES only those retaining BYTES or more",
+              check = leak_gate(false) },
+    ["library-leaks"] = { help = "a known library leak is found; library-leaks:BYTES as for leaks",
+                          check = leak_gate(true) },
+  },
   help = "Objects that should have been collected but are strongly reachable: LeakCanary's\n" ..
          "watched objects (KeyedWeakReference) and destroyed Activities, with the root, the\n" ..
          "field chain that holds each (first and last links), and its retained bytes.",
