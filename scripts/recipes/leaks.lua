@@ -1,53 +1,444 @@
--- A triage recipe: objects that should be gone but are still strongly reachable, each with the
--- chain that holds it and what it retains.  Candidates are LeakCanary's watched objects (the
--- referent of a KeyedWeakReference, 1.x and 2.x) and destroyed Activities (mDestroyed).
-local function watched(dump, out)
-  for _, name in ipairs{ "com.squareup.leakcanary.KeyedWeakReference", "leakcanary.KeyedWeakReference" } do
-    local cls = dump:class(name)
-    if cls then
-      for ref, referent in cls:instances{ field = "referent" } do
-        if type(referent) == "userdata" then
-          out[#out + 1] = { obj = referent, why = "watched by LeakCanary (key " .. tostring(ref:field("key")) .. ")" }
+-- Leak traces, judged the way LeakCanary's Shark judges them.
+--
+-- 1. Leak finders (hk.leak_finder, scripts/recipes/leak-finders.lua) name the objects that
+--    should be gone; those still strongly reachable are leaks.
+-- 2. One path search (dump:leak_paths, C) finds each leak's shortest path from a GC root,
+--    never following references to ignore and following known library-leak references and
+--    thread-stack roots last (reference matchers: hk.reference_matcher, leak-matchers.lua).
+-- 3. Object inspectors (hk.inspector, leak-inspectors.lua) judge every object on the path;
+--    statuses then propagate: above the last NOT_LEAKING object everything is NOT_LEAKING,
+--    below the first LEAKING one everything LEAKING.  The references in between are the
+--    suspects.
+-- 4. A signature (SHA-1, as LeakCanary computes it) over the suspects' owner class and
+--    generic reference name groups the same leak across dumps; a library leak's signature is
+--    the SHA-1 of its pattern.
+
+-- ---- reference matchers -------------------------------------------------------------------
+
+local function matcher_pattern(m)
+  if m.field then return "instance field " .. m.class .. "#" .. m.field end
+  if m.static then return "static field " .. m.class .. "#" .. m.static end
+  if m.root then return "native global variable " .. m.class end
+  return "local variable in thread " .. m.thread
+end
+
+-- Whether a matcher applies to this dump: its sdk range and manufacturers (when the dump
+-- says which), then its own applies(info) function.
+local function matcher_applies(m, info)
+  local sdk = info.sdk
+  if sdk and sdk >= 0 and m.sdk then
+    local lo, hi = m.sdk[1] or 0, m.sdk[2] or math.maxinteger
+    if sdk < lo or sdk > hi then return false end
+  end
+  if m.manufacturers and info.manufacturer then
+    local ok = false
+    for _, name in ipairs(m.manufacturers) do
+      if name:lower() == info.manufacturer:lower() then ok = true end
+    end
+    if not ok then return false end
+  end
+  if m.applies then return m.applies(info) and true or false end
+  return true
+end
+
+-- Thread objects by thread serial, from THREAD_OBJECT roots, and each thread's name.
+local function threads_of(roots)
+  local by_serial = {}
+  for _, r in ipairs(roots) do
+    if r.type == "THREAD_OBJECT" and r.thread and r.object then by_serial[r.thread] = r.object end
+  end
+  return by_serial
+end
+
+local function thread_name(t)
+  local ok, name = pcall(function() return t:field("name") end)
+  return ok and type(name) == "string" and name or nil
+end
+
+-- The arguments of dump:leak_paths for the matchers that apply: field rules, root rules, and
+-- what each rule index means.
+local function path_rules(dump, matchers, roots, threads)
+  local refs, ref_matcher, root_rules = {}, {}, {}
+  local root_matchers = {}
+  for i, m in ipairs(matchers) do
+    if m.field or m.static then
+      refs[#refs + 1] = { class = m.class, field = m.field, static = m.static, ignore = m.kind == "ignore" }
+      ref_matcher[#refs] = i
+    else
+      root_matchers[#root_matchers + 1] = i
+    end
+  end
+  if #root_matchers > 0 then
+    for ri, r in ipairs(roots) do
+      for _, i in ipairs(root_matchers) do
+        local m, hit = matchers[i], false
+        if m.root and r.object and r.type:lower():gsub("_", "-") == m.root then
+          hit = r.object:is_instance_of(m.class)
+        elseif m.thread and r.type == "JAVA_FRAME" and r.thread and threads[r.thread] then
+          hit = thread_name(threads[r.thread]) == m.thread
+        end
+        if hit then
+          if m.kind == "ignore" then root_rules[ri] = false
+          elseif root_rules[ri] == nil then root_rules[ri] = i end
         end
       end
     end
   end
+  return refs, ref_matcher, root_rules
 end
 
-local function destroyed_activities(dump, out)
-  local cls = dump:class("android.app.Activity")
-  if not cls then return end
-  for act, destroyed in cls:instances{ subclasses = true, field = "mDestroyed" } do
-    if destroyed then out[#out + 1] = { obj = act, why = "Activity destroyed (mDestroyed)" } end
+-- ---- inspection -----------------------------------------------------------------------------
+
+local Reporter = {}
+Reporter.__index = Reporter
+-- each reason or label once: a finder and an inspector often say the same thing
+local function add_once(list, text)
+  text = tostring(text)
+  for _, x in ipairs(list) do if x == text then return end end
+  list[#list + 1] = text
+end
+function Reporter:leaking(reason) add_once(self.leaking_reasons, reason) end
+function Reporter:not_leaking(reason) add_once(self.not_leaking_reasons, reason) end
+function Reporter:label(text) add_once(self.labels, text) end
+Reporter.unknown = Reporter.label
+
+local function class_name_of(obj)
+  if obj.kind == "class" then return obj.as_class and obj.as_class.name or obj.label end
+  return obj.class_name
+end
+
+local function simple_name(name) return (name:gsub("^.*%.", "")) end
+
+-- The inspectors that apply to obj: instances of their class; "java.lang.Class" for class
+-- objects; "*" for every object.  Cached per class.
+local function inspectors_for(cache, obj)
+  local key = obj.kind == "class" and "<class>" or obj.class_name
+  local list = cache[key]
+  if list then return list end
+  list = {}
+  for _, ins in ipairs(hk.inspectors()) do
+    local c = ins.class
+    local hit
+    if c == "*" then hit = true
+    elseif obj.kind == "class" then hit = c == "java.lang.Class"
+    else hit = obj:is_instance_of(c) end
+    if hit then list[#list + 1] = ins end
   end
+  cache[key] = list
+  return list
+end
+
+local function inspect(cache, dump, obj)
+  local r = setmetatable({ object = obj, dump = dump, labels = {}, leaking_reasons = {}, not_leaking_reasons = {} },
+    Reporter)
+  for _, ins in ipairs(inspectors_for(cache, obj)) do
+    local ok, err = pcall(ins.inspect, obj, r)
+    if not ok then r:label("inspector from " .. tostring(ins.source) .. " failed: " .. tostring(err)) end
+  end
+  return r
+end
+
+-- LeakCanary's status of one object from its reasons; leaking wins a conflict only on the
+-- leaking object itself.
+local function resolve(r, leaking_wins)
+  local nl, l = r.not_leaking_reasons, r.leaking_reasons
+  if #nl > 0 and #l == 0 then return "NOT_LEAKING", table.concat(nl, " and ") end
+  if #l > 0 and #nl == 0 then return "LEAKING", table.concat(l, " and ") end
+  if #l > 0 then
+    if leaking_wins then return "LEAKING", table.concat(l, " and ") .. ". Conflicts with " .. table.concat(nl, " and ") end
+    return "NOT_LEAKING", table.concat(nl, " and ") .. ". Conflicts with " .. table.concat(l, " and ")
+  end
+  return "UNKNOWN", nil
+end
+
+-- Statuses of a path's nodes with propagation, as LeakCanary computes them.
+local function statuses(nodes)
+  local last = #nodes
+  local st, why = {}, {}
+  local last_not, first_leak = 0, last
+  for i, n in ipairs(nodes) do
+    local s, w = resolve(n.report, i == last)
+    if i == last then
+      if s == "UNKNOWN" then s, w = "LEAKING", "This is the leaking object"
+      elseif s == "NOT_LEAKING" then s, w = "LEAKING", "This is the leaking object. Conflicts with " .. w end
+    end
+    st[i], why[i] = s, w
+    if s == "NOT_LEAKING" then last_not, first_leak = i, last
+    elseif s == "LEAKING" and first_leak == last then first_leak = i end
+  end
+  local names = {}
+  for i, n in ipairs(nodes) do names[i] = simple_name(class_name_of(n.object)) end
+  for i = 1, last_not - 1 do
+    local nxt = i + 1
+    while st[nxt] ~= "NOT_LEAKING" do nxt = nxt + 1 end
+    local base = names[nxt] .. "↓ is not leaking"
+    if st[i] == "UNKNOWN" then why[i] = base
+    elseif st[i] == "NOT_LEAKING" then why[i] = base .. " and " .. why[i]
+    else why[i] = base .. ". Conflicts with " .. why[i] end
+    st[i] = "NOT_LEAKING"
+  end
+  for i = last - 1, first_leak + 1, -1 do
+    local prev = i - 1
+    while st[prev] ~= "LEAKING" do prev = prev - 1 end
+    local base = names[prev] .. "↑ is leaking"
+    if st[i] == "UNKNOWN" then why[i] = base else why[i] = base .. " and " .. why[i] end
+    st[i] = "LEAKING"
+  end
+  return st, why
+end
+
+-- ---- traces ---------------------------------------------------------------------------------
+
+local function reference_of(via)
+  if via == nil or via == "" then return nil end
+  local s = via:match("^static (.*)$")
+  if s then return { type = "static", name = s } end
+  if via:match("^%[%d+%]$") then return { type = "array", name = via } end
+  return { type = "field", name = via }
+end
+
+local function generic_name(ref)
+  if ref.type == "array" then return "[x]" end
+  if ref.type == "local" then return "<Java Local>" end
+  return ref.name
+end
+
+local function build_trace(dump, path, leak, candidates, threads, cache)
+  local nodes = {}
+  local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
+  local steps = path.steps
+  -- a Java local: shown as held by its thread, as LeakCanary shows it
+  if path.root and path.root.type == "JAVA_FRAME" and path.root.thread and threads[path.root.thread] then
+    local t = threads[path.root.thread]
+    root.thread = thread_name(t) or hk.null
+    nodes[1] = { object = t, ref = { type = "local", name = "<Java Local>" } }
+  elseif path.root and path.root.thread and threads[path.root.thread] then
+    root.thread = thread_name(threads[path.root.thread]) or hk.null
+  end
+  for _, s in ipairs(steps) do nodes[#nodes + 1] = { object = s.object, ref = reference_of(s.via) } end
+  for _, n in ipairs(nodes) do
+    n.report = inspect(cache, dump, n.object)
+    -- what a finder said about an object (the leaking one, or another on the way) counts too
+    local c = candidates[n.object.id]
+    if c then
+      for _, why in ipairs(c.reasons) do n.report:leaking(why) end
+      for _, l in ipairs(c.labels) do n.report:label(l) end
+    end
+  end
+  local st, why = statuses(nodes)
+  local out, suspects = {}, {}
+  for i, n in ipairs(nodes) do
+    local suspect = false
+    if i < #nodes then
+      suspect = st[i] == "UNKNOWN" or (st[i] == "NOT_LEAKING" and st[i + 1] ~= "NOT_LEAKING")
+    end
+    local reasons = {}
+    if why[i] then reasons[1] = why[i] end
+    for _, l in ipairs(n.report.labels) do reasons[#reasons + 1] = l end
+    out[i] = {
+      object = n.object.id, class = class_name_of(n.object),
+      kind = n.object.kind,
+      reference = n.ref or hk.null, status = st[i], reasons = reasons, suspect = suspect,
+    }
+    if suspect then suspects[#suspects + 1] = out[i] end
+  end
+  local obj = leak.object
+  return {
+    object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
+    retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
+    found_by = leak.finders, key = leak.key or hk.null,
+  }, suspects
+end
+
+local function signature_of(suspects)
+  local parts = {}
+  for i, s in ipairs(suspects) do parts[i] = s.class .. generic_name(s.reference) end
+  return hk.sha1(table.concat(parts))
+end
+
+-- ---- the whole analysis ---------------------------------------------------------------------
+
+-- Runs every finder; candidates merged by id.
+local function find_candidates(dump)
+  local by_id, list = {}, {}
+  local names = {}
+  for name in pairs(hk.leak_finders()) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local finder = hk.leak_finders()[name]
+    finder.find(dump, function(obj, what)
+      if type(obj) ~= "userdata" then return end
+      what = what or {}
+      local c = by_id[obj.id]
+      if not c then
+        c = { object = obj, reasons = {}, labels = {}, finders = {} }
+        by_id[obj.id] = c
+        list[#list + 1] = c
+      end
+      c.finders[#c.finders + 1] = name
+      if what.reason then c.reasons[#c.reasons + 1] = what.reason end
+      for _, l in ipairs(what.labels or {}) do c.labels[#c.labels + 1] = l end
+      if what.key and not c.key then c.key = what.key end
+      if what.retained_for_ms and not c.retained_for_ms then c.retained_for_ms = what.retained_for_ms end
+    end)
+  end
+  return list, by_id
+end
+
+local function analyse(dump)
+  local info = dump:info()
+  local matchers = {}
+  for _, m in ipairs(hk.reference_matchers()) do
+    if matcher_applies(m, info) then matchers[#matchers + 1] = m end
+  end
+  local leaking = {}
+  local candidates, by_id = find_candidates(dump)
+  for _, c in ipairs(candidates) do
+    if c.object.reachability == "strong" then leaking[#leaking + 1] = c end
+  end
+  local result = { leaks = {} }
+  if #leaking == 0 then return result end
+  local roots = dump:roots()
+  local threads = threads_of(roots)
+  local refs, ref_matcher, root_rules = path_rules(dump, matchers, roots, threads)
+  local targets = {}
+  for i, c in ipairs(leaking) do targets[i] = c.object end
+  local paths = dump:leak_paths(targets, refs, root_rules)
+  local groups, order, cache = {}, {}, {}
+  for i, c in ipairs(leaking) do
+    local path = paths[i]
+    if path then
+      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache)
+      local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
+      local g
+      if m then
+        local pattern = matcher_pattern(m)
+        local sig = hk.sha1(pattern)
+        g = groups[sig]
+        if not g then
+          g = { signature = sig, kind = "library", pattern = pattern,
+                description = m.description or hk.null, count = 0, retained_bytes = 0, traces = {} }
+        end
+        if path.rule_step then
+          -- the matched reference is where the blame lies: mark it
+          local idx = path.rule_step + (#trace.steps - #path.steps)
+          trace.steps[idx].library_leak = true
+        end
+      else
+        local sig = signature_of(suspects)
+        g = groups[sig]
+        if not g then
+          local first = suspects[1]
+          local desc = first and (simple_name(first.class) .. "." .. first.reference.name) or hk.null
+          g = { signature = sig, kind = "application", pattern = hk.null, description = desc,
+                count = 0, retained_bytes = 0, traces = {} }
+        end
+      end
+      if not groups[g.signature] then groups[g.signature] = g; order[#order + 1] = g end
+      g.count = g.count + 1
+      g.retained_bytes = g.retained_bytes + trace.retained_bytes
+      g.traces[#g.traces + 1] = trace
+    end
+  end
+  table.sort(order, function(a, b)
+    if a.kind ~= b.kind then return a.kind == "application" end
+    if a.retained_bytes ~= b.retained_bytes then return a.retained_bytes > b.retained_bytes end
+    return a.signature < b.signature
+  end)
+  for _, g in ipairs(order) do
+    table.sort(g.traces, function(a, b) return a.retained_bytes > b.retained_bytes end)
+  end
+  result.leaks = order
+  return result
+end
+
+hk.dump_method("leaks", analyse)
+
+-- ---- text -----------------------------------------------------------------------------------
+
+local function text_of(result)
+  local out = {}
+  local function w(...) for _, s in ipairs({ ... }) do out[#out + 1] = s end end
+  if #result.leaks == 0 then return "no leaks: no leaking object is strongly reachable\n" end
+  local napp, nlib = 0, 0
+  for _, g in ipairs(result.leaks) do if g.kind == "application" then napp = napp + 1 else nlib = nlib + 1 end end
+  w(string.format("%d application leak%s, %d library leak%s\n", napp, napp == 1 and "" or "s",
+    nlib, nlib == 1 and "" or "s"))
+  for _, g in ipairs(result.leaks) do
+    w("\n", string.rep("=", 60), "\n")
+    w(string.format("%s leak, %d trace%s, %d bytes retained\n", g.kind == "application" and "Application" or "Library",
+      g.count, g.count == 1 and "" or "s", g.retained_bytes))
+    w("Signature: ", g.signature, "\n")
+    if g.kind == "library" then w("Pattern: ", g.pattern, "\n") end
+    if g.description ~= hk.null and g.kind == "library" then w("Description: ", g.description, "\n") end
+    for _, t in ipairs(g.traces) do
+      w("\n┬───\n")
+      w("│ GC Root: ", tostring(t.root.type), t.root.thread ~= hk.null and (" (thread " .. t.root.thread .. ")") or "", "\n")
+      for i, s in ipairs(t.steps) do
+        local last = i == #t.steps
+        local head = last and "╰→ " or "├─ "
+        local bar = last and "     " or "│    "
+        local kind = s.kind == "class" and " class" or (s.kind == "object_array" and " array" or " instance")
+        w(head, s.class, kind, " ", s.object, "\n")
+        w(bar, "Leaking: ", s.status == "LEAKING" and "YES" or s.status == "NOT_LEAKING" and "NO" or "UNKNOWN")
+        if s.reasons[1] and s.status ~= "UNKNOWN" then w(" (", s.reasons[1], ")") end
+        w("\n")
+        for k = (s.status ~= "UNKNOWN" and 2 or 1), #s.reasons do w(bar, s.reasons[k], "\n") end
+        if last then
+          w(bar, "Retained ", tostring(t.retained_bytes), " bytes")
+          if t.retained_for_ms ~= hk.null then w(", retained for ", tostring(t.retained_for_ms), " ms") end
+          if t.key ~= hk.null then w(", key ", t.key) end
+          w("\n")
+        else
+          local r = s.reference
+          local owner = simple_name(s.class)
+          local name = r.type == "array" and r.name or (r.type == "static" and ("static " .. owner .. "." .. r.name))
+            or (r.type == "local" and (owner .. "." .. r.name)) or (owner .. "." .. r.name)
+          w("│    ↓ ", name, "\n")
+          if s.suspect then w("│      ", string.rep("~", utf8.len(name)), "\n") end
+          if s.library_leak then w("│    (known library leak reference)\n") end
+        end
+      end
+    end
+  end
+  return table.concat(out)
+end
+
+local function count_kind(result, kind)
+  local n = 0
+  for _, g in ipairs(result.leaks or {}) do if g.kind == kind then n = n + g.count end end
+  return n
 end
 
 hk.query{
   name = "leaks",
-  help = "Objects that should have been collected but are strongly reachable: LeakCanary's\n" ..
-         "watched objects (KeyedWeakReference) and destroyed Activities, with the root, the\n" ..
-         "field chain that holds each (first and last links), and its retained bytes.",
-  columns = { "id", "class", "why", "retained", "root", "held_by", "path" },
-  run = function(dump, args)
-    local found, rows, seen = {}, {}, {}
-    watched(dump, found)
-    destroyed_activities(dump, found)
-    for _, f in ipairs(found) do
-      local obj = f.obj
-      if not seen[obj.id] and obj.reachability == "strong" then
-        seen[obj.id] = true
-        local steps = dump:path_to_root(obj)
-        local vias = {}
-        for i = 1, #steps - 1 do vias[#vias + 1] = steps[i].via end
-        rows[#rows + 1] = {
-          id = obj.id, class = obj.label, why = f.why, retained = obj:retained_size(),
-          root = steps[1].root,
-          held_by = steps[1].object.label .. (steps[1].via ~= "" and (" ." .. steps[1].via) or ""),
-          path = table.concat(vias, " > "),
-        }
-      end
-    end
-    table.sort(rows, function(a, b) return a.retained > b.retained end)
-    return rows, { empty = "no leak candidates are strongly reachable" }
+  help = "Leak traces at LeakCanary's grade: objects that should be gone (LeakCanary-watched\n" ..
+         "objects, destroyed Activities, Fragments without a manager, detached Views of\n" ..
+         "destroyed Activities, cleared ViewModels, destroyed Lifecycles, dismissed Dialogs,\n" ..
+         "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls) that\n" ..
+         "are strongly reachable; each path from a GC root with every object judged\n" ..
+         "(LEAKING / NOT_LEAKING / UNKNOWN and why), the suspect references marked, known\n" ..
+         "platform leaks told apart as library leaks, and leaks grouped by signature.",
+  shape = "record",
+  gates = {
+    leaks = {
+      help = "an application leak exists",
+      check = function(result)
+        local n = count_kind(result, "application")
+        return n > 0, string.format("%d application leak trace%s", n, n == 1 and "" or "s")
+      end,
+    },
+    ["library-leaks"] = {
+      help = "a library leak (a known platform or manufacturer leak) exists",
+      check = function(result)
+        local n = count_kind(result, "library")
+        return n > 0, string.format("%d library leak trace%s", n, n == 1 and "" or "s")
+      end,
+    },
+  },
+  run = function(dump)
+    local result = dump:leaks()
+    setmetatable(result, hk.object_mt)
+    return result, { text = text_of(result) }
   end,
 }

@@ -95,6 +95,8 @@ hk.renderer{
   help = "aligned columns for a terminal",
   render = function(rows, out, meta)
     if meta.title then out:write(meta.title, "\n") end
+    -- a query may give its own prose for a terminal (leaks: LeakCanary-style traces)
+    if type(meta.text) == "string" then out:write(meta.text) return end
     if meta.shape == "record" then render_record(rows, out, meta) else render_rows(rows, out, meta) end
   end,
 }
