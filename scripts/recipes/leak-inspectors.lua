@@ -117,7 +117,7 @@ hk.inspector{
   inspect = function(obj, r)
     if obj.kind ~= "instance" then return end
     for _, f in ipairs(obj:fields()) do
-      local v = f.ref
+      local v = f.value
       if type(v) == "userdata" and v.kind == "instance" and v:is_instance_of("android.content.Context") then
         local comp = L.component_context(v)
         local text = f.name .. " instance of " .. v.class_name

@@ -25,12 +25,12 @@ end
 -- Whether a matcher applies to this dump: its sdk range and manufacturers (when the dump
 -- says which), then its own applies(info) function.
 local function matcher_applies(m, info)
-  local sdk = info.sdk
+  local sdk = math.type(info.sdk) and info.sdk or nil
   if sdk and sdk >= 0 and m.sdk then
     local lo, hi = m.sdk[1] or 0, m.sdk[2] or math.maxinteger
     if sdk < lo or sdk > hi then return false end
   end
-  if m.manufacturers and info.manufacturer then
+  if m.manufacturers and type(info.manufacturer) == "string" then
     local ok = false
     for _, name in ipairs(m.manufacturers) do
       if name:lower() == info.manufacturer:lower() then ok = true end
