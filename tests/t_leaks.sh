@@ -15,6 +15,7 @@ sha1() { printf '%s' "$1" | sha1sum | cut -d' ' -f1; }
 eq finder-watched-2x "$(tr l.json watched_thing '[.key, .retained_for_ms, .steps[-1].reasons[0]] | join("|")')" \
   "k-worker|2500|ObjectWatcher was watching this because com.example.Thing#onDestroy"
 eq finder-watched-1x "$(tr l.json queue_thing '[.key, .steps[-1].reasons[0]] | join("|")')" "k-1x|ObjectWatcher was watching this"
+eq finder-watched-weakly-reachable "$(tr l.json gone_thing .)" "none"
 eq finder-watched-not-retained "$(tr l.json main_thing '.retained_for_ms')" "null"
 eq finder-activity "$(tr l.json destroyed_activity '.steps[-1].reasons[0]')" "Activity#mDestroyed is true"
 eq finder-activity-live "$(tr l.json live_activity .)" "none"

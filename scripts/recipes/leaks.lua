@@ -291,11 +291,9 @@ local function analyse(dump)
   for _, m in ipairs(hk.reference_matchers()) do
     if matcher_applies(m, info) then matchers[#matchers + 1] = m end
   end
-  local leaking = {}
-  local candidates, by_id = find_candidates(dump)
-  for _, c in ipairs(candidates) do
-    if c.object.reachability == "strong" then leaking[#leaking + 1] = c end
-  end
+  -- a candidate is a leak when the path search reaches it over strong references (which is
+  -- also how weakly reachable candidates drop out, with no reachability pass of its own)
+  local leaking, by_id = find_candidates(dump)
   local result = { leaks = {} }
   if #leaking == 0 then return result end
   local roots = dump:roots()
