@@ -2,6 +2,7 @@
 . "$SRC/tests/lib.sh"
 "$GEN" --scenario leaks -o leaks.hprof --expect L.json >/dev/null 2>&1 || { fail gen "genhprof leaks failed"; exit 0; }
 "$HK" leaks leaks.hprof --json > l.json 2>l.err || fail leaks-runs "$(cat l.err)"
+"$GEN" --scenario chain --objects 10 -o chain.hprof >/dev/null 2>&1
 lab() { jq -r ".labels.$1" L.json; }
 # tr FILE LABEL JQ: JQ applied to the trace of the object labelled LABEL (with its leak's kind,
 # signature and pattern), "none" when it is not reported
@@ -109,6 +110,15 @@ eq user-inspector "$(tr lu.json destroyed_activity '[.steps[1].status, .steps[1]
 eq user-inspector-signature "$(tr lu.json destroyed_activity .signature)" "$(sha1 'com.example.Holderctx')"
 eq user-ignore-matcher "$(tr lu.json dead_service .)|$(tr l.json dead_service .kind)" "none|application"
 
+mkdir -p user3
+echo 'hk.reference_matcher{ kind = "library", thread = "worker", description = "the worker locals" }' > user3/local.lua
+HPROFKIT_SCRIPTS="$PWD/user3" "$HK" leaks leaks.hprof --json > ll.json
+eq user-thread-matcher "$(tr ll.json watched_thing '[.kind, .pattern] | join("|")')" "library|local variable in thread worker"
+mkdir -p bad
+echo 'hk.reference_matcher{ kind = "maybe", class = "a.B", field = "c" }' > bad/bad.lua
+HPROFKIT_SCRIPTS="$PWD/bad" "$HK" leaks chain.hprof --json >/dev/null 2>bad.err
+grep -q "bad.lua.*'kind' must be" bad.err && pass user-matcher-bad-kind || fail user-matcher-bad-kind "$(head -c 300 bad.err)"
+
 # ---- gates, dump:leaks(), text ----
 cat > gates.lua <<'EOF'
 local d = hk.open(arg.dump)
@@ -121,7 +131,6 @@ EOF
 napp=$(jq '[.leaks[] | select(.kind == "application") | .count] | add' l.json)
 nlib=$(jq '[.leaks[] | select(.kind == "library") | .count] | add' l.json)
 eq gates-tripped "$("$HK" run gates.lua leaks.hprof)" "true|$napp application leak traces|true|$nlib library leak traces"
-"$GEN" --scenario chain --objects 10 -o chain.hprof >/dev/null 2>&1
 eq gates-clear "$("$HK" run gates.lua chain.hprof)" "false|0 application leak traces|false|0 library leak traces"
 eq leaks-none "$("$HK" leaks chain.hprof --json | jq -c .)" '{"leaks":[]}'
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua

@@ -1,4 +1,5 @@
-/* SHA-256 (and SHA-1, for LeakCanary-compatible leak signatures): OpenSSL's libcrypto through EVP (it uses the CPU's SHA
+/* SHA-256, the project's one hash, and SHA-1 where a format demands it (leak signatures, as
+ * LeakCanary computes them): OpenSSL's libcrypto through EVP (it uses the CPU's SHA
  * instructions; ~20x libmd's portable code on a 1080x1920 bitmap).  Pixel hashes of the
  * bitmaps feature and the test helpers that check them go through here. */
 #ifndef HK_SHA_H
