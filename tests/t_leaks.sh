@@ -17,7 +17,8 @@ eq finder-watched-2x "$(tr l.json watched_thing '[.key, .retained_for_ms, .steps
   "k-worker|2500|ObjectWatcher was watching this because com.example.Thing#onDestroy"
 eq finder-watched-1x "$(tr l.json queue_thing '[.key, .steps[-1].reasons[0]] | join("|")')" "k-1x|ObjectWatcher was watching this"
 eq finder-watched-weakly-reachable "$(tr l.json gone_thing .)" "none"
-eq finder-watched-not-retained "$(tr l.json main_thing '.retained_for_ms')" "null"
+eq finder-watched-retained-for "$(tr l.json main_thing '.retained_for_ms')" "1000"
+eq finder-watched-not-retained-yet "$(tr l.json fresh_thing .)" "none"
 eq finder-activity "$(tr l.json destroyed_activity '.steps[-1].reasons[0]')" "Activity#mDestroyed is true"
 eq finder-activity-live "$(tr l.json live_activity .)" "none"
 eq finder-fragments "$(for f in fragment_framework fragment_support fragment_androidx; do tr l.json $f '.steps[-1].reasons[0]'; done | sort -u)" \

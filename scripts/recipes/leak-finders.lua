@@ -122,6 +122,9 @@ hk.leak_finder{
             local retained = leaks.get(ref, "retainedUptimeMillis")
             local labels = { "key = " .. tostring(key) }
             local retained_for
+            -- LeakCanary 2 marks an object retained (retainedUptimeMillis, -1 until then) once it
+            -- outlived its watch delay; older dumps have no such field and count as retained
+            local is_retained = not (type(dump_uptime) == "number" and retained == -1)
             if type(dump_uptime) == "number" then
               if type(watch) == "number" then labels[#labels + 1] = "watchDurationMillis = " .. (dump_uptime - watch) end
               if type(retained) == "number" and retained ~= -1 then
@@ -129,11 +132,11 @@ hk.leak_finder{
                 labels[#labels + 1] = "retainedDurationMillis = " .. retained_for
               end
             end
-            report(referent, {
+            if is_retained then report(referent, {
               reason = (type(desc) == "string" and desc ~= "") and ("ObjectWatcher was watching this because " .. desc)
                 or "ObjectWatcher was watching this",
               key = type(key) == "string" and key or nil, labels = labels, retained_for_ms = retained_for,
-            })
+            }) end
           end
         end
       end

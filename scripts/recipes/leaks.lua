@@ -376,7 +376,7 @@ local function text_of(result)
         local last = i == #t.steps
         local head = last and "╰→ " or "├─ "
         local bar = last and "     " or "│    "
-        local kind = s.kind == "class" and " class" or (s.kind == "object_array" and " array" or " instance")
+        local kind = s.kind == "class" and " class" or (s.kind == "instance" and " instance" or " array")
         w(head, s.class, kind, " ", s.object, "\n")
         w(bar, "Leaking: ", s.status == "LEAKING" and "YES" or s.status == "NOT_LEAKING" and "NO" or "UNKNOWN")
         if s.reasons[1] and s.status ~= "UNKNOWN" then w(" (", s.reasons[1], ")") end
