@@ -67,6 +67,16 @@ eq propagation-not-leaking-above "$(tr l.json closed_window '[.steps[] | select(
   "NOT_LEAKING|MyService↓ is not leaking"
 eq suspects-only-last-not-leaking "$(tr l.json closed_window '[.steps[] | select(.suspect) | .class + "." + .reference.name] | join(",")')" \
   "com.example.MyService.mWindowCache"
+# a chain of not-leaking objects: each inspector's reason, kept after the propagated one
+eq inspectors-not-leaking-chain "$(tr l.json chain_thing '[.steps[1:5][] | .status + ":" + .reasons[0]] | join("|")')" \
+  "NOT_LEAKING:Loader↓ is not leaking and mState is not DESTROYED|NOT_LEAKING:MainActivity↓ is not leaking and a ClassLoader is never leaking|NOT_LEAKING:ContextImpl↓ is not leaking and Activity#mDestroyed is false|NOT_LEAKING:ContextImpl.mOuterContext is an instance of com.example.App which extends android.app.Application"
+eq inspector-lifecycle-label "$(tr l.json chain_thing '.steps[1].reasons[1]')" "mState = RESUMED"
+eq inspector-anonymous "$(tr l.json chain_thing '[.steps[5].status, .steps[5].reasons[0]] | join("|")')" "UNKNOWN|Anonymous subclass of com.example.Holder"
+eq suspects-after-last-not-leaking "$(tr l.json chain_thing '[.steps[] | select(.suspect) | .reference.name] | join(",")')" "mPackageInfo,ref"
+eq inspectors-application-view "$(tr l.json animated_thing '[.steps[1:3][] | .status + ":" + .reasons[0]] | join("|")')" \
+  "NOT_LEAKING:View↓ is not leaking and Application is a singleton|NOT_LEAKING:View attached"
+eq inspector-animator "$(tr l.json animated_thing '[.steps[3].reasons[] | select(startswith("mPropertyName") or startswith("mListeners"))] | join("|")')" \
+  "mListeners = null|mPropertyName = alpha"
 eq java-local "$(tr l.json watched_thing '[.root.type, .root.thread, .steps[0].class, .steps[0].reference.type, .steps[0].reference.name] | join("|")')" \
   "JAVA_FRAME|worker|java.lang.Thread|local|<Java Local>"
 
