@@ -146,6 +146,15 @@ nlib=$(jq '[.leaks[] | select(.kind == "library") | .count] | add' l.json)
 eq gates-tripped "$("$HK" run gates.lua leaks.hprof)" "true|$napp application leak traces|true|$nlib library leak traces"
 eq gates-clear "$("$HK" run gates.lua chain.hprof)" "false|0 application leak traces|false|0 library leak traces"
 eq leaks-none "$("$HK" leaks chain.hprof --json | jq -c .)" '{"leaks":[]}'
+# --fail-on is the CLI's (issue 12): these run once it is there
+"$HK" leaks leaks.hprof --fail-on leaks >/dev/null 2>fo.err; rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown option '--fail-on'" fo.err; then
+  skip fail-on "this build has no --fail-on yet"
+else
+  eq fail-on-leaks "$rc" 3
+  "$HK" leaks leaks31.hprof --fail-on library-leaks >/dev/null 2>&1; eq fail-on-library-leaks "$?" 3
+  "$HK" leaks chain.hprof --fail-on leaks >/dev/null 2>&1; eq fail-on-clear "$?" 0
+fi
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua
 eq lua-same-as-json "$("$HK" run same.lua leaks.hprof | jq -S -c .)" "$(jq -S -c . l.json)"
 "$HK" leaks leaks.hprof > l.txt
