@@ -93,6 +93,7 @@ eq signature-distinct-leaks "$(jq '[.leaks[].signature] | unique | length' l.jso
 
 # ---- library leaks ----
 eq library-field "$(tr l.json queue_thing '[.kind, .pattern] | join("|")')" "library|instance field android.os.Message#obj"
+eq library-signature "$(tr l.json queue_thing .signature)" "$(sha1 'instance field android.os.Message#obj')"
 # both_thing is also held by Message.obj and by a Java local (a root, no path at all): both last
 eq library-and-local-avoided "$(tr l.json both_thing '[.kind, .root.type, (.steps | length), .steps[0].reference.name] | join("|")')" \
   "application|STICKY_CLASS|6|sBoth"
@@ -111,7 +112,7 @@ hk.reference_matcher{ kind = "library", class = "android.os.Binder", root = "jni
 EOF
 HPROFKIT_SCRIPTS="$PWD/user" "$HK" leaks leaks.hprof --json > lb.json 2>lb.err
 eq binder-matcher "$(tr lb.json binder_service '[.kind, .pattern, .group.description] | join("|")')" \
-  "library|native global variable android.os.Binder|a service binding outlives the service"
+  "library|native global variable referencing android.os.Binder|a service binding outlives the service"
 mkdir -p user2
 cat > user2/mine.lua <<'EOF'
 hk.inspector{ class = "com.example.Holder", inspect = function(obj, r) r:not_leaking("Holder lives as long as the app") end }
@@ -126,7 +127,7 @@ eq user-ignore-matcher "$(tr lu.json dead_service .)|$(tr l.json dead_service .k
 mkdir -p user3
 echo 'hk.reference_matcher{ kind = "library", thread = "worker", description = "the worker locals" }' > user3/local.lua
 HPROFKIT_SCRIPTS="$PWD/user3" "$HK" leaks leaks.hprof --json > ll.json
-eq user-thread-matcher "$(tr ll.json watched_thing '[.kind, .pattern] | join("|")')" "library|local variable in thread worker"
+eq user-thread-matcher "$(tr ll.json watched_thing '[.kind, .pattern] | join("|")')" "library|local variable on thread worker"
 mkdir -p bad
 echo 'hk.reference_matcher{ kind = "maybe", class = "a.B", field = "c" }' > bad/bad.lua
 HPROFKIT_SCRIPTS="$PWD/bad" "$HK" leaks chain.hprof --json >/dev/null 2>bad.err

@@ -19,8 +19,8 @@
 local function matcher_pattern(m)
   if m.field then return "instance field " .. m.class .. "#" .. m.field end
   if m.static then return "static field " .. m.class .. "#" .. m.static end
-  if m.root then return "native global variable " .. m.class end
-  return "local variable in thread " .. m.thread
+  if m.root then return "native global variable referencing " .. m.class end
+  return "local variable on thread " .. m.thread
 end
 
 -- Whether a matcher applies to this dump: its sdk range and manufacturers (when the dump
