@@ -156,6 +156,8 @@ else
   "$HK" leaks leaks31.hprof --fail-on library-leaks >/dev/null 2>&1; eq fail-on-library-leaks "$?" 3
   "$HK" leaks chain.hprof --fail-on leaks >/dev/null 2>&1; eq fail-on-clear "$?" 0
 fi
+"$HK" leaks leaks.hprof --format csv | sed 's/\r$//' > l.csv
+eq leaks-csv "$(($(wc -l < l.csv) - 1))|$(grep -c ',k-worker,JAVA_FRAME,~Thread.<Java Local>~,' l.csv)" "$((napp + nlib))|1"
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua
 eq lua-same-as-json "$("$HK" run same.lua leaks.hprof | jq -S -c .)" "$(jq -S -c . l.json)"
 "$HK" leaks leaks.hprof > l.txt

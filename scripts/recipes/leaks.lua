@@ -53,6 +53,30 @@ local function text_of(result)
   return table.concat(out)
 end
 
+-- CSV: one row per trace, its path as "Class.field > Class.field > ..." with suspects in ~...~
+local CSV_COLUMNS = { "signature", "kind", "object", "class", "retained_bytes", "retained_for_ms", "key", "root", "path",
+  "description" }
+local function rows_of(result)
+  local rows = {}
+  for _, g in ipairs(result.leaks) do
+    for _, t in ipairs(g.traces) do
+      local parts = {}
+      for _, s in ipairs(t.steps) do
+        if s.reference ~= hk.null then
+          local name = s.reference.type == "array" and s.reference.name or (simple_name(s.class) .. "." .. s.reference.name)
+          parts[#parts + 1] = s.suspect and ("~" .. name .. "~") or name
+        end
+      end
+      rows[#rows + 1] = {
+        signature = g.signature, kind = g.kind, object = t.object, class = t.class, retained_bytes = t.retained_bytes,
+        retained_for_ms = t.retained_for_ms, key = t.key, root = t.root.type, path = table.concat(parts, " > "),
+        description = g.description,
+      }
+    end
+  end
+  return rows
+end
+
 local function count_kind(result, kind)
   local n = 0
   for _, g in ipairs(result.leaks or {}) do if g.kind == kind then n = n + g.count end end
@@ -88,6 +112,6 @@ hk.query{
   run = function(dump)
     local result = dump:leaks()
     setmetatable(result, hk.object_mt)
-    return result, { text = text_of(result) }
+    return result, { text = text_of(result), csv_rows = rows_of(result), csv_columns = CSV_COLUMNS }
   end,
 }

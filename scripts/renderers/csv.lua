@@ -10,6 +10,10 @@ hk.renderer{
   name = "csv",
   help = "comma-separated values with a header line",
   render = function(rows, out, meta)
+    -- a record may offer a flat view of itself for CSV (leaks: one row per trace)
+    if meta.shape == "record" and type(meta.csv_rows) == "table" then
+      rows, meta = meta.csv_rows, { columns = meta.csv_columns }
+    end
     if meta.shape == "record" then
       out:write("key,value\n")
       local keys = meta.columns or {}
