@@ -33,6 +33,8 @@ typedef struct search {
     hk_graph *g;
     const hk_leak_query *q;
     uint8_t *cls_flag;          /* per class index: 1 instance rules may apply, 2 static rules */
+    uint8_t *ruled;             /* per object bit: its class has rules (so most objects cost
+                                 * the search no look at their record) */
     uint8_t *state;
     uint32_t *parent;
     uint32_t *queue[NTIERS];
@@ -96,7 +98,7 @@ static void expand(search *s, uint32_t x, int tier)
     hk_graph *g = s->g;
     if (g->flags[x] & HKG_F_LIST) return;   /* finalizer and Cleaner lists hold nothing alive */
     hit h[MAXHITS];
-    int nh = hits_of(s, x, h);
+    int nh = (s->ruled[x >> 3] >> (x & 7)) & 1 ? hits_of(s, x, h) : 0;
     for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
         uint32_t t = g->out[k];
         int tt = tier, skip = 0;
@@ -184,6 +186,16 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
         for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = d->classes[a].super, depth++)
             if (mark[a]) { s.cls_flag[c] |= 1; break; }
     free(mark);
+    s.ruled = hk_xcalloc(g->n / 8 + 1, 1);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        if (s.cls_flag[c] & 1) {
+            uint32_t ni;
+            const uint32_t *inst = hk_class_instances(d, c, &ni);
+            for (uint32_t k = 0; k < ni; k++) s.ruled[inst[k] >> 3] |= (uint8_t)(1u << (inst[k] & 7));
+        }
+        uint32_t o = d->classes[c].object;
+        if ((s.cls_flag[c] & 2) && o < g->n) s.ruled[o >> 3] |= (uint8_t)(1u << (o & 7));
+    }
 
     uint32_t remaining = 0;
     for (uint32_t k = 0; k < q->ntargets; k++)
@@ -219,6 +231,7 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
     }
     for (int t = 0; t < NTIERS; t++) free(s.queue[t]);
     free(s.cls_flag);
+    free(s.ruled);
     free(s.state);
     free(s.parent);
     return rc;
