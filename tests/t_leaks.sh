@@ -77,6 +77,13 @@ eq inspectors-application-view "$(tr l.json animated_thing '[.steps[1:3][] | .st
   "NOT_LEAKING:View↓ is not leaking and Application is a singleton|NOT_LEAKING:View attached"
 eq inspector-animator "$(tr l.json animated_thing '[.steps[3].reasons[] | select(startswith("mPropertyName") or startswith("mListeners"))] | join("|")')" \
   "mListeners = null|mPropertyName = alpha"
+eq finder-fragment-destroyed-lifecycle "$(tr l.json destroyed_fragment '.steps[-1].reasons[0]')" \
+  "Fragment#mLifecycleRegistry is DESTROYED. Conflicts with Fragment#mFragmentManager is not null"
+eq inspector-editor "$(tr l.json editor_thing '[.steps[2].status, .steps[2].reasons[0]] | join("|")')" "NOT_LEAKING|Editor#mTextView: View attached"
+eq inspector-window-open "$(tr l.json window_thing '[.steps[2].status, .steps[2].reasons[0]] | join("|")')" "UNKNOWN|Window#mDestroyed is false"
+eq inspector-queue-quitting "$(tr l.json queue_thing2 '[.steps[2].status, .steps[2].reasons[0]] | join("|")')" "LEAKING|MessageQueue#mQuitting is true"
+eq inspector-viewmodel-live "$(tr l.json viewmodel_thing '[.steps[2].status, .steps[2].reasons[0]] | join("|")')" "UNKNOWN|ViewModel#mCleared is false"
+eq inspector-composition "$(tr l.json composition_thing '[.steps[2].status, .steps[2].reasons[0]] | join("|")')" "NOT_LEAKING|Composition not disposed"
 eq java-local "$(tr l.json watched_thing '[.root.type, .root.thread, .steps[0].class, .steps[0].reference.type, .steps[0].reference.name] | join("|")')" \
   "JAVA_FRAME|worker|java.lang.Thread|local|<Java Local>"
 

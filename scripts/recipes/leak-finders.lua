@@ -164,6 +164,8 @@ hk.leak_finder{
       leaks.instances(dump, name, function(f)
         if leaks.get(f, "mFragmentManager") == nil then
           report(f, { reason = "Fragment#mFragmentManager is null" })
+        elseif leaks.lifecycle_state(leaks.get(f, "mLifecycleRegistry")) == "DESTROYED" then
+          report(f, { reason = "Fragment#mLifecycleRegistry is DESTROYED" })
         end
       end)
     end
@@ -197,18 +199,30 @@ hk.leak_finder{
   help = "cleared ViewModels (androidx ViewModel.mCleared)",
   find = function(dump, report)
     leaks.instances(dump, "androidx.lifecycle.ViewModel", function(vm)
-      if leaks.get(vm, "mCleared") == true then report(vm, { reason = "ViewModel#mCleared is true" }) end
+      if leaks.viewmodel_cleared(vm) == true then report(vm, { reason = "ViewModel#mCleared is true" }) end
     end)
   end,
 }
+
+-- A LifecycleRegistry's state name (the field was mState before the Kotlin rewrite), or nil.
+function leaks.lifecycle_state(l)
+  if type(l) ~= "userdata" then return nil end
+  return leaks.enum_name(l, "state") or leaks.enum_name(l, "mState")
+end
+
+-- Whether a ViewModel was cleared: mCleared, or in lifecycle 2.8+ its impl's isCleared.
+function leaks.viewmodel_cleared(vm)
+  local c = leaks.get(vm, "mCleared")
+  if c == nil then c = leaks.get(leaks.get(vm, "impl"), "isCleared") end
+  return c
+end
 
 hk.leak_finder{
   name = "lifecycles",
   help = "LifecycleRegistry in state DESTROYED",
   find = function(dump, report)
     leaks.instances(dump, "androidx.lifecycle.LifecycleRegistry", function(l)
-      local state = leaks.enum_name(l, "state") or leaks.enum_name(l, "mState")
-      if state == "DESTROYED" then report(l, { reason = "LifecycleRegistry state is DESTROYED" }) end
+      if leaks.lifecycle_state(l) == "DESTROYED" then report(l, { reason = "LifecycleRegistry state is DESTROYED" }) end
     end)
   end,
 }

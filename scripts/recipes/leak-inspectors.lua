@@ -226,7 +226,7 @@ end
 hk.inspector{
   class = "androidx.lifecycle.LifecycleRegistry",
   inspect = function(l, r)
-    local state = L.enum_name(l, "state") or L.enum_name(l, "mState")
+    local state = L.lifecycle_state(l)
     if not state then return end
     r:label("mState = " .. state)
     -- DESTROYED alone does not make the registry leak: a fragment keeps its view's registry
@@ -236,7 +236,7 @@ hk.inspector{
 hk.inspector{
   class = "androidx.lifecycle.ViewModel",
   inspect = function(vm, r)
-    local c = get(vm, "mCleared")
+    local c = L.viewmodel_cleared(vm)
     if c == true then r:leaking("ViewModel#mCleared is true")
     elseif c == false then r:label("ViewModel#mCleared is false") end
   end,
