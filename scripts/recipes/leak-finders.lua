@@ -158,7 +158,7 @@ hk.leak_finder{
 
 hk.leak_finder{
   name = "fragments",
-  help = "Fragments (framework, support, androidx) whose FragmentManager is gone",
+  help = "Fragments (framework, support, androidx) whose FragmentManager is gone, or destroyed",
   find = function(dump, report)
     for _, name in ipairs{ "android.app.Fragment", "android.support.v4.app.Fragment", "androidx.fragment.app.Fragment" } do
       leaks.instances(dump, name, function(f)

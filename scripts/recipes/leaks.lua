@@ -86,7 +86,7 @@ end
 hk.query{
   name = "leaks",
   help = "Leak traces at LeakCanary's grade: objects that should be gone (LeakCanary-watched\n" ..
-         "objects, destroyed Activities, Fragments without a manager, detached Views of\n" ..
+         "objects, destroyed Activities, Fragments without a manager or destroyed, detached Views of\n" ..
          "destroyed Activities, cleared ViewModels, destroyed Lifecycles, dismissed Dialogs,\n" ..
          "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls) that\n" ..
          "are strongly reachable; each path from a GC root with every object judged\n" ..
