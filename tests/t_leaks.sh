@@ -112,8 +112,8 @@ eq library-by-sdk "$(tr l31.json queue_thing .kind)" "application"
 
 # ---- the Binder root (LeakCanary's leak_service_binder_ignored case) and user scripts ----
 eq binder-default "$(tr l.json binder_service '[.kind, .root.type] | join("|")')" "application|JNI_GLOBAL"
-mkdir -p user
-cat > user/binder.lua <<'EOF'
+mkdir -p user/leaks   # a leaks/ folder of a script directory is loaded too
+cat > user/leaks/binder.lua <<'EOF'
 hk.reference_matcher{ kind = "library", class = "android.os.Binder", root = "jni-global",
   description = "a service binding outlives the service" }
 EOF

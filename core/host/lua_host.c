@@ -331,7 +331,8 @@ static int load_lua_files(hkl_host *h, const char *dir)
 
 int hkl_host_load_dir(hkl_host *h, const char *dir)
 {
-    static const char *const subs[] = {"renderers", "queries", "recipes"};
+    /* leaks/ after recipes/: leak finders, inspectors and matchers use recipes' helpers */
+    static const char *const subs[] = {"renderers", "queries", "recipes", "leaks"};
     int failed = 0;
     char path[4096];
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {

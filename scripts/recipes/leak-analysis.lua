@@ -1,12 +1,12 @@
 -- The leak analysis behind dump:leaks() and the leaks query (leaks.lua): leak traces, judged
 -- the way LeakCanary's Shark judges them.
 --
--- 1. Leak finders (hk.leak_finder, scripts/recipes/leak-finders.lua) name the objects that
+-- 1. Leak finders (hk.leak_finder, scripts/leaks/finder-*.lua) name the objects that
 --    should be gone; those still strongly reachable are leaks.
 -- 2. One path search (dump:leak_paths, C) finds each leak's shortest path from a GC root,
 --    never following references to ignore and following known library-leak references and
---    thread-stack roots last (reference matchers: hk.reference_matcher, leak-matchers.lua).
--- 3. Object inspectors (hk.inspector, leak-inspectors.lua) judge every object on the path;
+--    thread-stack roots last (reference matchers: hk.reference_matcher, leaks/matchers.lua).
+-- 3. Object inspectors (hk.inspector, leaks/inspectors.lua) judge every object on the path;
 --    statuses then propagate: above the last NOT_LEAKING object everything is NOT_LEAKING,
 --    below the first LEAKING one everything LEAKING.  The references in between are the
 --    suspects.
