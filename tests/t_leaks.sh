@@ -96,6 +96,9 @@ ids_differ=$([ "$(jq -r .labels.destroyed_activity L.json)" != "$(jq -r .labels.
 counts_differ=$([ "$("$HK" info leaks.hprof --json | jq .objects)" != "$("$HK" info leaks2.hprof --json | jq .objects)" ] && echo yes)
 eq signature-other-dump-differs "$ids_differ,$counts_differ" "yes,yes"
 eq signature-stable-across-dumps "$(jq -c '[.leaks[] | [.signature, .count]] | sort' l2.json)" "$(jq -c '[.leaks[] | [.signature, .count]] | sort' l.json)"
+"$GEN" --scenario leaks --id-size 8 -o leaks8.hprof >/dev/null 2>&1
+"$HK" leaks leaks8.hprof --json > l8.json
+eq signature-stable-8-byte-ids "$(jq -c '[.leaks[] | [.signature, .count]] | sort' l8.json)" "$(jq -c '[.leaks[] | [.signature, .count]] | sort' l.json)"
 eq signature-distinct-leaks "$(jq '[.leaks[].signature] | unique | length' l.json)" "$(jq '.leaks | length' l.json)"
 
 # ---- library leaks ----
