@@ -58,7 +58,7 @@ end
 
 -- The arguments of dump:leak_paths for the matchers that apply: field rules, root rules, and
 -- what each rule index means.
-local function path_rules(dump, matchers, roots, threads)
+local function path_rules(matchers, roots, threads)
   local refs, ref_matcher, root_rules = {}, {}, {}
   local root_matchers = {}
   for i, m in ipairs(matchers) do
@@ -299,7 +299,7 @@ local function analyse(dump)
   if #leaking == 0 then return result end
   local roots = dump:roots()
   local threads = threads_of(roots)
-  local refs, ref_matcher, root_rules = path_rules(dump, matchers, roots, threads)
+  local refs, ref_matcher, root_rules = path_rules(matchers, roots, threads)
   local targets = {}
   for i, c in ipairs(leaking) do targets[i] = c.object end
   local paths = dump:leak_paths(targets, refs, root_rules)
