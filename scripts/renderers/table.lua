@@ -190,6 +190,8 @@ hk.renderer{
   help = "aligned columns for people: sizes in KiB/MiB/GiB (--bytes: plain numbers)",
   render = function(rows, out, meta)
     if meta.title then out:write(meta.title, "\n") end
+    -- a query may give its own prose for a terminal (leaks: LeakCanary-style traces)
+    if type(meta.text) == "string" then out:write(meta.text) return end
     local k = next(rows)
     if meta.shape == "record" or type(k) == "string" then render_record(rows, out, meta)
     else render_rows(rows, out, meta) end
