@@ -182,7 +182,7 @@ eq demo-finds-destroyed-activity "$(jq -r '[.leaks[].traces[].object] | join(","
 eq demo-root "$(jq -r '.leaks[0].traces[0] | [.root.type, .steps[0].class, .steps[0].reference.name] | join("|")' d.json)" \
   "STICKY_CLASS|com.example.demo.Leaky|leaks"
 eq demo-retained "$(jq '.leaks[0].traces[0].retained_bytes' d.json)" \
-  "$("$HK" top demo.hprof -n 1000 --json | jq --arg id "$leaked" '.[] | select(.id == $id) | .retained')"
+  "$("$HK" top demo.hprof -n 1000 --json | jq --arg id "$leaked" '.[] | select(.id == $id) | .retained_bytes')"
 
 # ---- LeakCanary's 2015 dump ----
 lc="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
