@@ -115,7 +115,7 @@ done
 
 # ---- path and reachability agree on every object (one rule for which edges are strong) ----
 "$GEN" --scenario graph -o "$T/pr.hprof" >/dev/null 2>&1
-for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
+for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof; do
   name="path_reach_agree_$(basename "$f" .hprof)"
   [ -f "$f" ] || { skip "$name" "no $f"; continue; }
   got=$("$HK" run "$SRC/tests/graph/path_reach_check.lua" "$f" 2>&1 | grep -v ': note: using the map ')

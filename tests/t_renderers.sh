@@ -120,9 +120,9 @@ eq class-glob-count "$("$HK" histogram demo.hprof --class 'byte\[\]' --json | jq
 long=$("$HK" bitmaps demo.hprof | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 [ "$long" -gt 200 ] && pass table-not-cut-when-piped || fail table-not-cut-when-piped "longest line $long"
 if command -v script > /dev/null; then
-  script -qc "stty cols 80; $HK leaks demo.hprof 2>/dev/null" /dev/null > tty.txt 2>&1
+  script -qc "stty cols 80; $HK bitmaps demo.hprof 2>/dev/null" /dev/null > tty.txt 2>&1
   wide=$(sed 's/\r//g' tty.txt | LC_ALL=C.UTF-8 wc -L)
-  "$HK" leaks demo.hprof > piped.txt
+  "$HK" bitmaps demo.hprof > piped.txt
   wide_piped=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' piped.txt)
   [ "$wide" -le 80 ] && [ "$wide_piped" -gt 80 ] && pass table-fits-terminal \
     || fail table-fits-terminal "longest line $wide on the terminal, $wide_piped piped: $(head -3 tty.txt)"

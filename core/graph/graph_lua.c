@@ -270,4 +270,5 @@ void hk_graph_lua_open(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
+    hk_graph_leakpath_lua_open(L);
 }

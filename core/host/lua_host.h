@@ -52,6 +52,8 @@ void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v);
 /* Extension: add a method (called as x:name(...)) or a property (x.name, the getter
  * receives the userdata) to one of the types above. */
 void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn);
+/* The same with the Lua value on top of the stack (popped): a Lua function as a method. */
+void hkl_add_method_value(lua_State *L, const char *type, const char *name);
 void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter);
 /* Add a function to the global hk table. */
 void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);

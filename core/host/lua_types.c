@@ -57,6 +57,15 @@ void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunct
     lua_pop(L, 2);
 }
 
+void hkl_add_method_value(lua_State *L, const char *type, const char *name)
+{
+    get_type_tables(L, type);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 3);
+}
+
 void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter)
 {
     get_type_tables(L, type);

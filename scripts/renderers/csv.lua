@@ -37,6 +37,10 @@ hk.renderer{
   name = "csv",
   help = "comma-separated values with a header line (nested values as JSON text)",
   render = function(rows, out, meta)
+    -- a record may offer a flat view of itself for CSV (leaks: one row per trace)
+    if meta.shape == "record" and type(meta.csv_rows) == "table" then
+      rows, meta = meta.csv_rows, { columns = meta.csv_columns }
+    end
     if is_record(rows, meta) then
       out:write("key,value\r\n")
       local present = {}

@@ -91,22 +91,31 @@ local function cut(s, n)
   return s:sub(1, (utf8.offset(s, n) or n + 1) - 1) .. "…"
 end
 
--- Narrows the widest text columns until the line fits max_width (no column under 6); numbers
--- and ids (keep[i]) are never cut.
+-- Narrows the widest text columns until the line fits max_width (no column under 16); numbers
+-- and ids (keep[i]) are never cut.  When that is not enough, the last columns are left out
+-- rather than overflowing the terminal; returns how many columns are shown.
 local function fit(width, keep, max_width)
+  local shown = #width
   local function total()
-    local t = 2 * (#width - 1)
-    for _, w in ipairs(width) do t = t + w end
+    local t = 2 * (shown - 1)
+    for i = 1, shown do t = t + width[i] end
     return t
   end
   while total() > max_width do
     local widest
-    for i, w in ipairs(width) do
-      if not keep[i] and w > 6 and (not widest or w > width[widest]) then widest = i end
+    for i = 1, shown do
+      local w = width[i]
+      if not keep[i] and w > 16 and (not widest or w > width[widest]) then widest = i end
     end
-    if not widest then return end
-    width[widest] = width[widest] - 1   -- one at a time: the wide columns shrink together
+    if widest then
+      width[widest] = width[widest] - 1   -- one at a time: the wide columns shrink together
+    elseif shown > 1 then
+      shown = shown - 1
+    else
+      break
+    end
   end
+  return shown
 end
 
 local function render_rows(rows, out, meta)
@@ -116,6 +125,7 @@ local function render_rows(rows, out, meta)
     return
   end
   local width, numeric = {}, {}
+  local shown = #cols
   for i, c in ipairs(cols) do
     width[i] = len(c)
     numeric[i] = is_number_col(rows, c)
@@ -136,19 +146,25 @@ local function render_rows(rows, out, meta)
     for i, c in ipairs(cols) do
       keep[i] = numeric[i] or c == "id" or c == "object" or c == "native_ptr" or c:sub(-3) == "_id"
     end
-    fit(width, keep, meta.width)
+    shown = fit(width, keep, meta.width)
   end
   local function line(values)
     local parts = {}
-    for i, s in ipairs(values) do
-      s = cut(s, width[i])
+    for i = 1, shown do
+      local s = cut(values[i], width[i])
       local pad = string.rep(" ", width[i] - len(s))
-      parts[i] = numeric[i] and (pad .. s) or (i == #values and s or s .. pad)
+      parts[i] = numeric[i] and (pad .. s) or (i == shown and s or s .. pad)
     end
     out:write(table.concat(parts, "  "), "\n")
   end
   line(cols)
   for r = 1, #rows do line(cells[r]) end
+  if shown < #cols then
+    local hidden = {}
+    for i = shown + 1, #cols do hidden[#hidden + 1] = cols[i] end
+    out:write(cut("(not shown, the terminal is too narrow: " .. table.concat(hidden, ", ") ..
+      "; --json or a pipe shows every column)", meta.width), "\n")
+  end
 end
 
 local function keys_of(rec, declared)
@@ -190,6 +206,8 @@ hk.renderer{
   help = "aligned columns for people: sizes in KiB/MiB/GiB (--bytes: plain numbers)",
   render = function(rows, out, meta)
     if meta.title then out:write(meta.title, "\n") end
+    -- a query may give its own prose for a terminal (leaks: LeakCanary-style traces)
+    if type(meta.text) == "string" then out:write(meta.text) return end
     local k = next(rows)
     if meta.shape == "record" or type(k) == "string" then render_record(rows, out, meta)
     else render_rows(rows, out, meta) end
