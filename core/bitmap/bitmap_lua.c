@@ -32,7 +32,9 @@ static void push_bitmap(lua_State *L, const hk_bm *bm)
     lua_setfield(L, -2, "id");
     set_int(L, "width", bm->b.width);
     set_int(L, "height", bm->b.height);
-    hkl_push_id(L, bm->b.native_ptr);
+    /* no pointer (a heap graph records none) is absent, not 0x0 */
+    if (bm->b.native_ptr) hkl_push_id(L, bm->b.native_ptr);
+    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
     lua_setfield(L, -2, "native_ptr");
     set_bool(L, "recycled", bm->b.recycled);
     set_bool(L, "drawable", bm->drawable);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "hk_config.h"
 #include "host/lua_host.h"
+#include "trace/trace.h"
 #include "util/hk_file.h"
 
 #include <limits.h>
@@ -12,7 +13,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: hprofkit [--plugins FILE]... COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+    fputs("usage: hprofkit [--plugins FILE]... [--trace-pid PID | --trace-process NAME] COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
           "\n"
           "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
@@ -24,7 +25,9 @@ static void usage(FILE *f)
           "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"
           "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
           "element size plus what its array class records (ART: the 12-byte header).\n"
-          "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n", f);
+          "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n"
+          "A Perfetto trace opens like a dump: --trace-pid / --trace-process pick the process\n"
+          "when it holds several (info lists them).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -35,6 +38,15 @@ int main(int argc, char **argv)
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--plugins") && i + 1 < argc) cli_add_plugins_file(&cx, argv[++i]);
         else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
+        else if (!strcmp(argv[i], "--trace-pid") && i + 1 < argc) {
+            char *e;
+            long pid = strtol(argv[++i], &e, 10);
+            if (*e || pid <= 0 || pid > INT32_MAX) {
+                fprintf(stderr, "hprofkit: --trace-pid needs a process id, got '%s'\n", argv[i]);
+                return 2;
+            }
+            hk_trace_select((int)pid, NULL);
+        } else if (!strcmp(argv[i], "--trace-process") && i + 1 < argc) hk_trace_select(0, argv[++i]);
         else break;
     }
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {

@@ -1,6 +1,7 @@
 /* Opening a dump: map the file (or inflate a .gz), read the header, index it. */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -95,8 +96,29 @@ static hk_dump *dump_new(const char *path)
     return d;
 }
 
+/* A Perfetto trace is read into the HPROF it holds or describes, which replaces the data. */
+static int from_trace(hk_dump *d, char *err, size_t errlen)
+{
+    hk_trace_result res;
+    if (hk_trace_to_hprof(d->data, d->size, d->path, &res, err, errlen) < 0) return -1;
+    if (d->mapped == 1) munmap((void *)d->data, d->size);
+    else if (d->mapped == 0) free((void *)d->data);
+    d->data = res.hprof.data;
+    d->size = res.hprof.len;
+    d->mapped = 0;
+    d->source = res.source;
+    hk_buf_init(&res.hprof);
+    res.source = NULL;
+    hk_trace_result_free(&res);
+    return 0;
+}
+
 static hk_dump *finish_open(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
 {
+    if (hk_trace_probe(d->data, d->size) && from_trace(d, err, errlen) < 0) {
+        hk_dump_close(d);
+        return NULL;
+    }
     if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0) {
         hk_dump_close(d);
         return NULL;
@@ -185,6 +207,8 @@ void hk_dump_close(hk_dump *d)
     free(d->class_bytes);
     free(d->by_class_start);
     free(d->by_class);
+    free(d->obj_sizes);
+    free(d->source);
     for (size_t i = 0; i < d->narena; i++) free(d->arena[i]);
     free(d->arena);
     free(d);

@@ -139,6 +139,11 @@ const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
 
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i)
 {
+    return d->obj_sizes ? d->obj_sizes[i] : hk_obj_record_size(d, i);
+}
+
+uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i)
+{
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     const uint32_t idsz = d->id_size;
     uint32_t *c;

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Perfetto traces (issue 19): heap graphs and embedded HPROF open like any dump.  Perfetto's own
+# heap-graph test traces (../shared/reference/perfetto/tests, encoded here with protoc) must give
+# the objects, sizes, references, roots and reachability its expected outputs list.
+source "$SRC/tests/lib.sh"
+PF="$SRC/../shared/reference/perfetto"
+OBJ="$SRC/tests/perfetto/objects.lua"
+# objs [GLOBAL OPTION]... TRACE: one line per object, see objects.lua
+objs() { local a=("$@"); local dump=${a[-1]}; unset 'a[-1]'; "$HK" "${a[@]}" run "$OBJ" "$dump" 2>&1; }
+# enc NAME < textproto: the binary trace a device writes, in $T/NAME.pftrace
+enc() { (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace \
+  protos/perfetto/trace/trace.proto protos/third_party/android/art/heap_graph.proto) > "$T/$1.pftrace"; }
+
+if ! command -v protoc >/dev/null || [ ! -d "$PF/tests" ]; then
+  skip perfetto_traces "needs protoc (protobuf-compiler) and $PF"
+else
+  for f in "$PF"/tests/heap_graph*.textproto; do enc "$(basename "$f" .textproto)" < "$f"; done
+
+  # heap_graph.textproto: tests_heap_graph.py's object table (self_size, reachable, heap, root
+  # type) and heap_graph_reference.out (foo and a.b -> Foo 0x2, setToNULL null, a.a -> 0x1);
+  # the zygote Parcel is reachable as a VM-internal root, as Perfetto counts it
+  eq heapgraph_objects "$(objs "$T/heap_graph.pftrace" | cut -d' ' -f1-8)" \
+"0x1 FactoryProducerDelegateImplActor 64 96 0 strong JAVA_FRAME foo=\"0x2\",setToNULL=\"0x0\",b=\"0x2\"
+0x2 Foo 32 32 0 strong - -
+0x3 Foo 128 128 0 unreachable - -
+0x4 a 1024 1024 0 unreachable - a=\"0x1\"
+0x5 a[] 256 256 0 strong JAVA_FRAME -
+0x7 android.os.Parcel 256 256 0 strong VM_INTERNAL -"
+  eq heapgraph_heaps "$("$HK" object "$T/heap_graph.pftrace" 0x7 --json | jq -r .heap) $("$HK" object "$T/heap_graph.pftrace" 0x1 --json | jq -r .heap)" "zygote app"
+  # the class object of a[] (java.lang.Class<a[]>, 256 bytes, unreachable) is a[]'s class
+  eq heapgraph_class_object "$("$HK" object "$T/heap_graph.pftrace" 0x6 --json | jq -r '[.kind, .shallow_size] | join(" ")')" "class 256"
+  eq heapgraph_reachability "$("$HK" reachability "$T/heap_graph.pftrace" --json | jq -r '.[] | select(.reachability == "strong") | "\(.count) \(.bytes)"')" "4 608"
+  # the legacy encoding (field ids per object, no heap types) gives the same objects
+  eq heapgraph_legacy "$(objs "$T/heap_graph_legacy.pftrace" | cut -d' ' -f1-8)" \
+"0x1 FactoryProducerDelegateImplActor 64 96 0 strong JAVA_FRAME foo=\"0x2\",setToNULL=\"0x0\",b=\"0x2\"
+0x2 Foo 32 32 0 strong - -
+0x3 Foo 128 128 0 unreachable - -
+0x4 a 1024 1024 0 unreachable - a=\"0x1\"
+0x5 a[] 256 256 0 strong JAVA_FRAME -"
+  # branching: the focused flamegraph's cumulative sizes are the retained sizes here
+  eq heapgraph_retained "$(objs "$T/heap_graph_branching.pftrace" | cut -d' ' -f1-4 | head -3)" \
+"0x1 RootNode 100 700
+0x2 LeftChild0 200 600
+0x3 LeftChild1 400 400"
+  # native sizes: the Bitmap's registry says 123456; the BinderProxy's Cleaner has run (next = itself)
+  eq heapgraph_native "$(objs "$T/heap_graph_native_size.pftrace" | awk '$7 == "JAVA_FRAME" {print $2, $5}')" \
+"android.graphics.Bitmap 123456
+android.os.BinderProxy 0"
+  eq heapgraph_superclass "$("$HK" run /dev/stdin "$T/heap_graph_superclass.pftrace" <<<'local d = hk.open(arg.dump); local c = d:class("MyChildClass"); print(c.super.name, c.super.super.name)')" \
+    "MySuperClass	java.lang.Object"
+  eq heapgraph_huge_size "$(objs "$T/heap_graph_huge_size.pftrace" | awk '{print $3}' | sort -u | tr '\n' ' ')" "1000000000 36 "
+  # interleaved sequences: two processes, the first opened by default, --trace-pid / --trace-process pick
+  eq interleaved_default "$(objs "$T/heap_graph_interleaved.pftrace" | cut -d' ' -f1-6)" \
+"0x1 FactoryProducerDelegateImplActor 64 96 0 strong
+0x2 Foo 32 32 0 strong
+0x3 Foo 128 128 0 unreachable
+0x4 a 256 256 0 unreachable"
+  eq interleaved_pid "$(objs --trace-pid 3 "$T/heap_graph_interleaved.pftrace" | cut -d' ' -f1-6)" "0x1 FactoryProducerDelegateImplActor 64 64 0 strong"
+  eq interleaved_process "$("$HK" --trace-process system_server info "$T/heap_graph_interleaved.pftrace" --json | jq -r '.process, .objects')" "system_server
+7"
+  eq info_lists_processes "$("$HK" info "$T/heap_graph_interleaved.pftrace" --json | jq -r '[.source[] | select(.key == "trace dump")] | length')" 2
+  err pick_matches_none "no dump in the trace matches" "$HK" --trace-pid 99 info "$T/heap_graph_interleaved.pftrace"
+  err trace_pid_not_number "needs a process id" "$HK" --trace-pid x info "$T/heap_graph_interleaved.pftrace"
+
+  # runtime_internal_object_id is a reference (tests_heap_graph.py: test_heap_graph_runtime_internal_)
+  enc runtime <<'EOT'
+packet { trusted_packet_sequence_id: 999 timestamp: 10
+  [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+    types { id: 3 class_name: "java.lang.Object" }
+    types { id: 4 class_name: "java.lang.DexCache" superclass_id: 3 }
+    roots { root_type: ROOT_JAVA_FRAME object_ids: 5 }
+    objects { id: 5 type_id: 4 runtime_internal_object_id: 6 self_size: 64 }
+    objects { id: 6 type_id: 3 self_size: 32 }
+    continued: false index: 0 } }
+EOT
+  eq heapgraph_runtime_internal "$(objs "$T/runtime.pftrace" | cut -d' ' -f1-8)" \
+"0x5 java.lang.DexCache 64 96 0 strong JAVA_FRAME runtimeInternalObjects=\"0x6\"
+0x6 java.lang.Object 32 32 0 strong - -"
+  # recorded values become fields (test_heap_graph_bitmap_fields); Strings' text stays absent
+  enc values <<'EOT'
+packet { trusted_packet_sequence_id: 999 timestamp: 10
+  [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+    types { id: 1 class_name: "android.graphics.Bitmap" }
+    types { id: 2 class_name: "java.lang.String" object_size: 16 kind: KIND_STRING }
+    types { id: 3 class_name: "java.lang.ref.WeakReference" reference_field_id: 1 kind: KIND_WEAK_REFERENCE }
+    types { id: 4 class_name: "byte[]" object_size: 12 kind: KIND_ARRAY }
+    field_names { iid: 1 str: "java.lang.Object java.lang.ref.Reference.referent" }
+    roots { root_type: ROOT_JNI_GLOBAL object_ids: 3 object_ids: 2 }
+    objects { id: 1 type_id: 1 self_size: 64 bitmap_id_field: 123 bitmap_source_id_field: 456 bitmap_width_field: 100 bitmap_height_field: 200 }
+    objects { id: 2 type_id: 2 self_size: 22 }
+    objects { id: 3 type_id: 3 self_size: 24 reference_object_id: 1 }
+    objects { id: 4 type_id: 4 self_size: 112 }
+    continued: false index: 0 } }
+EOT
+  eq heapgraph_bitmap_fields "$(objs "$T/values.pftrace" | head -1 | cut -d' ' -f1-8)" \
+    "0x1 android.graphics.Bitmap 64 64 0 weak - mId:123,mSourceId:456,mWidth:100,mHeight:200"
+  eq heapgraph_string_absent "$("$HK" object "$T/values.pftrace" 0x2 --json | jq -c '[.shallow_size, .value]')" '[22,null]'
+  eq heapgraph_prim_array "$("$HK" object "$T/values.pftrace" 0x4 --json | jq -c '[.class, .shallow_size, .length]')" '["byte[]",112,100]'
+  eq heapgraph_bitmaps "$("$HK" bitmaps "$T/values.pftrace" --json | jq -c '[.bitmaps[0].width, .bitmaps[0].height]')" '[100,200]'
+
+  # the same trace gzip'd, and with its packets in zlib compressed_packets
+  gzip -c "$T/heap_graph.pftrace" > "$T/hg.pftrace.gz"
+  eq gzip_trace "$(objs "$T/hg.pftrace.gz" | cut -d' ' -f1-8)" "$(objs "$T/heap_graph.pftrace" | cut -d' ' -f1-8)"
+  python3 - "$T/heap_graph.pftrace" "$T/hgz.perfetto-trace" <<'EOP'
+import sys, zlib
+def varint(n):
+    out = b""
+    while True:
+        b = n & 0x7f; n >>= 7
+        out += bytes([b | (0x80 if n else 0)])
+        if not n: return out
+data = open(sys.argv[1], "rb").read()
+z = zlib.compress(data)
+packet = b"\x92\x03" + varint(len(z)) + z        # TracePacket.compressed_packets = 50
+open(sys.argv[2], "wb").write(b"\x0a" + varint(len(packet)) + packet)
+EOP
+  eq compressed_packets "$(objs "$T/hgz.perfetto-trace" | cut -d' ' -f1-8)" "$(objs "$T/heap_graph.pftrace" | cut -d' ' -f1-8)"
+
+  # bad traces: one clear error or a counted warning, never a crash
+  head -c 300 "$T/heap_graph.pftrace" > "$T/cut.pftrace"
+  ok truncated_opens "$HK" info "$T/cut.pftrace"
+  eq truncated_warns "$("$HK" info "$T/cut.pftrace" --json | jq -r '.source[] | select(.key == "warning") | .value' | grep -c 'truncated')" 1
+  enc nograph <<'EOT'
+packet { process_tree { processes { pid: 2 cmdline: "system_server" } } }
+packet { timestamp: 5 for_testing { } }
+EOT
+  err no_heap_graph "without a Java heap graph or an embedded heap dump" "$HK" info "$T/nograph.pftrace"
+  enc undefined_type <<'EOT'
+packet { trusted_packet_sequence_id: 1 [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+  roots { root_type: ROOT_JAVA_FRAME object_ids: 1 }
+  objects { id: 1 type_id: 7 self_size: 10 } continued: false index: 0 } }
+packet { timestamp: 5 for_testing { } }
+EOT
+  eq undefined_type "$(objs "$T/undefined_type.pftrace" | cut -d' ' -f1-4)" "0x1 <undefined-type-7> 10 10"
+  eq undefined_type_counted "$("$HK" info "$T/undefined_type.pftrace" --json | jq -r '.source[] | select(.key == "trace warnings" or .key == "trace packets") | .value' | tr '\n' '|')" \
+    "2 (1 of other kinds, ignored; 0 compressed blocks)|1|"
+  printf '\x0a\x05\xff\xff\xff\xff\xff' > "$T/garbage.pftrace"
+  ok garbage_trace_no_crash sh -c "'$HK' info '$T/garbage.pftrace'; [ \$? -lt 3 ]"
+fi
