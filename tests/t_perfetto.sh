@@ -137,3 +137,46 @@ EOT
   printf '\x0a\x05\xff\xff\xff\xff\xff' > "$T/garbage.pftrace"
   ok garbage_trace_no_crash sh -c "'$HK' info '$T/garbage.pftrace'; [ \$? -lt 3 ]"
 fi
+
+# ---- convert: real dumps through both kinds of trace and back ----
+REAL="$REALDATA/hprof"
+if [ ! -d "$REAL" ]; then
+  skip perfetto_round_trips "no $REAL"
+else
+  for f in aosp-art-ahat-test-dump leakcanary-leak_service_binder; do
+    d="$REAL/$f.hprof"
+    ok "convert_heapgraph_$f" "$HK" convert "$d" --to perfetto-heapgraph -o "$T/$f.hg.pftrace"
+    ok "convert_embedded_$f" "$HK" convert "$d" --to perfetto-embedded -o "$T/$f.em.pftrace" --chunk-kb 256
+    # heap graph: the same objects, and each strongly reachable instance and array retains as much
+    "$HK" run "$SRC/tests/perfetto/retained.lua" "$d" > "$T/$f.want"
+    "$HK" run "$SRC/tests/perfetto/retained.lua" "$T/$f.hg.pftrace" > "$T/$f.got"
+    if cmp -s "$T/$f.want" "$T/$f.got"; then pass "heapgraph_round_trip_$f ($(wc -l < "$T/$f.want") lines)"
+    else fail "heapgraph_round_trip_$f" "$(diff "$T/$f.want" "$T/$f.got" | head -4 | tr '\n' ' ')"; fi
+    # embedded: the dump itself comes back
+    for q in histogram top leaks; do
+      eq "embedded_${q}_$f" "$("$HK" $q "$T/$f.em.pftrace" --json | md5sum)" "$("$HK" $q "$d" --json | md5sum)"
+    done
+  done
+  eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
+  err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf -o "$T/x"
+  err convert_needs_output "-o FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded
+  # a chunk chain with a gap, and one without its last chunk: one clear error each
+  python3 - "$T/aosp-art-ahat-test-dump.em.pftrace" "$T/gap.pftrace" "$T/noend.pftrace" <<'EOP'
+import sys
+data = open(sys.argv[1], "rb").read()
+def varint(b, i):
+    v = s = 0
+    while True:
+        x = b[i]; i += 1; v |= (x & 0x7f) << s; s += 7
+        if not x & 0x80: return v, i
+packets, i = [], 0
+while i < len(data):
+    start = i
+    _, i = varint(data, i); n, i = varint(data, i); i += n
+    packets.append(data[start:i])
+open(sys.argv[2], "wb").write(b"".join(packets[:2] + packets[3:]))
+open(sys.argv[3], "wb").write(b"".join(packets[:-1]))
+EOP
+  err embedded_gap "incomplete: a chunk is missing" "$HK" info "$T/gap.pftrace"
+  err embedded_no_end "its last chunk \(last_chunk\) never came" "$HK" info "$T/noend.pftrace"
+fi

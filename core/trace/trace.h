@@ -37,4 +37,19 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
                       char *err, size_t errlen);
 void hk_trace_result_free(hk_trace_result *res);
 
+/* Writing a dump as a trace: a heap graph (references and sizes; heap_graph = 1) or the HPROF
+ * embedded in hprofkit.HprofDump chunks (chunk_bytes each, 4 MB when 0) with images as
+ * HprofBitmap packets named by pointer.  The file is written atomically. */
+typedef struct hk_trace_write_opts {
+    int heap_graph;
+    int pid;                    /* the process the trace says it is (1 when unknown) */
+    const char *process;        /* its name for the process_tree packet, or NULL */
+    size_t chunk_bytes;
+    const hk_trace_image *images;
+    size_t nimages;
+} hk_trace_write_opts;
+struct hk_dump;
+int hk_trace_write(struct hk_dump *d, const hk_trace_write_opts *opts, const char *path,
+                   char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,39 @@
+-- hprofkit convert DUMP --to perfetto-heapgraph|perfetto-embedded -o FILE
+-- A dump as a Perfetto trace: the heap graph ART's android.java_hprof data source would write
+-- (references and sizes only), or the HPROF itself in hprofkit.HprofDump chunks with the
+-- bitmaps' PNGs (proto/hprof_dump.proto).  The file appears only when complete.
+hk.query {
+  name = "convert",
+  help = "Write DUMP as a Perfetto trace: --to perfetto-heapgraph (references and sizes only) or "
+      .. "perfetto-embedded (the HPROF in HprofDump chunks, bitmaps as HprofBitmap PNGs); -o FILE",
+  args = { to = "", output = "", pid = 0, process = "", chunk_kb = 0 },
+  options_help = "  --to KIND         perfetto-heapgraph or perfetto-embedded\n" ..
+                 "  -o FILE           the trace (written atomically)\n" ..
+                 "  --pid N           the pid the trace names (default 1)\n" ..
+                 "  --process NAME    the process name it gives (default: the dump's own)\n" ..
+                 "  --chunk-kb N      embedded HPROF chunk size (default 4096)",
+  columns = { "path", "to", "objects", "images" },
+  run = function(dump, args)
+    local kinds = { ["perfetto-heapgraph"] = "heapgraph", ["perfetto-embedded"] = "embedded" }
+    local to = kinds[args.to]
+    if not to then error("convert: --to perfetto-heapgraph or --to perfetto-embedded", 0) end
+    if args.output == "" then error("convert: -o FILE: where the trace goes", 0) end
+    local info = dump:info()
+    local images = {}
+    if to == "embedded" then
+      for _, b in ipairs(dump:bitmaps()) do
+        if b.native_ptr ~= hk.null then
+          local png = dump:bitmap_image(b.id)
+          if png then images[#images + 1] = { ptr = b.native_ptr, png = png } end
+        end
+      end
+    end
+    dump:write_perfetto {
+      to = to, path = args.output, pid = args.pid > 0 and math.tointeger(args.pid) or nil,
+      process = args.process ~= "" and args.process or (info.process ~= hk.null and info.process or nil),
+      chunk_bytes = args.chunk_kb > 0 and math.tointeger(args.chunk_kb * 1024) or nil,
+      images = images,
+    }
+    return { { path = args.output, to = args.to, objects = info.objects, images = #images } }
+  end,
+}
