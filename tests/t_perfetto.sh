@@ -180,3 +180,45 @@ EOP
   err embedded_gap "incomplete: a chunk is missing" "$HK" info "$T/gap.pftrace"
   err embedded_no_end "its last chunk \(last_chunk\) never came" "$HK" info "$T/noend.pftrace"
 fi
+
+# ---- embedded HPROF with its bitmaps' PNGs: joined by the pointer in the name, size-checked ----
+if "$GEN" --scenario bitmaps-api29 -o "$T/api29.hprof" --expect "$T/api29.json" >/dev/null 2>&1; then
+  python3 - "$T" <<'EOP'
+import struct, sys, zlib
+def png(path, w, h):
+    rows = b''.join(b'\x00' + b''.join(bytes((x % 256, y % 256, 77, 255)) for x in range(w)) for y in range(h))
+    def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+    open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 6, 0, 0, 0)) +
+                           ch(b'IDAT', zlib.compress(rows)) + ch(b'IEND', b''))
+png(sys.argv[1] + '/avatar.png', 96, 96); png(sys.argv[1] + '/small.png', 32, 16)
+EOP
+  avatar=$(jq -r '.facts.bitmaps[] | select(.label == "avatar") | .native_ptr' "$T/api29.json")
+  banner=$(jq -r '.facts.bitmaps[] | select(.label == "banner") | .native_ptr' "$T/api29.json")
+  aid=$(jq -r '.facts.bitmaps[] | select(.label == "avatar") | .id' "$T/api29.json")
+  bid=$(jq -r '.facts.bitmaps[] | select(.label == "banner") | .id' "$T/api29.json")
+  # convert takes the images the dump has (here from the sidecar directory) into the trace
+  mkdir -p "$T/api29.hprof.bitmaps" "$T/elsewhere"
+  cp "$T/avatar.png" "$T/api29.hprof.bitmaps/$avatar.png"
+  "$HK" convert "$T/api29.hprof" --to perfetto-embedded -o "$T/elsewhere/api29.pftrace" >/dev/null
+  "$HK" bitmaps "$T/elsewhere/api29.pftrace" --json > "$T/bm.json"
+  eq trace_png_joined "$(jq -r --arg id "$aid" '.bitmaps[] | select(.id == $id) | .source' "$T/bm.json")" trace
+  eq trace_png_same_pixels "$(jq -r --arg id "$aid" '.bitmaps[] | select(.id == $id) | .pixels_sha256' "$T/bm.json")" \
+    "$("$HK" bitmaps "$T/api29.hprof" --json | jq -r --arg id "$aid" '.bitmaps[] | select(.id == $id) | .pixels_sha256')"
+  # a PNG whose size is not its Bitmap's is refused and counted, as from the sidecar
+  "$HK" run /dev/stdin "$T/api29.hprof" > /dev/null <<EOL
+local d = hk.open(arg.dump)
+d:write_perfetto{to = "embedded", path = "$T/w.pftrace", pid = 42, process = "com.example", chunk_bytes = 1000,
+  images = { {ptr = "$avatar", png = hk.read_file("$T/avatar.png")}, {ptr = "$banner", png = hk.read_file("$T/small.png")} }}
+EOL
+  "$HK" bitmaps "$T/w.pftrace" --json > "$T/w.json"
+  eq trace_png_summary "$(jq -c '.summary | [.with_image, .mismatched, .by_source.trace]' "$T/w.json")" "[1,1,1]"
+  case "$(jq -r --arg id "$bid" '.bitmaps[] | select(.id == $id) | .reason' "$T/w.json")" in
+    *"is 32x16, the bitmap is 720x240"*) pass trace_png_mismatch_reason ;;
+    *) fail trace_png_mismatch_reason "$(jq -r --arg id "$bid" '.bitmaps[] | select(.id == $id) | .reason' "$T/w.json")" ;;
+  esac
+  eq embedded_chunks "$("$HK" info "$T/w.pftrace" --json | jq -r '.source[] | select(.key == "trace dump") | .value')" \
+    "pid 42 (com.example): embedded HPROF, $(stat -c %s "$T/api29.hprof") bytes in $(( ($(stat -c %s "$T/api29.hprof") + 999) / 1000 )) chunks [opened]"
+  eq embedded_histogram "$("$HK" histogram "$T/w.pftrace" --json | md5sum)" "$("$HK" histogram "$T/api29.hprof" --json | md5sum)"
+else
+  fail embedded_images "genhprof bitmaps-api29 failed"
+fi

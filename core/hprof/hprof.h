@@ -162,6 +162,9 @@ struct hk_dump {
     /* what the dump was made from when it was not an HPROF file (a Perfetto trace): lines
      * "key: value", NULL for an HPROF file */
     char *source;
+    /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
+    struct hk_trace_image *images;
+    size_t nimages;
 
     /* lazily built: instances grouped by class (CSR over object indices) */
     uint32_t *by_class_start;

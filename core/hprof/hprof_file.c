@@ -107,8 +107,12 @@ static int from_trace(hk_dump *d, char *err, size_t errlen)
     d->size = res.hprof.len;
     d->mapped = 0;
     d->source = res.source;
+    d->images = res.images;
+    d->nimages = res.nimages;
     hk_buf_init(&res.hprof);
     res.source = NULL;
+    res.images = NULL;
+    res.nimages = 0;
     hk_trace_result_free(&res);
     return 0;
 }
@@ -209,6 +213,8 @@ void hk_dump_close(hk_dump *d)
     free(d->by_class);
     free(d->obj_sizes);
     free(d->source);
+    for (size_t i = 0; i < d->nimages; i++) hk_buf_free(&d->images[i].png);
+    free(d->images);
     for (size_t i = 0; i < d->narena; i++) free(d->arena[i]);
     free(d->arena);
     free(d);

@@ -304,6 +304,9 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
             rc = -1;
         }
     }
+    hk_buf listing;
+    hk_buf_init(&listing);
+    if (rc == 0) list_dumps(&t, &listing, g, e);
     if (rc == 0 && g >= 0) {
         pf_graph *gr = &t.graphs[g];
         if (gr->missing || !gr->done)
@@ -333,7 +336,7 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
         hk_buf_printf(&s, "trace packets: %llu (%llu of other kinds, ignored; %llu compressed blocks)\n",
                       (unsigned long long)t.packets, (unsigned long long)t.other_packets,
                       (unsigned long long)t.compressed);
-        list_dumps(&t, &s, g, e);
+        hk_buf_append(&s, listing.data, listing.len);
         if (g >= 0) hk_buf_puts(&s, "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
         if (g >= 0 && !t.from_hprof) hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's GC and Perfetto)\n");
         if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);
@@ -344,6 +347,7 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
     } else {
         hk_trace_result_free(res);
     }
+    hk_buf_free(&listing);
     trace_free(&t);
     return rc;
 }

@@ -19,15 +19,7 @@ hk.query {
     if not to then error("convert: --to perfetto-heapgraph or --to perfetto-embedded", 0) end
     if args.output == "" then error("convert: -o FILE: where the trace goes", 0) end
     local info = dump:info()
-    local images = {}
-    if to == "embedded" then
-      for _, b in ipairs(dump:bitmaps()) do
-        if b.native_ptr ~= hk.null then
-          local png = dump:bitmap_image(b.id)
-          if png then images[#images + 1] = { ptr = b.native_ptr, png = png } end
-        end
-      end
-    end
+    local images = to == "embedded" and dump:bitmap_pngs() or {}
     dump:write_perfetto {
       to = to, path = args.output, pid = args.pid > 0 and math.tointeger(args.pid) or nil,
       process = args.process ~= "" and args.process or (info.process ~= hk.null and info.process or nil),

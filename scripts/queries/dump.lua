@@ -2,6 +2,8 @@
 -- Takes a heap dump with `am dumpheap` (GC first: -g on API 27+, through the jdwp plugin before
 -- that; -b png on API 35+ unless --no-bitmaps), waits until the file stops growing, pulls it with
 -- its size checked and removes it from the device.  The local file appears only when complete.
+-- --perfetto FILE also writes what the seed's android.hprof_dump data source would: a Perfetto
+-- trace with the dump in HprofDump chunks and, for a -b png dump, its bitmaps as HprofBitmap PNGs.
 hk.query {
   name = "dump",
   help = "Take a heap dump of PROCESS (name or pid) from a device into FILE "
@@ -11,7 +13,7 @@ hk.query {
   positional = { "process" },
   -- gc = true gives --no-gc; bitmaps stays unset (API 35+ default) unless --bitmaps or --no-bitmaps.
   -- output is the dump's local path (-o FILE in the issue's usage; see the CLI for how -o arrives).
-  args = { serial = "", output = "", gc = true, bitmaps = false, no_bitmaps = false },
+  args = { serial = "", output = "", gc = true, bitmaps = false, no_bitmaps = false, perfetto = "" },
   aliases = { s = "serial" },
   columns = { "path", "bytes", "gc", "bitmaps" },
   run = function(dump, args)
@@ -29,6 +31,11 @@ hk.query {
     local path, info = hk.device(serial):dump_heap(process, {
       gc = args.gc ~= false, bitmaps = bitmaps, output = output,
     })
+    if args.perfetto ~= "" then
+      local d = hk.open(path)
+      d:write_perfetto { to = "embedded", path = args.perfetto, pid = math.tointeger(tonumber(process)),
+                         process = not tonumber(process) and process or nil, images = d:bitmap_pngs() }
+    end
     return { { path = path, bytes = info.bytes, gc = info.gc, bitmaps = info.bitmaps } }
   end,
 }
