@@ -90,12 +90,15 @@ packet { trusted_packet_sequence_id: 999 timestamp: 10
     objects { id: 2 type_id: 2 self_size: 22 }
     objects { id: 3 type_id: 3 self_size: 24 reference_object_id: 1 }
     objects { id: 4 type_id: 4 self_size: 112 }
+    types { id: 5 class_name: "android.content.pm.ApplicationInfo" object_size: 40 }
+    objects { id: 5 type_id: 5 application_info_long_version_code_field: 4200 }
     continued: false index: 0 } }
 EOT
   eq heapgraph_bitmap_fields "$(objs "$T/values.pftrace" | head -1 | cut -d' ' -f1-8)" \
     "0x1 android.graphics.Bitmap 64 64 0 weak - mId:123,mSourceId:456,mWidth:100,mHeight:200"
   eq heapgraph_string_absent "$("$HK" object "$T/values.pftrace" 0x2 --json | jq -c '[.shallow_size, .value]')" '[22,null]'
   eq heapgraph_prim_array "$("$HK" object "$T/values.pftrace" 0x4 --json | jq -c '[.class, .shallow_size, .length]')" '["byte[]",112,100]'
+  eq heapgraph_version_code "$("$HK" info "$T/values.pftrace" --json | jq -r '.source[] | select(.key == "app version code") | .value') $("$HK" object "$T/values.pftrace" 0x5 --json | jq -r '.fields[] | select(.name == "longVersionCode") | .value')" "4200 4200"
   eq heapgraph_bitmaps "$("$HK" bitmaps "$T/values.pftrace" --json | jq -c '[.bitmaps[0].width, .bitmaps[0].height]')" '[100,200]'
 
   # the same trace gzip'd, and with its packets in zlib compressed_packets

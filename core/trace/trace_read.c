@@ -337,6 +337,15 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
                       (unsigned long long)t.packets, (unsigned long long)t.other_packets,
                       (unsigned long long)t.compressed);
         hk_buf_append(&s, listing.data, listing.len);
+        if (g >= 0) {
+            /* ApplicationInfo.longVersionCode, when the graph recorded it */
+            const pf_graph *gr = &t.graphs[g];
+            for (size_t k = 0; k < gr->nvals; k++)
+                if (gr->vals[k].kind == PF_V_VERSION_CODE) {
+                    hk_buf_printf(&s, "app version code: %lld\n", (long long)gr->vals[k].v);
+                    break;
+                }
+        }
         if (g >= 0) hk_buf_puts(&s, "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
         if (g >= 0 && !t.from_hprof) hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's GC and Perfetto)\n");
         if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);

@@ -31,7 +31,7 @@ hk.query {
     local path, info = hk.device(serial):dump_heap(process, {
       gc = args.gc ~= false, bitmaps = bitmaps, output = output,
     })
-    if args.perfetto ~= "" then
+    if args.perfetto and args.perfetto ~= "" then
       local d = hk.open(path)
       d:write_perfetto { to = "embedded", path = args.perfetto, pid = math.tointeger(tonumber(process)),
                          process = not tonumber(process) and process or nil, images = d:bitmap_pngs() }
