@@ -160,6 +160,9 @@ else
       eq "embedded_${q}_$f" "$("$HK" $q "$T/$f.em.pftrace" --json | md5sum)" "$("$HK" $q "$d" --json | md5sum)"
     done
   done
+  # the leak triage works on a heap graph too; the watched key (a String's text) is absent there
+  eq heapgraph_leaks "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r '.[0] | "\(.id) \(.retained) \(.why)"')" \
+    "0xb0fa7cb0 378 watched by LeakCanary (key absent)"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
   err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf -o "$T/x"
   err convert_needs_output "-o FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded

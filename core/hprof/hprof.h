@@ -237,7 +237,8 @@ int hk_type_size(const hk_dump *d, int type);
 void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *out);
 /* Reads an instance field by name (most derived class first): 1 found, 0 not found. */
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out);
-/* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one. */
+/* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one or its text is
+ * absent (its array has no contents: PRIMITIVE_ARRAY_NODATA, a Perfetto heap graph). */
 int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out);
 /* The text of a STRING record (names), NULL when absent. */
 const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);

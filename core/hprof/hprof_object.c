@@ -261,7 +261,7 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
-    if (!data) return 0;
+    if (!data) return -1;   /* no contents (NODATA, a Perfetto heap graph): the text is absent */
     int has_count = hk_instance_field(d, obj, "count", &count) && count.type == HK_T_INT;
     int has_offset = hk_instance_field(d, obj, "offset", &offset) && offset.type == HK_T_INT;
     int has_coder = hk_instance_field(d, obj, "coder", &coder) && coder.type == HK_T_BYTE;

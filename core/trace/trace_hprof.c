@@ -162,10 +162,12 @@ static int64_t class_of_type(build *B, uint64_t type_id)
     return k;
 }
 
-static int by_name(const void *a, const void *b, void *ctx)
+typedef struct named { const char *name; uint32_t k; } named;
+
+static int by_name(const void *a, const void *b)
 {
-    const cls *c = ctx;
-    return strcmp(c[*(const uint32_t *)a].name, c[*(const uint32_t *)b].name);
+    int r = strcmp(((const named *)a)->name, ((const named *)b)->name);
+    return r ? r : (((const named *)a)->k > ((const named *)b)->k) - (((const named *)a)->k < ((const named *)b)->k);
 }
 
 /* Classes: one per type that is not a class object's type; class objects ("java.lang.Class<X>")
@@ -183,9 +185,9 @@ static void make_classes(build *B)
         B->type_cls[i] = is_class_type(&g->types[i]) ? -1 : new_class(B, g->types[i].name, (int64_t)i);
     }
     size_t ntyped = B->nc;
-    uint32_t *order = hk_xcalloc(ntyped ? ntyped : 1, sizeof *order);
-    for (size_t i = 0; i < ntyped; i++) order[i] = (uint32_t)i;
-    qsort_r(order, ntyped, sizeof *order, by_name, B->c);
+    named *order = hk_xcalloc(ntyped ? ntyped : 1, sizeof *order);
+    for (size_t i = 0; i < ntyped; i++) order[i] = (named){B->c[i].name, (uint32_t)i};
+    qsort(order, ntyped, sizeof *order, by_name);
     B->obj_cls = hk_xcalloc(g->nobjs ? g->nobjs : 1, sizeof *B->obj_cls);
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         B->obj_cls[oi] = -1;
@@ -197,11 +199,11 @@ static void make_classes(build *B)
         size_t lo = 0, hi = ntyped;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (strcmp(B->c[order[mid]].name, inner) < 0) lo = mid + 1; else hi = mid;
+            if (strcmp(order[mid].name, inner) < 0) lo = mid + 1; else hi = mid;
         }
         int64_t k = -1;
-        for (; lo < ntyped && !strcmp(B->c[order[lo]].name, inner); lo++)
-            if (B->c[order[lo]].obj < 0) { k = order[lo]; break; }
+        for (; lo < ntyped && !strcmp(order[lo].name, inner); lo++)
+            if (B->c[order[lo].k].obj < 0) { k = order[lo].k; break; }
         if (k < 0) k = new_class(B, inner, -1);
         free(inner);
         B->c[k].obj = (int64_t)oi;
@@ -291,6 +293,13 @@ static void make_fields(build *B)
             c->nfields = g->types[c->type].nfields;
             c->fields = hk_xcalloc(c->nfields, sizeof *c->fields);
             memcpy(c->fields, g->types[c->type].fields, c->nfields * sizeof *c->fields);
+        }
+        /* a class record holds at most 65535 fields */
+        if (c->nfields + c->nruntime > 65535 - PF_V_COUNT) {
+            pf_warn(B->t, "heap graph of pid %d: class %s has %u fields; those past %u are dropped",
+                    g->pid, c->name, c->nfields + c->nruntime, 65535 - PF_V_COUNT);
+            if (c->nfields > 65535 - PF_V_COUNT) c->nfields = 65535 - PF_V_COUNT;
+            c->nruntime = 65535 - PF_V_COUNT - c->nfields;
         }
         for (int v = 0; v < PF_V_COUNT; v++)
             if (count[k] && vcount[k][v] == count[k] && !c->array) c->values |= (uint8_t)(1u << v);

@@ -7,7 +7,9 @@ local function watched(dump, out)
     if cls then
       for ref, referent in cls:instances{ field = "referent" } do
         if type(referent) == "userdata" then
-          out[#out + 1] = { obj = referent, why = "watched by LeakCanary (key " .. tostring(ref:field("key")) .. ")" }
+          -- a heap graph (Perfetto) has no String text: the key is then absent, not empty
+          local key = ref:field("key")
+          out[#out + 1] = { obj = referent, why = "watched by LeakCanary (key " .. (type(key) == "string" and key or "absent") .. ")" }
         end
       end
     end
