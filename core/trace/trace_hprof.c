@@ -48,13 +48,15 @@ typedef struct build {
     uint32_t idsz;
     cls *c; size_t nc, capc;
     int64_t *type_cls;      /* type index -> class */
-    int64_t *obj_cls;       /* object index -> class it is the class object of, -1 */
+    int64_t *obj_cls;       /* object index -> class it is the class object of, else -2 - its class */
     hk_idmap type_map, field_map, unknown_map, str_map;
     char **strs; size_t nstrs, capstrs;
     uint32_t *field_sid;    /* field-name index -> string id, 0 until interned */
     hk_buf sizes;           /* body of HPROF_HK_OBJECT_SIZES */
     uint32_t value_sid[PF_V_COUNT];
     uint64_t dropped, unknown_types;
+    /* an instance's field slots, reused from object to object */
+    uint64_t *slot; uint8_t *filled; size_t capslots;
 } build;
 
 static void put_u1(hk_buf *b, uint8_t v) { hk_buf_append(b, &v, 1); }
@@ -269,7 +271,7 @@ static void make_fields(build *B)
     uint32_t (*vcount)[PF_V_COUNT] = hk_xcalloc(B->nc ? B->nc : 1, sizeof *vcount);
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         if (B->obj_cls[oi] >= 0) continue;
-        int64_t k = class_of_type(B, g->objs[oi].type_id);
+        int64_t k = -2 - B->obj_cls[oi];
         count[k]++;
         for (int v = 0; v < PF_V_COUNT; v++) if (g->objs[oi].values >> v & 1) vcount[k][v]++;
         cls *c = &B->c[k];
@@ -425,8 +427,17 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
         for (int v = 0; v < PF_V_COUNT; v++)
             if (B->c[k].values >> v & 1) bytes += value_field[v].type == HK_T_INT ? 4 : 8;
     }
-    uint64_t *slot = hk_xcalloc(nslots ? nslots : 1, sizeof *slot);
-    uint8_t *filled = hk_xcalloc(nslots ? nslots : 1, 1);
+    if (nslots > B->capslots) {
+        B->capslots = nslots * 2;
+        B->slot = hk_xrealloc(B->slot, B->capslots * sizeof *B->slot);
+        B->filled = hk_xrealloc(B->filled, B->capslots);
+    }
+    uint64_t *slot = B->slot;
+    uint8_t *filled = B->filled;
+    if (nslots) {
+        memset(slot, 0, nslots * sizeof *slot);
+        memset(filled, 0, nslots);
+    }
     for (uint32_t r = 0; r < o->nrefs; r++) {
         uint64_t f = g->ref_fields[o->ref_start + r], id = g->refs[o->ref_start + r];
         uint32_t s = 0;
@@ -473,8 +484,6 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
             if (value_field[v].type == HK_T_INT) put_u4(h, (uint32_t)x); else put_u8(h, (uint64_t)x);
         }
     }
-    free(slot);
-    free(filled);
     note_size(B, o->id, class_size(B, c), self_size(B, o));
     mark_cut(B);
 }
@@ -562,7 +571,7 @@ static void objects_of_heap(build *B, int heap)
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         if (g->objs[oi].heap != heap) continue;
         if (B->obj_cls[oi] >= 0) { class_dump(B, &B->c[B->obj_cls[oi]]); continue; }
-        cls *c = &B->c[class_of_type(B, g->objs[oi].type_id)];
+        cls *c = &B->c[-2 - B->obj_cls[oi]];
         if (c->array) array_dump(B, (uint32_t)oi, c);
         else instance_dump(B, (uint32_t)oi, c);
     }
@@ -582,6 +591,8 @@ static void build_free(build *B)
     free(B->strs);
     free(B->field_sid);
     free(B->cuts);
+    free(B->slot);
+    free(B->filled);
     hk_buf_free(&B->heap);
     hk_buf_free(&B->sizes);
 }
@@ -604,8 +615,10 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
     }
     B.field_sid = hk_xcalloc(g->nfields ? g->nfields : 1, sizeof *B.field_sid);
     make_classes(&B);
-    /* classes for undefined types exist before ids are given */
-    for (size_t oi = 0; oi < g->nobjs; oi++) if (B.obj_cls[oi] < 0) class_of_type(&B, g->objs[oi].type_id);
+    /* every other object's class, as -2 - class (classes for undefined types are made here,
+     * before ids are given) */
+    for (size_t oi = 0; oi < g->nobjs; oi++)
+        if (B.obj_cls[oi] < 0) B.obj_cls[oi] = -2 - class_of_type(&B, g->objs[oi].type_id);
     link_supers(&B);
     make_fields(&B);
     assign_ids(&B);

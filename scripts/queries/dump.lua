@@ -8,7 +8,8 @@ hk.query {
   name = "dump",
   help = "Take a heap dump of PROCESS (name or pid) from a device into FILE "
       .. "(default PROCESS-DATE-TIME.hprof); only debuggable apps (or any app on a userdebug/eng "
-      .. "build) can be dumped",
+      .. "build) can be dumped; --perfetto TRACE also writes it as a Perfetto trace (the HPROF "
+      .. "embedded in HprofDump chunks, its bitmaps as HprofBitmap PNGs)",
   needs_dump = false,
   positional = { "process" },
   -- gc = true gives --no-gc; bitmaps stays unset (API 35+ default) unless --bitmaps or --no-bitmaps.
