@@ -137,6 +137,9 @@ EOT
   eq undefined_type "$(objs "$T/undefined_type.pftrace" | cut -d' ' -f1-4)" "0x1 <undefined-type-7> 10 10"
   eq undefined_type_counted "$("$HK" info "$T/undefined_type.pftrace" --json | jq -r '.source[] | select(.key == "trace warnings" or .key == "trace packets") | .value' | tr '\n' '|')" \
     "2 (1 of other kinds, ignored; 0 compressed blocks)|1|"
+  # zstd blocks are not read: a counted warning says so
+  { cat "$T/heap_graph.pftrace"; printf '\x0a\x05\xaa\x08\x02\x28\xb5'; } > "$T/zstd.pftrace"
+  eq zstd_warned "$("$HK" info "$T/zstd.pftrace" --json | jq -r '.source[] | select(.key == "warning") | .value' | grep -c zstd)" 1
   printf '\x0a\x05\xff\xff\xff\xff\xff' > "$T/garbage.pftrace"
   ok garbage_trace_no_crash sh -c "'$HK' info '$T/garbage.pftrace'; [ \$? -lt 3 ]"
 fi

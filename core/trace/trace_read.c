@@ -169,6 +169,11 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
         if (depth > 0) pf_warn(t, "compressed_packets inside compressed_packets: skipped");
         else rc = inflate_packets(t, tp->compressed_packets.data, tp->compressed_packets.len, depth, err, errlen);
     }
+    if (tp->has_zstd_compressed_packets) {
+        used = 1;
+        pf_warn(t, "zstd-compressed packets (%zu bytes) are not supported: their packets are skipped",
+                tp->zstd_compressed_packets.len);
+    }
     if (tp->base.n_unknown_fields) {
         /* hprofkit's own fields sit beside Perfetto's in the same packet */
         Hprofkit__HprofTracePacket *hp = hprofkit__hprof_trace_packet__unpack(NULL, n, p);
