@@ -168,6 +168,8 @@ else
     "0xb0fa7cb0 378 watched by LeakCanary (key absent)"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
   err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf -o "$T/x"
+  ok convert_trace_option "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-heapgraph --trace "$T/t.pftrace"
+  eq convert_trace_option_same "$(cmp -s "$T/t.pftrace" "$T/aosp-art-ahat-test-dump.hg.pftrace" && echo same)" same
   err convert_needs_output "-o FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded
   # a chunk chain with a gap, and one without its last chunk: one clear error each
   python3 - "$T/aosp-art-ahat-test-dump.em.pftrace" "$T/gap.pftrace" "$T/noend.pftrace" <<'EOP'

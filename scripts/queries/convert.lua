@@ -6,9 +6,11 @@ hk.query {
   name = "convert",
   help = "Write DUMP as a Perfetto trace: --to perfetto-heapgraph (references and sizes only) or "
       .. "perfetto-embedded (the HPROF in HprofDump chunks, bitmaps as HprofBitmap PNGs); -o FILE",
-  args = { to = "", output = "", pid = 0, process = "", chunk_kb = 0 },
+  -- the trace's path comes as -o FILE or --trace FILE (the same; --trace where -o renders the
+  -- result table instead)
+  args = { to = "", output = "", trace = "", pid = 0, process = "", chunk_kb = 0 },
   options_help = "  --to KIND         perfetto-heapgraph or perfetto-embedded\n" ..
-                 "  -o FILE           the trace (written atomically)\n" ..
+                 "  -o FILE, --trace FILE   the trace (written atomically)\n" ..
                  "  --pid N           the pid the trace names (default 1)\n" ..
                  "  --process NAME    the process name it gives (default: the dump's own)\n" ..
                  "  --chunk-kb N      embedded HPROF chunk size (default 4096)",
@@ -17,15 +19,16 @@ hk.query {
     local kinds = { ["perfetto-heapgraph"] = "heapgraph", ["perfetto-embedded"] = "embedded" }
     local to = kinds[args.to]
     if not to then error("convert: --to perfetto-heapgraph or --to perfetto-embedded", 0) end
-    if args.output == "" then error("convert: -o FILE: where the trace goes", 0) end
+    local path = args.trace ~= "" and args.trace or args.output
+    if path == "" then error("convert: -o FILE (or --trace FILE): where the trace goes", 0) end
     local info = dump:info()
     local images = to == "embedded" and dump:bitmap_pngs() or {}
     dump:write_perfetto {
-      to = to, path = args.output, pid = args.pid > 0 and math.tointeger(args.pid) or nil,
+      to = to, path = path, pid = args.pid > 0 and math.tointeger(args.pid) or nil,
       process = args.process ~= "" and args.process or (info.process ~= hk.null and info.process or nil),
       chunk_bytes = args.chunk_kb > 0 and math.tointeger(args.chunk_kb * 1024) or nil,
       images = images,
     }
-    return { { path = args.output, to = args.to, objects = info.objects, images = #images } }
+    return { { path = path, to = args.to, objects = info.objects, images = #images } }
   end,
 }
