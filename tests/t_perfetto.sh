@@ -101,6 +101,28 @@ EOT
   eq heapgraph_version_code "$("$HK" info "$T/values.pftrace" --json | jq -r '.source[] | select(.key == "app version code") | .value') $("$HK" object "$T/values.pftrace" 0x5 --json | jq -r '.fields[] | select(.name == "longVersionCode") | .value')" "4200 4200"
   eq heapgraph_bitmaps "$("$HK" bitmaps "$T/values.pftrace" --json | jq -c '[.bitmaps[0].width, .bitmaps[0].height]')" '[100,200]'
 
+  # a type's kind decides its reference strength even when its name says nothing (obfuscated),
+  # for its subclasses too
+  enc kinds <<'EOT'
+packet { trusted_packet_sequence_id: 7
+  [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+    types { id: 1 class_name: "a.b" object_size: 24 reference_field_id: 1 kind: KIND_SOFT_REFERENCE }
+    types { id: 2 class_name: "a.c" object_size: 28 superclass_id: 1 }
+    types { id: 3 class_name: "a.d" object_size: 16 }
+    field_names { iid: 1 str: "java.lang.Object java.lang.ref.Reference.referent" }
+    roots { root_type: ROOT_JAVA_FRAME object_ids: 1 object_ids: 2 }
+    objects { id: 1 type_id: 1 reference_object_id: 3 }
+    objects { id: 2 type_id: 2 reference_object_id: 4 }
+    objects { id: 3 type_id: 3 }
+    objects { id: 4 type_id: 3 }
+    continued: false index: 0 } }
+EOT
+  eq heapgraph_reference_kinds "$(objs "$T/kinds.pftrace" | cut -d' ' -f1-6)" \
+"0x1 a.b 24 24 0 strong
+0x2 a.c 28 28 0 strong
+0x3 a.d 16 16 0 soft
+0x4 a.d 16 16 0 soft"
+
   # the same trace gzip'd, and with its packets in zlib compressed_packets
   gzip -c "$T/heap_graph.pftrace" > "$T/hg.pftrace.gz"
   eq gzip_trace "$(objs "$T/hg.pftrace.gz" | cut -d' ' -f1-8)" "$(objs "$T/heap_graph.pftrace" | cut -d' ' -f1-8)"
