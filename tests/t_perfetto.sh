@@ -49,6 +49,14 @@ android.os.BinderProxy 0"
   eq heapgraph_superclass "$("$HK" run /dev/stdin "$T/heap_graph_superclass.pftrace" <<<'local d = hk.open(arg.dump); local c = d:class("MyChildClass"); print(c.super.name, c.super.super.name)')" \
     "MySuperClass	java.lang.Object"
   eq heapgraph_huge_size "$(objs "$T/heap_graph_huge_size.pftrace" | awk '{print $3}' | sort -u | tr '\n' ' ')" "1000000000 36 "
+  # two types named "a" from two locations stay two classes (test_heap_graph_two_locations)
+  eq heapgraph_two_locations "$(objs "$T/heap_graph_two_locations.pftrace" | cut -d' ' -f1-7)" \
+"0x1 FactoryProducerDelegateImplActor 64 96 0 strong JAVA_FRAME
+0x2 a 32 32 0 strong -
+0x3 a 128 128 0 unreachable -
+0x4 a 256 256 0 unreachable -
+0x5 a[] 256 256 0 strong JAVA_FRAME"
+  eq heapgraph_two_classes_a "$("$HK" histogram "$T/heap_graph_two_locations.pftrace" --json | jq '[.[] | select(.class == "a")] | length')" 2
   # interleaved sequences: two processes, the first opened by default, --trace-pid / --trace-process pick
   eq interleaved_default "$(objs "$T/heap_graph_interleaved.pftrace" | cut -d' ' -f1-6)" \
 "0x1 FactoryProducerDelegateImplActor 64 96 0 strong
@@ -162,6 +170,9 @@ EOT
   # zstd blocks are not read: a counted warning says so
   { cat "$T/heap_graph.pftrace"; printf '\x0a\x05\xaa\x08\x02\x28\xb5'; } > "$T/zstd.pftrace"
   eq zstd_warned "$("$HK" info "$T/zstd.pftrace" --json | jq -r '.source[] | select(.key == "warning") | .value' | grep -c zstd)" 1
+  # an embedded dump that is not an HPROF: the HPROF reader's error, saying where the bytes came from
+  printf '\x0a\x0f\x92\x38\x0c\x08\x02\x12\x04junk\x18\x00\x20\x01' > "$T/junk.pftrace"
+  err embedded_not_hprof "not an HPROF heap dump.*in the dump the trace embeds" "$HK" info "$T/junk.pftrace"
   printf '\x0a\x05\xff\xff\xff\xff\xff' > "$T/garbage.pftrace"
   ok garbage_trace_no_crash sh -c "'$HK' info '$T/garbage.pftrace'; [ \$? -lt 3 ]"
 fi

@@ -61,8 +61,8 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
     const char *p = (const char *)d->data;
     size_t n = strnlen(p, d->size < 64 ? d->size : 64);
     if (d->size < 19 || strncmp(p, "JAVA PROFILE 1.0.", 17) != 0 || n >= d->size || n > 20) {
-        snprintf(err, errlen, "%s: not an HPROF heap dump: expected the header \"JAVA PROFILE 1.0.x\" at offset 0",
-                 d->path ? d->path : "dump");
+        snprintf(err, errlen, "%s: not an HPROF heap dump: expected the header \"JAVA PROFILE 1.0.x\" at offset 0 (%s)",
+                 d->path ? d->path : "dump", d->source ? "in the dump the trace embeds" : "nor is it a Perfetto trace");
         return -1;
     }
     if (strcmp(p, "JAVA PROFILE 1.0.1") && strcmp(p, "JAVA PROFILE 1.0.2") && strcmp(p, "JAVA PROFILE 1.0.3")) {
