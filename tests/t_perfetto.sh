@@ -262,6 +262,10 @@ EOL
   esac
   eq embedded_chunks "$("$HK" info "$T/w.pftrace" --json | jq -r '.source[] | select(.key == "trace dump") | .value')" \
     "pid 42 (com.example): embedded HPROF, $(stat -c %s "$T/api29.hprof") bytes in $(( ($(stat -c %s "$T/api29.hprof") + 999) / 1000 )) chunks [opened]"
+  # through a heap graph the Bitmaps keep their size and native bytes; the pointer is absent
+  "$HK" convert "$T/api29.hprof" --to perfetto-heapgraph -o "$T/api29.hg.pftrace" >/dev/null
+  eq heapgraph_bitmaps_kept "$("$HK" bitmaps "$T/api29.hg.pftrace" --json | jq -c '[.bitmaps[] | [.id, .width, .height, .bytes, .native_ptr]]')" \
+    "$("$HK" bitmaps "$T/api29.hprof" --json | jq -c '[.bitmaps[] | [.id, .width, .height, .bytes, null]]')"
   eq embedded_histogram "$("$HK" histogram "$T/w.pftrace" --json | md5sum)" "$("$HK" histogram "$T/api29.hprof" --json | md5sum)"
 else
   fail embedded_images "genhprof bitmaps-api29 failed"
