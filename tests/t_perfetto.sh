@@ -184,8 +184,8 @@ if [ ! -d "$REAL" ]; then
 else
   for f in aosp-art-ahat-test-dump leakcanary-leak_service_binder; do
     d="$REAL/$f.hprof"
-    ok "convert_heapgraph_$f" "$HK" convert "$d" --to perfetto-heapgraph -o "$T/$f.hg.pftrace"
-    ok "convert_embedded_$f" "$HK" convert "$d" --to perfetto-embedded -o "$T/$f.em.pftrace" --chunk-kb 256
+    ok "convert_heapgraph_$f" "$HK" convert "$d" --to perfetto-heapgraph --trace "$T/$f.hg.pftrace"
+    ok "convert_embedded_$f" "$HK" convert "$d" --to perfetto-embedded --trace "$T/$f.em.pftrace" --chunk-kb 256
     # heap graph: the same objects, and each strongly reachable instance and array retains as much
     "$HK" run "$SRC/tests/perfetto/retained.lua" "$d" > "$T/$f.want"
     "$HK" run "$SRC/tests/perfetto/retained.lua" "$T/$f.hg.pftrace" > "$T/$f.got"
@@ -200,9 +200,10 @@ else
   eq heapgraph_leaks "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r '.[0] | "\(.id) \(.retained) \(.why)"')" \
     "0xb0fa7cb0 378 watched by LeakCanary (key absent)"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
-  err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf -o "$T/x"
-  ok convert_trace_option "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-heapgraph --trace "$T/t.pftrace"
-  eq convert_trace_option_same "$(cmp -s "$T/t.pftrace" "$T/aosp-art-ahat-test-dump.hg.pftrace" && echo same)" same
+  err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf --trace "$T/x"
+  # -o FILE names the trace too (the issue's usage; where -o is the rendered output, --trace)
+  ok convert_o_option "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-heapgraph -o "$T/t.pftrace"
+  eq convert_o_option_same "$(cmp -s "$T/t.pftrace" "$T/aosp-art-ahat-test-dump.hg.pftrace" && echo same)" same
   err convert_needs_output "-o FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded
   # a chunk chain with a gap, and one without its last chunk: one clear error each
   python3 - "$T/aosp-art-ahat-test-dump.em.pftrace" "$T/gap.pftrace" "$T/noend.pftrace" <<'EOP'
@@ -243,7 +244,7 @@ EOP
   # convert takes the images the dump has (here from the sidecar directory) into the trace
   mkdir -p "$T/api29.hprof.bitmaps" "$T/elsewhere"
   cp "$T/avatar.png" "$T/api29.hprof.bitmaps/$avatar.png"
-  "$HK" convert "$T/api29.hprof" --to perfetto-embedded -o "$T/elsewhere/api29.pftrace" >/dev/null
+  "$HK" convert "$T/api29.hprof" --to perfetto-embedded --trace "$T/elsewhere/api29.pftrace" >/dev/null
   "$HK" bitmaps "$T/elsewhere/api29.pftrace" --json > "$T/bm.json"
   eq trace_png_joined "$(jq -r --arg id "$aid" '.bitmaps[] | select(.id == $id) | .source' "$T/bm.json")" trace
   eq trace_png_same_pixels "$(jq -r --arg id "$aid" '.bitmaps[] | select(.id == $id) | .pixels_sha256' "$T/bm.json")" \
@@ -263,7 +264,7 @@ EOL
   eq embedded_chunks "$("$HK" info "$T/w.pftrace" --json | jq -r '.source[] | select(.key == "trace dump") | .value')" \
     "pid 42 (com.example): embedded HPROF, $(stat -c %s "$T/api29.hprof") bytes in $(( ($(stat -c %s "$T/api29.hprof") + 999) / 1000 )) chunks [opened]"
   # through a heap graph the Bitmaps keep their size and native bytes; the pointer is absent
-  "$HK" convert "$T/api29.hprof" --to perfetto-heapgraph -o "$T/api29.hg.pftrace" >/dev/null
+  "$HK" convert "$T/api29.hprof" --to perfetto-heapgraph --trace "$T/api29.hg.pftrace" >/dev/null
   eq heapgraph_bitmaps_kept "$("$HK" bitmaps "$T/api29.hg.pftrace" --json | jq -c '[.bitmaps[] | [.id, .width, .height, .bytes, .native_ptr]]')" \
     "$("$HK" bitmaps "$T/api29.hprof" --json | jq -c '[.bitmaps[] | [.id, .width, .height, .bytes, null]]')"
   eq embedded_histogram "$("$HK" histogram "$T/w.pftrace" --json | md5sum)" "$("$HK" histogram "$T/api29.hprof" --json | md5sum)"
