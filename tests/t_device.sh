@@ -249,6 +249,14 @@ if [ -x "$HK" ] && "$HK" queries 2>/dev/null | grep -q '^ *dump '; then
   if [[ "$f" == com.example.app-*.hprof ]] && [ "$(head -c 12 "$T/cli/$f" 2>/dev/null)" = "JAVA PROFILE" ] \
     && [ "$(jq -r '.[0].file_bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
   else fail device_cli_dump "$(cat "$T/cli.json" "$T/cli.err" | head -c 400)"; fi
+  # --perfetto: the same dump in a Perfetto trace (embedded HPROF) beside it (issue 19)
+  timeout 120 "$HK" dump -s "$GOOD" com.example.app -o "$T/pf.hprof" --perfetto "$T/pf.pftrace" >/dev/null 2>"$T/pf.err"
+  if [ -s "$T/pf.pftrace" ]; then
+    eq device_cli_dump_perfetto "$("$HK" histogram "$T/pf.pftrace" --json | md5sum)" "$("$HK" histogram "$T/pf.hprof" --json | md5sum)"
+    eq device_cli_dump_perfetto_process "$("$HK" info "$T/pf.pftrace" --json | jq -r '.source[] | select(.key == "trace process") | .value')" com.example.app
+  else
+    fail device_cli_dump_perfetto "no trace written: $(head -c 300 "$T/pf.err")"
+  fi
   rm -f "$T"/cli/*
   # --hprof names the dump's file; -o stays the rendered output
   (cd "$T/cli" && timeout 120 "$HK" dump -s "$GOOD" com.example.app --hprof app.hprof -o row.json --json 2>"$T/cli.err")

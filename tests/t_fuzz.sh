@@ -1,12 +1,15 @@
-# A short libFuzzer run of the reader and index, seeded with generated and malformed dumps.
+# A short libFuzzer run of the reader and index, seeded with generated and malformed dumps and
+# Perfetto traces (the trace reader turns those into HPROF first).
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
 srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_objtab.c
       $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
       $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c
-      $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c"
+      $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c
+      $SRC/core/hprof/hprof_ext.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
+      $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/hprof_dump.pb-c.c"
 if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
-     "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -o fuzz_hprof 2>build.err; then
+     "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -lprotobuf-c -o fuzz_hprof 2>build.err; then
   fail fuzz-build "$(head -c 600 build.err)"; exit 0
 fi
 pass fuzz-build
@@ -18,6 +21,13 @@ if [ -x "$GEN" ]; then
   "$GEN" --scenario demo --id-size 8 -o corpus/demo8.hprof >/dev/null
   "$GEN" --scenario chain --objects 20 -o corpus/chain.hprof >/dev/null
   head -c 4000 corpus/demo.hprof > corpus/cut.hprof
+fi
+PF="$SRC/../shared/reference/perfetto"
+if command -v protoc >/dev/null && [ -d "$PF/tests" ]; then
+  for f in "$PF"/tests/heap_graph*.textproto; do
+    (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace protos/perfetto/trace/trace.proto \
+      protos/third_party/android/art/heap_graph.proto) < "$f" > "corpus/$(basename "$f" .textproto).pftrace"
+  done
 fi
 for k in unknown-subtag dangling-class long-record sub-overrun duplicate-id unknown-record; do
   "$BUILD/tests/mkbad" $k corpus/$k.hprof

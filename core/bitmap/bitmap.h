@@ -47,7 +47,7 @@ typedef struct hk_bm_session hk_bm_session;
 hk_bm_session *hk_bm_session_new(hk_dump *d);
 /* Appends a source (asked in the order added).  src and ud must outlive the session. */
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud);
-/* Adds the standard order: the plugins' dumpdata and mbuffer sources, then the sidecar
+/* Adds the standard order: the plugins' dumpdata and mbuffer sources, the trace's PNGs, then the sidecar
  * directory (sidecar_dir, or DUMP.bitmaps when NULL), then every other plugin source.
  * ps may be NULL (no plugins).  Lua sources are added after this by the caller. */
 void hk_bm_session_add_standard(hk_bm_session *s, struct hk_plugins *ps, const char *sidecar_dir);
@@ -107,5 +107,7 @@ int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
 /* The sidecar directory source (core/bitmap/bitmap_sidecar.c): DIR/0x<ptr>.png. */
 extern const hk_bitmap_source hk_bm_sidecar_source;
 /* ud for it: a directory path, or NULL for DUMP.bitmaps. */
+/* PNGs a Perfetto trace carried with its embedded dump (bitmap_trace.c); ud NULL. */
+extern const hk_bitmap_source hk_bm_trace_source;
 
 #endif

@@ -35,7 +35,9 @@ static void push_bitmap(lua_State *L, const hk_bm *bm)
     lua_setfield(L, -2, "id");
     set_int(L, "width", bm->b.width);
     set_int(L, "height", bm->b.height);
-    hkl_push_id(L, bm->b.native_ptr);
+    /* no pointer (a heap graph records none) is absent, not 0x0 */
+    if (bm->b.native_ptr) hkl_push_id(L, bm->b.native_ptr);
+    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
     lua_setfield(L, -2, "native_ptr");
     set_bool(L, "recycled", bm->b.recycled);
     set_bool(L, "drawable", bm->drawable);
@@ -263,6 +265,43 @@ static int dump_bitmap_image(lua_State *L)
     return nret;
 }
 
+/* dump:bitmap_pngs() -> { {ptr = "0x...", png = bytes}, ... }: every Bitmap with a native pointer
+ * and an image from some source, as PNG (what a trace with the embedded dump carries). */
+static int dump_bitmap_pngs(lua_State *L)
+{
+    hk_dump *d = dump_arg(L);
+    size_t n;
+    const hk_bm *list = list_of(L, d, &n);
+    lua_srcs ls = {0};
+    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    lua_newtable(L);
+    lua_Integer k = 0;
+    hk_buf png;
+    hk_buf_init(&png);
+    for (size_t i = 0; i < n; i++) {
+        const hk_bm *bm = &list[i];
+        if (!bm->b.native_ptr) continue;
+        hk_bm_image img;
+        hk_bm_image_init(&img);
+        hk_bm_session_image(s, bm, &img);
+        char err[256];
+        hk_buf_reset(&png);
+        if (img.kind != HK_IMAGE_NONE && hk_bm_image_png(&img, bm, &png, err, sizeof err) == 0) {
+            lua_createtable(L, 0, 2);
+            hkl_push_id(L, bm->b.native_ptr);
+            lua_setfield(L, -2, "ptr");
+            lua_pushlstring(L, (const char *)png.data, png.len);
+            lua_setfield(L, -2, "png");
+            lua_rawseti(L, -2, ++k);
+        }
+        hk_bm_image_free(&img);
+    }
+    hk_buf_free(&png);
+    hk_bm_session_free(s);
+    free(ls.v);
+    return 1;
+}
+
 typedef struct scan_ctx {
     lua_State *L;
     int rows;
@@ -399,6 +438,7 @@ void hk_bitmap_lua_open(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
     hkl_add_method(L, HKL_DUMP, "bitmaps", dump_bitmaps);
     hkl_add_method(L, HKL_DUMP, "bitmap_image", dump_bitmap_image);
+    hkl_add_method(L, HKL_DUMP, "bitmap_pngs", dump_bitmap_pngs);
     hkl_add_method(L, HKL_DUMP, "bitmap_scan", dump_bitmap_scan);
     hkl_add_method(L, HKL_DUMP, "bitmap_counts", dump_bitmap_counts);
     hkl_add_function(L, "bitmap_source", l_bitmap_source);

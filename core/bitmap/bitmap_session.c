@@ -56,6 +56,7 @@ void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *si
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < n; i++)
             if (srcs[i]->name && !strcmp(srcs[i]->name, own[k])) hk_bm_session_add(s, srcs[i], uds[i]);
+    hk_bm_session_add(s, &hk_bm_trace_source, NULL);
     hk_bm_session_add(s, &hk_bm_sidecar_source, (void *)sidecar_dir);
     for (size_t i = 0; i < n; i++)
         if (!srcs[i]->name || (strcmp(srcs[i]->name, "dumpdata") && strcmp(srcs[i]->name, "mbuffer")))

@@ -2,11 +2,14 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "trace/trace.h"
 
 int cli_check_file(const char *what, const char *path, char *err, size_t errlen)
 {
@@ -69,6 +72,30 @@ static int set_no_map(cli_globals *g, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+/* A Perfetto trace with several processes: which one opens (core/trace keeps the choice). */
+static int set_trace_pid(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long pid = strtol(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || errno || pid <= 0 || pid > INT32_MAX) {
+        snprintf(err, errlen, "--trace-pid needs a process id, got '%s'", v);
+        return -1;
+    }
+    hk_trace_select((int)pid, NULL);
+    return 0;
+}
+
+static int set_trace_process(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    if (!*v) {
+        snprintf(err, errlen, "--trace-process needs a process name");
+        return -1;
+    }
+    hk_trace_select(0, v);
+    return 0;
+}
+
 const char *cli_map_path(const cli_globals *g, const char *who)
 {
     const char *env = getenv("HPROFKIT_MAP");
@@ -86,6 +113,8 @@ static const cli_global_opt globals[] = {
     {"--jobs", "-j", "N", "worker threads for the phases that use them (default: one per core)", set_jobs},
     {"--map", NULL, "FILE", "R8/ProGuard mapping file for the dump's names (default: HPROFKIT_MAP, else DUMP.map or STEM.map beside the dump)", set_map},
     {"--no-map", NULL, NULL, "no mapping file, not even one beside the dump", set_no_map},
+    {"--trace-pid", NULL, "PID", "in a Perfetto trace of several processes, open this one's heap", set_trace_pid},
+    {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name", set_trace_process},
 };
 
 /* Which entry argv[i] is, and where its value is: "--x V", "--x=V", "-jV". */

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "hk_config.h"
 #include "host/lua_host.h"
+#include "trace/trace.h"
 #include "util/hk_file.h"
 
 #include <limits.h>
@@ -27,6 +28,8 @@ static void usage(FILE *f)
           "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n"
           "Every query also takes --sort COLUMN, --class GLOB (listings), --bytes (tables: sizes\n"
           "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
+          "A Perfetto trace opens like a dump: --trace-pid / --trace-process pick the process\n"
+          "when it holds several (info lists them).\n"
           "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n", f);
     cli_print_globals(f);
 }

@@ -1,7 +1,7 @@
 /* Native sizes: on Android 8+ a Bitmap's pixels (and other native peers) are registered
  * with a NativeAllocationRegistry, which leaves a sun.misc.Cleaner whose thunk is a
  * NativeAllocationRegistry$CleanerThunk; its outer registry's `size` is the native size
- * of the Cleaner's referent. */
+ * of the Cleaner's referent, unless the Cleaner has run. */
 #include "graph/graph_internal.h"
 
 #include <stdio.h>
@@ -16,7 +16,10 @@ static int ends_with(const char *s, const char *suffix)
 
 static int64_t registered_size(hk_dump *d, hk_graph *g, uint32_t cleaner, uint32_t *referent)
 {
-    hk_value thunk, outer, size, ref;
+    hk_value thunk, outer, size, ref, next;
+    /* Cleaner.clean() unlinks it with next = prev = itself: its native memory is already freed */
+    if (hk_instance_field(d, cleaner, "next", &next) && next.type == HK_T_OBJECT && next.ref &&
+        hkg_find(d, g, next.ref) == cleaner) return -1;
     if (!hk_instance_field(d, cleaner, "thunk", &thunk) || thunk.type != HK_T_OBJECT) return -1;
     uint32_t t = hkg_find(d, g, thunk.ref);
     if (t == HK_NONE || !ends_with(hk_obj_class_name(d, t), "NativeAllocationRegistry$CleanerThunk")) return -1;

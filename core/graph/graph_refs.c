@@ -110,7 +110,10 @@ int hkg_ref_kind(const hk_dump *d, const hk_class *c)
         {"java.lang.ref.FinalReference", HK_REACH_FINALIZER},
         {"java.lang.ref.Reference", HK_REACH_WEAK},   /* an unknown direct subclass */
     };
+    static const int by_dump[] = {HK_REACH_STRONG, HK_REACH_SOFT, HK_REACH_WEAK, HK_REACH_FINALIZER, HK_REACH_PHANTOM};
     for (int depth = 0; c && depth < 64; depth++) {
+        /* a kind the dump records (a Perfetto heap graph's type kind) wins over names */
+        if (c->ref_kind && c->ref_kind <= HK_REF_PHANTOM) return by_dump[c->ref_kind];
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             if (c->name && !strcmp(c->name, kinds[k].name)) return kinds[k].kind;
         c = c->super != HK_NONE ? &d->classes[c->super] : NULL;
@@ -235,7 +238,8 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 last_cid = cid;
                 last_size = ci ? d->classes[*ci].instance_size : 0;
             }
-            g->shallow[i] = last_size;
+            g->shallow[i] = d->obj_sizes ? (d->obj_sizes[i] >= UINT32_MAX ? UINT32_MAX : (uint32_t)d->obj_sizes[i])
+                                         : last_size;
             if (!cr) break;
             if (cr->cleaner) {
                 if (g->ncleaners == ccap) {

@@ -4,6 +4,7 @@
 #include "device/device_lua.h"
 #include "graph/graph_lua.h"
 #include "host/map_lua.h"
+#include "trace/trace_lua.h"
 
 void hkl_modules_open(lua_State *L)
 {
@@ -14,4 +15,5 @@ void hkl_modules_open(lua_State *L)
     hk_bitmap_lua_open(L);
     hkl_clock_open(L);
     hk_map_lua_open(L);
+    hk_trace_lua_open(L);
 }

@@ -261,6 +261,28 @@ static int dump_info(lua_State *L)
     set_str(L, "process", o.process);
     set_str(L, "map", d->map ? d->map->path : NULL);
     hk_origin_free(&o);
+    if (d->source) {
+        /* what a Perfetto trace held: its "key: value" lines as rows {key, value} */
+        lua_newtable(L);
+        int n = 0;
+        for (const char *p = d->source; *p;) {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            const char *colon = memchr(p, ':', len);
+            size_t klen = colon ? (size_t)(colon - p) : 0;
+            size_t voff = colon ? klen + (klen + 1 < len && p[klen + 1] == ' ' ? 2 : 1) : 0;
+            lua_createtable(L, 0, 2);
+            lua_pushlstring(L, p, klen);
+            lua_setfield(L, -2, "key");
+            lua_pushlstring(L, p + voff, len - voff);
+            lua_setfield(L, -2, "value");
+            lua_rawseti(L, -2, ++n);
+            p += len + (e ? 1 : 0);
+        }
+        lua_setfield(L, -2, "source");
+    } else {
+        set_str(L, "source", NULL);
+    }
     return 1;
 }
 

@@ -20,8 +20,15 @@ enum {
     HPROF_STACK_FRAME = 0x04, HPROF_STACK_TRACE = 0x05, HPROF_ALLOC_SITES = 0x06,
     HPROF_HEAP_SUMMARY = 0x07, HPROF_START_THREAD = 0x0a, HPROF_END_THREAD = 0x0b,
     HPROF_HEAP_DUMP = 0x0c, HPROF_CPU_SAMPLES = 0x0d, HPROF_CONTROL_SETTINGS = 0x0e,
-    HPROF_HEAP_DUMP_SEGMENT = 0x1c, HPROF_HEAP_DUMP_END = 0x2c
+    HPROF_HEAP_DUMP_SEGMENT = 0x1c, HPROF_HEAP_DUMP_END = 0x2c,
+    /* hprofkit's own records, in dumps it builds from Perfetto heap graphs (other readers skip
+     * them by their length): per-object sizes where the class's size is not the object's
+     * (id, u8 size)*, and the reference kind of classes the graph names (id, u1 hk_ref_kind)* */
+    HPROF_HK_OBJECT_SIZES = 0xf0, HPROF_HK_REF_KINDS = 0xf1
 };
+
+/* A class's reference kind when the dump says it (HPROF_HK_REF_KINDS); 0: from its name. */
+enum hk_ref_kind { HK_REF_SOFT = 1, HK_REF_WEAK, HK_REF_FINALIZER, HK_REF_PHANTOM };
 
 /* Heap sub-record tags, HotSpot's and ART's. */
 enum {
@@ -77,6 +84,7 @@ typedef struct hk_class {
     uint32_t nall_fields;
     uint32_t all_fields_size;
     uint8_t heap;
+    uint8_t ref_kind;       /* enum hk_ref_kind, 0 when the dump does not say */
 } hk_class;
 
 typedef struct hk_root {
@@ -157,6 +165,16 @@ struct hk_dump {
     uint32_t class_obj_counts[HK_MAX_HEAPS];
     uint64_t class_obj_bytes[HK_MAX_HEAPS];
 
+    /* every object's size when the dump records some apart from its classes
+     * (HPROF_HK_OBJECT_SIZES), else NULL */
+    uint64_t *obj_sizes;
+    /* what the dump was made from when it was not an HPROF file (a Perfetto trace): lines
+     * "key: value", NULL for an HPROF file */
+    char *source;
+    /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
+    struct hk_trace_image *images;
+    size_t nimages;
+
     /* lazily built: instances grouped by class (CSR over object indices) */
     uint32_t *by_class_start;
     uint32_t *by_class;
@@ -198,6 +216,8 @@ int hk_obj_kind(const hk_dump *d, uint32_t i);          /* enum hk_kind */
  * for a primitive array its "T[]" class or HK_NONE. */
 uint32_t hk_obj_class(const hk_dump *d, uint32_t i);
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i);
+/* The size the records give, before HPROF_HK_OBJECT_SIZES. */
+uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i);
 int hk_obj_heap(const hk_dump *d, uint32_t i);          /* heap index, -1 none */
 /* Class name of an object, including primitive arrays ("byte[]"). */
 const char *hk_obj_class_name(const hk_dump *d, uint32_t i);
@@ -245,7 +265,8 @@ int hk_type_size(const hk_dump *d, int type);
 void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *out);
 /* Reads an instance field by name (most derived class first): 1 found, 0 not found. */
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out);
-/* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one. */
+/* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one or its text is
+ * absent (its array has no contents: PRIMITIVE_ARRAY_NODATA, a Perfetto heap graph). */
 int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out);
 /* The text of a STRING record (names), NULL when absent. */
 const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);

@@ -18,7 +18,7 @@ char *hk_arena_strdup(hk_dump *d, const char *s, size_t n)
         d->arena_cap = cap;
     }
     char *dst = d->arena[d->narena - 1] + d->arena_used;
-    memcpy(dst, s, n);
+    if (n) memcpy(dst, s, n);   /* an empty name may come as NULL (an empty buffer) */
     dst[n] = 0;
     d->arena_used += n + 1;
     return dst;

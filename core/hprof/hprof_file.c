@@ -1,6 +1,7 @@
 /* Opening a dump: map the file (or inflate a .gz), read the header, index it. */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,8 +61,8 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
     const char *p = (const char *)d->data;
     size_t n = strnlen(p, d->size < 64 ? d->size : 64);
     if (d->size < 19 || strncmp(p, "JAVA PROFILE 1.0.", 17) != 0 || n >= d->size || n > 20) {
-        snprintf(err, errlen, "%s: not an HPROF heap dump: expected the header \"JAVA PROFILE 1.0.x\" at offset 0",
-                 d->path ? d->path : "dump");
+        snprintf(err, errlen, "%s: not an HPROF heap dump: expected the header \"JAVA PROFILE 1.0.x\" at offset 0 (%s)",
+                 d->path ? d->path : "dump", d->source ? "in the dump the trace embeds" : "nor is it a Perfetto trace");
         return -1;
     }
     if (strcmp(p, "JAVA PROFILE 1.0.1") && strcmp(p, "JAVA PROFILE 1.0.2") && strcmp(p, "JAVA PROFILE 1.0.3")) {
@@ -95,8 +96,33 @@ static hk_dump *dump_new(const char *path)
     return d;
 }
 
+/* A Perfetto trace is read into the HPROF it holds or describes, which replaces the data. */
+static int from_trace(hk_dump *d, char *err, size_t errlen)
+{
+    hk_trace_result res;
+    if (hk_trace_to_hprof(d->data, d->size, d->path, &res, err, errlen) < 0) return -1;
+    if (d->mapped == 1) munmap((void *)d->data, d->size);
+    else if (d->mapped == 0) free((void *)d->data);
+    d->data = res.hprof.data;
+    d->size = res.hprof.len;
+    d->mapped = 0;
+    d->source = res.source;
+    d->images = res.images;
+    d->nimages = res.nimages;
+    hk_buf_init(&res.hprof);
+    res.source = NULL;
+    res.images = NULL;
+    res.nimages = 0;
+    hk_trace_result_free(&res);
+    return 0;
+}
+
 static hk_dump *finish_open(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
 {
+    if (hk_trace_probe(d->data, d->size) && from_trace(d, err, errlen) < 0) {
+        hk_dump_close(d);
+        return NULL;
+    }
     if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0) {
         hk_dump_close(d);
         return NULL;
@@ -189,6 +215,10 @@ void hk_dump_close(hk_dump *d)
     free(d->class_bytes);
     free(d->by_class_start);
     free(d->by_class);
+    free(d->obj_sizes);
+    free(d->source);
+    for (size_t i = 0; i < d->nimages; i++) hk_buf_free(&d->images[i].png);
+    free(d->images);
     for (size_t i = 0; i < d->narena; i++) free(d->arena[i]);
     free(d->arena);
     free(d);

@@ -28,6 +28,8 @@ typedef struct pass {
     struct counter { uint64_t key; uint32_t n[HK_MAX_HEAPS]; uint64_t b[HK_MAX_HEAPS]; } *counters;
     size_t ncounters, capcounters;
     int cur_heap;
+    uint64_t *ext_offs;     /* offsets of hprofkit's own records */
+    size_t next_offs, capext_offs;
     hk_progress_fn progress;
     void *pctx;
 } pass;
@@ -45,6 +47,10 @@ static int fail_at(pass *p, uint64_t off, const char *fmt, ...)
     return -1;
 }
 
+
+/* Counters of primitive arrays are keyed by element type above any id a dump uses (small ids
+ * are real: a heap graph's objects may be numbered from 1). */
+#define PRIM_KEY (UINT64_MAX - 32)
 
 static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
 {
@@ -215,7 +221,7 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             uint64_t sz = 1 + (uint64_t)idsz + 9 + (tag == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
             if (sz > left) goto short_rec;
             hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            count_object(p, (uint64_t)t, (uint64_t)n * esz); /* element type as key: < any real id */
+            count_object(p, PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
             d->nprim_arrays++;
             r += sz;
             break;
@@ -267,7 +273,8 @@ static int attach_counters(pass *p)
         uint32_t *n = p->counters[s].n;
         uint64_t *b = p->counters[s].b;
         int ci = -1;
-        if (key < 12) {
+        if (key >= PRIM_KEY) {
+            key -= PRIM_KEY;
             if (d->prim_array_class[key] != HK_NONE) ci = (int)d->prim_array_class[key];
             else {
                 for (int h = 0; h < HK_MAX_HEAPS; h++) {
@@ -365,6 +372,10 @@ static int top_records(pass *p)
         case HPROF_HEAP_DUMP_END:
             saw_end = 1;
             break;
+        case HPROF_HK_OBJECT_SIZES: case HPROF_HK_REF_KINDS:
+            p->ext_offs = hk_grow(p->ext_offs, &p->capext_offs, p->next_offs + 1, sizeof(uint64_t));
+            p->ext_offs[p->next_offs++] = off;
+            break;
         default:
             break;  /* unknown or uninteresting: skipped by its length */
         }
@@ -393,9 +404,11 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     if (rc == 0) rc = hk_objtab_finish(&p.objs, d, err, errlen);
     if (rc == 0) rc = hk_classes_build(d, p.class_offs, p.nclass_offs, err, errlen);
     if (rc == 0) rc = attach_counters(&p);
+    if (rc == 0 && p.next_offs) rc = hk_ext_apply(d, p.ext_offs, p.next_offs, err, errlen);
     if (rc == 0 && progress) progress(pctx, d->size, d->size);
     hk_objtab_free(&p.objs);
     free(p.class_offs);
+    free(p.ext_offs);
     free(p.counters);
     hk_idmap_free(&p.counter_slot);
     return rc;

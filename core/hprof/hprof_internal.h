@@ -58,6 +58,9 @@ static inline int hk_type_size_fast(uint32_t id_size, int type)
 }
 
 int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
+/* Applies hprofkit's own records (HPROF_HK_*) found at these record offsets, after the
+ * classes and counters are built. */
+int hk_ext_apply(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen);
 int hk_classes_build(hk_dump *d, const uint64_t *class_offs, size_t n, char *err, size_t errlen);
 
 #endif

@@ -141,6 +141,11 @@ const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
 
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i)
 {
+    return d->obj_sizes ? d->obj_sizes[i] : hk_obj_record_size(d, i);
+}
+
+uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i)
+{
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     const uint32_t idsz = d->id_size;
     uint32_t *c;
@@ -255,7 +260,7 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
-    if (!data) return 0;
+    if (!data) return -1;   /* no contents (NODATA, a Perfetto heap graph): the text is absent */
     int has_count = hk_instance_field(d, obj, "count", &count) && count.type == HK_T_INT;
     int has_offset = hk_instance_field(d, obj, "offset", &offset) && offset.type == HK_T_INT;
     int has_coder = hk_instance_field(d, obj, "coder", &coder) && coder.type == HK_T_BYTE;

@@ -48,6 +48,9 @@ void hk_origin_read(hk_dump *d, hk_origin *o)
         hk_id name = bound ? field_ref(d, bound, "processName") : 0;
         if (name) o->process = string_of(d, name);
     }
+    /* a trace names the process it came from (a heap graph has no String text to read) */
+    const char *tp = d->source && !o->process ? strstr(d->source, "\ntrace process: ") : NULL;
+    if (tp) o->process = strndup(tp + 16, strcspn(tp + 16, "\n"));
 }
 
 void hk_origin_free(hk_origin *o)

@@ -2,16 +2,19 @@
 -- Takes a heap dump with `am dumpheap` (GC first: -g on API 27+, through the jdwp plugin before
 -- that; -b png on API 35+ unless --no-bitmaps), waits until the file stops growing, pulls it with
 -- its size checked and removes it from the device.  The local file appears only when complete.
+-- --perfetto FILE also writes what the seed's android.hprof_dump data source would: a Perfetto
+-- trace with the dump in HprofDump chunks and, for a -b png dump, its bitmaps as HprofBitmap PNGs.
 hk.query {
   name = "dump",
   help = "Take a heap dump of PROCESS (name or pid) from a device into --hprof FILE "
       .. "(default PROCESS-DATE-TIME.hprof; -o is the rendered output, as everywhere); only debuggable apps (or any app on a userdebug/eng "
-      .. "build) can be dumped",
+      .. "build) can be dumped; --perfetto TRACE also writes it as a Perfetto trace (the HPROF "
+      .. "embedded in HprofDump chunks, its bitmaps as HprofBitmap PNGs)",
   needs_dump = false,
   positional = { "process" },
   -- gc = true gives --no-gc; bitmaps stays unset (API 35+ default) unless --bitmaps or --no-bitmaps.
   -- hprof is the dump's local path (-o FILE is the rendered output, as for every command).
-  args = { serial = "", hprof = "", gc = true, bitmaps = false, no_bitmaps = false },
+  args = { serial = "", hprof = "", gc = true, bitmaps = false, no_bitmaps = false, perfetto = "" },
   aliases = { s = "serial" },
   columns = { "path", "file_bytes", "gc", "bitmaps" },
   run = function(dump, args)
@@ -29,6 +32,11 @@ hk.query {
     local path, info = hk.device(serial):dump_heap(process, {
       gc = args.gc ~= false, bitmaps = bitmaps, output = output,
     })
+    if args.perfetto and args.perfetto ~= "" then
+      local d = hk.open(path)
+      d:write_perfetto { to = "embedded", path = args.perfetto, pid = math.tointeger(tonumber(process)),
+                         process = not tonumber(process) and process or nil, images = d:bitmap_pngs() }
+    end
     return { { path = path, file_bytes = info.bytes, gc = info.gc, bitmaps = info.bitmaps } }
   end,
 }

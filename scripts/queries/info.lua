@@ -8,13 +8,15 @@ hk.query{
   name = "info",
   help = "What a dump is: format, id size, object counts, heaps, and where it came from\n" ..
          "(SDK level, build fingerprint, manufacturer, model, process; null when absent), and the\n" ..
-         "R8/ProGuard map applied to its names, if any.\n" ..
+         "R8/ProGuard map applied to its names, if any; for a Perfetto trace, source lists what\n" ..
+         "the trace holds and which dump was opened.\n" ..
          "timestamp: milliseconds since 1970 as the dump records it; timestamp_iso: the same in\n" ..
          "ISO 8601, UTC.",
   shape = "record",
   columns = { "format", "id_size", "classes", "instances", "object_arrays", "primitive_arrays",
               "gc_roots", "objects", "heaps", "sdk", "fingerprint", "manufacturer", "model",
-              "process", "timestamp", "timestamp_iso", "file_bytes", "path", "map" },
+              "process", "timestamp", "timestamp_iso", "file_bytes", "path", "map", "source" },
+  subcolumns = { source = { "key", "value" } },
   run = function(dump)
     local info = dump:info()
     info.timestamp_iso = iso8601(info.timestamp)

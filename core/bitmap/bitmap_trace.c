@@ -1,0 +1,34 @@
+/* The trace source: PNGs that came in a Perfetto trace with its embedded dump (HprofBitmap,
+ * named 0x<pointer>.png).  Keyed by pointer, so the join checks each PNG's size. */
+#include "bitmap/bitmap.h"
+#include "trace/trace.h"
+
+static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
+{
+    (void)ud; (void)err; (void)errlen;
+    *state = d;
+    return 0;
+}
+
+static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
+{
+    const hk_dump *d = state;
+    (void)note; (void)notelen;
+    for (size_t i = 0; i < d->nimages; i++) {
+        if (d->images[i].ptr != bm->native_ptr) continue;
+        hk_buf_append(out, d->images[i].png.data, d->images[i].png.len);
+        return HK_IMAGE_ENCODED;
+    }
+    return HK_IMAGE_NONE;
+}
+
+static void tr_close(void *state) { (void)state; }
+
+const hk_bitmap_source hk_bm_trace_source = {
+    .name = "trace",
+    .help = "PNGs carried by a Perfetto trace with its embedded dump (HprofBitmap 0x<pointer>.png)",
+    .keyed_by_pointer = 1,
+    .open = tr_open,
+    .image = tr_image,
+    .close = tr_close,
+};

@@ -1,0 +1,376 @@
+/* Reading a trace: the packet framing of perfetto.protos.Trace, zlib compressed_packets,
+ * each packet decoded with protobuf-c and routed to the heap graph or embedded dump of its
+ * process; then the picked process's dump as HPROF. */
+#include "trace/trace_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "trace.pb-c.h"
+#include "hprof_dump.pb-c.h"
+
+static struct { int pid; char *process; } pick;
+
+void hk_trace_select(int pid, const char *process)
+{
+    free(pick.process);
+    pick.pid = pid;
+    pick.process = process ? hk_xstrdup(process) : NULL;
+}
+
+void pf_warn(pf_trace *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t->warnings++;
+    if (t->warnings <= 20) {
+        hk_buf_puts(&t->notes, "warning: ");
+        hk_buf_vprintf(&t->notes, fmt, ap);
+        hk_buf_putc(&t->notes, '\n');
+    }
+    va_end(ap);
+}
+
+const char *pf_process_name(const pf_trace *t, int pid)
+{
+    for (size_t i = 0; i < t->nprocs; i++)
+        if (t->procs[i].pid == pid) return t->procs[i].name;
+    return NULL;
+}
+
+/* A varint at *p (not past end): 0, or -1 when it runs off the end or over 10 bytes. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int s = 0; s < 64 && *p < end; s += 7) {
+        uint8_t b = *(*p)++;
+        r |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80)) { *v = r; return 0; }
+    }
+    return -1;
+}
+
+int hk_trace_probe(const uint8_t *data, size_t n)
+{
+    const uint8_t *p = data + 1, *end = data + n;
+    uint64_t len;
+    if (n < 2 || data[0] != 0x0a || varint(&p, end, &len) < 0) return 0;
+    /* a whole first packet, or a trace cut inside it; its first byte is a field key */
+    return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
+}
+
+static void add_process_tree(pf_trace *t, const Perfetto__Protos__ProcessTree *pt)
+{
+    for (size_t i = 0; i < pt->n_processes; i++) {
+        const Perfetto__Protos__ProcessTree__Process *pr = pt->processes[i];
+        if (!pr->has_pid || !pr->n_cmdline || pf_process_name(t, pr->pid)) continue;
+        t->procs = hk_grow(t->procs, &t->capprocs, t->nprocs + 1, sizeof *t->procs);
+        t->procs[t->nprocs].pid = pr->pid;
+        t->procs[t->nprocs].name = hk_xstrdup(pr->cmdline[0]);
+        t->nprocs++;
+    }
+}
+
+/* "0x7a001000.png" (any directory before it) -> 0x7a001000; 0 when the name has no pointer. */
+static uint64_t pointer_of_name(const char *name)
+{
+    const char *b = strrchr(name, '/');
+    b = b ? b + 1 : name;
+    if (b[0] != '0' || (b[1] != 'x' && b[1] != 'X')) return 0;
+    char *e;
+    unsigned long long v = strtoull(b + 2, &e, 16);
+    return e != b + 2 && (*e == '.' || !*e) ? v : 0;
+}
+
+static void add_hprof_chunk(pf_trace *t, uint32_t seq, uint64_t ts, const Hprofkit__HprofDump *hd)
+{
+    int pid = hd->has_pid ? hd->pid : 0;
+    pf_embedded *e = NULL;
+    for (size_t i = t->ndumps; i-- > 0;)
+        if (t->dumps[i].pid == pid && t->dumps[i].seq == seq && !t->dumps[i].done) { e = &t->dumps[i]; break; }
+    uint32_t idx = hd->has_chunk_index ? hd->chunk_index : 0;
+    if (!e) {
+        t->dumps = hk_grow(t->dumps, &t->capdumps, t->ndumps + 1, sizeof *t->dumps);
+        e = &t->dumps[t->ndumps++];
+        memset(e, 0, sizeof *e);
+        e->pid = pid;
+        e->seq = seq;
+        e->ts = ts;
+    }
+    if (idx != e->next_chunk) {
+        e->missing += idx > e->next_chunk ? idx - e->next_chunk : 1;
+        pf_warn(t, "embedded heap dump of pid %d: chunk %u follows chunk %d", pid, idx, (int)e->next_chunk - 1);
+    }
+    e->next_chunk = idx + 1;
+    if (hd->has_hprof_data) hk_buf_append(&e->data, hd->hprof_data.data, hd->hprof_data.len);
+    if (hd->has_last_chunk && hd->last_chunk) e->done = 1;
+}
+
+static void add_bitmap(pf_trace *t, const Hprofkit__HprofBitmap *hb)
+{
+    t->pngs = hk_grow(t->pngs, &t->cappngs, t->npngs + 1, sizeof *t->pngs);
+    pf_png *p = &t->pngs[t->npngs++];
+    memset(p, 0, sizeof *p);
+    p->pid = hb->has_pid ? hb->pid : 0;
+    p->name = hk_xstrdup(hb->filename ? hb->filename : "");
+    p->ptr = pointer_of_name(p->name);
+    if (hb->has_png_image) hk_buf_append(&p->png, hb->png_image.data, hb->png_image.len);
+}
+
+static int packets(pf_trace *t, const uint8_t *data, size_t n, int depth, char *err, size_t errlen);
+
+static int inflate_packets(pf_trace *t, const uint8_t *z, size_t n, int depth, char *err, size_t errlen)
+{
+    hk_buf out;
+    hk_buf_init(&out);
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    if (inflateInit(&s) != Z_OK) { snprintf(err, errlen, "zlib: cannot start inflating"); return -1; }
+    s.next_in = (Bytef *)z;
+    s.avail_in = (uInt)n;
+    int rc;
+    do {
+        hk_buf_reserve(&out, 1 << 16);
+        s.next_out = out.data + out.len;
+        s.avail_out = (uInt)(out.cap - out.len);
+        rc = inflate(&s, Z_NO_FLUSH);
+        out.len = out.cap - s.avail_out;
+    } while (rc == Z_OK);
+    inflateEnd(&s);
+    if (rc != Z_STREAM_END) {
+        pf_warn(t, "a compressed_packets field is not a whole zlib stream (%s): its packets after byte %zu are lost",
+                s.msg ? s.msg : "truncated", out.len);
+    }
+    t->compressed++;
+    rc = packets(t, out.data, out.len, depth + 1, err, errlen);
+    hk_buf_free(&out);
+    return rc;
+}
+
+static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err, size_t errlen)
+{
+    t->packets++;
+    Perfetto__Protos__TracePacket *tp = perfetto__protos__trace_packet__unpack(NULL, n, p);
+    if (!tp) {
+        pf_warn(t, "packet %llu does not decode as a TracePacket: skipped", (unsigned long long)t->packets);
+        return 0;
+    }
+    uint32_t seq = tp->optional_trusted_packet_sequence_id_case ? tp->trusted_packet_sequence_id : 0;
+    uint64_t ts = tp->has_timestamp ? tp->timestamp : 0;
+    int used = 0, rc = 0;
+    if (tp->process_tree) { add_process_tree(t, tp->process_tree); used = 1; }
+    if (tp->heap_graph) { pf_graph_add(t, seq, ts, tp->heap_graph); used = 1; }
+    if (tp->has_compressed_packets) {
+        used = 1;
+        if (depth > 0) pf_warn(t, "compressed_packets inside compressed_packets: skipped");
+        else rc = inflate_packets(t, tp->compressed_packets.data, tp->compressed_packets.len, depth, err, errlen);
+    }
+    if (tp->has_zstd_compressed_packets) {
+        used = 1;
+        pf_warn(t, "zstd-compressed packets (%zu bytes) are not supported: their packets are skipped",
+                tp->zstd_compressed_packets.len);
+    }
+    if (tp->base.n_unknown_fields) {
+        /* hprofkit's own fields sit beside Perfetto's in the same packet */
+        Hprofkit__HprofTracePacket *hp = hprofkit__hprof_trace_packet__unpack(NULL, n, p);
+        if (hp && hp->hprof_dump) { add_hprof_chunk(t, seq, ts, hp->hprof_dump); used = 1; }
+        if (hp && hp->hprof_bitmap) { add_bitmap(t, hp->hprof_bitmap); used = 1; }
+        if (hp && hp->has_heap_graph_from_hprof && hp->heap_graph_from_hprof) t->from_hprof = 1;
+        if (hp) hprofkit__hprof_trace_packet__free_unpacked(hp, NULL);
+    }
+    if (!used) t->other_packets++;
+    perfetto__protos__trace_packet__free_unpacked(tp, NULL);
+    return rc;
+}
+
+/* The framing of Trace: field 1 (packet) repeated; anything else is skipped by wire type. */
+static int packets(pf_trace *t, const uint8_t *data, size_t n, int depth, char *err, size_t errlen)
+{
+    const uint8_t *p = data, *end = data + n;
+    while (p < end) {
+        size_t at = (size_t)(p - data);
+        uint64_t key, len;
+        if (varint(&p, end, &key) < 0) goto cut;
+        switch (key & 7) {
+        case 0: if (varint(&p, end, &len) < 0) goto cut; continue;
+        case 1: if (end - p < 8) goto cut; p += 8; continue;
+        case 5: if (end - p < 4) goto cut; p += 4; continue;
+        case 2:
+            if (varint(&p, end, &len) < 0 || len > (uint64_t)(end - p)) goto cut;
+            if (key >> 3 == 1 && packet(t, p, (size_t)len, depth, err, errlen) < 0) return -1;
+            p += len;
+            continue;
+        default:
+            if (depth == 0 && at == 0) {
+                snprintf(err, errlen, "not a Perfetto trace: byte 0 is not a packet field");
+                return -1;
+            }
+            pf_warn(t, "%s at byte %zu has an invalid field key: the rest (%zu bytes) is skipped",
+                    depth ? "compressed packets" : "the trace", at, n - at);
+            return 0;
+        }
+    cut:
+        pf_warn(t, "%s is truncated at byte %zu: the last %zu bytes (a partial packet) are skipped",
+                depth ? "a compressed_packets block" : "the trace", at, n - at);
+        return 0;
+    }
+    return 0;
+}
+
+static void trace_free(pf_trace *t)
+{
+    for (size_t i = 0; i < t->ngraphs; i++) pf_graph_free(&t->graphs[i]);
+    free(t->graphs);
+    for (size_t i = 0; i < t->ndumps; i++) hk_buf_free(&t->dumps[i].data);
+    free(t->dumps);
+    for (size_t i = 0; i < t->npngs; i++) { free(t->pngs[i].name); hk_buf_free(&t->pngs[i].png); }
+    free(t->pngs);
+    for (size_t i = 0; i < t->nprocs; i++) free(t->procs[i].name);
+    free(t->procs);
+    hk_buf_free(&t->notes);
+}
+
+static int matches(const pf_trace *t, int pid)
+{
+    if (pick.pid && pid != pick.pid) return 0;
+    if (pick.process) {
+        const char *name = pf_process_name(t, pid);
+        if (!name) return 0;
+        const char *b = strrchr(name, '/');
+        if (strcmp(name, pick.process) && !(b && !strcmp(b + 1, pick.process))) return 0;
+    }
+    return 1;
+}
+
+static void list_dumps(const pf_trace *t, hk_buf *b, int chosen_graph, int chosen_dump)
+{
+    for (size_t i = 0; i < t->ngraphs; i++) {
+        const pf_graph *g = &t->graphs[i];
+        const char *name = pf_process_name(t, g->pid);
+        hk_buf_printf(b, "trace dump: pid %d%s%s%s: heap graph, %zu objects, %zu types, %zu roots%s%s\n",
+                      g->pid, name ? " (" : "", name ? name : "", name ? ")" : "", g->nobjs, g->ntypes,
+                      g->nroots, g->missing || !g->done ? ", incomplete" : "",
+                      (int)i == chosen_graph ? " [opened]" : "");
+    }
+    for (size_t i = 0; i < t->ndumps; i++) {
+        const pf_embedded *e = &t->dumps[i];
+        const char *name = pf_process_name(t, e->pid);
+        hk_buf_printf(b, "trace dump: pid %d%s%s%s: embedded HPROF, %zu bytes in %u chunks%s%s\n",
+                      e->pid, name ? " (" : "", name ? name : "", name ? ")" : "", e->data.len,
+                      e->next_chunk, e->missing || !e->done ? ", incomplete" : "",
+                      (int)i == chosen_dump ? " [opened]" : "");
+    }
+}
+
+static void take_images(pf_trace *t, int pid, hk_trace_result *res)
+{
+    for (size_t i = 0; i < t->npngs; i++) {
+        pf_png *p = &t->pngs[i];
+        if (p->pid != pid) continue;
+        if (!p->ptr) {
+            pf_warn(t, "bitmap image '%s' names no native pointer (0x....png): not joined to a Bitmap", p->name);
+            continue;
+        }
+        res->images = hk_xrealloc(res->images, (res->nimages + 1) * sizeof *res->images);
+        res->images[res->nimages].ptr = p->ptr;
+        res->images[res->nimages].png = p->png;
+        hk_buf_init(&p->png);
+        res->nimages++;
+    }
+}
+
+int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res,
+                      char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    pf_trace t;
+    memset(&t, 0, sizeof t);
+    int rc = packets(&t, data, n, 0, err, errlen);
+    int g = -1, e = -1;
+    if (rc == 0) {
+        for (size_t i = 0; i < t.ngraphs && g < 0; i++) if (matches(&t, t.graphs[i].pid)) g = (int)i;
+        for (size_t i = 0; i < t.ndumps && g < 0 && e < 0; i++) if (matches(&t, t.dumps[i].pid)) e = (int)i;
+        if (g < 0 && e < 0) {
+            hk_buf l;
+            hk_buf_init(&l);
+            list_dumps(&t, &l, -1, -1);
+            if (!t.ngraphs && !t.ndumps)
+                snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
+                         path, (unsigned long long)t.packets);
+            else
+                snprintf(err, errlen, "%s: no dump in the trace matches --trace-pid/--trace-process; it holds:\n%s",
+                         path, hk_buf_cstr(&l));
+            if (l.len && err[strlen(err) - 1] == '\n') err[strlen(err) - 1] = 0;
+            hk_buf_free(&l);
+            rc = -1;
+        }
+    }
+    hk_buf listing;
+    hk_buf_init(&listing);
+    if (rc == 0) list_dumps(&t, &listing, g, e);
+    if (rc == 0 && g >= 0) {
+        pf_graph *gr = &t.graphs[g];
+        if (gr->missing || !gr->done)
+            pf_warn(&t, "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
+                    gr->pid, gr->missing, gr->done ? "" : ", no last packet");
+        rc = pf_graph_to_hprof(&t, gr, &res->hprof, err, errlen);
+    } else if (rc == 0) {
+        pf_embedded *em = &t.dumps[e];
+        if (em->missing || !em->done) {
+            snprintf(err, errlen, "%s: the embedded heap dump of pid %d is incomplete: %s", path, em->pid,
+                     em->missing ? "a chunk is missing (chunk_index skips)" : "its last chunk (last_chunk) never came");
+            rc = -1;
+        } else {
+            res->hprof = em->data;
+            hk_buf_init(&em->data);
+            take_images(&t, em->pid, res);
+        }
+    }
+    if (rc == 0) {
+        hk_buf s;
+        hk_buf_init(&s);
+        int pid = g >= 0 ? t.graphs[g].pid : t.dumps[e].pid;
+        const char *name = pf_process_name(&t, pid);
+        hk_buf_printf(&s, "source: Perfetto trace, %s\n", g >= 0 ? "Java heap graph" : "embedded HPROF");
+        hk_buf_printf(&s, "trace pid: %d\n", pid);
+        if (name) hk_buf_printf(&s, "trace process: %s\n", name);
+        hk_buf_printf(&s, "trace packets: %llu (%llu of other kinds, ignored; %llu compressed blocks)\n",
+                      (unsigned long long)t.packets, (unsigned long long)t.other_packets,
+                      (unsigned long long)t.compressed);
+        hk_buf_append(&s, listing.data, listing.len);
+        if (g >= 0) {
+            /* ApplicationInfo.longVersionCode, when the graph recorded it */
+            const pf_graph *gr = &t.graphs[g];
+            for (size_t k = 0; k < gr->nvals; k++)
+                if (gr->vals[k].kind == PF_V_VERSION_CODE) {
+                    hk_buf_printf(&s, "app version code: %lld\n", (long long)gr->vals[k].v);
+                    break;
+                }
+        }
+        if (g >= 0) hk_buf_puts(&s, "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
+        if (g >= 0 && !t.from_hprof) hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's GC and Perfetto)\n");
+        if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);
+        if (t.warnings) hk_buf_printf(&s, "trace warnings: %u\n", t.warnings);
+        hk_buf_append(&s, t.notes.data, t.notes.len);
+        res->source = hk_xstrdup(hk_buf_cstr(&s));
+        hk_buf_free(&s);
+    } else {
+        hk_trace_result_free(res);
+    }
+    hk_buf_free(&listing);
+    trace_free(&t);
+    return rc;
+}
+
+void hk_trace_result_free(hk_trace_result *res)
+{
+    hk_buf_free(&res->hprof);
+    free(res->source);
+    for (size_t i = 0; i < res->nimages; i++) hk_buf_free(&res->images[i].png);
+    free(res->images);
+    memset(res, 0, sizeof *res);
+}
