@@ -250,7 +250,7 @@ if [ -x "$HK" ] && "$HK" queries 2>/dev/null | grep -q '^ *dump '; then
     && [ "$(jq -r '.[0].file_bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
   else fail device_cli_dump "$(cat "$T/cli.json" "$T/cli.err" | head -c 400)"; fi
   # --perfetto: the same dump in a Perfetto trace (embedded HPROF) beside it (issue 19)
-  timeout 120 "$HK" dump -s "$GOOD" com.example.app -o "$T/pf.hprof" --perfetto "$T/pf.pftrace" >/dev/null 2>"$T/pf.err"
+  timeout 120 "$HK" dump -s "$GOOD" com.example.app --hprof "$T/pf.hprof" --perfetto "$T/pf.pftrace" >/dev/null 2>"$T/pf.err"
   if [ -s "$T/pf.pftrace" ]; then
     eq device_cli_dump_perfetto "$("$HK" histogram "$T/pf.pftrace" --json | md5sum)" "$("$HK" histogram "$T/pf.hprof" --json | md5sum)"
     eq device_cli_dump_perfetto_process "$("$HK" info "$T/pf.pftrace" --json | jq -r '.source[] | select(.key == "trace process") | .value')" com.example.app

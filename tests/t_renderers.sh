@@ -68,6 +68,7 @@ check bitmaps-from-dir bitmaps-from-dir demo.hprof --dir pngs
 check plugins plugins
 check meminfo meminfo "$SRC/tests/meminfo/modern_android14_d.txt"
 check smaps smaps "$SRC/tests/meminfo/smaps_hand.txt"
+check convert convert demo.hprof --to perfetto-heapgraph --trace demo.pftrace
 # record-shaped output in CSV keeps its nested values (as JSON text), nothing is dropped
 "$HK" object demo.hprof "$leaked" --format csv > obj.csv
 grep -q '^fields,"\[{' obj.csv && pass csv-record-nested-as-json || fail csv-record-nested-as-json "$(head -c 300 obj.csv)"
@@ -100,7 +101,7 @@ skip renders-watch "needs the test daemon's scripted memory curve (t_watch.sh co
 
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
-bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch"
+bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"
