@@ -93,6 +93,52 @@ for d in $dumps; do
   if cmp -s "$n.facts.json" "again$i/facts.json"; then pass "same-bytes-$n"; else fail "same-bytes-$n" "$(diff "$n.facts.json" "again$i/facts.json" | head -5)"; fi
 done
 
+# duplicate-strings and duplicate-arrays against a plain Lua grouping of the same dump
+cat > dups.lua <<'LUA'
+local d = hk.open(arg.dump)
+local out, n = {}, 0
+local values = {}
+local sc = d:class("java.lang.String")
+if sc then
+  local texts = {}
+  for s in sc:instances() do
+    local v = s.value or ""
+    texts[v] = (texts[v] or 0) + 1
+    local arr = s:field("value")
+    if type(arr) == "userdata" then values[arr.id] = true end
+  end
+  for v, c in pairs(texts) do
+    if c > 1 and (utf8.len(v) or #v) <= 200 then out[#out + 1] = string.format("S %d %q", c, v) end
+  end
+end
+local arrays = {}
+for o in d:objects() do
+  if o.kind == "primitive_array" and not values[o.id] then
+    local ok, bytes = pcall(o.bytes, o)
+    if ok and bytes then
+      local k = o.class_name .. ":" .. o.length .. ":" .. bytes
+      arrays[k] = (arrays[k] or 0) + 1
+    end
+  end
+end
+for k, c in pairs(arrays) do
+  if c > 1 then out[#out + 1] = string.format("A %s %d %d", k:match("^([^:]+)"), tonumber(k:match("^[^:]+:(%d+)")), c) end
+end
+table.sort(out)
+for _, l in ipairs(out) do print(l) end
+LUA
+for d in demo.hprof $REALDATA/hprof/aosp-art-ahat-test-dump.hprof $REALDATA/hprof/leakcanary-leak_service_binder.hprof; do
+  [ -f "$d" ] || continue
+  n=$(basename "$d" .hprof)
+  "$HK" run dups.lua "$d" > "$n.dups.want"
+  { "$HK" duplicate-strings "$d" -n 0 --json | jq -r '.[] | select(.length <= 200) | "S \(.count) \(.value | @json)"'
+    "$HK" duplicate-arrays "$d" -n 0 --json | jq -r '.[] | "A \(.class) \(.length) \(.count)"'; } | LC_ALL=C sort > "$n.dups.got"
+  LC_ALL=C sort -o "$n.dups.want" "$n.dups.want"
+  if cmp -s "$n.dups.got" "$n.dups.want"; then pass "duplicates-$n ($(wc -l < "$n.dups.got") groups)"
+  else fail "duplicates-$n" "$(diff "$n.dups.got" "$n.dups.want" | head -4)"; fi
+done
+"$HK" duplicate-arrays demo.hprof --json | jq -e 'type == "array"' >/dev/null && pass duplicates-empty-json || fail duplicates-empty-json "not an array"
+
 # labels, and that nothing of the run (path, host) is in the facts
 "$HK" triage demo.hprof --label build=1234 --json > labels.json
 eq labels "$(jq -c .labels labels.json)" '{"build":"1234"}'

@@ -5,17 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open addressing over (hash, first member, count); count 0 marks an empty slot. */
+/* The work goes in two passes so that no step misses the cache on every value: hash every
+ * candidate into (hash, object) in object order, scatter those into buckets by the hash's top
+ * bits, then group each bucket in a small open-addressing table that stays in the cache. */
+#define BUCKET_BITS 10
+
+typedef struct entry {
+    uint64_t hash;
+    uint32_t obj;
+} entry;
+
+/* A group being built: count 0 marks an empty slot of the bucket's table. */
 typedef struct slot {
     uint64_t hash;
     uint32_t first;
     uint32_t count;
 } slot;
-
-typedef struct table {
-    slot *s;
-    size_t cap, used;       /* cap is a power of two */
-} table;
 
 static uint64_t mix(uint64_t h)
 {
@@ -40,75 +45,86 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t seed)
     return mix(h ^ mix(tail ^ (uint64_t)(n - k)));
 }
 
-static void grow(table *t)
-{
-    table g = {hk_xcalloc(t->cap * 2, sizeof(slot)), t->cap * 2, t->used};
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->s[i].count) continue;
-        size_t j = t->s[i].hash & (g.cap - 1);
-        while (g.s[j].count) j = (j + 1) & (g.cap - 1);
-        g.s[j] = t->s[i];
-    }
-    free(t->s);
-    *t = g;
-}
-
-/* What a member is compared by: its bytes (an array's data, a String's UTF-8 text). */
+/* What a member is compared by: its bytes as the dump holds them (an array's data, a String's
+ * characters undecoded: the same text is held the same way, Latin-1 or UTF-16, by one VM). */
 typedef struct member_key {
-    int type;               /* element type, 0 for a String */
+    int type;               /* element type of an array, 100 + the encoding for a String */
     const uint8_t *p;
     size_t n;
+    uint32_t array;         /* a String's value array */
 } member_key;
 
 typedef struct scan {
     hk_dump *d;
     int kind;
-    hk_buf a, b;            /* decoded text of the String and of a slot's first member */
+    uint8_t *uses;          /* per object: how many Strings have it as value (0, 1, 2+) */
 } scan;
 
-static int key_of(scan *sc, uint32_t obj, hk_buf *buf, member_key *k)
+static int key_of(scan *sc, uint32_t obj, member_key *k)
 {
     if (sc->kind == HK_DUP_STRINGS) {
-        buf->len = 0;
-        if (hk_string_value(sc->d, obj, buf) < 0) return -1;
-        k->type = 0;
-        k->p = buf->data ? buf->data : (const uint8_t *)"";
-        k->n = buf->len;
+        hk_chars ch;
+        if (hk_string_chars(sc->d, obj, &ch) < 0) return -1;
+        k->type = 100 + ch.encoding;
+        k->p = ch.p ? ch.p : (const uint8_t *)"";
+        k->n = (size_t)ch.units * (ch.encoding == HK_CHARS_LATIN1 ? 1 : 2);
+        k->array = ch.array;
         return 0;
     }
     k->p = hk_prim_array_data(sc->d, obj);
     if (!k->p) return -1;   /* PRIMITIVE_ARRAY_NODATA: nothing to compare */
     k->type = hk_prim_array_type(sc->d, obj);
     k->n = (size_t)hk_array_length(sc->d, obj) * (size_t)hk_type_size(sc->d, k->type);
+    k->array = HK_NONE;
     return 0;
 }
 
-static void add(scan *sc, table *t, uint32_t obj)
+typedef struct hashes {
+    entry *e;
+    size_t n, cap;
+} hashes;
+
+static void hash_one(scan *sc, hashes *h, uint32_t obj)
 {
-    member_key k, f;
-    if (key_of(sc, obj, &sc->a, &k) < 0) return;
-    uint64_t h = hash_bytes(k.p, k.n, (uint64_t)k.type);
-    if (!h) h = 1;
-    size_t j = h & (t->cap - 1);
-    for (; t->s[j].count; j = (j + 1) & (t->cap - 1)) {
-        if (t->s[j].hash != h) continue;
-        if (key_of(sc, t->s[j].first, &sc->b, &f) < 0) continue;
-        if (f.type == k.type && f.n == k.n && !memcmp(f.p, k.p, k.n)) {
-            t->s[j].count++;
-            return;
-        }
-    }
-    t->s[j] = (slot){h, obj, 1};
-    if (++t->used * 2 > t->cap) grow(t);
+    member_key k;
+    if (key_of(sc, obj, &k) < 0) return;
+    if (k.array != HK_NONE && sc->uses[k.array] < 2) sc->uses[k.array]++;
+    if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
+    h->e[h->n++] = (entry){hash_bytes(k.p, k.n, (uint64_t)k.type), obj};
 }
 
-/* For each array, how many Strings have it as their value (0, 1, or 2 for more): such arrays
- * count under duplicate Strings, not as arrays, and a shared one (old Android's substrings
- * point into one char[] with offset and count) is not a copy the String owns. */
-static uint8_t *string_values(hk_dump *d)
+static int same_value(scan *sc, uint32_t a, uint32_t b)
 {
-    uint8_t *uses = hk_xcalloc((size_t)d->nobjects + 1, 1);
-    if (d->string_class == HK_NONE) return uses;
+    member_key x, y;
+    if (key_of(sc, a, &x) < 0 || key_of(sc, b, &y) < 0) return 0;
+    return x.type == y.type && x.n == y.n && !memcmp(x.p, y.p, x.n);
+}
+
+/* Groups one bucket's entries (in object order, so a group's first is its lowest id) and
+ * appends the groups of two or more to *out. */
+static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t cap,
+                         hk_dup_group **out, size_t *nout, size_t *outcap)
+{
+    memset(tab, 0, cap * sizeof *tab);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = e[i].hash & (cap - 1);
+        for (; tab[j].count; j = (j + 1) & (cap - 1))
+            if (tab[j].hash == e[i].hash && same_value(sc, tab[j].first, e[i].obj)) break;
+        if (tab[j].count) tab[j].count++;
+        else tab[j] = (slot){e[i].hash, e[i].obj, 1};
+    }
+    for (size_t j = 0; j < cap; j++) {
+        if (tab[j].count < 2) continue;
+        if (*nout == *outcap) *out = hk_grow(*out, outcap, *nout + 1, sizeof **out);
+        (*out)[(*nout)++] = (hk_dup_group){.first = tab[j].first, .count = tab[j].count};
+    }
+}
+
+/* Counts, for each array, the Strings that have it as their value (0, 1, or 2 for more): such
+ * arrays count under duplicate Strings, not as arrays, and a shared one (old Android's
+ * substrings point into one char[] with offset and count) is not a copy the String owns. */
+static void string_values(hk_dump *d, uint8_t *uses)
+{
     uint32_t n;
     const uint32_t *v = hk_class_instances(d, d->string_class, &n);
     for (uint32_t k = 0; k < n; k++) {
@@ -117,7 +133,6 @@ static uint8_t *string_values(hk_dump *d)
         uint32_t a = hk_obj_find(d, val.ref);
         if (a != HK_NONE && uses[a] < 2) uses[a]++;
     }
-    return uses;
 }
 
 /* A String's bytes are its own and, when no other String shares it, its value array's. */
@@ -147,33 +162,47 @@ int hk_dup_groups(hk_dump *d, int kind, hk_dup_group **out, uint32_t *n, char *e
         snprintf(err, errlen, "this dump has no java.lang.String class");
         return -1;
     }
-    scan sc = {d, kind, {0}, {0}};
-    hk_buf_init(&sc.a);
-    hk_buf_init(&sc.b);
-    table t = {hk_xcalloc(1024, sizeof(slot)), 1024, 0};
-    uint8_t *uses = string_values(d);
+    scan sc = {d, kind, hk_xcalloc((size_t)d->nobjects + 1, 1)};
+    hashes h = {0};
     if (kind == HK_DUP_STRINGS) {
         uint32_t cnt;
         const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) add(&sc, &t, v[k]);   /* ascending ids: first is the lowest */
+        for (uint32_t k = 0; k < cnt; k++) hash_one(&sc, &h, v[k]);   /* ascending ids */
     } else {
+        if (d->string_class != HK_NONE) string_values(d, sc.uses);
         for (uint32_t i = 0; i < d->nobjects; i++)
-            if (!uses[i] && hk_obj_kind_tag(d, i) == HPROF_PRIM_ARRAY_DUMP) add(&sc, &t, i);
+            if (!sc.uses[i] && hk_obj_kind_tag(d, i) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, i);
     }
-    size_t groups = 0;
-    for (size_t j = 0; j < t.cap; j++) if (t.s[j].count > 1) t.s[groups++] = t.s[j];
-    hk_dup_group *g = hk_xcalloc(groups ? groups : 1, sizeof *g);
+    /* scatter by the top bits, keeping object order inside each bucket */
+    size_t start[(1 << BUCKET_BITS) + 1] = {0}, pos[1 << BUCKET_BITS], most = 0;
+    for (size_t i = 0; i < h.n; i++) start[(h.e[i].hash >> (64 - BUCKET_BITS)) + 1]++;
+    for (size_t b = 0; b < (1 << BUCKET_BITS); b++) {
+        if (start[b + 1] > most) most = start[b + 1];
+        start[b + 1] += start[b];
+        pos[b] = start[b];
+    }
+    entry *by = hk_xcalloc(h.n ? h.n : 1, sizeof *by);
+    for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (64 - BUCKET_BITS)]++] = h.e[i];
+    free(h.e);
+    size_t cap = 16;
+    while (cap < 2 * most) cap *= 2;
+    slot *tab = hk_xcalloc(cap, sizeof *tab);
+    hk_dup_group *g = NULL;
+    size_t groups = 0, gcap = 0;
+    for (size_t b = 0; b < (1 << BUCKET_BITS); b++) {
+        size_t nb = start[b + 1] - start[b], c = 16;
+        while (c < 2 * nb) c *= 2;
+        if (nb) group_bucket(&sc, by + start[b], nb, tab, c, &g, &groups, &gcap);
+    }
+    free(tab);
+    free(by);
+    if (!g) g = hk_xcalloc(1, sizeof *g);
     for (size_t j = 0; j < groups; j++) {
-        g[j].first = t.s[j].first;
-        g[j].count = t.s[j].count;
-        g[j].bytes = member_bytes(d, kind, g[j].first, uses);
+        g[j].bytes = member_bytes(d, kind, g[j].first, sc.uses);
         g[j].wasted = (uint64_t)(g[j].count - 1) * g[j].bytes;
     }
     qsort(g, groups, sizeof *g, by_waste);
-    free(uses);
-    free(t.s);
-    hk_buf_free(&sc.a);
-    hk_buf_free(&sc.b);
+    free(sc.uses);
     *out = g;
     *n = (uint32_t)groups;
     return 0;

@@ -164,7 +164,7 @@ end
 local function mb(kb) return string.format("%.1f MB", kb / 1024) end
 
 -- meminfo's App Summary against the dump: a number and a sentence for each gap.
-local function meminfo_join(path, totals, bitmaps)
+local function meminfo_join(path, origin, totals, bitmaps)
   if not hk.meminfo then usage("--meminfo needs the meminfo plugin (see `hprofkit plugins`)") end
   local ok, text = pcall(hk.read_file, path)
   if not ok then usage("--meminfo: " .. tostring(text)) end
@@ -191,11 +191,13 @@ local function meminfo_join(path, totals, bitmaps)
        "Java Heap PSS counts pages, not objects: free space inside the heap, the card table and " ..
        "the app's share of the zygote and boot image pages; the dump counts only the objects " ..
        "(a GC before the dump shrinks the difference).")
+  local old = present(origin.sdk) and origin.sdk < 26
   join("Graphics", s.graphics, bitmaps.bytes, "bitmaps' pixels total",
-       "Graphics counts GL textures, surfaces and gralloc buffers; since Android 8 bitmap pixels " ..
-       "live in the native heap (Native Heap), so a gap here is GPU memory the dump cannot see.")
+       "Graphics counts GL textures, surfaces and gralloc buffers, which the dump cannot see; " ..
+       (old and "before Android 8 bitmap pixels are Java byte arrays (mBuffer), counted under Java Heap."
+            or "since Android 8 bitmap pixels are in the native heap, counted under Native Heap."))
   join("Native Heap", s.native_heap, totals.native_bytes, "registered native allocations total",
-       "the dump knows only native memory registered with a NativeAllocationRegistry (bitmaps, " ..
+       "The dump knows only native memory registered with a NativeAllocationRegistry (bitmaps, " ..
        "some buffers); the rest of malloc is invisible to it.")
   local summary = {}
   for k, v in pairs(s) do summary[k] = v end
@@ -317,7 +319,7 @@ hk.query{
     facts.duplicate_strings = duplicates_of(dump, "duplicate-strings")
     progress("duplicate arrays")
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
-    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.totals, facts.bitmaps) or hk.null
+    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps) or hk.null
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")

@@ -233,6 +233,7 @@ end
 -- ---- the page ----
 
 local function table_html(cols, rows, cell)
+  if #rows == 0 then return "<p>None.</p>" end
   local p = { "<table><thead><tr>" }
   for _, c in ipairs(cols) do p[#p + 1] = "<th>" .. esc(c) .. "</th>" end
   p[#p + 1] = "</tr></thead><tbody>"
