@@ -272,5 +272,7 @@ done
 grep -q '<section id="samples"><h2>watch samples</h2><svg' demo.html && grep -q '<polyline' demo.html \
   && pass report-samples-chart || fail report-samples-chart "no chart of samples.csv"
 grep -q 'id="meminfo"' bitmaps-pre26.html 2>/dev/null || [ ! -f "$mi" ] && pass report-meminfo || fail report-meminfo "no meminfo section"
+"$HK" triage bitmaps-pre26.hprof --report again.html > /dev/null 2>&1 && "$HK" triage bitmaps-pre26.hprof --report again2.html > /dev/null 2>&1
+cmp -s again.html again2.html && pass report-same-bytes || fail report-same-bytes "two reports of one dump differ"
 # a report that cannot be written leaves nothing behind and says why
 err report-bad-path "report" "$HK" triage demo.hprof --report /nonexistent/dir/r.html --json
