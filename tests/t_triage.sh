@@ -274,5 +274,9 @@ grep -q '<section id="samples"><h2>watch samples</h2><svg' demo.html && grep -q 
 grep -q 'id="meminfo"' bitmaps-pre26.html 2>/dev/null || [ ! -f "$mi" ] && pass report-meminfo || fail report-meminfo "no meminfo section"
 "$HK" triage bitmaps-pre26.hprof --report again.html > /dev/null 2>&1 && "$HK" triage bitmaps-pre26.hprof --report again2.html > /dev/null 2>&1
 cmp -s again.html again2.html && pass report-same-bytes || fail report-same-bytes "two reports of one dump differ"
+# the thumbnails are capped (400 images, 8 MB of data URIs) with a note of what was left out
+"$GEN" --scenario bitmaps-many --objects 405 --width 4 --height 4 -o cap.hprof >/dev/null 2>&1
+"$HK" triage cap.hprof --report cap.html > /dev/null 2>&1
+eq report-thumbnail-cap "$(grep -o '<img alt' cap.html | wc -l) $(grep -o '[0-9]* thumbnails left out' cap.html)" "400 5 thumbnails left out"
 # a report that cannot be written leaves nothing behind and says why
 err report-bad-path "report" "$HK" triage demo.hprof --report /nonexistent/dir/r.html --json
