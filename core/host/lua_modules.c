@@ -5,6 +5,7 @@
 #include "graph/graph_lua.h"
 #include "host/map_lua.h"
 #include "trace/trace_lua.h"
+#include "host/triage_lua.h"
 
 void hkl_modules_open(lua_State *L)
 {
@@ -16,4 +17,5 @@ void hkl_modules_open(lua_State *L)
     hkl_clock_open(L);
     hk_map_lua_open(L);
     hk_trace_lua_open(L);
+    hk_triage_lua_open(L);
 }

@@ -247,23 +247,43 @@ static void utf16_to_utf8(hk_buf *out, const uint8_t *p, uint32_t units, int big
     }
 }
 
-int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
+int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
 {
+    memset(out, 0, sizeof *out);
+    out->array = HK_NONE;
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE)
         return -1;
-    hk_value value, count, offset, coder;
-    if (!hk_instance_field(d, obj, "value", &value) || value.type != HK_T_OBJECT) return -1;
+    /* one record and one layout for the four fields (this runs once per String in scans) */
+    uint32_t dlen, nf;
+    const uint8_t *rec = hk_instance_data(d, obj, &dlen);
+    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    hk_value value = {0}, count = {0}, offset = {0}, coder = {0};
+    int has_value = 0, has_count = 0, has_offset = 0, has_coder = 0;
+    for (uint32_t k = 0; k < nf && rec; k++) {   /* one walk of the layout for the four names */
+        hk_value *to = NULL;
+        int *has = NULL;
+        const char *name = f[k].name;
+        if (!strcmp(name, "value")) to = &value, has = &has_value;
+        else if (!strcmp(name, "count")) to = &count, has = &has_count;
+        else if (!strcmp(name, "offset")) to = &offset, has = &has_offset;
+        else if (!strcmp(name, "coder")) to = &coder, has = &has_coder;
+        if (!to || *has || f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > dlen) continue;
+        hk_read_value(d, rec + f[k].offset, f[k].type, to);
+        *has = 1;
+    }
+    if (!has_value || value.type != HK_T_OBJECT) return -1;
     if (!value.ref) return 0;
     uint32_t a = hk_obj_find(d, value.ref);
     if (a == HK_NONE) return 0;
+    out->array = a;
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
     if (!data) return -1;   /* no contents (NODATA, a Perfetto heap graph): the text is absent */
-    int has_count = hk_instance_field(d, obj, "count", &count) && count.type == HK_T_INT;
-    int has_offset = hk_instance_field(d, obj, "offset", &offset) && offset.type == HK_T_INT;
-    int has_coder = hk_instance_field(d, obj, "coder", &coder) && coder.type == HK_T_BYTE;
+    has_count = has_count && count.type == HK_T_INT;
+    has_offset = has_offset && offset.type == HK_T_INT;
+    has_coder = has_coder && coder.type == HK_T_BYTE;
     uint32_t start = 0, len = n;
     if (t == HK_T_CHAR) {
         /* old JDK / old Android: offset + count into a shared char[] */
@@ -275,16 +295,31 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
             if (cnt <= n - start) len = (uint32_t)cnt;
         }
         if (len > n - start) len = n - start;
-        utf16_to_utf8(out, data + 2 * (uint64_t)start, len, 1);
+        out->encoding = HK_CHARS_UTF16BE;
+        out->p = data + 2 * (uint64_t)start;
+        out->units = len;
     } else if (t == HK_T_BYTE) {
-        if (has_coder && coder.i == 1) { utf16_to_utf8(out, data, n / 2, 0); return 0; }
+        out->p = data;
+        if (has_coder && coder.i == 1) { out->encoding = HK_CHARS_UTF16LE; out->units = n / 2; return 0; }
         if (has_count && !has_coder) {
             uint64_t cnt = (uint64_t)count.i;
             if (cnt > n && (cnt >> 1) <= n) cnt >>= 1;
             if (cnt <= n) len = (uint32_t)cnt;
         }
-        for (uint32_t k = 0; k < len; k++) put_utf8(out, data[k]);  /* Latin-1 */
+        out->encoding = HK_CHARS_LATIN1;
+        out->units = len;
     }
+    return 0;
+}
+
+int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
+{
+    hk_chars ch;
+    if (hk_string_chars(d, obj, &ch) < 0) return -1;
+    if (ch.encoding == HK_CHARS_LATIN1)
+        for (uint32_t k = 0; k < ch.units; k++) put_utf8(out, ch.p[k]);
+    else if (ch.p)
+        utf16_to_utf8(out, ch.p, ch.units, ch.encoding == HK_CHARS_UTF16BE);
     return 0;
 }
 
