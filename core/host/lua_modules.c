@@ -3,6 +3,7 @@
 #include "bitmap/bitmap_lua.h"
 #include "device/device_lua.h"
 #include "graph/graph_lua.h"
+#include "host/triage_lua.h"
 
 void hkl_modules_open(lua_State *L)
 {
@@ -11,5 +12,9 @@ void hkl_modules_open(lua_State *L)
     lua_pop(L, 1);
     hk_graph_lua_open(L);
     hk_bitmap_lua_open(L);
+<<<<<<< HEAD
     hkl_clock_open(L);
+=======
+    hk_triage_lua_open(L);
+>>>>>>> triage
 }

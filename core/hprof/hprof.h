@@ -219,6 +219,17 @@ void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *out);
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out);
 /* Appends the UTF-8 value of a java.lang.String object; -1 if it is not one. */
 int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out);
+/* Where a String's characters are in the mapping, undecoded: units characters at p (none when
+ * the value array is absent or NODATA); array is the value array's index or HK_NONE. */
+enum hk_chars_encoding { HK_CHARS_LATIN1 = 0, HK_CHARS_UTF16BE, HK_CHARS_UTF16LE };
+typedef struct hk_chars {
+    const uint8_t *p;
+    uint32_t units;
+    int encoding;           /* enum hk_chars_encoding: 1 or 2 bytes a unit */
+    uint32_t array;
+} hk_chars;
+/* 0, or -1 if obj is not a java.lang.String. */
+int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out);
 /* The text of a STRING record (names), NULL when absent. */
 const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);
 

@@ -245,8 +245,10 @@ static void utf16_to_utf8(hk_buf *out, const uint8_t *p, uint32_t units, int big
     }
 }
 
-int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
+int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
 {
+    memset(out, 0, sizeof *out);
+    out->array = HK_NONE;
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE)
         return -1;
@@ -255,6 +257,7 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
     if (!value.ref) return 0;
     uint32_t a = hk_obj_find(d, value.ref);
     if (a == HK_NONE) return 0;
+    out->array = a;
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
@@ -273,16 +276,31 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
             if (cnt <= n - start) len = (uint32_t)cnt;
         }
         if (len > n - start) len = n - start;
-        utf16_to_utf8(out, data + 2 * (uint64_t)start, len, 1);
+        out->encoding = HK_CHARS_UTF16BE;
+        out->p = data + 2 * (uint64_t)start;
+        out->units = len;
     } else if (t == HK_T_BYTE) {
-        if (has_coder && coder.i == 1) { utf16_to_utf8(out, data, n / 2, 0); return 0; }
+        out->p = data;
+        if (has_coder && coder.i == 1) { out->encoding = HK_CHARS_UTF16LE; out->units = n / 2; return 0; }
         if (has_count && !has_coder) {
             uint64_t cnt = (uint64_t)count.i;
             if (cnt > n && (cnt >> 1) <= n) cnt >>= 1;
             if (cnt <= n) len = (uint32_t)cnt;
         }
-        for (uint32_t k = 0; k < len; k++) put_utf8(out, data[k]);  /* Latin-1 */
+        out->encoding = HK_CHARS_LATIN1;
+        out->units = len;
     }
+    return 0;
+}
+
+int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
+{
+    hk_chars ch;
+    if (hk_string_chars(d, obj, &ch) < 0) return -1;
+    if (ch.encoding == HK_CHARS_LATIN1)
+        for (uint32_t k = 0; k < ch.units; k++) put_utf8(out, ch.p[k]);
+    else if (ch.p)
+        utf16_to_utf8(out, ch.p, ch.units, ch.encoding == HK_CHARS_UTF16BE);
     return 0;
 }
 

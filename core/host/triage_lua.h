@@ -1,0 +1,6 @@
+#ifndef HK_TRIAGE_LUA_H
+#define HK_TRIAGE_LUA_H
+#include <lua.h>
+/* Adds dump:duplicates(), dump:sha256(), hk.png_thumbnail(), hk.base64() (from lua_modules.c). */
+void hk_triage_lua_open(lua_State *L);
+#endif

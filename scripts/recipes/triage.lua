@@ -1,0 +1,346 @@
+-- triage: one command from a dump to the facts CI reads (--json) and a report a person reads in
+-- a browser (--report FILE.html).  A recipe: it runs the other queries and gathers what they
+-- answer into one record.  The facts hold nothing that depends on where or when they were made
+-- (no path, host or run time), so the same dump gives the same bytes.  Copy it and change it.
+local SCHEMA = "hprofkit-triage/1"
+local TOP, CLASSES, DUPS = 20, 20, 20
+
+-- One query running another: hk.run where the host has it, else the registry directly.
+local function run(name, dump, args)
+  if hk.run then return hk.run(name, dump, args or {}) end
+  local q = hk.queries()[name]
+  if not q then error("triage needs the query '" .. name .. "'", 0) end
+  local a = {}
+  for k, v in pairs(q.args or {}) do a[k] = type(v) == "table" and {} or v end
+  for k, v in pairs(args or {}) do a[k] = v end
+  return q.run(dump, a)
+end
+
+-- A value under the first of its names that is present (queries renamed some keys, e.g.
+-- retained -> retained_bytes); nil when none is.
+local function pick(row, ...)
+  for _, k in ipairs({ ... }) do
+    local v = row[k]
+    if v ~= nil and v ~= hk.null then return v end
+  end
+end
+
+local function present(v) return v ~= nil and v ~= hk.null end
+local function ornull(v) if present(v) then return v end return hk.null end
+
+local function usage(msg)
+  if hk.usage_error then hk.usage_error(msg) end
+  error(msg, 0)
+end
+
+local function progress(phase)
+  if hk.isatty(2) then io.stderr:write("\r\027[Ktriage: ", phase, " ...") io.stderr:flush() end
+end
+
+local function done_progress()
+  if hk.isatty(2) then io.stderr:write("\r\027[K") io.stderr:flush() end
+end
+
+local function as_object(t) return setmetatable(t, hk.object_mt) end
+
+-- ---- the facts ----
+
+local function origin_of(info)
+  return {
+    format = info.format, id_size = info.id_size, sdk = ornull(info.sdk),
+    fingerprint = ornull(info.fingerprint), manufacturer = ornull(info.manufacturer),
+    model = ornull(info.model), process = ornull(info.process),
+    timestamp = ornull(info.timestamp), file_bytes = ornull(info.file_bytes),
+  }
+end
+
+local function totals_of(dump, info)
+  local heaps, bytes = {}, 0
+  for _, h in ipairs(info.heaps or {}) do
+    local count, hb = 0, 0
+    for _, r in ipairs(run("histogram", dump, { heap = h })) do
+      count = count + r.count
+      hb = hb + r.shallow_bytes
+    end
+    heaps[#heaps + 1] = { heap = h, count = count, shallow_bytes = hb }
+  end
+  table.sort(heaps, function(a, b) return a.heap < b.heap end)
+  local count = 0
+  for _, r in ipairs(run("histogram", dump, {})) do
+    count = count + r.count
+    bytes = bytes + r.shallow_bytes
+  end
+  local reach = {}
+  for _, r in ipairs(run("reachability", dump, {})) do
+    reach[#reach + 1] = { reachability = r.reachability, count = r.count,
+                          shallow_bytes = pick(r, "shallow_bytes", "bytes") }
+  end
+  local g = dump:graph_totals()
+  return {
+    objects = info.objects, classes = info.classes, instances = info.instances,
+    object_arrays = info.object_arrays, primitive_arrays = info.primitive_arrays,
+    gc_roots = info.gc_roots, count = count, shallow_bytes = bytes, native_bytes = g.native,
+    heaps = heaps, reachability = reach,
+  }
+end
+
+local function histogram_of(dump)
+  local rows = {}
+  for i, r in ipairs(run("histogram", dump, { n = CLASSES })) do
+    rows[i] = { class = r.class, count = r.count, shallow_bytes = r.shallow_bytes,
+                retained_bytes = ornull(r.retained_bytes) }
+  end
+  return rows
+end
+
+local function chain_of(obj)
+  local chain = {}
+  local d = obj:dominator()
+  while d do
+    chain[#chain + 1] = { id = d.id, class = d.label, retained_bytes = d:retained_size() }
+    d = d:dominator()
+  end
+  return chain
+end
+
+local function top_of(dump)
+  local rows = {}
+  for i, r in ipairs(run("top", dump, { n = TOP })) do
+    rows[i] = {
+      id = r.id, class = r.class, shallow_bytes = pick(r, "shallow_bytes", "shallow"),
+      retained_bytes = pick(r, "retained_bytes", "retained"),
+      native_bytes = pick(r, "native_bytes", "native") or 0,
+      retained_native_bytes = pick(r, "retained_native_bytes", "retained_native") or 0,
+      dominators = chain_of(dump:object(r.id)),
+    }
+  end
+  return rows
+end
+
+local function leaks_of(dump)
+  if not dump.leaks then
+    return { leaks = {}, note = "this hprofkit has no leak traces (dump:leaks): none were looked for",
+             application = 0, library = 0, application_retained_bytes = 0 }
+  end
+  local found = dump:leaks()
+  local leaks = found.leaks or found
+  local app, lib, retained = 0, 0, 0
+  for _, l in ipairs(leaks) do
+    if l.kind == "library" then lib = lib + (l.count or 1)
+    else app = app + (l.count or 1); retained = retained + (l.retained_bytes or 0) end
+  end
+  return { leaks = leaks, note = hk.null, application = app, library = lib,
+           application_retained_bytes = retained }
+end
+
+local function bitmaps_of(dump)
+  local res = run("bitmaps", dump, {})
+  local items, bytes = {}, 0
+  for i, b in ipairs(res.bitmaps) do
+    bytes = bytes + b.bytes
+    items[i] = { id = b.id, width = b.width, height = b.height, bytes = b.bytes,
+                 source = ornull(b.source), pixels_sha256 = ornull(b.pixels_sha256) }
+  end
+  local groups, meta = run("duplicate-bitmaps", dump, {})
+  local wasted, members, out = 0, 0, {}
+  for i, g in ipairs(groups) do
+    wasted = wasted + g.wasted_bytes
+    members = members + g.count
+    out[i] = { width = g.width, height = g.height, count = g.count, bytes = g.bytes,
+               wasted_bytes = g.wasted_bytes, pixels_sha256 = g.pixels_sha256, ids = g.ids }
+  end
+  return { count = #items, bytes = bytes, with_pixels = res.summary.with_image,
+           duplicate_groups = #out, duplicates = members, wasted_bytes = wasted,
+           bitmaps = items, groups = out }
+end
+
+local function duplicates_of(dump, name)
+  local rows = run(name, dump, { n = DUPS })
+  local wasted = 0
+  for _, r in ipairs(rows) do wasted = wasted + r.wasted_bytes end
+  return { wasted_bytes = wasted, groups = rows }
+end
+
+local function mb(kb) return string.format("%.1f MB", kb / 1024) end
+
+-- meminfo's App Summary against the dump: a number and a sentence for each gap.
+local function meminfo_join(path, origin, totals, bitmaps)
+  if not hk.meminfo then usage("--meminfo needs the meminfo plugin (see `hprofkit plugins`)") end
+  local ok, text = pcall(hk.read_file, path)
+  if not ok then usage("--meminfo: " .. tostring(text)) end
+  local mi = hk.meminfo.parse(text)
+  local s = mi.summary or {}
+  local app = 0
+  for _, h in ipairs(totals.heaps) do if h.heap == "app" then app = h.shallow_bytes end end
+  if app == 0 then app = totals.shallow_bytes end
+  local joins = {}
+  local function join(name, kb, dump_bytes, what, why)
+    if not present(kb) then
+      joins[#joins + 1] = { name = name, meminfo_kb = hk.null, dump_bytes = dump_bytes, gap_bytes = hk.null,
+        sentence = name .. ": this meminfo has no App Summary value; the dump's " .. what .. " is " ..
+                   mb(dump_bytes / 1024) .. "." }
+      return
+    end
+    local gap = kb * 1024 - dump_bytes
+    joins[#joins + 1] = { name = name, meminfo_kb = kb, dump_bytes = dump_bytes, gap_bytes = gap,
+      sentence = string.format("%s is %s in meminfo, the dump's %s %s: %s %s. %s", name, mb(kb), what,
+        mb(dump_bytes / 1024), mb(math.abs(gap) / 1024),
+        gap >= 0 and "more in meminfo" or "more in the dump", why) }
+  end
+  join("Java Heap", s.java_heap, app, "objects in the app heap total",
+       "Java Heap PSS counts pages, not objects: free space inside the heap, the card table and " ..
+       "the app's share of the zygote and boot image pages; the dump counts only the objects " ..
+       "(a GC before the dump shrinks the difference).")
+  local old = present(origin.sdk) and origin.sdk < 26
+  join("Graphics", s.graphics, bitmaps.bytes, "bitmaps' pixels total",
+       "Graphics counts GL textures, surfaces and gralloc buffers, which the dump cannot see; " ..
+       (old and "before Android 8 bitmap pixels are Java byte arrays (mBuffer), counted under Java Heap."
+            or "since Android 8 bitmap pixels are in the native heap, counted under Native Heap."))
+  join("Native Heap", s.native_heap, totals.native_bytes, "registered native allocations total",
+       "The dump knows only native memory registered with a NativeAllocationRegistry (bitmaps, " ..
+       "some buffers); the rest of malloc is invisible to it.")
+  local summary = {}
+  for k, v in pairs(s) do summary[k] = v end
+  return { summary = as_object(summary), joins = joins }
+end
+
+local function labels_of(list)
+  local labels = {}
+  if type(list) == "string" then list = list ~= "" and { list } or {} end
+  for _, l in ipairs(list or {}) do
+    local k, v = l:match("^([^=]+)=(.*)$")
+    if not k then usage("--label needs KEY=VALUE, got '" .. l .. "'") end
+    labels[k] = v
+  end
+  return as_object(labels)
+end
+
+-- ---- gates (CI): check(facts, param) -> tripped, message ----
+
+local function bytes_param(name, param)
+  local n = tonumber(param or "")
+  if not n or n < 0 then usage("--fail-on " .. name .. ":BYTES needs a number of bytes, got '" .. tostring(param) .. "'") end
+  return n
+end
+
+local gates = {
+  leaks = { help = "an application leak is found",
+    check = function(f) return f.leaks.application > 0,
+      string.format("%d application leaks", f.leaks.application) end },
+  ["library-leaks"] = { help = "a known library leak is found",
+    check = function(f) return f.leaks.library > 0,
+      string.format("%d library leaks", f.leaks.library) end },
+  ["leak-retained"] = { help = "leak-retained:BYTES: application leaks retain more than BYTES in all",
+    check = function(f, p) local max = bytes_param("leak-retained", p)
+      return f.leaks.application_retained_bytes > max,
+        string.format("application leaks retain %d bytes (limit %d)", f.leaks.application_retained_bytes, max) end },
+  ["bitmap-waste"] = { help = "bitmap-waste:BYTES: duplicate bitmaps waste more than BYTES",
+    check = function(f, p) local max = bytes_param("bitmap-waste", p)
+      return f.bitmaps.wasted_bytes > max,
+        string.format("duplicate bitmaps waste %d bytes (limit %d)", f.bitmaps.wasted_bytes, max) end },
+}
+
+-- Without the CLI's --fail-on (an older host), the recipe reads the option and checks itself.
+local function own_gates(facts, spec)
+  local tripped = {}
+  for item in spec:gmatch("[^,]+") do
+    local name, param = item:match("^([^:]+):?(.*)$")
+    local g = gates[name]
+    if not g then usage("--fail-on: unknown gate '" .. name .. "' (leaks, library-leaks, leak-retained:BYTES, bitmap-waste:BYTES)") end
+    local hit, msg = g.check(facts, param ~= "" and param or nil)
+    if hit then
+      tripped[#tripped + 1] = name
+      io.stderr:write("hprofkit triage: gate ", name, " tripped: ", msg, "\n")
+    end
+  end
+  return tripped
+end
+
+-- ---- the report's extra data: what the page shows beyond the facts ----
+
+local report = nil   -- the writer, loaded on first use from ../report/html.lua
+
+local function load_report()
+  if not report then
+    local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+    report = dofile(here .. "../report/html.lua")
+  end
+  return report
+end
+
+local function write_file(path, text)
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "wb")
+  if not f then usage("--report: " .. tostring(err)) end
+  f:write(text)
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then os.remove(tmp); error("--report: " .. tostring(rerr), 0) end
+end
+
+hk.query{
+  name = "triage",
+  help = "One command from a dump to its facts: origin, totals (by heap, by reachability, native),\n" ..
+         "the top classes and retainers (with their dominator chains), leaks by signature,\n" ..
+         "bitmaps and the bytes duplicates waste, duplicate strings and arrays; with --meminfo the\n" ..
+         "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
+         "dump gives the same bytes: no path, host or time of the run); --report FILE.html writes\n" ..
+         "one self-contained page (treemap of the dominator tree, leak traces, bitmap gallery, ...).",
+  args = { meminfo = "", baseline = "", samples = "", report = "", label = {},
+           fail_on = not hk.run and "" or nil },
+  options_help = "  --meminfo FILE    a saved `dumpsys meminfo` of the same process\n" ..
+                 "  --baseline DUMP   an earlier dump: the diff summary\n" ..
+                 "  --samples FILE    a `watch` samples file (.csv or .jsonl): a chart in the report\n" ..
+                 "  --report FILE     write the HTML report\n" ..
+                 "  --label KEY=VALUE a label copied into the facts (repeatable)\n" ..
+                 "  --fail-on GATE,...  exit 3 when a gate trips: leaks, library-leaks,\n" ..
+                 "                    leak-retained:BYTES, bitmap-waste:BYTES",
+  shape = "record",
+  columns = { "schema", "labels", "dump_sha256", "origin", "totals", "histogram", "top", "leaks",
+              "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
+  gates = gates,
+  run = function(dump, args)
+    local facts = { schema = SCHEMA, labels = labels_of(args.label) }
+    progress("hashing")
+    facts.dump_sha256 = dump:sha256()
+    local info = run("info", dump, {})
+    facts.origin = origin_of(info)
+    progress("heap graph and totals")
+    facts.totals = totals_of(dump, info)
+    progress("histogram")
+    facts.histogram = histogram_of(dump)
+    progress("top retainers")
+    facts.top = top_of(dump)
+    progress("leaks")
+    facts.leaks = leaks_of(dump)
+    progress("bitmaps")
+    facts.bitmaps = bitmaps_of(dump)
+    progress("duplicate strings")
+    facts.duplicate_strings = duplicates_of(dump, "duplicate-strings")
+    progress("duplicate arrays")
+    facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
+    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps) or hk.null
+    facts.diff = hk.null
+    if args.baseline ~= "" then
+      progress("diff against the baseline")
+      local base = hk.open(args.baseline)
+      facts.diff = dump.diff and dump:diff(base) or
+        { note = "this hprofkit has no dump:diff: no diff was made", baseline_sha256 = base:sha256() }
+    end
+    local meta = {}
+    if not hk.run and args.fail_on and args.fail_on ~= "" then
+      facts.gates_tripped = own_gates(facts, args.fail_on)
+      if #facts.gates_tripped > 0 then meta.exit_code = 3 end
+    end
+    if args.report ~= "" then
+      progress("report")
+      write_file(args.report, load_report().write(dump, facts, {
+        samples = args.samples ~= "" and args.samples or nil,
+        meminfo = args.meminfo ~= "" and args.meminfo or nil,
+        progress = progress,
+      }))
+    end
+    done_progress()
+    return facts, meta
+  end,
+}

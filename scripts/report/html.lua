@@ -1,0 +1,430 @@
+-- The triage report: one self-contained HTML file written from the triage facts (the numbers
+-- the page shows are the facts'), plus what only a page needs: the dominator tree for the
+-- treemap, the details of every object the page names, the whole class histogram, bitmap
+-- thumbnails and the samples chart.  No network: the script, the style and the images are
+-- inline.  Loaded by scripts/recipes/triage.lua; returns { write = function(dump, facts, opts) }.
+local M = {}
+
+local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local TREE_NODES = 4000            -- treemap nodes embedded
+local TREE_KIDS = 60               -- children kept per node (the rest: one "smaller" node)
+local PANEL_OBJECTS = 600          -- objects with a details panel
+local THUMB_SIDE = 160
+local THUMB_BUDGET = 8 * 1024 * 1024   -- bytes of data: URIs, so the page stays under ~10 MB
+local THUMB_MAX = 400
+
+local function esc(s)
+  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+                                         ['"'] = "&quot;", ["'"] = "&#39;" }))
+end
+
+local function present(v) return v ~= nil and v ~= hk.null end
+
+local function size(n)
+  if not present(n) then return "–" end
+  local units, v, i = { "B", "KiB", "MiB", "GiB" }, n, 1
+  while math.abs(v) >= 1024 and i < #units do v = v / 1024; i = i + 1 end
+  return i == 1 and string.format("%d B", n) or string.format("%.1f %s", v, units[i])
+end
+
+local function num(n) return present(n) and tostring(n) or "–" end
+
+local function oid(id)
+  if not present(id) then return "–" end
+  return string.format('<a class="oid" href="#" data-id="%s">%s</a>', esc(id), esc(id))
+end
+
+-- ---- data the page needs beyond the facts ----
+
+-- The dominator tree, largest first, breadth first until the node budget is spent: each node
+-- {id, c = class, r = retained, k = children}; a node's children past TREE_KIDS (or past the
+-- budget) become one node for the rest.
+local function dominator_tree(dump)
+  local total = dump:graph_totals().bytes
+  local root = { id = hk.null, c = "all objects", r = total, k = {} }
+  local queue, n = { { node = root, kids = dump:dominated_by_root(0) } }, 1
+  local head = 1
+  while head <= #queue do
+    local q = queue[head]
+    head = head + 1
+    local rest, rest_n = 0, 0
+    for i, o in ipairs(q.kids) do
+      local r = o:retained_size()
+      if i <= TREE_KIDS and n < TREE_NODES and r > 0 then
+        local node = { id = o.id, c = o.label, r = r, k = {} }
+        q.node.k[#q.node.k + 1] = node
+        n = n + 1
+        if r * 2000 >= total then   -- descend into nodes of 0.05 % of the heap or more
+          local kids = o:dominated(TREE_KIDS + 1)
+          if #kids > 0 then queue[#queue + 1] = { node = node, kids = kids, obj = o } end
+        end
+      else
+        rest, rest_n = rest + r, rest_n + 1
+      end
+    end
+    if q.obj and #q.kids > TREE_KIDS then
+      -- dominated(n) was cut: what it left out is the node's retained minus its own and kids'
+      local sum = q.obj.shallow_size
+      for _, k in ipairs(q.node.k) do sum = sum + k.r end
+      rest, rest_n = math.max(0, q.node.r - sum), rest_n + 1
+    end
+    if rest > 0 then
+      q.node.k[#q.node.k + 1] = { id = hk.null, c = string.format("(%s smaller)", rest_n > 1 and "more" or "1"),
+                                  r = rest, k = {} }
+    end
+  end
+  return root
+end
+
+-- What the panel shows of one object: sizes, fields, referrers, the path from a root.
+local function details(dump, obj)
+  local d = { id = obj.id, class = obj.label, kind = obj.kind, shallow_bytes = obj.shallow_size,
+              retained_bytes = obj:retained_size(), reachability = obj.reachability,
+              native_bytes = obj.native_size, fields = {}, referrers = {}, path = {} }
+  if obj.kind == "instance" then
+    for i, f in ipairs(obj:fields()) do
+      if i > 60 then break end
+      local v = f.value
+      local shown
+      if f.ref then shown = f.ref.id
+      elseif type(v) == "string" then shown = #v > 120 and (v:sub(1, 120) .. "…") or v
+      elseif v == nil then shown = "null"
+      else shown = tostring(v) end
+      d.fields[#d.fields + 1] = { f.name, f.type, shown, f.ref and f.ref.id or hk.null }
+    end
+  elseif obj.kind == "object_array" or obj.kind == "primitive_array" then
+    d.length = obj.length
+    for i = 0, math.min(obj.length, 20) - 1 do
+      local v = obj:at(i)
+      local isobj = type(v) == "userdata"
+      d.fields[#d.fields + 1] = { "[" .. i .. "]", obj.elem_type or "", isobj and v.id or tostring(v),
+                                  isobj and v.id or hk.null }
+    end
+  end
+  if obj.value then d.value = #obj.value > 200 and (obj.value:sub(1, 200) .. "…") or obj.value end
+  for i, r in ipairs(obj:referrers()) do
+    if i > 20 then break end
+    d.referrers[#d.referrers + 1] = { r.id, r.label }
+  end
+  local steps = dump:path_to_root(obj)
+  for _, s in ipairs(steps or {}) do
+    d.path[#d.path + 1] = { s.object.id, s.object.label, s.via or "", s.root or hk.null }
+  end
+  return d
+end
+
+local function collect_ids(facts, tree)
+  local ids, order = {}, {}
+  local function add(id) if present(id) and not ids[id] then ids[id] = true; order[#order + 1] = id end end
+  for _, t in ipairs(facts.top) do
+    add(t.id)
+    for _, c in ipairs(t.dominators) do add(c.id) end
+  end
+  for _, l in ipairs(facts.leaks.leaks) do
+    for _, tr in ipairs(l.traces or {}) do
+      add(tr.object)
+      for _, s in ipairs(tr.steps or {}) do add(s.object) end
+    end
+  end
+  for _, b in ipairs(facts.bitmaps.bitmaps) do add(b.id) end
+  for _, sec in ipairs({ facts.duplicate_strings, facts.duplicate_arrays }) do
+    for _, g in ipairs(sec.groups) do add(g.id); add(g.holder) end
+  end
+  -- then the treemap's nodes, breadth first
+  local queue, head = { tree }, 1
+  while head <= #queue and #order < PANEL_OBJECTS do
+    local n = queue[head]; head = head + 1
+    add(n.id)
+    for _, k in ipairs(n.k) do queue[#queue + 1] = k end
+  end
+  return order
+end
+
+local function thumbnails(dump, facts)
+  local out, used, shown, left, note = {}, 0, 0, 0, hk.null
+  for _, b in ipairs(facts.bitmaps.bitmaps) do
+    if present(b.source) then
+      local png = dump:bitmap_image(b.id)
+      local thumb = png and hk.png_thumbnail(png, THUMB_SIDE)
+      local uri = thumb and ("data:image/png;base64," .. hk.base64(thumb))
+      if uri and used + #uri <= THUMB_BUDGET and shown < THUMB_MAX then
+        out[b.id] = uri
+        used, shown = used + #uri, shown + 1
+      elseif uri then
+        left = left + 1
+      end
+    end
+  end
+  if left > 0 then
+    note = string.format("%d thumbnails left out to keep the report small (%d shown, %s)", left, shown, size(used))
+  end
+  return out, note
+end
+
+-- A watch samples file: .jsonl (one object a line) or .csv (a header line, then values).
+local function read_samples(path)
+  local ok, text = pcall(hk.read_file, path)
+  if not ok then error("--samples: " .. tostring(text), 0) end
+  local rows = {}
+  if path:match("%.jsonl$") then
+    for line in text:gmatch("[^\n]+") do
+      local okj, r = pcall(hk.json_decode, line)
+      if okj and type(r) == "table" then rows[#rows + 1] = r end
+    end
+  elseif path:match("%.csv$") then
+    local header
+    for line in text:gmatch("[^\n]+") do
+      local cells = {}
+      for c in (line .. ","):gmatch('([^,]*),') do cells[#cells + 1] = c:gsub('^"(.*)"$', "%1") end
+      if not header then header = cells
+      else
+        local r = {}
+        for i, k in ipairs(header) do
+          local v = cells[i]
+          r[k] = tonumber(v) or (v ~= "" and v or nil)
+        end
+        rows[#rows + 1] = r
+      end
+    end
+  else
+    error("--samples '" .. path .. "': the name must end in .csv or .jsonl", 0)
+  end
+  return rows
+end
+
+local SERIES = { "java_used_kb", "java_max_kb", "native_kb", "pss_kb", "rss_kb" }
+local COLORS = { "#d62728", "#7f7f7f", "#1f77b4", "#2ca02c", "#9467bd" }
+
+-- The chart of the samples: hk.watch_chart when the watch command is there, else lines of the
+-- *_kb columns in MB over the t column (seconds).
+local function samples_chart(rows)
+  if hk.watch_chart then return hk.watch_chart(rows, { title = "watch samples" }) end
+  local W, H, L, B = 720, 260, 50, 30
+  local tmax, vmax = 0, 0
+  for i, r in ipairs(rows) do
+    local t = tonumber(r.t) or (i - 1)
+    tmax = math.max(tmax, t)
+    for _, k in ipairs(SERIES) do if type(r[k]) == "number" then vmax = math.max(vmax, r[k] / 1024) end end
+  end
+  if tmax == 0 then tmax = 1 end
+  if vmax == 0 then vmax = 1 end
+  local parts = { string.format('<svg class="samples" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">', W, H, W, H),
+    string.format('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#888"/>', L, H - B, W - 10, H - B),
+    string.format('<line x1="%d" y1="10" x2="%d" y2="%d" stroke="#888"/>', L, L, H - B),
+    string.format('<text x="4" y="16" font-size="11">%.0f MB</text><text x="4" y="%d" font-size="11">0</text>', vmax, H - B),
+    string.format('<text x="%d" y="%d" font-size="11" text-anchor="end">%.0f s</text>', W - 10, H - 8, tmax) }
+  for si, k in ipairs(SERIES) do
+    local pts = {}
+    for i, r in ipairs(rows) do
+      if type(r[k]) == "number" then
+        local t = tonumber(r.t) or (i - 1)
+        pts[#pts + 1] = string.format("%.1f,%.1f", L + (W - 10 - L) * t / tmax, (H - B) - (H - B - 10) * (r[k] / 1024) / vmax)
+      end
+    end
+    if #pts > 0 then
+      parts[#parts + 1] = string.format('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>', COLORS[si], table.concat(pts, " "))
+      parts[#parts + 1] = string.format('<text x="%d" y="%d" font-size="11" fill="%s">%s</text>', L + 10 + (si - 1) * 120, H - 4, COLORS[si], k)
+    end
+  end
+  parts[#parts + 1] = "</svg>"
+  return table.concat(parts)
+end
+
+-- ---- the page ----
+
+local function table_html(cols, rows, cell)
+  if #rows == 0 then return "<p>None.</p>" end
+  local p = { "<table><thead><tr>" }
+  for _, c in ipairs(cols) do p[#p + 1] = "<th>" .. esc(c) .. "</th>" end
+  p[#p + 1] = "</tr></thead><tbody>"
+  for _, r in ipairs(rows) do
+    p[#p + 1] = "<tr>"
+    for _, c in ipairs(cols) do p[#p + 1] = "<td>" .. cell(r, c) .. "</td>" end
+    p[#p + 1] = "</tr>"
+  end
+  p[#p + 1] = "</tbody></table>"
+  return table.concat(p)
+end
+
+local BYTES = { shallow_bytes = true, retained_bytes = true, native_bytes = true, bytes = true,
+                wasted_bytes = true, retained_native_bytes = true }
+
+local function cell(r, c)
+  local v = r[c]
+  if c == "id" or c == "holder" or c == "object" then return oid(v) end
+  if BYTES[c] then return '<span title="' .. num(v) .. ' bytes">' .. size(v) .. "</span>" end
+  if not present(v) then return "–" end
+  return esc(v)
+end
+
+local function header(facts)
+  local o, t = facts.origin, facts.totals
+  local p = { '<header><h1>Heap triage: ', esc(present(o.process) and o.process or "heap dump"), "</h1>",
+              '<p class="origin">' }
+  for _, k in ipairs({ "format", "sdk", "manufacturer", "model", "fingerprint", "timestamp" }) do
+    if present(o[k]) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(o[k]) .. "</span> " end
+  end
+  p[#p + 1] = '</p><p class="origin"><span><b>sha256</b> ' .. esc(facts.dump_sha256) .. "</span>"
+  for k, v in pairs(facts.labels) do p[#p + 1] = " <span><b>" .. esc(k) .. "</b> " .. esc(v) .. "</span>" end
+  p[#p + 1] = '</p><div class="cards">'
+  local function card(label, value, title)
+    p[#p + 1] = '<div class="card"><div class="v" title="' .. esc(title or "") .. '">' .. value ..
+                '</div><div class="l">' .. esc(label) .. "</div></div>"
+  end
+  card("objects", num(t.objects))
+  card("shallow bytes", size(t.shallow_bytes), t.shallow_bytes .. " bytes")
+  card("native bytes", size(t.native_bytes), t.native_bytes .. " bytes")
+  for _, h in ipairs(t.heaps) do card("heap " .. h.heap, size(h.shallow_bytes), h.count .. " objects") end
+  for _, r in ipairs(t.reachability) do
+    if r.count > 0 then card(r.reachability, size(r.shallow_bytes), r.count .. " objects") end
+  end
+  card("app leaks", num(facts.leaks.application))
+  card("bitmaps", num(facts.bitmaps.count), size(facts.bitmaps.bytes))
+  p[#p + 1] = "</div>"
+  if facts.gates_tripped and #facts.gates_tripped > 0 then
+    p[#p + 1] = '<p class="gates">Gates tripped: ' .. esc(table.concat(facts.gates_tripped, ", ")) .. "</p>"
+  end
+  p[#p + 1] = "</header>"
+  return table.concat(p)
+end
+
+local function leaks_html(facts)
+  local L = facts.leaks
+  local p = { '<section id="leaks"><h2>Leaks</h2>' }
+  if present(L.note) then p[#p + 1] = '<p class="note">' .. esc(L.note) .. "</p>" end
+  if #L.leaks == 0 then p[#p + 1] = "<p>No leaks found.</p>" end
+  for _, l in ipairs(L.leaks) do
+    p[#p + 1] = string.format('<div class="leak %s"><h3>%s <small>%s · %s · %s instance(s) · retains %s</small></h3><p class="sig">signature %s</p>',
+      esc(l.kind or ""), esc(l.description or l.pattern or "leak"), esc(l.kind or ""), esc(l.pattern or ""),
+      num(l.count), size(l.retained_bytes), esc(l.signature or ""))
+    for ti, tr in ipairs(l.traces or {}) do
+      if ti > 3 then p[#p + 1] = "<p class=\"note\">" .. (#l.traces - 3) .. " more traces in the facts</p>"; break end
+      p[#p + 1] = '<ol class="trace">'
+      if tr.root then
+        p[#p + 1] = "<li class=\"root\">GC root " .. esc(tr.root.type or "") ..
+                    (present(tr.root.thread) and (" (thread " .. esc(tr.root.thread) .. ")") or "") .. "</li>"
+      end
+      for _, s in ipairs(tr.steps or {}) do
+        local ref = s.reference or {}
+        local reasons = type(s.reasons) == "table" and table.concat(s.reasons, "; ") or (s.reasons or "")
+        p[#p + 1] = string.format('<li class="%s%s">%s %s%s <span class="status">%s</span> <span class="why">%s</span></li>',
+          esc(s.status or ""), s.suspect and " suspect" or "", oid(s.object), esc(s.class or ""),
+          present(ref.name) and (" ." .. esc(ref.name) .. " <small>(" .. esc(ref.type or "") .. ")</small>") or "",
+          esc(s.status or ""), esc(reasons))
+      end
+      p[#p + 1] = string.format('<li class="leaking">%s %s <span class="status">LEAKING</span> retains %s</li></ol>',
+        oid(tr.object), esc(tr.class or ""), size(tr.retained_bytes))
+    end
+    p[#p + 1] = "</div>"
+  end
+  p[#p + 1] = "</section>"
+  return table.concat(p)
+end
+
+local function top_html(facts)
+  local rows = {}
+  for i, t in ipairs(facts.top) do
+    local chain = {}
+    for _, c in ipairs(t.dominators) do chain[#chain + 1] = oid(c.id) .. " " .. esc(c.class) end
+    rows[i] = { id = t.id, class = t.class, shallow_bytes = t.shallow_bytes, retained_bytes = t.retained_bytes,
+                native_bytes = t.native_bytes, dominators = table.concat(chain, " ← ") }
+  end
+  local cols = { "id", "class", "shallow_bytes", "retained_bytes", "native_bytes", "dominators" }
+  return '<section id="top"><h2>Top retainers</h2>' ..
+         table_html(cols, rows, function(r, c) if c == "dominators" then return r[c] ~= "" and r[c] or "(a root)" end return cell(r, c) end) ..
+         "</section>"
+end
+
+local function gallery_html(facts, thumbs, note)
+  local B = facts.bitmaps
+  local p = { '<section id="bitmaps"><h2>Bitmaps</h2>',
+    string.format("<p>%d bitmaps, %s; %d with pixels; %d duplicate groups (%d bitmaps) waste %s.</p>",
+      B.count, size(B.bytes), B.with_pixels, B.duplicate_groups, B.duplicates, size(B.wasted_bytes)) }
+  if present(note) then p[#p + 1] = '<p class="note">' .. esc(note) .. "</p>" end
+  local group_of = {}
+  for gi, g in ipairs(B.groups) do for _, id in ipairs(g.ids) do group_of[id] = gi end end
+  p[#p + 1] = '<div class="gallery">'
+  for _, b in ipairs(B.bitmaps) do
+    local img = thumbs[b.id] and ('<img alt="bitmap ' .. esc(b.id) .. '" src="' .. thumbs[b.id] .. '">')
+                or '<div class="noimg">no pixels</div>'
+    p[#p + 1] = string.format('<figure class="bitmap" data-id="%s"%s>%s<figcaption>%s<br>%d×%d · %s<br>%s%s</figcaption></figure>',
+      esc(b.id), group_of[b.id] and (' data-group="' .. group_of[b.id] .. '"') or "", img, oid(b.id), b.width, b.height,
+      size(b.bytes), esc(present(b.source) and b.source or "no source"),
+      group_of[b.id] and (' · <span class="dup">duplicate group ' .. group_of[b.id] .. "</span>") or "")
+  end
+  p[#p + 1] = "</div></section>"
+  return table.concat(p)
+end
+
+local function dups_html(facts)
+  local s, a = facts.duplicate_strings, facts.duplicate_arrays
+  return '<section id="duplicates"><h2>Duplicate strings and arrays</h2>' ..
+    string.format("<h3>Strings: the top groups waste %s</h3>", size(s.wasted_bytes)) ..
+    table_html({ "count", "bytes", "wasted_bytes", "length", "value", "id", "holder", "holder_class" }, s.groups, cell) ..
+    string.format("<h3>Primitive arrays: the top groups waste %s</h3>", size(a.wasted_bytes)) ..
+    table_html({ "class", "length", "count", "bytes", "wasted_bytes", "value", "id", "holder", "holder_class" }, a.groups, cell) ..
+    "</section>"
+end
+
+local function meminfo_html(facts)
+  if not present(facts.meminfo) then return "" end
+  local m = facts.meminfo
+  local keys = {}
+  for k in pairs(m.summary) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local rows = {}
+  for _, k in ipairs(keys) do rows[#rows + 1] = { row = k, kb = m.summary[k] } end
+  local joins = {}
+  for _, j in ipairs(m.joins) do
+    joins[#joins + 1] = { name = j.name, meminfo = present(j.meminfo_kb) and size(j.meminfo_kb * 1024) or "–",
+                          dump = size(j.dump_bytes), gap = present(j.gap_bytes) and size(j.gap_bytes) or "–", sentence = j.sentence }
+  end
+  return '<section id="meminfo"><h2>meminfo beside the dump</h2><div class="cols"><div><h3>App Summary (KB)</h3>' ..
+    table_html({ "row", "kb" }, rows, function(r, c) return present(r[c]) and esc(r[c]) or "–" end) ..
+    "</div><div><h3>The dump's numbers against it</h3>" ..
+    table_html({ "name", "meminfo", "dump", "gap", "sentence" }, joins, function(r, c) return esc(r[c]) end) ..
+    "</div></div></section>"
+end
+
+function M.write(dump, facts, opts)
+  local phase = opts.progress or function() end
+  phase("report: dominator tree")
+  local tree = dominator_tree(dump)
+  phase("report: objects")
+  local objects = {}
+  for _, id in ipairs(collect_ids(facts, tree)) do
+    local o = dump:object(id)
+    if o then objects[id] = details(dump, o) end
+  end
+  phase("report: histogram")
+  local hist = {}
+  for i, r in ipairs(dump:histogram()) do hist[i] = { r.class, r.count, r.shallow_bytes } end
+  if dump.class_retained then
+    local ret = dump:class_retained()
+    for _, h in ipairs(hist) do h[4] = ret[h[1]] or 0 end
+  end
+  phase("report: thumbnails")
+  local thumbs, thumb_note = thumbnails(dump, facts)
+  local chart = ""
+  if opts.samples then chart = '<section id="samples"><h2>watch samples</h2>' .. samples_chart(read_samples(opts.samples)) .. "</section>" end
+  local data = hk.json_encode({ tree = tree, objects = setmetatable(objects, hk.object_mt), histogram = hist })
+  data = data:gsub("</", "<\\/")
+  local css = hk.read_file(HERE .. "report.css")
+  local js = hk.read_file(HERE .. "report.js")
+  return table.concat({
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; script-src \'unsafe-inline\'">',
+    "<title>Heap triage ", esc(present(facts.origin.process) and facts.origin.process or ""), "</title><style>", css, "</style></head><body>",
+    header(facts),
+    '<nav><a href="#treemap">treemap</a> <a href="#leaks">leaks</a> <a href="#top">top retainers</a> <a href="#classes">classes</a> <a href="#bitmaps">bitmaps</a> <a href="#duplicates">duplicates</a>',
+    present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "", "</nav>",
+    '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
+    leaks_html(facts), top_html(facts),
+    '<section id="classes"><h2>Classes</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
+    gallery_html(facts, thumbs, thumb_note), dups_html(facts), meminfo_html(facts), chart,
+    '<aside id="panel" hidden><button id="close" title="close">×</button><div id="pbody"></div></aside>',
+    '<script type="application/json" id="data">', data, "</script><script>", js, "</script></body></html>\n",
+  })
+end
+
+return M
