@@ -12,9 +12,7 @@ void hkl_modules_open(lua_State *L)
     lua_pop(L, 1);
     hk_graph_lua_open(L);
     hk_bitmap_lua_open(L);
-<<<<<<< HEAD
     hkl_clock_open(L);
-=======
+    hkl_sqlite_open(L);
     hk_triage_lua_open(L);
->>>>>>> triage
 }

@@ -427,4 +427,6 @@ function M.write(dump, facts, opts)
   })
 end
 
+-- Pieces other pages in this style reuse (fleet-report's --report).
+M.parts = { esc = esc, size = size, num = num, table_html = table_html, cell = cell, leaks_html = leaks_html, dir = HERE }
 return M
