@@ -7,7 +7,7 @@ local fleetdb = dofile(here .. "../fleet/fleet_db.lua")
 local stats = dofile(here .. "../fleet/fleet_stats.lua")
 local SCHEMA = "hprofkit-fleet-report/1"
 
-local function usage(msg) hk.usage_error("fleet-report: " .. msg) end
+local function usage(msg) hk.usage_error(msg) end
 
 local function iso(ms)
   if not ms then return hk.null end

@@ -7,6 +7,15 @@ local esc, size = P.esc, P.size
 
 local M = {}
 
+-- JSON's null (hk.null) as Lua's nil: the trace drawing reads absent values as nil.
+local function denull(v)
+  if v == hk.null then return nil end
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = denull(x) end
+  return out
+end
+
 local BYTES = { retained_p50 = true, retained_p75 = true, retained_p95 = true, retained_max = true,
                 previous_p75 = true, java_heap_p50 = true, bitmap_p50 = true, duplicate_waste_p50 = true,
                 java_heap_bytes = true, bitmap_bytes = true, duplicate_waste_bytes = true }
@@ -54,8 +63,9 @@ function M.write(res)
     if not seen[g.signature] then
       seen[g.signature] = true
       leaks[#leaks + 1] = { signature = g.signature, kind = g.kind, description = g.description,
-                            count = g.dumps, retained_bytes = g.retained_max,
-                            traces = g.example_trace ~= hk.null and { g.example_trace } or {} }
+                            pattern = "an example trace, from dump " .. g.example_dump:sub(1, 12),
+                            count = 1, retained_bytes = g.retained_max,
+                            traces = g.example_trace ~= hk.null and { denull(g.example_trace) } or {} }
     end
   end
   local traces = P.leaks_html({ leaks = { leaks = leaks, note = hk.null } })
