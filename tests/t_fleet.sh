@@ -112,3 +112,10 @@ if grep -q '<h1>Fleet triage</h1>' fleet.html && grep -q 'id="regressions"' flee
   pass fleet_html_report; else fail fleet_html_report "fleet.html lacks a section or loads from the network"; fi
 "$HK" fleet-report fleet.db --report /nonexistent/dir/x.html >/dev/null 2>fr.err
 eq fleet_html_bad_path "$?" 2
+
+# the variadic positional through hk.run: the list arrives under the name without "..."
+cat > viarun.lua <<'LUA'
+local res = hk.run("fleet-ingest", nil, { db = "viarun.db", facts = { "farm-a/d0.facts.json", "farm-b/d1.facts.json" } })
+print(res.ingested .. " " .. res.dumps_in_database)
+LUA
+eq fleet_hk_run_variadic "$("$HK" run viarun.lua 2>&1)" "2 2"
