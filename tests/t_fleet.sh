@@ -119,3 +119,15 @@ local res = hk.run("fleet-ingest", nil, { db = "viarun.db", facts = { "farm-a/d0
 print(res.ingested .. " " .. res.dumps_in_database)
 LUA
 eq fleet_hk_run_variadic "$("$HK" run viarun.lua 2>&1)" "2 2"
+
+# progress: on a terminal (script(1) gives one) a line redrawn in place; none into a file
+if command -v script >/dev/null; then
+  script -qc "'$HK' fleet-ingest tty.db farm-a/d0.facts.json farm-b/d1.facts.json >/dev/null" /dev/null > tty.out
+  script -qc "'$HK' fleet-report tty.db >/dev/null" /dev/null >> tty.out
+  if grep -q 'fleet-ingest: facts files 2/2' tty.out && grep -q 'fleet-report: dumps 2/2' tty.out; then pass fleet_progress_tty
+  else fail fleet_progress_tty "$(head -c 200 tty.out | od -c | head -3)"; fi
+else
+  skip fleet_progress_tty "no script(1)"
+fi
+"$HK" fleet-ingest notty.db farm-a/d0.facts.json >/dev/null 2>notty.err
+eq fleet_no_progress_off_tty "$(wc -c < notty.err)" 0
