@@ -18,10 +18,35 @@ static int dump_duplicates(lua_State *L)
     static const char *const kinds[] = {"strings", "arrays", NULL};
     int kind = luaL_checkoption(L, 2, NULL, kinds) == 0 ? HK_DUP_STRINGS : HK_DUP_ARRAYS;
     lua_Integer max = luaL_optinteger(L, 3, 0);
+    /* the value-array counts one call makes serve the next on the same dump: kept in a
+     * table with weak keys, dump -> a userdata holding them */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "hk.dup_uses") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushstring(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "hk.dup_uses");
+    }
+    int cache = lua_gettop(L);
+    lua_pushvalue(L, 1);
+    lua_rawget(L, cache);
+    uint8_t *uses = lua_touserdata(L, -1);
+    int ready = uses != NULL;
+    lua_pop(L, 1);
+    if (!uses) uses = memset(lua_newuserdatauv(L, (size_t)d->nobjects + 1, 0), 0, (size_t)d->nobjects + 1);
     hk_dup_group *g;
     uint32_t n;
     char err[256];
-    if (hk_dup_groups(d, kind, &g, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    int rc = hk_dup_groups(d, kind, uses, &ready, &g, &n, err, sizeof err);
+    if (lua_type(L, -1) == LUA_TUSERDATA) {   /* made here: keep it if it was filled */
+        if (ready) { lua_pushvalue(L, 1); lua_insert(L, -2); lua_rawset(L, cache); }
+        else lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (rc) return luaL_error(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     lua_createtable(L, (int)n, 0);
     for (uint32_t k = 0; k < n; k++) {

@@ -9,15 +9,16 @@
  * candidate into (hash, object) in object order, scatter those into buckets by the hash's top
  * bits, then group each bucket in a small open-addressing table that stays in the cache. */
 #define BUCKET_BITS 10
+#define PREFETCH 16
 
 typedef struct entry {
-    uint64_t hash;
+    uint32_t hash;          /* 32 bits: a collision only costs one comparison of the bytes */
     uint32_t obj;
 } entry;
 
 /* A group being built: count 0 marks an empty slot of the bucket's table. */
 typedef struct slot {
-    uint64_t hash;
+    uint32_t hash;
     uint32_t first;
     uint32_t count;
 } slot;
@@ -58,6 +59,7 @@ typedef struct scan {
     hk_dump *d;
     int kind;
     uint8_t *uses;          /* per object: how many Strings have it as value (0, 1, 2+) */
+    int count_uses;         /* uses is being filled by this scan */
 } scan;
 
 static int key_of(scan *sc, uint32_t obj, member_key *k)
@@ -88,9 +90,9 @@ static void hash_one(scan *sc, hashes *h, uint32_t obj)
 {
     member_key k;
     if (key_of(sc, obj, &k) < 0) return;
-    if (k.array != HK_NONE && sc->uses[k.array] < 2) sc->uses[k.array]++;
+    if (sc->count_uses && k.array != HK_NONE && sc->uses[k.array] < 2) sc->uses[k.array]++;
     if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
-    h->e[h->n++] = (entry){hash_bytes(k.p, k.n, (uint64_t)k.type), obj};
+    h->e[h->n++] = (entry){(uint32_t)(hash_bytes(k.p, k.n, (uint64_t)k.type) >> 32), obj};
 }
 
 static int same_value(scan *sc, uint32_t a, uint32_t b)
@@ -107,7 +109,7 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
 {
     memset(tab, 0, cap * sizeof *tab);
     for (size_t i = 0; i < n; i++) {
-        size_t j = e[i].hash & (cap - 1);
+        size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1);   /* not the bits that chose the bucket */
         for (; tab[j].count; j = (j + 1) & (cap - 1))
             if (tab[j].hash == e[i].hash && same_value(sc, tab[j].first, e[i].obj)) break;
         if (tab[j].count) tab[j].count++;
@@ -123,14 +125,35 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
 /* Counts, for each array, the Strings that have it as their value (0, 1, or 2 for more): such
  * arrays count under duplicate Strings, not as arrays, and a shared one (old Android's
  * substrings point into one char[] with offset and count) is not a copy the String owns. */
+/* The String class's `value` field (NULL when it has none), and a String's value array. */
+static const hk_field *value_field(hk_dump *d)
+{
+    uint32_t nf;
+    const hk_field *f = hk_class_layout(d, &d->classes[d->string_class], &nf);
+    for (uint32_t k = 0; k < nf; k++)
+        if (f[k].type == HK_T_OBJECT && !strcmp(f[k].name, "value")) return &f[k];
+    return NULL;
+}
+
+static uint32_t value_array(hk_dump *d, const hk_field *value, uint32_t obj)
+{
+    uint32_t len;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    if (!data || value->offset + d->id_size > len) return HK_NONE;
+    hk_value val;
+    hk_read_value(d, data + value->offset, HK_T_OBJECT, &val);
+    return val.ref ? hk_obj_find(d, val.ref) : HK_NONE;
+}
+
 static void string_values(hk_dump *d, uint8_t *uses)
 {
+    const hk_field *value = value_field(d);
+    if (!value) return;
     uint32_t n;
     const uint32_t *v = hk_class_instances(d, d->string_class, &n);
     for (uint32_t k = 0; k < n; k++) {
-        hk_value val;
-        if (!hk_instance_field(d, v[k], "value", &val) || val.type != HK_T_OBJECT || !val.ref) continue;
-        uint32_t a = hk_obj_find(d, val.ref);
+        if (k + PREFETCH < n) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+        uint32_t a = value_array(d, value, v[k]);
         if (a != HK_NONE && uses[a] < 2) uses[a]++;
     }
 }
@@ -154,7 +177,8 @@ static int by_waste(const void *pa, const void *pb)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
-int hk_dup_groups(hk_dump *d, int kind, hk_dup_group **out, uint32_t *n, char *err, size_t errlen)
+int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out,
+                  uint32_t *n, char *err, size_t errlen)
 {
     *out = NULL;
     *n = 0;
@@ -162,27 +186,50 @@ int hk_dup_groups(hk_dump *d, int kind, hk_dup_group **out, uint32_t *n, char *e
         snprintf(err, errlen, "this dump has no java.lang.String class");
         return -1;
     }
-    scan sc = {d, kind, hk_xcalloc((size_t)d->nobjects + 1, 1)};
+    scan sc = {d, kind, uses, !*uses_ready};
     hashes h = {0};
+    h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays;   /* at most */
+    h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) {
         uint32_t cnt;
         const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) hash_one(&sc, &h, v[k]);   /* ascending ids */
+        for (uint32_t k = 0; k < cnt; k++) {   /* ascending ids */
+            if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+            hash_one(&sc, &h, v[k]);
+        }
     } else {
-        if (d->string_class != HK_NONE) string_values(d, sc.uses);
-        for (uint32_t i = 0; i < d->nobjects; i++)
-            if (!sc.uses[i] && hk_obj_kind_tag(d, i) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, i);
+        if (sc.count_uses && d->string_class != HK_NONE) string_values(d, sc.uses);
+        /* by array class (each in object order), which reads no other record; every object
+         * when the dump lacks an array class */
+        int classless = 0;
+        for (int t = 0; t < 12; t++) {
+            if (hk_type_size(d, t) <= 0 || t == HK_T_OBJECT) continue;
+            for (int heap = 0; heap < HK_MAX_HEAPS; heap++) if (d->prim_counts[t][heap]) classless = 1;
+            uint32_t c = d->prim_array_class[t], cnt;
+            if (c == HK_NONE) continue;
+            const uint32_t *v = hk_class_instances(d, c, &cnt);
+            for (uint32_t k = 0; k < cnt; k++) {
+                /* the records are spread over the file: ask for a later one while hashing this */
+                if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+                if (!sc.uses[v[k]] && hk_obj_kind_tag(d, v[k]) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, v[k]);
+            }
+        }
+        if (classless) {
+            h.n = 0;
+            for (uint32_t i = 0; i < d->nobjects; i++)
+                if (!sc.uses[i] && hk_obj_kind_tag(d, i) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, i);
+        }
     }
     /* scatter by the top bits, keeping object order inside each bucket */
     size_t start[(1 << BUCKET_BITS) + 1] = {0}, pos[1 << BUCKET_BITS], most = 0;
-    for (size_t i = 0; i < h.n; i++) start[(h.e[i].hash >> (64 - BUCKET_BITS)) + 1]++;
+    for (size_t i = 0; i < h.n; i++) start[(h.e[i].hash >> (32 - BUCKET_BITS)) + 1]++;
     for (size_t b = 0; b < (1 << BUCKET_BITS); b++) {
         if (start[b + 1] > most) most = start[b + 1];
         start[b + 1] += start[b];
         pos[b] = start[b];
     }
     entry *by = hk_xcalloc(h.n ? h.n : 1, sizeof *by);
-    for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (64 - BUCKET_BITS)]++] = h.e[i];
+    for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (32 - BUCKET_BITS)]++] = h.e[i];
     free(h.e);
     size_t cap = 16;
     while (cap < 2 * most) cap *= 2;
@@ -202,7 +249,7 @@ int hk_dup_groups(hk_dump *d, int kind, hk_dup_group **out, uint32_t *n, char *e
         g[j].wasted = (uint64_t)(g[j].count - 1) * g[j].bytes;
     }
     qsort(g, groups, sizeof *g, by_waste);
-    free(sc.uses);
+    *uses_ready = 1;
     *out = g;
     *n = (uint32_t)groups;
     return 0;

@@ -199,6 +199,20 @@ hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k)
     return hk_be_id(d, hk_rec_obj_array_elems(d, r) + (uint64_t)k * d->id_size);
 }
 
+/* The field called name in instance data of len bytes laid out as f[0..n): 1 found, else 0. */
+static int field_in(const hk_dump *d, const uint8_t *data, uint32_t len, const hk_field *f, uint32_t n,
+                    const char *name, hk_value *out)
+{
+    if (!data) return 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (strcmp(f[k].name, name)) continue;
+        if (f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > len) return 0;
+        hk_read_value(d, data + f[k].offset, f[k].type, out);
+        return 1;
+    }
+    return 0;
+}
+
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
 {
     uint32_t len;
@@ -208,13 +222,7 @@ int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
     if (c == HK_NONE) return 0;
     uint32_t n;
     const hk_field *f = hk_class_layout(d, &d->classes[c], &n);
-    for (uint32_t k = 0; k < n; k++) {
-        if (strcmp(f[k].name, name)) continue;
-        if (f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > len) return 0;
-        hk_read_value(d, data + f[k].offset, f[k].type, out);
-        return 1;
-    }
-    return 0;
+    return field_in(d, data, len, f, n, name, out);
 }
 
 static void put_utf8(hk_buf *b, uint32_t cp)
@@ -252,8 +260,25 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE)
         return -1;
-    hk_value value, count, offset, coder;
-    if (!hk_instance_field(d, obj, "value", &value) || value.type != HK_T_OBJECT) return -1;
+    /* one record and one layout for the four fields (this runs once per String in scans) */
+    uint32_t dlen, nf;
+    const uint8_t *rec = hk_instance_data(d, obj, &dlen);
+    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    hk_value value = {0}, count = {0}, offset = {0}, coder = {0};
+    int has_value = 0, has_count = 0, has_offset = 0, has_coder = 0;
+    for (uint32_t k = 0; k < nf && rec; k++) {   /* one walk of the layout for the four names */
+        hk_value *to = NULL;
+        int *has = NULL;
+        const char *name = f[k].name;
+        if (!strcmp(name, "value")) to = &value, has = &has_value;
+        else if (!strcmp(name, "count")) to = &count, has = &has_count;
+        else if (!strcmp(name, "offset")) to = &offset, has = &has_offset;
+        else if (!strcmp(name, "coder")) to = &coder, has = &has_coder;
+        if (!to || *has || f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > dlen) continue;
+        hk_read_value(d, rec + f[k].offset, f[k].type, to);
+        *has = 1;
+    }
+    if (!has_value || value.type != HK_T_OBJECT) return -1;
     if (!value.ref) return 0;
     uint32_t a = hk_obj_find(d, value.ref);
     if (a == HK_NONE) return 0;
@@ -262,9 +287,9 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
     if (!data) return 0;
-    int has_count = hk_instance_field(d, obj, "count", &count) && count.type == HK_T_INT;
-    int has_offset = hk_instance_field(d, obj, "offset", &offset) && offset.type == HK_T_INT;
-    int has_coder = hk_instance_field(d, obj, "coder", &coder) && coder.type == HK_T_BYTE;
+    has_count = has_count && count.type == HK_T_INT;
+    has_offset = has_offset && offset.type == HK_T_INT;
+    has_coder = has_coder && coder.type == HK_T_BYTE;
     uint32_t start = 0, len = n;
     if (t == HK_T_CHAR) {
         /* old JDK / old Android: offset + count into a shared char[] */

@@ -54,19 +54,20 @@ local function origin_of(info)
   }
 end
 
-local function totals_of(dump, info)
-  local heaps, bytes = {}, 0
+-- hist: the histogram query's rows (all classes).  By heap, the rows the query would give
+-- with --heap come straight from dump:histogram (the query adds retained bytes, not needed here).
+local function totals_of(dump, info, hist)
+  local heaps, bytes, count = {}, 0, 0
   for _, h in ipairs(info.heaps or {}) do
-    local count, hb = 0, 0
-    for _, r in ipairs(run("histogram", dump, { heap = h })) do
-      count = count + r.count
+    local n, hb = 0, 0
+    for _, r in ipairs(dump:histogram(h)) do
+      n = n + r.count
       hb = hb + r.shallow_bytes
     end
-    heaps[#heaps + 1] = { heap = h, count = count, shallow_bytes = hb }
+    heaps[#heaps + 1] = { heap = h, count = n, shallow_bytes = hb }
   end
   table.sort(heaps, function(a, b) return a.heap < b.heap end)
-  local count = 0
-  for _, r in ipairs(run("histogram", dump, {})) do
+  for _, r in ipairs(hist) do
     count = count + r.count
     bytes = bytes + r.shallow_bytes
   end
@@ -84,9 +85,11 @@ local function totals_of(dump, info)
   }
 end
 
-local function histogram_of(dump)
+-- The first CLASSES rows: what `histogram -n CLASSES` gives.
+local function histogram_of(hist)
   local rows = {}
-  for i, r in ipairs(run("histogram", dump, { n = CLASSES })) do
+  for i = 1, math.min(CLASSES, #hist) do
+    local r = hist[i]
     rows[i] = { class = r.class, count = r.count, shallow_bytes = r.shallow_bytes,
                 retained_bytes = ornull(r.retained_bytes) }
   end
@@ -306,10 +309,10 @@ hk.query{
     local info = run("info", dump, {})
     facts.origin = origin_of(info)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
-    progress("heap graph and totals")
-    facts.totals = totals_of(dump, info)
-    progress("histogram")
-    facts.histogram = histogram_of(dump)
+    progress("heap graph and classes")
+    local hist = run("histogram", dump, {})
+    facts.totals = totals_of(dump, info, hist)
+    facts.histogram = histogram_of(hist)
     progress("top retainers")
     facts.top = top_of(dump)
     progress("leaks")
@@ -337,7 +340,7 @@ hk.query{
       progress("report")
       write_file(args.report, load_report().write(dump, facts, {
         samples = args.samples ~= "" and args.samples or nil,
-        meminfo = args.meminfo ~= "" and args.meminfo or nil,
+        histogram = hist,
         progress = progress,
       }))
     end

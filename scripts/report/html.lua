@@ -2,12 +2,15 @@
 -- the page shows are the facts'), plus what only a page needs: the dominator tree for the
 -- treemap, the details of every object the page names, the whole class histogram, bitmap
 -- thumbnails and the samples chart.  No network: the script, the style and the images are
--- inline.  Loaded by scripts/recipes/triage.lua; returns { write = function(dump, facts, opts) }.
+-- inline.  Loaded by scripts/recipes/triage.lua; returns { write = function(dump, facts, opts) }
+-- with opts.histogram (the histogram query's rows, every class), opts.samples (a `watch`
+-- samples file, or nil) and opts.progress (a function(phase) for stderr).
 local M = {}
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local TREE_NODES = 4000            -- treemap nodes embedded
 local TREE_KIDS = 60               -- children kept per node (the rest: one "smaller" node)
+local ROOT_KIDS = 300              -- ... and under the root, where the heap's roots are
 local PANEL_OBJECTS = 600          -- objects with a details panel
 local THUMB_SIDE = 160
 local THUMB_BUDGET = 8 * 1024 * 1024   -- bytes of data: URIs, so the page stays under ~10 MB
@@ -50,7 +53,7 @@ local function dominator_tree(dump)
     local rest, rest_n = 0, 0
     for i, o in ipairs(q.kids) do
       local r = o:retained_size()
-      if i <= TREE_KIDS and n < TREE_NODES and r > 0 then
+      if i <= (q.obj and TREE_KIDS or ROOT_KIDS) and n < TREE_NODES and r > 0 then
         local node = { id = o.id, c = o.label, r = r, k = {} }
         q.node.k[#q.node.k + 1] = node
         n = n + 1
@@ -398,11 +401,7 @@ function M.write(dump, facts, opts)
   end
   phase("report: histogram")
   local hist = {}
-  for i, r in ipairs(dump:histogram()) do hist[i] = { r.class, r.count, r.shallow_bytes } end
-  if dump.class_retained then
-    local ret = dump:class_retained()
-    for _, h in ipairs(hist) do h[4] = ret[h[1]] or 0 end
-  end
+  for i, r in ipairs(opts.histogram) do hist[i] = { r.class, r.count, r.shallow_bytes, r.retained_bytes } end
   phase("report: thumbnails")
   local thumbs, thumb_note = thumbnails(dump, facts)
   local chart = ""
