@@ -33,9 +33,10 @@ bad = 0
 for e in glob.glob("farm-*/*.expect.json"):
     rec = json.load(open(e))["facts"]["fleet"]
     f = json.load(open(e.replace(".expect.json", ".facts.json")))
-    if (f["app"]["version_name"], f["app"]["version_code"], f["origin"]["model"], f["origin"]["fingerprint"],
-        f["origin"]["timestamp"], f["labels"].get("farm")) != (rec["version_name"], rec["version_code"],
-        rec["model"], rec["fingerprint"], rec["timestamp_ms"], e.split("/")[0]):
+    if (f["app"]["version_name"], f["app"]["version_code"], f["app"]["source"], f["origin"]["model"],
+        f["origin"]["fingerprint"], f["origin"]["timestamp"], f["labels"].get("farm")) != (rec["version_name"],
+        rec["version_code"], rec["version_source"], rec["model"], rec["fingerprint"], rec["timestamp_ms"],
+        e.split("/")[0]):
         bad += 1
 print(bad)
 PY
@@ -45,6 +46,16 @@ eq fleet_facts_version_device "$bad" 0
 "$GEN" --scenario leaks -o noversion.hprof >/dev/null 2>&1
 "$HK" triage noversion.hprof --json -o v2.json
 eq fleet_facts_no_version "$(jq -c '.app | [.version_name, .version_code, .source]' v2.json)" '[null,null,null]'
+eq fleet_facts_sources "$(jq -r '.app.source' farm-a/d0.facts.json farm-a/d4.facts.json | tr '\n' ' ')" "BuildConfig PackageInfo "
+# a real LeakCanary sample app dump: an ApplicationInfo of its package without version fields
+# (that Android has none): the package from the process, the version null
+real=$REALDATA/hprof/leakcanary-leak_service_binder.hprof
+if [ -f "$real" ]; then
+  "$HK" triage "$real" --json -o real.json
+  eq fleet_facts_real_dump "$(jq -c '.app | [.package, .version_name, .version_code]' real.json)" '["com.example.leakcanary",null,null]'
+else
+  skip fleet_facts_real_dump "no $real"
+fi
 
 # ingest, then the report against the generator's records
 "$HK" fleet-ingest fleet.db farm-*/*.facts.json --json -o ingest1.json
@@ -131,3 +142,22 @@ else
 fi
 "$HK" fleet-ingest notty.db farm-a/d0.facts.json >/dev/null 2>notty.err
 eq fleet_no_progress_off_tty "$(wc -c < notty.err)" 0
+
+# hk.sqlite_open: parameters of each type, NULL, an SQL error as a failure (exit 1), a closed db
+cat > sqlite.lua <<'LUA'
+local db = hk.sqlite_open(":memory:")
+db:exec("CREATE TABLE t(a, b, c)")
+local n = db:run("INSERT INTO t VALUES (?, ?, ?)", 1, 2.5, hk.null) + db:run("INSERT INTO t VALUES (?, ?, ?)", "x", true, nil)
+local out = { n }
+for _, r in ipairs(db:rows("SELECT a, b, typeof(c) AS tc, c FROM t ORDER BY rowid")) do
+  out[#out + 1] = tostring(r.a) .. "/" .. tostring(r.b) .. "/" .. r.tc .. "/" .. tostring(r.c)
+end
+local ok, err = pcall(db.rows, db, "SELECT nope FROM t")
+out[#out + 1] = tostring(ok) .. ":" .. err
+db:close()
+out[#out + 1] = tostring((pcall(db.exec, db, "SELECT 1")))
+print(table.concat(out, " "))
+LUA
+eq fleet_sqlite_binding "$("$HK" run sqlite.lua 2>&1)" "2 1/2.5/null/nil x/1/null/nil false:sqlite: no such column: nope false"
+echo 'hk.sqlite_open("/nonexistent/dir/x.db")' > sqlite_bad.lua
+err fleet_sqlite_bad_path "unable to open database file" "$HK" run sqlite_bad.lua
