@@ -1,5 +1,5 @@
 -- The fleet database: one SQLite file the map's facts are reduced into (fleet-ingest writes it,
--- fleet-report reads it).  Returns { open = function(path) -> db, SCHEMA = "..." }.
+-- fleet-report reads it).  Returns { open = function(path) -> db, progress = function(cmd) }.
 -- A dump is one row keyed by its dump_sha256, so ingesting the same facts twice changes nothing.
 local M = { FACTS_SCHEMA = "hprofkit-triage/1", DB_VERSION = 1 }
 
@@ -18,7 +18,11 @@ CREATE TABLE IF NOT EXISTS leaks(
 
 function M.open(path)
   local db = hk.sqlite_open(path)
-  db:exec(DDL)
+  local ok, err = pcall(db.exec, db, DDL)
+  if not ok then   -- a file the user named that is not SQLite (or is read-only): a usage error
+    db:close()
+    hk.usage_error(path .. ": not a fleet database (" .. tostring(err):gsub("^sqlite: ", "") .. ")")
+  end
   local v = db:rows("SELECT value FROM meta WHERE key = 'fleet_db'")[1]
   if not v then
     db:run("INSERT INTO meta VALUES ('fleet_db', ?)", tostring(M.DB_VERSION))
