@@ -7,6 +7,7 @@
 # Usage: bench/fleet_bench.sh   (env: FLEET_N, FACTS, BENCH_DIR)
 set -eu
 cd "$(dirname "$0")/.."
+SRC=$PWD
 N=${FLEET_N:-300}
 FACTS=${FACTS:-10000}
 [ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
@@ -20,7 +21,7 @@ jobs=$(nproc)
 echo "machine: $jobs cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u '+%F %H:%M UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 t0=$(date +%s.%N)
-for i in $(seq 0 $((N - 1))); do "$GEN" --scenario fleet --index "$i" -o "dumps/d$i.hprof" >/dev/null 2>&1; done
+for i in $(seq 0 $((N - 1))); do "$GEN" --scenario fleet --index "$i" -o "dumps/d$i.hprof" --expect "dumps/d$i.expect" >/dev/null 2>&1; done
 t1=$(date +%s.%N)
 /usr/bin/time -f "%e %U %S" -o map.time parallel --will-cite --halt now,fail=1 -j "$jobs" \
   "$HK" triage {} --json -o {.}.json ::: dumps/*.hprof
@@ -29,6 +30,15 @@ bytes=$(du -cb dumps/*.hprof | tail -1 | cut -f1)
 awk -v n="$N" -v g="$(echo "$t1 - $t0" | bc)" -v w="$wall" -v u="$u" -v s="$s" -v j="$jobs" -v b="$bytes" 'BEGIN {
   printf "map: %d dumps (%.0f KB each) generated in %.1f s; triaged by parallel -j %d in %.1f s wall, %.1f s CPU\n", n, b / n / 1024, g, j, w, u + s
   printf "     %.1f dumps/s, %.1f dumps/s per core, %.0f ms CPU per dump\n", n / w, n / w / j, (u + s) / n * 1000 }'
+
+# the whole fleet's report against what the generator recorded it injected
+"$HK" fleet-ingest fleet300.db dumps/*.json >/dev/null
+"$HK" fleet-report fleet300.db --json -o report300.json
+if python3 "$SRC/tests/fleet_check.py" report300.json dumps/*.expect; then
+  echo "check: the $N-dump fleet's report (counts, P50/P75/P95, max, first/last seen, regressions) equals the generator's record"
+else
+  echo "check: the $N-dump fleet's report DIFFERS from the generator's record"
+fi
 
 # 10,000 facts files from the map's: each a different dump of a random one of them
 python3 - "$FACTS" <<'PY'

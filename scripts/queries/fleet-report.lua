@@ -66,7 +66,7 @@ local function split_list(s)
   return out
 end
 
-local function load(db, progress)
+local function read_db(db, progress)
   local dumps, order = {}, {}
   local rows = db:rows("SELECT * FROM dumps ORDER BY sha256")
   for i, d in ipairs(rows) do
@@ -207,7 +207,7 @@ hk.query{
     ok:close()
     local db = fleetdb.open(args.db)
     local progress = fleetdb.progress("fleet-report")
-    local dumps, order, leaks = load(db, progress)
+    local dumps, order, leaks = read_db(db, progress)
     -- versions and their codes
     local codes, names, devices, ndevices = {}, {}, {}, 0
     for _, d in ipairs(order) do
