@@ -47,6 +47,7 @@ local function store(db, f)
   end
   local leaks = type(f.leaks) == "table" and f.leaks.leaks or {}
   for _, l in ipairs(type(leaks) == "table" and leaks or {}) do
+    if type(l) ~= "table" or type(l.signature) ~= "string" then goto next end   -- nothing to group by
     local trace = type(l.traces) == "table" and l.traces[1] or nil
     -- one dump may list a signature twice only if a future leaks splits it: sum them
     local changed = db:run("UPDATE leaks SET count = count + ?, retained_bytes = retained_bytes + ? " ..
@@ -57,6 +58,7 @@ local function store(db, f)
              val(l.description), val(l.count) or 1, val(l.retained_bytes) or 0,
              trace and hk.json_encode(trace, nil, true) or nil)
     end
+    ::next::
   end
   return true
 end
