@@ -2,6 +2,7 @@
 # HTML report in a real browser (headless Chromium: rendered DOM, console, a screenshot).
 . "$SRC/tests/lib.sh"
 SCHEMA="$SRC/docs/triage-facts.schema.json"
+python3 -c 'import jsonschema' 2>/dev/null || { skip triage "python3-jsonschema is not installed (tools/deps.sh --test)"; exit 0; }
 for s in demo bitmaps-pre26 bitmaps-api35; do
   "$GEN" --scenario $s -o $s.hprof --expect $s.json >/dev/null 2>&1 || { fail gen "genhprof $s failed"; exit 0; }
 done
@@ -255,9 +256,23 @@ print("ok", len(rects))
 PY
   if head -1 "$n.domcheck" | grep -q '^ok'; then pass "report-dom-$n"; else fail "report-dom-$n" "$(tail -2 "$n.domcheck")"; fi
   [ -s "$n.png" ] && pass "report-screenshot-$n" || fail "report-screenshot-$n" "no $n.png"
+  # clicks: into a treemap node (a breadcrumb of two), back, an object's panel, the class filter
+  timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --user-data-dir="$T/chromium" --host-resolver-rules="MAP * ~NOTFOUND" --virtual-time-budget=5000 \
+    --dump-dom "file://$T/$n.html#selftest" > "$n.self.dom" 2>/dev/null
+  self=$(grep -o 'data-selftest-[a-z]*="[^"]*"' "$n.self.dom" | tr '\n' ' ')
+  top1=$(jq -r '.top[0].class' "$n.rfacts.json")
+  if echo "$self" | grep -qE 'descend="2 [1-9]' && echo "$self" | grep -q 'back="1"' &&
+     echo "$self" | grep -qF "panel=\"shown 3 $top1\"" && echo "$self" | grep -q 'filter="0"'; then
+    pass "report-clicks-$n"
+  else
+    fail "report-clicks-$n" "$self"
+  fi
 done
 grep -q '<section id="samples"><h2>watch samples</h2><svg' demo.html && grep -q '<polyline' demo.html \
   && pass report-samples-chart || fail report-samples-chart "no chart of samples.csv"
 grep -q 'id="meminfo"' bitmaps-pre26.html 2>/dev/null || [ ! -f "$mi" ] && pass report-meminfo || fail report-meminfo "no meminfo section"
+"$HK" triage bitmaps-pre26.hprof --report again.html > /dev/null 2>&1 && "$HK" triage bitmaps-pre26.hprof --report again2.html > /dev/null 2>&1
+cmp -s again.html again2.html && pass report-same-bytes || fail report-same-bytes "two reports of one dump differ"
 # a report that cannot be written leaves nothing behind and says why
 err report-bad-path "report" "$HK" triage demo.hprof --report /nonexistent/dir/r.html --json

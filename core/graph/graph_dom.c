@@ -198,7 +198,7 @@ static int by_retained_desc(const void *a, const void *b, void *ctx)
 }
 
 /* Sorts a child list by by_retained_desc's order: most lists are short, where an insertion
- * sort beats qsort_r's call per comparison (a third of building the tree's child lists). */
+ * sort beats qsort_r's call per comparison. */
 static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
 {
     if (n > 16) { qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r); return; }
@@ -218,8 +218,9 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     const uint32_t cnt = g->n;
     if (!g->kid_start) {
         uint32_t *ks = calloc((size_t)cnt + 3, sizeof *ks), *kids = malloc(((size_t)cnt + 1) * sizeof *kids);
-        if (!ks || !kids) {
-            free(ks); free(kids);
+        uint8_t *sorted = calloc((size_t)cnt + 1, 1);
+        if (!ks || !kids || !sorted) {
+            free(ks); free(kids); free(sorted);
             snprintf(err, errlen, "graph: out of memory for the dominator tree");
             return -1;
         }
@@ -227,13 +228,18 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
         for (uint32_t i = 0; i < cnt; i++) ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 2]++;
         for (uint32_t i = 2; i < cnt + 3; i++) ks[i] += ks[i - 1];
         for (uint32_t i = 0; i < cnt; i++) kids[ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 1]++] = i;
-        for (uint32_t p = 0; p <= cnt; p++)
-            if (ks[p + 1] - ks[p] > 1) sort_kids(kids + ks[p], ks[p + 1] - ks[p], g->retained);
         g->kid_start = ks;
         g->kids = kids;
+        g->kids_sorted = sorted;
     }
     uint32_t p = obj == HK_NONE ? cnt : obj;
     if (p > cnt) { snprintf(err, errlen, "graph: no object %u", obj); return -1; }
+    /* sorted on demand: a walk of the whole tree (class_retained) needs no order */
+    if (!g->kids_sorted[p]) {
+        if (g->kid_start[p + 1] - g->kid_start[p] > 1)
+            sort_kids(g->kids + g->kid_start[p], g->kid_start[p + 1] - g->kid_start[p], g->retained);
+        g->kids_sorted[p] = 1;
+    }
     *out = g->kids + g->kid_start[p];
     *n = g->kid_start[p + 1] - g->kid_start[p];
     return 0;

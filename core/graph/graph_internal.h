@@ -57,7 +57,8 @@ typedef struct hk_graph {
     uint32_t *idom;             /* HK_NONE: the virtual root */
     uint64_t *retained, *retained_native;
     uint64_t total_bytes, total_native;
-    uint32_t *kid_start, *kids; /* dominator tree children, largest first (lazy) */
+    uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
+    uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
     /* paths */
     uint32_t *parent;           /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
     uint8_t *pweak;             /* reached only through weak edges or list links */

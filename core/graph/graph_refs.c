@@ -23,7 +23,7 @@ static void graph_free(hk_dump *d)
     free(g->cls); free(g->ref_offs); free(g->out_start); free(g->out); free(g->weak);
     free(g->flags); free(g->shallow); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
     free(g->native); free(g->idom); free(g->retained); free(g->retained_native);
-    free(g->kid_start); free(g->kids); free(g->parent); free(g->pweak);
+    free(g->kid_start); free(g->kids); free(g->kids_sorted); free(g->parent); free(g->pweak);
     free(g);
     d->graph = NULL;
 }

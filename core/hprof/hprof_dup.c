@@ -228,7 +228,7 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
         start[b + 1] += start[b];
         pos[b] = start[b];
     }
-    entry *by = hk_xcalloc(h.n ? h.n : 1, sizeof *by);
+    entry *by = hk_xrealloc(NULL, (h.n ? h.n : 1) * sizeof *by);   /* every slot is written */
     for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (32 - BUCKET_BITS)]++] = h.e[i];
     free(h.e);
     size_t cap = 16;

@@ -268,7 +268,10 @@ local function header(facts)
     if present(o[k]) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(o[k]) .. "</span> " end
   end
   p[#p + 1] = '</p><p class="origin"><span><b>sha256</b> ' .. esc(facts.dump_sha256) .. "</span>"
-  for k, v in pairs(facts.labels) do p[#p + 1] = " <span><b>" .. esc(k) .. "</b> " .. esc(v) .. "</span>" end
+  local keys = {}
+  for k in pairs(facts.labels) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do p[#p + 1] = " <span><b>" .. esc(k) .. "</b> " .. esc(facts.labels[k]) .. "</span>" end
   p[#p + 1] = '</p><div class="cards">'
   local function card(label, value, title)
     p[#p + 1] = '<div class="card"><div class="v" title="' .. esc(title or "") .. '">' .. value ..

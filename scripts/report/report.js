@@ -179,5 +179,27 @@
   });
   document.getElementById("close").addEventListener("click", function () { panel.hidden = true; });
 
+  // report.html#selftest: click through the page as a person would and note what happened
+  // (the test reads these attributes from the rendered DOM)
+  if (location.hash === "#selftest") {
+    var b = document.body, parent = null;
+    for (var i = 0; i < data.tree.k.length && !parent; i++) if (data.tree.k[i].k.length && data.tree.k[i].id) parent = data.tree.k[i];
+    if (parent) {
+      tm.querySelector('.tm[data-id="' + parent.id + '"]').click();
+      b.setAttribute("data-selftest-descend", crumbs.querySelectorAll("a:not(.oid)").length + " " +
+        tm.querySelectorAll(".tm").length);
+      crumbs.querySelector("a").click();
+      b.setAttribute("data-selftest-back", String(tm.querySelectorAll('.tm[data-id="' + parent.id + '"]').length));
+    }
+    var link = document.querySelector("#top a.oid");
+    if (link) {
+      link.click();
+      b.setAttribute("data-selftest-panel", (panel.hidden ? "hidden" : "shown") + " " +
+        pbody.querySelectorAll("h3").length + " " + (pbody.querySelector("h2") || {}).textContent);
+    }
+    filter.value = "zzzz-no-such-class";
+    filter.dispatchEvent(new Event("input"));
+    b.setAttribute("data-selftest-filter", String(tbody.querySelectorAll("tr").length));
+  }
   document.body.setAttribute("data-ready", errors.length ? "errors" : "done");
 })();
