@@ -62,8 +62,18 @@ check path path demo.hprof "$leaked"
 check dominators dominators demo.hprof "$leaked"
 check leaks leaks demo.hprof
 check reachability reachability demo.hprof
+# the fleet: two dumps' facts ingested (again on the json and csv runs: nothing new), then reported
+for i in 0 8; do
+  "$GEN" --scenario fleet --index $i -o fleet$i.hprof >/dev/null 2>&1
+  "$HK" triage fleet$i.hprof --json -o fleet$i.json
+done
+check fleet-ingest fleet-ingest fleet.db fleet0.json fleet8.json
+check fleet-report fleet-report fleet.db
 check bitmaps bitmaps demo.hprof
 check duplicate-bitmaps duplicate-bitmaps demo.hprof
+check duplicate-strings duplicate-strings demo.hprof
+check duplicate-arrays duplicate-arrays demo.hprof
+check triage triage demo.hprof
 check bitmaps-from-dir bitmaps-from-dir demo.hprof --dir pngs
 check plugins plugins
 check meminfo meminfo "$SRC/tests/meminfo/modern_android14_d.txt"
@@ -101,7 +111,7 @@ skip renders-watch "needs the test daemon's scripted memory curve (t_watch.sh co
 
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
-bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert"
+bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"

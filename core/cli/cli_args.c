@@ -95,6 +95,22 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
                 fprintf(stderr, "hprofkit %s: unexpected argument '%s' (see hprofkit %s --help)\n", cmd, a, cmd);
                 return -1;
             }
+            size_t plen = strlen(pname);
+            if (plen > 3 && !strcmp(pname + plen - 3, "...")) {
+                /* "files...": the last positional takes the rest, as a list */
+                lua_pushlstring(L, pname, plen - 3);
+                const char *list = lua_tostring(L, -1);
+                if (lua_getfield(L, args, list) != LUA_TTABLE) {
+                    lua_pop(L, 1);
+                    lua_newtable(L);
+                    lua_pushvalue(L, -1);
+                    lua_setfield(L, args, list);
+                }
+                lua_pushstring(L, a);
+                lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+                lua_pop(L, 2);
+                continue;
+            }
             lua_pushstring(L, a);
             lua_setfield(L, args, pname);
             npos++;

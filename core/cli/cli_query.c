@@ -301,6 +301,11 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     if (positional) {
         for (lua_Integer i = 1; lua_rawgeti(L, positional, i) == LUA_TSTRING; i++) {
             const char *p = lua_tostring(L, -1);
+            size_t plen = strlen(p);
+            int rest = plen > 3 && !strcmp(p + plen - 3, "...");
+            lua_pushlstring(L, p, rest ? plen - 3 : plen);
+            lua_replace(L, -2);
+            p = lua_tostring(L, -1);
             if (lua_getfield(L, args, p) == LUA_TNIL) {
                 fprintf(stderr, "hprofkit %s: missing %s (usage: see hprofkit %s --help)\n", name, p, name);
                 return 2;

@@ -105,6 +105,8 @@ void hkl_types_open(lua_State *L);
 void hkl_modules_open(lua_State *L);
 /* hk.clock, hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c) */
 void hkl_clock_open(lua_State *L);
+/* hk.sqlite_open and the db's methods (sqlite_lua.c) */
+void hkl_sqlite_open(lua_State *L);
 /* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
 void hkl_push_watchers(lua_State *L);
 #endif

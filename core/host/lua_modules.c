@@ -17,5 +17,6 @@ void hkl_modules_open(lua_State *L)
     hkl_clock_open(L);
     hk_map_lua_open(L);
     hk_trace_lua_open(L);
+    hkl_sqlite_open(L);
     hk_triage_lua_open(L);
 }

@@ -107,7 +107,10 @@ static int declared(lua_State *L, int def_idx, const char *key)
             lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
             for (lua_Integer i = 1; i <= n && !found; i++) {
                 lua_rawgeti(L, -1, i);
-                found = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), key);
+                size_t plen = 0, klen = strlen(key);
+                const char *p = lua_isstring(L, -1) ? lua_tolstring(L, -1, &plen) : NULL;
+                found = p && (!strcmp(p, key) ||   /* "files..." declares files */
+                              (plen == klen + 3 && !strncmp(p, key, klen) && !strcmp(p + klen, "...")));
                 lua_pop(L, 1);
             }
         }

@@ -299,7 +299,7 @@ hk.query{
                  "  --fail-on GATE,...  exit 3 when a gate trips: leaks, library-leaks,\n" ..
                  "                    leak-retained:BYTES, bitmap-waste:BYTES",
   shape = "record",
-  columns = { "schema", "labels", "dump_sha256", "origin", "totals", "histogram", "top", "leaks",
+  columns = { "schema", "labels", "dump_sha256", "origin", "app", "totals", "histogram", "top", "leaks",
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
@@ -308,6 +308,7 @@ hk.query{
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
     facts.origin = origin_of(info)
+    facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
     progress("heap graph and classes")
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)

@@ -311,7 +311,7 @@ local function leaks_html(facts)
                     (present(tr.root.thread) and (" (thread " .. esc(tr.root.thread) .. ")") or "") .. "</li>"
       end
       for _, s in ipairs(tr.steps or {}) do
-        local ref = s.reference or {}
+        local ref = type(s.reference) == "table" and s.reference or {}   -- leaks gives null on the last step
         local reasons = type(s.reasons) == "table" and table.concat(s.reasons, "; ") or (s.reasons or "")
         p[#p + 1] = string.format('<li class="%s%s">%s %s%s <span class="status">%s</span> <span class="why">%s</span></li>',
           esc(s.status or ""), s.suspect and " suspect" or "", oid(s.object), esc(s.class or ""),
@@ -429,4 +429,6 @@ function M.write(dump, facts, opts)
   })
 end
 
+-- Pieces other pages in this style reuse (fleet-report's --report).
+M.parts = { esc = esc, size = size, num = num, table_html = table_html, cell = cell, leaks_html = leaks_html, dir = HERE }
 return M

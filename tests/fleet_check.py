@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Checks a fleet-report --json against what genhprof recorded it injected (--expect files).
+
+usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|label:farm=DIR]
+The expected numbers are computed here from the generator's records alone: which dumps hold
+which leak, their retained bytes, versions, devices and timestamps."""
+import json, math, sys, time
+
+NAMES = {"Leaks.sHolder": "activity", "Leaks.sViewModel": "viewmodel",
+         "NewFeature.sListener": "newfeature"}
+
+def leak_name(group):
+    d = group["description"] or ""
+    if group["kind"] == "library" and d.startswith("InputMethodManager"):
+        return "imm"
+    return NAMES.get(d, "?" + d)
+
+def rank(values, p):
+    v = sorted(values)
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+def iso(ms):
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
+
+def main():
+    args = sys.argv[1:]
+    by = "version"
+    if "--by" in args:
+        i = args.index("--by"); by = args[i + 1]; del args[i:i + 2]
+    report = json.load(open(args[0]))
+    records = []
+    for path in args[1:]:
+        rec = json.load(open(path))["facts"]["fleet"]
+        rec["path"] = path
+        records.append(rec)
+    def key(r):
+        if by == "version": return r["version_name"]
+        if by == "model": return r["model"]
+        return r["path"].split("/")[-2]           # label:farm = the dump's directory
+    dim = by if not by.startswith("label:") else by
+    problems = []
+    want = {}
+    of = {}
+    for r in records:
+        of[key(r)] = of.get(key(r), 0) + 1
+        for l in r["leaks"]:
+            g = want.setdefault((key(r), l["name"]), {"bytes": [], "devices": set(), "ts": []})
+            g["bytes"].append(l["retained_bytes"])
+            g["devices"].add((r["model"], r["fingerprint"]))
+            g["ts"].append(r["timestamp_ms"])
+    got = {}
+    for g in report["groups"]:
+        got[(g[dim], leak_name(g))] = g
+    if set(got) != set(want):
+        problems.append("groups: got %s, want %s" % (sorted(got), sorted(want)))
+    for k, w in want.items():
+        g = got.get(k)
+        if not g: continue
+        exp = {"dumps": len(w["bytes"]), "of_dumps": of[k[0]], "devices": len(w["devices"]),
+               "retained_p50": rank(w["bytes"], 50), "retained_p75": rank(w["bytes"], 75),
+               "retained_p95": rank(w["bytes"], 95), "retained_max": max(w["bytes"]),
+               "first_seen": iso(min(w["ts"])), "last_seen": iso(max(w["ts"]))}
+        for f, v in exp.items():
+            if g[f] != v: problems.append("%s %s: %s is %s, want %s" % (k[0], k[1], f, g[f], v))
+        if not g.get("example_trace"): problems.append("%s %s: no example trace" % k)
+    if by == "version":
+        order = sorted({(r["version_code"], r["version_name"]) for r in records})
+        names = [n for _, n in order]
+        if [v["version"] for v in report["versions"]] != names:
+            problems.append("version order %s, want %s" % ([v["version"] for v in report["versions"]], names))
+        for v in report["versions"]:
+            if v["dumps"] != of.get(v["version"]):
+                problems.append("version %s: %s dumps, want %s" % (v["version"], v["dumps"], of.get(v["version"])))
+        # regressions by the issue's rule, from the records: new against the previous version,
+        # or P75 grown by more than 1.5x
+        exp = set()
+        for prev, cur in zip(names, names[1:]):
+            for (ver, name), w in want.items():
+                if ver != cur: continue
+                p = want.get((prev, name))
+                if not p: exp.add((cur, name, "new"))
+                elif rank(w["bytes"], 75) > 1.5 * rank(p["bytes"], 75): exp.add((cur, name, "grown"))
+        gotr = {(r["version"], leak_name(r), r["change"]) for r in report["regressions"]}
+        if gotr != exp: problems.append("regressions %s, want %s" % (sorted(gotr), sorted(exp)))
+    for p in problems: print(p)
+    sys.exit(1 if problems else 0)
+
+main()
