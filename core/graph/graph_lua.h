@@ -4,4 +4,6 @@
 #include <lua.h>
 /* Adds the graph's methods and properties to the Dump and Object types. */
 void hk_graph_lua_open(lua_State *L);
+/* Adds dump:diff(base) and the Diff type (core/graph/diff_lua.c). */
+void hk_diff_lua_open(lua_State *L);
 #endif

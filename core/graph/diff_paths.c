@@ -1,0 +1,131 @@
+/* Heap diff, the reports: where unmatched objects hang (entries and their paths), bytes
+ * added and removed by class and by path, and the totals. */
+#include "graph/diff_internal.h"
+#include "graph/graph_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Paths longer than this are cut at the root end: a chain down a linked list can be as long
+ * as the list. */
+#define MAX_DEPTH 4096
+#define MAX_STEPS 12
+
+void hkd_find_entries(hk_diff *df, int side)
+{
+    hkd_side *sd = &df->s[side];
+    if (sd->entries_done) return;
+    sd->entries_done = 1;
+    hk_dump *d = sd->d;
+    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
+    for (uint32_t i = 0; i < df->nmatched; i++) {
+        uint32_t x = side == 0 ? df->order[i] : df->s[0].match[df->order[i]];
+        const uint32_t *out = hk_graph_out(d, x, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = x; q[qn++] = out[k]; }
+    }
+    const uint32_t *roots = hk_graph_root_objects(d, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (sd->match[roots[k]] == HK_NONE && sd->via[roots[k]] == HKD_UNSEEN) { sd->via[roots[k]] = HKD_ANCHOR; q[qn++] = roots[k]; }
+    for (uint32_t h = 0; h < qn; h++) {
+        uint32_t w = q[h], e = hkd_is_entry(sd, w) ? w : sd->via[w];
+        const uint32_t *out = hk_graph_out(d, w, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = e; q[qn++] = out[k]; }
+    }
+    free(q);
+}
+
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
+{
+    int kind = hk_obj_kind(d, src);
+    if (kind == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
+        hk_buf_puts(out, c && c->name ? c->name : "?");
+    } else {
+        const char *cn = hk_obj_class_name(d, src);
+        hk_buf_puts(out, cn ? cn : "?");
+    }
+    if (kind == HK_KIND_OBJ_ARRAY) { hk_buf_puts(out, "[*]"); return; }
+    char name[128];
+    if (hk_graph_edge_name(d, src, dst, name, sizeof name)) snprintf(name, sizeof name, "?");
+    hk_buf_printf(out, ".%s", strncmp(name, "static ", 7) ? name : name + 7);
+}
+
+static int root_type_of(hkd_side *sd, uint32_t obj)
+{
+    hk_dump *d = sd->d;
+    if (!sd->root_type.len)
+        for (uint32_t k = 0; k < d->nroots; k++) {
+            uint32_t o = hk_obj_find(d, d->roots[k].id);
+            if (o != HK_NONE) hk_idmap_put(&sd->root_type, (uint64_t)o + 1, d->roots[k].type, NULL);
+        }
+    uint32_t *t = hk_idmap_get(&sd->root_type, (uint64_t)obj + 1);
+    return t ? (int)*t : HPROF_ROOT_UNKNOWN;
+}
+
+static void anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
+{
+    if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
+        hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
+    } else {
+        hk_buf_printf(out, "root %s", hk_root_type_name(root_type_of(sd, obj)));
+    }
+}
+
+/* The chain of matched objects down to obj (a matched object), anchor first: repeated steps
+ * (a linked list) collapse into "(step)+", and a long chain keeps its two ends. */
+static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
+{
+    uint32_t chain[MAX_DEPTH];
+    uint32_t n = 0;
+    for (uint32_t x = obj; n < MAX_DEPTH; x = sd->via[x]) {
+        chain[n++] = x;
+        if (sd->via[x] >= sd->d->nobjects) break;
+    }
+    uint32_t top = chain[n - 1];
+    if (n == 1) { anchor_name(sd, top, out); return; }
+    if (sd->via[top] < sd->d->nobjects) hk_buf_puts(out, "… > ");
+    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) { anchor_name(sd, top, out); hk_buf_puts(out, " > "); }
+    /* steps: NUL-separated in one buffer, each with its repeat flag */
+    hk_buf all, cur;
+    hk_buf_init(&all);
+    hk_buf_init(&cur);
+    size_t starts[MAX_DEPTH];
+    uint8_t rep[MAX_DEPTH];
+    uint32_t ns = 0;
+    for (uint32_t k = n - 1; k > 0; k--) {
+        hk_buf_reset(&cur);
+        hkd_step(sd->d, chain[k], chain[k - 1], &cur);
+        const char *cs = hk_buf_cstr(&cur);
+        if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) { rep[ns - 1] = 1; continue; }
+        starts[ns] = all.len;
+        rep[ns++] = 0;
+        hk_buf_append(&all, cs, cur.len + 1);
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        if (ns > MAX_STEPS && k == 4) { hk_buf_puts(out, "… > "); k = ns - (MAX_STEPS - 5); }
+        const char *st = (const char *)all.data + starts[k];
+        hk_buf_printf(out, rep[k] ? "(%s)+%s" : "%s%s", st, k + 1 < ns ? " > " : "");
+    }
+    hk_buf_free(&all);
+    hk_buf_free(&cur);
+}
+
+void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
+{
+    hkd_side *sd = &df->s[side];
+    if (obj >= sd->d->nobjects) return;
+    if (sd->match[obj] != HK_NONE) { matched_path(sd, obj, out); return; }
+    hkd_find_entries(df, side);
+    uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->via[obj];
+    if (e == HKD_UNSEEN) { hk_buf_puts(out, "(not reached from the matched heap)"); return; }
+    uint32_t h = sd->via[e];
+    if (h == HKD_ANCHOR) { anchor_name(sd, e, out); return; }
+    matched_path(sd, h, out);
+    hk_buf_puts(out, " > ");
+    hkd_step(sd->d, h, e, out);
+}
