@@ -302,6 +302,12 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     }
     lua_pushvalue(L, args);
     if (hkl_pcall(L, 2, 2) != LUA_OK) {
+        if (lua_istable(L, -1)) {   /* error{message=, exit_code=} */
+            lua_getfield(L, -1, "message");
+            lua_getfield(L, -2, "exit_code");
+            fprintf(stderr, "hprofkit %s: %s\n", name, lua_isstring(L, -2) ? lua_tostring(L, -2) : "failed");
+            return lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 1;
+        }
         /* error("...", 0) is a query talking to its user: the message alone.  Anything else
          * is a bug in a script: where it happened, and how it got there. */
         const char *msg = lua_tostring(L, -1);

@@ -45,6 +45,17 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t);
  * above it and that object's field. */
 void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out);
 
+/* What differs between an object of BASE and one of DUMP (normally a pair): fields by name
+ * (a field only one side has comes with one value), or an array's length and elements (the
+ * first 64 that differ).  References are the same when they point at paired objects or at
+ * Strings of the same text.  Caller frees *rows. */
+typedef struct hk_diff_change {
+    char name[96];
+    int has[2];
+    hk_value value[2];          /* [BASE], [DUMP] */
+} hk_diff_change;
+int hk_diff_changes(hk_diff *df, uint32_t base_obj, uint32_t dump_obj, hk_diff_change **rows, uint32_t *n);
+
 /* Unmatched objects of a side (added in DUMP, removed in BASE) by class. */
 typedef struct hk_diff_class_row { const char *cls; uint64_t objects, bytes; } hk_diff_class_row;
 int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *n);

@@ -197,6 +197,38 @@ static int diff_growers(lua_State *L)
     return 1;
 }
 
+/* df:changes(obj) -> rows {field, base, dump} for obj (either side) against its counterpart,
+ * nil when it has none */
+static int diff_changes(lua_State *L)
+{
+    hk_diff *df = check_diff(L);
+    uint32_t obj;
+    int side = side_of(L, df, 2, &obj);
+    uint32_t other = hk_diff_counterpart(df, side, obj);
+    if (other == HK_NONE) { lua_pushnil(L); return 1; }
+    uint32_t pair[2] = {side == HK_DIFF_BASE ? obj : other, side == HK_DIFF_DUMP ? obj : other};
+    hk_diff_change *rows;
+    uint32_t n;
+    hk_diff_changes(df, pair[0], pair[1], &rows, &n);
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 1, 2);
+    int dumps[2] = {lua_gettop(L) - 1, lua_gettop(L)};
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        lua_createtable(L, 0, 3);
+        set_str(L, "field", rows[k].name);
+        for (int s = 0; s < 2; s++) {
+            if (rows[k].has[s]) hkl_push_value(L, dumps[s], &rows[k].value[s]);
+            else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+            if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, LUA_REGISTRYINDEX, "hk.null"); }
+            lua_setfield(L, -2, s ? "dump" : "base");
+        }
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    free(rows);
+    return 1;
+}
+
 static int diff_tostring(lua_State *L)
 {
     hkl_diff *u = luaL_checkudata(L, 1, HKL_DIFF);
@@ -209,7 +241,7 @@ void hk_diff_lua_open(lua_State *L)
     static const luaL_Reg methods[] = {
         {"counterpart", diff_counterpart}, {"status", diff_status}, {"path", diff_path},
         {"totals", diff_totals}, {"by_class", diff_by_class}, {"by_path", diff_by_path},
-        {"growers", diff_growers}, {"close", diff_gc}, {NULL, NULL},
+        {"growers", diff_growers}, {"changes", diff_changes}, {"close", diff_gc}, {NULL, NULL},
     };
     luaL_newmetatable(L, HKL_DIFF);
     luaL_newlib(L, methods);

@@ -18,6 +18,8 @@ lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
 static int traceback(lua_State *L)
 {
+    /* error{message=, exit_code=}: a query refusing with a status, passed on as it is */
+    if (lua_istable(L, 1)) { lua_settop(L, 1); return 1; }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
