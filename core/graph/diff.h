@@ -69,13 +69,16 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n);
 void hk_diff_groups_free(hk_diff_group *rows, uint32_t n);
 
 /* Matched collections (java.util, java.util.concurrent, android.util, androidx.collection) and
- * matched arrays not held by a collection or a String whose element count grew by at least
- * min_growth; largest growth first. */
+ * matched arrays not held by a collection or a String that gained elements: at least min_growth
+ * of them, or at least min_bytes of retained size (small noise, such as a JVM's own tables
+ * gaining an entry, stays out).  Largest retained growth first.  Computes both dominator trees. */
 typedef struct hk_diff_grower {
     uint32_t obj[2];            /* BASE and DUMP object */
     uint64_t count[2];          /* elements on each side */
+    uint64_t retained[2];
     const char *elem_class;     /* class of an element in DUMP (the last one), NULL if none */
 } hk_diff_grower;
-int hk_diff_growers(hk_diff *df, uint64_t min_growth, hk_diff_grower **rows, uint32_t *n);
+int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n,
+                    char *err, size_t errlen);
 
 #endif

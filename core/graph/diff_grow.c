@@ -1,5 +1,6 @@
 /* Heap diff, growing collections: matched collections and arrays whose element count rose. */
 #include "graph/diff_internal.h"
+#include "graph/graph.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>
@@ -124,18 +125,32 @@ static const char *elem_class(hk_dump *d, uint32_t coll, uint32_t inner)
 static int grower_cmp(const void *x, const void *y)
 {
     const hk_diff_grower *a = x, *b = y;
+    int64_t ra = (int64_t)(a->retained[1] - a->retained[0]), rb = (int64_t)(b->retained[1] - b->retained[0]);
+    if (ra != rb) return ra < rb ? 1 : -1;
     uint64_t ga = a->count[1] - a->count[0], gb = b->count[1] - b->count[0];
     if (ga != gb) return ga < gb ? 1 : -1;
     return (a->obj[1] > b->obj[1]) - (a->obj[1] < b->obj[1]);
 }
 
-int hk_diff_growers(hk_diff *df, uint64_t min_growth, hk_diff_grower **rows, uint32_t *n)
+/* Enough growth to report: count, or bytes retained. */
+static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uint64_t min_growth,
+                uint64_t min_bytes, uint64_t ret[2])
+{
+    if (c1 <= c0) return 0;
+    ret[0] = hk_graph_retained(df->s[0].d, u);
+    ret[1] = hk_graph_retained(df->s[1].d, v);
+    return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
+}
+
+int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n,
+                    char *err, size_t errlen)
 {
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
+    uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1);   /* 0 unknown, 1 other, 2 collection */
     hk_diff_grower *out = NULL;
     size_t cnt = 0, cap = 0;
-    if (!min_growth) min_growth = 1;
     for (uint32_t i = 0; i < df->nmatched; i++) {
         uint32_t u = df->order[i], v = df->s[0].match[u];
         int k = hk_obj_kind(db, v);
@@ -149,7 +164,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, hk_diff_grower **rows, uin
             uint32_t ia, ib;
             c0 = coll_size(da, u, 0, &ia);
             c1 = coll_size(db, v, 0, &ib);
-            if (c0 < 0 || c1 < 0 || c1 - c0 < (int64_t)min_growth) continue;
+            if (c0 < 0 || c1 < 0 || !grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             ec = elem_class(db, v, ib);
         } else if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) {
             uint32_t h = df->s[1].via[v];
@@ -162,7 +177,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, hk_diff_grower **rows, uin
             int obj = k == HK_KIND_OBJ_ARRAY;
             c0 = obj ? (int64_t)non_null(da, u) : hk_array_length(da, u);
             c1 = obj ? (int64_t)non_null(db, v) : hk_array_length(db, v);
-            if (c1 - c0 < (int64_t)min_growth) continue;
+            if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             if (obj) {
                 for (uint32_t e = hk_array_length(db, v); e-- > 0;) {
                     uint32_t o = hk_obj_find(db, hk_obj_array_at(db, v, e));
@@ -171,10 +186,10 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, hk_diff_grower **rows, uin
             }
         } else continue;
         out = hk_grow(out, &cap, cnt + 1, sizeof *out);
-        out[cnt++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, ec};
+        out[cnt++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, {ret[0], ret[1]}, ec};
     }
     free(kind);
-    qsort(out, cnt, sizeof *out, grower_cmp);
+    if (cnt > 1) qsort(out, cnt, sizeof *out, grower_cmp);
     *rows = out;
     *n = (uint32_t)cnt;
     return 0;

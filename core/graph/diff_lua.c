@@ -161,14 +161,24 @@ static int diff_by_path(lua_State *L)
     return 1;
 }
 
-/* df:growers([min_growth[, n]]) -> rows {base, dump, base_count, dump_count, element_class, path} */
+/* df:growers{min_growth=10, min_bytes=65536, n=0} -> rows {base, dump, base_count, dump_count,
+ * base_retained, dump_retained, element_class, path} */
 static int diff_growers(lua_State *L)
 {
     hk_diff *df = check_diff(L);
-    lua_Integer min = luaL_optinteger(L, 2, 1), max = luaL_optinteger(L, 3, 0);
+    lua_Integer min = 10, min_bytes = 65536, max = 0;
+    if (lua_istable(L, 2)) {
+        if (lua_getfield(L, 2, "min_growth") != LUA_TNIL) min = luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 2, "min_bytes") != LUA_TNIL) min_bytes = luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 2, "n") != LUA_TNIL) max = luaL_checkinteger(L, -1);
+        lua_pop(L, 3);
+    }
     hk_diff_grower *rows;
     uint32_t n;
-    hk_diff_growers(df, min > 0 ? (uint64_t)min : 1, &rows, &n);
+    char err[256];
+    if (hk_diff_growers(df, min > 0 ? (uint64_t)min : 1, min_bytes > 0 ? (uint64_t)min_bytes : 1, &rows, &n,
+                        err, sizeof err))
+        return luaL_error(L, "%s", err);
     uint32_t show = max > 0 && (lua_Integer)n > max ? (uint32_t)max : n;
     lua_getiuservalue(L, 1, 1);
     int base = lua_gettop(L);
@@ -185,6 +195,8 @@ static int diff_growers(lua_State *L)
         lua_setfield(L, -2, "dump");
         set_int(L, "base_count", rows[k].count[0]);
         set_int(L, "dump_count", rows[k].count[1]);
+        set_int(L, "base_retained", rows[k].retained[0]);
+        set_int(L, "dump_retained", rows[k].retained[1]);
         set_str(L, "element_class", rows[k].elem_class);
         hk_buf_reset(&b);
         hk_diff_path(df, HK_DIFF_DUMP, rows[k].obj[1], &b);

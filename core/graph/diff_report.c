@@ -58,7 +58,7 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
         if (!acc[k].cls) acc[k].cls = "?";
         k++;
     }
-    qsort(acc, k, sizeof *acc, class_row_cmp);
+    if (k > 1) qsort(acc, k, sizeof *acc, class_row_cmp);
     *rows = acc;
     *n = k;
     return 0;
@@ -171,7 +171,7 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     hk_idmap_free(&gr.by_key);
     free(ent);
     free(tot);
-    qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
+    if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
     *rows = gr.g;
     *n = (uint32_t)gr.n;
     return 0;

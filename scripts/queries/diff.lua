@@ -69,10 +69,10 @@ local function heap_deltas(base, dump)
   return rows
 end
 
-local function growers(df, min, n)
+local function growers(df, opts)
   local rows = {}
-  for _, g in ipairs(df:growers(min, n)) do
-    local rb, rd = g.base:retained_size(), g.dump:retained_size()
+  for _, g in ipairs(df:growers{ min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = opts.n }) do
+    local rb, rd = g.base_retained, g.dump_retained
     rows[#rows + 1] = {
       path = g.path, class = g.dump.label, element_class = g.element_class,
       count_base = g.base_count, count_dump = g.dump_count, count_delta = g.dump_count - g.base_count,
@@ -150,8 +150,8 @@ local function one_object(df, base, dump, id)
            path = df:path(obj), changes = rows }
 end
 
--- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth, object,
--- bitmaps (default true).  Also used by recipes (triage --baseline).
+-- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
+-- min_bytes (65536), object, bitmaps (default true).  Also used by recipes (triage --baseline).
 function hk.diff_report(base, dump, opts)
   opts = opts or {}
   local n = opts.n or 20
@@ -177,7 +177,7 @@ function hk.diff_report(base, dump, opts)
     },
     heaps = heap_deltas(base, dump),
     classes = head(classes, n),
-    growers = growers(df, opts.min_growth or 1, n),
+    growers = growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n }),
     added_by_class = head(df:by_class("added"), n),
     removed_by_class = head(df:by_class("removed"), n),
     added_by_path = df:by_path("added", n),
@@ -219,11 +219,12 @@ hk.query{
          "culprit), bytes added and removed by class and by the path that holds them, bitmaps.",
   positional = { "base", "dump" },
   needs_dump = false,
-  args = { n = 20, heap = "", min_growth = 1, object = "", map = "", base_map = "", bitmaps = true },
+  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", map = "", base_map = "", bitmaps = true },
   aliases = { n = "n" },
   options_help = "  -n N              rows per section (0: all; default 20)\n" ..
                  "  --heap NAME       per-class deltas of one heap only (Android: app, image, zygote)\n" ..
-                 "  --min-growth N    a collection is a grower when it gained at least N elements (default 1)\n" ..
+                 "  --min-growth N    a collection or array is a grower when it gained at least N elements\n" ..
+                 "  --min-bytes B     ... or gained elements and B bytes of retained size (defaults 10, 65536)\n" ..
                  "  --object ID       also show one object (of either dump): status, counterpart, changed fields\n" ..
                  "  --map FILE, --base-map FILE   ProGuard/R8 maps for DUMP and BASE\n" ..
                  "  --no-bitmaps      skip the bitmap section (it hashes pixels)",
@@ -234,7 +235,8 @@ hk.query{
     local base = open(args.base, args.base_map)
     local dump = open(args.dump, args.map)
     local rec = hk.diff_report(base, dump, {
-      n = args.n, heap = args.heap, min_growth = args.min_growth, object = args.object, bitmaps = args.bitmaps,
+      n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
+      bitmaps = args.bitmaps,
     })
     return rec, { subcolumns = SUBCOLUMNS }
   end,
