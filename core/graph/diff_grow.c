@@ -1,6 +1,7 @@
 /* Heap diff, growing collections: matched collections and arrays whose element count rose. */
 #include "graph/diff_internal.h"
 #include "graph/graph.h"
+#include "graph/graph_internal.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>
@@ -151,14 +152,15 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
     uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1);   /* 0 unknown, 1 other, 2 collection */
     hk_diff_grower *out = NULL;
     size_t cnt = 0, cap = 0;
-    for (uint32_t i = 0; i < df->nmatched; i++) {
-        uint32_t u = df->order[i], v = df->s[0].match[u];
-        int k = hk_obj_kind(db, v);
+    for (uint32_t v = 0; v < db->nobjects; v++) {
+        uint32_t u = df->s[1].match[v];
+        if (u == HK_NONE) continue;
+        int k = df->s[1].kind[v];
         int64_t c0, c1;
         const char *ec = NULL;
         if (k == HK_KIND_INSTANCE) {
-            uint32_t c = hk_obj_class(db, v);
-            if (c == HK_NONE) continue;
+            uint32_t c = df->s[1].cls[v];
+            if (c >= db->nclasses) continue;
             if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
             if (kind[c] != 2) continue;
             uint32_t ia, ib;
@@ -168,15 +170,19 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             ec = elem_class(db, v, ib);
         } else if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) {
             uint32_t h = df->s[1].via[v];
-            if (h < db->nobjects && hk_obj_kind(db, h) == HK_KIND_INSTANCE) {
-                uint32_t c = hk_obj_class(db, h);
-                if (c == HK_NONE || c == db->string_class) continue;
+            if (h < db->nobjects && df->s[1].kind[h] == HK_KIND_INSTANCE) {
+                uint32_t c = df->s[1].cls[h];
+                if (c >= db->nclasses || c == db->string_class) continue;
                 if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
                 if (kind[c] == 2) continue;   /* reported as its collection */
             }
+            /* elements: non-null ones (the graph's edges) of an object array, a primitive
+             * array's length (it grew only if its size did) */
             int obj = k == HK_KIND_OBJ_ARRAY;
-            c0 = obj ? (int64_t)non_null(da, u) : hk_array_length(da, u);
-            c1 = obj ? (int64_t)non_null(db, v) : hk_array_length(db, v);
+            uint32_t ea, eb;
+            if (obj) { hk_graph_out(da, u, &ea); hk_graph_out(db, v, &eb); c0 = ea; c1 = eb; }
+            else if (hkg_shallow(db, db->graph, v) <= hkg_shallow(da, da->graph, u)) continue;
+            else { c0 = hk_array_length(da, u); c1 = hk_array_length(db, v); }
             if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             if (obj) {
                 for (uint32_t e = hk_array_length(db, v); e-- > 0;) {

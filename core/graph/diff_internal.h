@@ -11,6 +11,11 @@
 
 typedef struct hkd_side {
     hk_dump *d;
+    /* per object, read once in file order: the matcher and the tallies compare classes of
+     * objects all over the heap, and a record read each time is a cache miss each time */
+    uint8_t *kind;              /* enum hk_kind */
+    uint32_t *cls;              /* class index; primitive arrays without a class: HKD_PRIM(t) */
+    uint32_t *refbits;          /* instances: bit k set when strong reference slot k is non-null */
     uint32_t *match;            /* counterpart in the other side, HK_NONE */
     /* matched: the matched object it was paired through, or HKD_ANCHOR.  Unmatched: for the
      * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
@@ -28,6 +33,8 @@ struct hk_diff {
     uint64_t anchors_classes, anchors_roots;
 };
 
+#define HKD_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
+
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 {
@@ -39,5 +46,13 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 void hkd_find_entries(hk_diff *df, int side);
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
 void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
+/* Appends "class X" or "root TYPE" for an anchor. */
+void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out);
+/* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
+ * as long as the list. */
+#define HKD_MAX_DEPTH 4096
+/* Writes a path: the anchor top (or "…" when cut), then the steps src -> dst, top down;
+ * repeated steps collapse into "(step)+" and a long path keeps its two ends. */
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out);
 
 #endif

@@ -2,6 +2,8 @@
  * breadth first along fields, statics and array slots (see diff.h). */
 #include "graph/diff_internal.h"
 #include "graph/graph.h"
+#include "graph/graph_internal.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -10,19 +12,16 @@
 
 /* Per BASE class: which instance-data offsets hold the same-named reference field in the DUMP
  * class of that name (built on first use). */
-typedef struct fieldpairs { uint32_t for_cls, n; uint32_t (*off)[2]; } fieldpairs;
+typedef struct fieldpair { uint32_t off[2]; int32_t slot[2]; } fieldpair;
+typedef struct fieldpairs { uint32_t for_cls, n; fieldpair *p; } fieldpairs;
 
 typedef struct matcher {
     hk_diff *df;
     fieldpairs *fp;
     uint32_t qlen;
+    uint32_t *idx[2];           /* scratch: a record's references as object indices */
+    size_t cap[2];
 } matcher;
-
-static uint32_t class_key(const hk_dump *d, uint32_t obj, uint32_t cls)
-{
-    /* primitive arrays without a class in the dump: their element type stands for it */
-    return cls != HK_NONE ? cls : HK_NONE - 16 + (uint32_t)hk_prim_array_type(d, obj);
-}
 
 /* Pairs u (BASE) with v (DUMP) when both are free and of the same class; queues u. */
 static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_t from_v)
@@ -30,12 +29,10 @@ static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_
     hk_diff *df = m->df;
     hkd_side *a = &df->s[0], *b = &df->s[1];
     if (u == HK_NONE || v == HK_NONE || a->match[u] != HK_NONE || b->match[v] != HK_NONE) return 0;
-    int ka = hk_obj_kind(a->d, u), kb = hk_obj_kind(b->d, v);
-    if (ka != kb || ka == HK_KIND_CLASS) return 0;
-    uint32_t ca = hk_obj_class(a->d, u), cb = hk_obj_class(b->d, v);
-    if (ka == HK_KIND_PRIM_ARRAY && (ca == HK_NONE || cb == HK_NONE)) {
-        if (hk_prim_array_type(a->d, u) != hk_prim_array_type(b->d, v)) return 0;
-    } else if (ca == HK_NONE || df->cmap[ca] != cb) return 0;
+    int ka = a->kind[u];
+    if (ka != b->kind[v] || ka == HK_KIND_CLASS) return 0;
+    uint32_t ca = a->cls[u], cb = b->cls[v];
+    if (ca >= a->d->nclasses ? ca != cb : df->cmap[ca] != cb) return 0;
     a->match[u] = v;
     b->match[v] = u;
     a->via[u] = from_u;
@@ -189,16 +186,30 @@ static void match_roots(matcher *m)
 
 /* ---- propagation ---- */
 
+/* The slot of a reference field in the graph's strong edge list of its class, -1 for a weak
+ * referent (read from the record), -2 for a field the graph has no edge for (ART's
+ * shadow$_klass_: classes are matched by name already). */
+static int32_t strong_slot(const hk_dump *d, uint32_t cls, uint32_t off)
+{
+    const hk_graph *g = d->graph;
+    const hkg_class_refs *cr = &g->cls[cls];
+    for (uint32_t k = 0; k < cr->count; k++)
+        if (g->ref_offs[cr->start + k] == off) return (int32_t)k;
+    for (uint32_t k = 0; k < cr->nweak; k++)
+        if (cr->woff[k] == off) return -1;
+    return -2;
+}
+
 static const fieldpairs *field_pairs(matcher *m, uint32_t ca, uint32_t cb)
 {
     fieldpairs *fp = &m->fp[ca];
-    if (fp->off && fp->for_cls == cb) return fp;
-    free(fp->off);
+    if (fp->p && fp->for_cls == cb) return fp;
+    free(fp->p);
     hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
     uint32_t na, nb;
     const hk_field *fa = hk_class_layout(da, &da->classes[ca], &na);
     const hk_field *fb = hk_class_layout(db, &db->classes[cb], &nb);
-    fp->off = hk_xcalloc(na + 1, sizeof *fp->off);
+    fp->p = hk_xcalloc(na + 1, sizeof *fp->p);
     fp->n = 0;
     fp->for_cls = cb;
     for (uint32_t k = 0; k < na; k++) {
@@ -208,7 +219,11 @@ static const fieldpairs *field_pairs(matcher *m, uint32_t ca, uint32_t cb)
         for (uint32_t q = 0; q < k; q++) nth += fa[q].type == HK_T_OBJECT && !strcmp(fa[q].name, fa[k].name);
         for (uint32_t q = 0; q < nb; q++) {
             if (fb[q].type != HK_T_OBJECT || strcmp(fb[q].name, fa[k].name)) continue;
-            if (nth-- == 0) { fp->off[fp->n][0] = fa[k].offset; fp->off[fp->n][1] = fb[q].offset; fp->n++; break; }
+            if (nth-- == 0) {
+                int32_t sa = strong_slot(da, ca, fa[k].offset), sb = strong_slot(db, cb, fb[q].offset);
+                if (sa != -2 && sb != -2) fp->p[fp->n++] = (fieldpair){{fa[k].offset, fb[q].offset}, {sa, sb}};
+                break;
+            }
         }
     }
     return fp;
@@ -222,17 +237,62 @@ static hk_id read_ref(const hk_dump *d, const uint8_t *data, uint32_t len, uint3
     return v.ref;
 }
 
+/* An instance's strong references by slot.  The graph's edge list has them resolved, in slot
+ * order, without the null ones and those pointing outside the dump: when it is full it is the
+ * answer as it is; else the record says which slots are null. */
+static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls)
+{
+    hk_dump *d = m->df->s[s].d;
+    const hk_graph *g = d->graph;
+    const hkg_class_refs *cr = &g->cls[cls];
+    uint32_t nout;
+    const uint32_t *out = hk_graph_out(d, obj, &nout);
+    if (nout == cr->count) return out;
+    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], cr->count + 1, sizeof *m->idx[s]);
+    uint32_t *idx = m->idx[s];
+    uint32_t bits = m->df->s[s].refbits[obj];
+    if (cr->count <= 32 && (uint32_t)__builtin_popcount(bits) == nout) {
+        /* which slots are null was noted in the first pass */
+        for (uint32_t k = 0, j = 0; k < cr->count; k++) idx[k] = bits >> k & 1 ? out[j++] : HK_NONE;
+        return idx;
+    }
+    const uint32_t *offs = g->ref_offs + cr->start;
+    uint32_t len, j = 0, nonnull = 0;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    for (uint32_t k = 0; k < cr->count; k++) {
+        hk_id id = data ? read_ref(d, data, len, offs[k]) : 0;
+        idx[k] = HK_NONE;
+        if (!id) continue;
+        nonnull++;
+        if (j < nout) idx[k] = out[j++];
+    }
+    if (nonnull != nout)   /* a reference to an object missing from the dump */
+        for (uint32_t k = 0; k < cr->count; k++) idx[k] = hkg_find(d, g, data ? read_ref(d, data, len, offs[k]) : 0);
+    return idx;
+}
+
+/* A reference field the graph keeps apart (a Reference's referent), read from the record. */
+static uint32_t weak_ref(hk_dump *d, uint32_t obj, uint32_t off)
+{
+    uint32_t len;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    return data ? hkg_find(d, d->graph, read_ref(d, data, len, off)) : HK_NONE;
+}
+
 static void expand_instance(matcher *m, uint32_t u, uint32_t v)
 {
     hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
-    uint32_t ca = hk_obj_class(da, u), cb = hk_obj_class(db, v), la, lb;
-    if (ca == HK_NONE || cb == HK_NONE) return;
-    const uint8_t *pa = hk_instance_data(da, u, &la), *pb = hk_instance_data(db, v, &lb);
-    if (!pa || !pb) return;
+    uint32_t ca = m->df->s[0].cls[u], cb = m->df->s[1].cls[v];
+    if (ca >= da->nclasses || cb >= db->nclasses) return;
     const fieldpairs *fp = field_pairs(m, ca, cb);
+    if (!fp->n) return;
+    const uint32_t *xa = strong_refs(m, 0, u, ca), *xb = strong_refs(m, 1, v, cb);
     for (uint32_t k = 0; k < fp->n; k++) {
-        hk_id ia = read_ref(da, pa, la, fp->off[k][0]), ib = read_ref(db, pb, lb, fp->off[k][1]);
-        if (ia && ib) try_pair(m, hk_obj_find(da, ia), hk_obj_find(db, ib), u, v);
+        const fieldpair *f = &fp->p[k];
+        uint32_t ta = f->slot[0] >= 0 ? xa[f->slot[0]] : weak_ref(da, u, f->off[0]);
+        if (ta == HK_NONE) continue;
+        uint32_t tb = f->slot[1] >= 0 ? xb[f->slot[1]] : weak_ref(db, v, f->off[1]);
+        if (tb != HK_NONE) try_pair(m, ta, tb, u, v);
     }
 }
 
@@ -244,16 +304,19 @@ static int leftover_cmp(const void *x, const void *y)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* The elements of an array still unmatched, keyed by class (the graph's edge list: non-null
+ * elements in order). */
 static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
 {
     hk_dump *d = df->s[s].d;
-    uint32_t len = hk_array_length(d, arr);
+    uint32_t len;
+    const uint32_t *el = hk_graph_out(d, arr, &len);
     leftover *v = NULL;
     *n = 0;
     for (uint32_t k = 0; k < len; k++) {
-        uint32_t o = hk_obj_find(d, hk_obj_array_at(d, arr, k));
-        if (o == HK_NONE || df->s[s].match[o] != HK_NONE || hk_obj_kind(d, o) == HK_KIND_CLASS) continue;
-        uint32_t c = class_key(d, o, hk_obj_class(d, o));
+        uint32_t o = el[k];
+        if (df->s[s].match[o] != HK_NONE || df->s[s].kind[o] == HK_KIND_CLASS) continue;
+        uint32_t c = df->s[s].cls[o];
         /* the BASE side is keyed by the DUMP class it maps to, so keys compare across sides */
         if (s == 0) c = c < d->nclasses ? df->cmap[c] : c;
         if (c == HK_NONE) continue;
@@ -263,33 +326,63 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
     return v;
 }
 
+/* An object array's elements as object indices (HK_NONE for null), from the graph's edge list
+ * when it lines up (no element points outside the dump), else looked up one by one. */
+static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t len)
+{
+    hk_dump *d = m->df->s[s].d;
+    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)len + 1, sizeof *m->idx[s]);
+    uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
+    const uint32_t *out = hk_graph_out(d, arr, &nout);
+    for (uint32_t k = 0; k < len; k++) {
+        hk_id id = hk_obj_array_at(d, arr, k);
+        idx[k] = HK_NONE;
+        if (!id) continue;
+        nonnull++;
+        if (j < nout) idx[k] = out[j++];
+    }
+    if (nonnull != nout)
+        for (uint32_t k = 0; k < len; k++) idx[k] = hkg_find(d, d->graph, hk_obj_array_at(d, arr, k));
+    return idx;
+}
+
 static void expand_array(matcher *m, uint32_t u, uint32_t v)
 {
     hk_diff *df = m->df;
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
-    uint32_t na = hk_array_length(da, u), nb = hk_array_length(db, v), n = na < nb ? na : nb;
-    int missed = na != nb;
-    for (uint32_t k = 0; k < n; k++) {
-        hk_id ia = hk_obj_array_at(da, u, k), ib = hk_obj_array_at(db, v, k);
-        if (!ia != !ib) missed = 1;
-        else if (ia && !try_pair(m, hk_obj_find(da, ia), hk_obj_find(db, ib), u, v)) missed = 1;
+    uint32_t oa, ob;
+    const uint32_t *xa = hk_graph_out(da, u, &oa), *xb = hk_graph_out(db, v, &ob);
+    int missed = 0;
+    if (oa == ob) {
+        /* as many elements on both sides: in order (the same slots unless nulls moved) */
+        for (uint32_t k = 0; k < oa; k++)
+            if (!try_pair(m, xa[k], xb[k], u, v) &&
+                (df->s[0].match[xa[k]] == HK_NONE || df->s[1].match[xb[k]] == HK_NONE))
+                missed = 1;
+    } else {
+        uint32_t na = hk_array_length(da, u), nb = hk_array_length(db, v), n = na < nb ? na : nb;
+        xa = elements(m, 0, u, na);
+        xb = elements(m, 1, v, nb);
+        missed = 1;
+        for (uint32_t k = 0; k < n; k++)
+            if (xa[k] != HK_NONE && xb[k] != HK_NONE) try_pair(m, xa[k], xb[k], u, v);
     }
     if (!missed) return;
     /* elements that moved (a hash table resized, a list shifted): pair the rest by class */
     uint32_t la, lb;
-    leftover *xa = leftovers(df, 0, u, &la), *xb = leftovers(df, 1, v, &lb);
+    leftover *ya = leftovers(df, 0, u, &la), *yb = leftovers(df, 1, v, &lb);
     if (la && lb) {
-        qsort(xa, la, sizeof *xa, leftover_cmp);
-        qsort(xb, lb, sizeof *xb, leftover_cmp);
+        qsort(ya, la, sizeof *ya, leftover_cmp);
+        qsort(yb, lb, sizeof *yb, leftover_cmp);
         uint32_t i = 0, j = 0;
         while (i < la && j < lb) {
-            if (xa[i].cls < xb[j].cls) i++;
-            else if (xa[i].cls > xb[j].cls) j++;
-            else try_pair(m, xa[i++].obj, xb[j++].obj, u, v);
+            if (ya[i].cls < yb[j].cls) i++;
+            else if (ya[i].cls > yb[j].cls) j++;
+            else try_pair(m, ya[i++].obj, yb[j++].obj, u, v);
         }
     }
-    free(xa);
-    free(xb);
+    free(ya);
+    free(yb);
 }
 
 static void expand_class(matcher *m, uint32_t u, uint32_t v)
@@ -302,6 +395,62 @@ static void expand_class(matcher *m, uint32_t u, uint32_t v)
         const hk_static *sb = hk_class_static(cb, ca->statics[k].name);
         if (!sb || sb->type != HK_T_OBJECT || !sb->value.ref) continue;
         try_pair(m, hk_obj_find(da, ca->statics[k].value.ref), hk_obj_find(db, sb->value.ref), u, v);
+    }
+}
+
+/* Sorts v[0..n) ascending (two 16-bit radix passes through tmp). */
+static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
+{
+    if (n < 2) return;
+    static uint32_t count[65537];
+    uint32_t *src = v, *dst = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift & 0xffff) + 1]++;
+        for (uint32_t k = 1; k <= 65536; k++) count[k] += count[k - 1];
+        for (uint32_t i = 0; i < n; i++) dst[count[src[i] >> shift & 0xffff]++] = src[i];
+        uint32_t *t = src; src = dst; dst = t;
+    }
+}
+
+/* kind[], cls[] and refbits[] of every object, read in file order.  Class ids go through a
+ * small direct-mapped cache in front of the dump's id map, as most objects are of a few
+ * classes. */
+static void read_classes(hk_dump *d, hkd_side *sd)
+{
+    enum { CACHE = 1024 };
+    hk_id ids[CACHE] = {0};
+    uint32_t idx[CACHE];
+    const hk_graph *g = d->graph;
+    const uint32_t idsz = d->id_size;
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        const uint8_t *r = d->data + hk_obj_offset(d, i);
+        int kind = hk_obj_kind(d, i);
+        uint32_t c = HK_NONE, bits = 0;
+        sd->kind[i] = (uint8_t)kind;
+        if (kind == HK_KIND_INSTANCE || kind == HK_KIND_OBJ_ARRAY) {
+            hk_id cid = kind == HK_KIND_INSTANCE ? hk_rec_instance_class(d, r) : hk_obj_array_class_id(d, i);
+            uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % CACHE;
+            if (ids[h] != cid || !cid) {
+                hk_class *k = hk_class_by_id(d, cid);
+                ids[h] = cid;
+                idx[h] = k ? k->index : HK_NONE;
+            }
+            c = idx[h];
+            if (kind == HK_KIND_INSTANCE && c != HK_NONE && g->cls[c].count <= 32) {
+                uint32_t len;
+                const uint8_t *p = hk_rec_instance_data(d, r, &len);
+                const uint32_t *offs = g->ref_offs + g->cls[c].start;
+                for (uint32_t k = 0; k < g->cls[c].count; k++)
+                    if (offs[k] + idsz <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
+            }
+        } else if (kind == HK_KIND_PRIM_ARRAY) {
+            c = hk_obj_class(d, i);
+            /* primitive arrays without a class in the dump: their element type stands for it */
+            if (c == HK_NONE) c = HKD_PRIM(hk_prim_array_type(d, i));
+        }
+        sd->cls[i] = c;
+        sd->refbits[i] = bits;
     }
 }
 
@@ -319,6 +468,10 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->via = hk_xrealloc(NULL, n * sizeof *sd->via);
         memset(sd->match, 0xff, n * sizeof *sd->match);
         memset(sd->via, 0xff, n * sizeof *sd->via);
+        sd->kind = hk_xrealloc(NULL, n);
+        sd->cls = hk_xrealloc(NULL, n * sizeof *sd->cls);
+        sd->refbits = hk_xrealloc(NULL, n * sizeof *sd->refbits);
+        read_classes(ds[s], sd);
         hk_idmap_init(&sd->root_type);
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
@@ -331,18 +484,29 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     free(ca);
     free(cb);
     match_roots(&m);
-    for (uint32_t q = 0; q < m.qlen; q++) {
-        uint32_t u = df->order[q], v = df->s[0].match[u];
-        switch (hk_obj_kind(base, u)) {
-        case HK_KIND_INSTANCE: expand_instance(&m, u, v); break;
-        case HK_KIND_OBJ_ARRAY: expand_array(&m, u, v); break;
-        case HK_KIND_CLASS: expand_class(&m, u, v); break;
-        default: break;
+    /* breadth first, a level at a time, each level in object order: the records and edge
+     * lists are then read front to back rather than all over the two files */
+    uint32_t *tmp = NULL;
+    size_t tcap = 0;
+    for (uint32_t start = 0, end = m.qlen; start < end; start = end, end = m.qlen) {
+        tmp = hk_grow(tmp, &tcap, end - start, sizeof *tmp);
+        sort_indices(df->order + start, end - start, tmp);
+        for (uint32_t q = start; q < end; q++) {
+            uint32_t u = df->order[q], v = df->s[0].match[u];
+            switch (df->s[0].kind[u]) {
+            case HK_KIND_INSTANCE: expand_instance(&m, u, v); break;
+            case HK_KIND_OBJ_ARRAY: expand_array(&m, u, v); break;
+            case HK_KIND_CLASS: expand_class(&m, u, v); break;
+            default: break;
+            }
         }
     }
+    free(tmp);
     df->nmatched = m.qlen;
-    for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].off);
+    for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
     free(m.fp);
+    free(m.idx[0]);
+    free(m.idx[1]);
     return df;
 }
 
@@ -352,6 +516,9 @@ void hk_diff_free(hk_diff *df)
     for (int s = 0; s < 2; s++) {
         free(df->s[s].match);
         free(df->s[s].via);
+        free(df->s[s].kind);
+        free(df->s[s].cls);
+        free(df->s[s].refbits);
         hk_idmap_free(&df->s[s].root_type);
     }
     free(df->cmap);

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Paths longer than this are cut at the root end: a chain down a linked list can be as long
- * as the list. */
-#define MAX_DEPTH 4096
+/* Paths show at most this many steps: the first 4 and the last ones. */
 #define MAX_STEPS 12
 
 void hkd_find_entries(hk_diff *df, int side)
@@ -20,8 +18,9 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->entries_done = 1;
     hk_dump *d = sd->d;
     uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
-    for (uint32_t i = 0; i < df->nmatched; i++) {
-        uint32_t x = side == 0 ? df->order[i] : df->s[0].match[df->order[i]];
+    /* matched holders in index order: the reference index is read front to back */
+    for (uint32_t x = 0; x < d->nobjects; x++) {
+        if (sd->match[x] == HK_NONE) continue;
         const uint32_t *out = hk_graph_out(d, x, &n);
         for (uint32_t k = 0; k < n; k++)
             if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = x; q[qn++] = out[k]; }
@@ -66,7 +65,7 @@ static int root_type_of(hkd_side *sd, uint32_t obj)
     return t ? (int)*t : HPROF_ROOT_UNKNOWN;
 }
 
-static void anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
+void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
     if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
@@ -76,30 +75,21 @@ static void anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
     }
 }
 
-/* The chain of matched objects down to obj (a matched object), anchor first: repeated steps
- * (a linked list) collapse into "(step)+", and a long chain keeps its two ends. */
-static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out)
 {
-    uint32_t chain[MAX_DEPTH];
-    uint32_t n = 0;
-    for (uint32_t x = obj; n < MAX_DEPTH; x = sd->via[x]) {
-        chain[n++] = x;
-        if (sd->via[x] >= sd->d->nobjects) break;
-    }
-    uint32_t top = chain[n - 1];
-    if (n == 1) { anchor_name(sd, top, out); return; }
-    if (sd->via[top] < sd->d->nobjects) hk_buf_puts(out, "… > ");
-    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) { anchor_name(sd, top, out); hk_buf_puts(out, " > "); }
+    if (!n) { hkd_anchor_name(sd, top, out); return; }
+    if (cut) hk_buf_puts(out, "… > ");
+    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) { hkd_anchor_name(sd, top, out); hk_buf_puts(out, " > "); }
     /* steps: NUL-separated in one buffer, each with its repeat flag */
     hk_buf all, cur;
     hk_buf_init(&all);
     hk_buf_init(&cur);
-    size_t starts[MAX_DEPTH];
-    uint8_t rep[MAX_DEPTH];
+    size_t *starts = hk_xcalloc(n, sizeof *starts);
+    uint8_t *rep = hk_xcalloc(n, 1);
     uint32_t ns = 0;
-    for (uint32_t k = n - 1; k > 0; k--) {
+    for (uint32_t k = 0; k < n; k++) {
         hk_buf_reset(&cur);
-        hkd_step(sd->d, chain[k], chain[k - 1], &cur);
+        hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
         const char *cs = hk_buf_cstr(&cur);
         if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) { rep[ns - 1] = 1; continue; }
         starts[ns] = all.len;
@@ -111,8 +101,25 @@ static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
         const char *st = (const char *)all.data + starts[k];
         hk_buf_printf(out, rep[k] ? "(%s)+%s" : "%s%s", st, k + 1 < ns ? " > " : "");
     }
+    free(starts);
+    free(rep);
     hk_buf_free(&all);
     hk_buf_free(&cur);
+}
+
+/* The chain of matched objects down to obj (a matched object), anchor first. */
+static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
+{
+    uint32_t chain[HKD_MAX_DEPTH], n = 0;
+    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->via[x]) {
+        chain[n++] = x;
+        if (sd->via[x] >= sd->d->nobjects) break;
+    }
+    uint32_t top = chain[n - 1];
+    uint32_t (*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
+    for (uint32_t k = 0; k + 1 < n; k++) { pairs[k][0] = chain[n - 1 - k]; pairs[k][1] = chain[n - 2 - k]; }
+    hkd_render(sd, top, sd->via[top] < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
+    free(pairs);
 }
 
 void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
@@ -124,7 +131,7 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
     uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->via[obj];
     if (e == HKD_UNSEEN) { hk_buf_puts(out, "(not reached from the matched heap)"); return; }
     uint32_t h = sd->via[e];
-    if (h == HKD_ANCHOR) { anchor_name(sd, e, out); return; }
+    if (h == HKD_ANCHOR) { hkd_anchor_name(sd, e, out); return; }
     matched_path(sd, h, out);
     hk_buf_puts(out, " > ");
     hkd_step(sd->d, h, e, out);
