@@ -182,40 +182,34 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     t.pid = hk_xcalloc((size_t)d->nobjects + 1, sizeof *t.pid);
     uint32_t *stack = NULL;
     size_t scap = 0;
-    /* accumulators by (entry path id, class); path id 0 stands for "not reached" (the key is
-     * never 0: reached entries have a path id, the others class UINT32_MAX) */
+    /* accumulators by (entry path id, class), and one for what no entry reaches */
     hk_idmap acc_of;
     hk_idmap_init(&acc_of);
-    acc *a = NULL;
-    size_t na = 0, acap = 0;
-    /* an entry's accumulator, + 1 (the objects under an entry look it up there) */
-    uint32_t *eslot = hk_xcalloc((size_t)d->nobjects + 1, sizeof *eslot), unseen = 0;
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        if (sd->match[i] != HK_NONE) continue;
-        uint32_t e = hkd_is_entry(sd, i) ? i : sd->via[i];
-        uint32_t *es = e != HKD_UNSEEN ? &eslot[e] : &unseen;
-        if (!*es) {
-            uint32_t path = 0, cls = UINT32_MAX;
-            if (e != HKD_UNSEEN) {
-                uint32_t h = sd->via[e];
-                path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
-                     : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
-                cls = sd->cls[e];
-            }
-            int inserted;
-            uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | cls, (uint32_t)na, &inserted);
-            if (inserted) {
-                a = hk_grow(a, &acap, na + 1, sizeof *a);
-                a[na++] = (acc){path, e != HKD_UNSEEN ? e : HK_NONE, 0, 0, 0};
-            }
-            *es = *slot + 1;
+    size_t na = 1, acap = 0;
+    acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
+    a[0] = (acc){0, HK_NONE, 0, 0, 0};
+    uint64_t unmatched = 0, unmatched_bytes = 0;
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        if (sd->match[i] == HK_NONE) { unmatched++; unmatched_bytes += hkg_shallow(d, g, i); }
+    a[0].objects = unmatched;
+    a[0].bytes = unmatched_bytes;
+    for (uint32_t k = 0; k < sd->nentries; k++) {
+        uint32_t e = sd->entries[k], h = sd->via[e];
+        uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
+                      : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
+        int inserted;
+        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | sd->cls[e], (uint32_t)na, &inserted);
+        if (inserted) {
+            a = hk_grow(a, &acap, na + 1, sizeof *a);
+            a[na++] = (acc){path, e, 0, 0, 0};
         }
-        acc *x = &a[*es - 1];
-        x->entries += i == e;
-        x->objects++;
-        x->bytes += hkg_shallow(d, g, i);
+        acc *x = &a[*slot];
+        x->entries++;
+        x->objects += sd->ent_objects[k];
+        x->bytes += sd->ent_bytes[k];
+        a[0].objects -= sd->ent_objects[k];
+        a[0].bytes -= sd->ent_bytes[k];
     }
-    free(eslot);
     free(stack);
     hk_idmap_free(&acc_of);
     grouper gr = {0};
@@ -223,6 +217,7 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     hk_buf path;
     hk_buf_init(&path);
     for (size_t k = 0; k < na; k++) {
+        if (!a[k].objects) continue;
         hk_buf_reset(&path);
         if (!a[k].path) hk_buf_puts(&path, "(not reached from the matched heap)");
         else render(&t, a[k].path, &path);

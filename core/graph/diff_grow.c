@@ -180,16 +180,12 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
              * array's length (it grew only if its size did) */
             int obj = k == HK_KIND_OBJ_ARRAY;
             uint32_t ea, eb;
-            if (obj) { hk_graph_out(da, u, &ea); hk_graph_out(db, v, &eb); c0 = ea; c1 = eb; }
+            const uint32_t *el = NULL;
+            if (obj) { hk_graph_out(da, u, &ea); el = hk_graph_out(db, v, &eb); c0 = ea; c1 = eb; }
             else if (hkg_shallow(db, db->graph, v) <= hkg_shallow(da, da->graph, u)) continue;
             else { c0 = hk_array_length(da, u); c1 = hk_array_length(db, v); }
             if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
-            if (obj) {
-                for (uint32_t e = hk_array_length(db, v); e-- > 0;) {
-                    uint32_t o = hk_obj_find(db, hk_obj_array_at(db, v, e));
-                    if (o != HK_NONE) { ec = hk_obj_class_name(db, o); break; }
-                }
-            }
+            if (obj && eb) ec = hk_obj_class_name(db, el[eb - 1]);
         } else continue;
         out = hk_grow(out, &cap, cnt + 1, sizeof *out);
         out[cnt++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, {ret[0], ret[1]}, ec};

@@ -23,6 +23,11 @@ typedef struct hkd_side {
     uint32_t *via;
     hk_idmap root_type;         /* object index + 1 -> root type, for naming anchors */
     int entries_done;
+    /* the first unmatched objects on their paths, and how many objects and bytes are
+     * unmatched under each (itself included) */
+    uint32_t *entries, nentries;
+    uint32_t *ent_objects;
+    uint64_t *ent_bytes;
 } hkd_side;
 
 struct hk_diff {

@@ -454,6 +454,24 @@ static void read_classes(hk_dump *d, hkd_side *sd)
     }
 }
 
+/* The dump's instances-by-class index (hk_class_instances), built from cls[] when nothing built
+ * it yet: the same lists (class objects and classless primitive arrays left out) without
+ * reading every record again.  The bitmap report asks for it. */
+static void prime_by_class(hk_dump *d, const hkd_side *sd)
+{
+    if (d->by_class) return;
+    uint32_t nc = d->nclasses;
+    uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        if (sd->cls[i] < nc) start[sd->cls[i] + 2]++;
+    for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
+    uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        if (sd->cls[i] < nc) out[start[sd->cls[i] + 1]++] = i;
+    d->by_class_start = start;
+    d->by_class = out;
+}
+
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
 {
     if (hk_graph_ensure(base, HK_GRAPH_REFS, err, errlen) || hk_graph_ensure(dump, HK_GRAPH_REFS, err, errlen))
@@ -472,6 +490,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->cls = hk_xrealloc(NULL, n * sizeof *sd->cls);
         sd->refbits = hk_xrealloc(NULL, n * sizeof *sd->refbits);
         read_classes(ds[s], sd);
+        prime_by_class(ds[s], sd);
         hk_idmap_init(&sd->root_type);
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
@@ -519,6 +538,9 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].kind);
         free(df->s[s].cls);
         free(df->s[s].refbits);
+        free(df->s[s].entries);
+        free(df->s[s].ent_objects);
+        free(df->s[s].ent_bytes);
         hk_idmap_free(&df->s[s].root_type);
     }
     free(df->cmap);

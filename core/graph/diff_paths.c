@@ -18,23 +18,50 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->entries_done = 1;
     hk_dump *d = sd->d;
     uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
-    /* matched holders in index order: the reference index is read front to back */
-    for (uint32_t x = 0; x < d->nobjects; x++) {
-        if (sd->match[x] == HK_NONE) continue;
-        const uint32_t *out = hk_graph_out(d, x, &n);
-        for (uint32_t k = 0; k < n; k++)
-            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = x; q[qn++] = out[k]; }
+    /* the first unmatched objects: those a matched object holds, found from their referrers
+     * (when most of the heap matched there are few of them) */
+    char err[256];
+    if (hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+        const hk_graph *g = d->graph;
+        for (uint32_t w = 0; w < d->nobjects; w++) {
+            if (sd->match[w] != HK_NONE) continue;
+            const uint32_t *in = hkg_in(g, w, &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (sd->match[in[k]] != HK_NONE) { sd->via[w] = in[k]; q[qn++] = w; break; }
+        }
+    } else {   /* no referrer index (out of memory): from the holders' side */
+        for (uint32_t x = 0; x < d->nobjects; x++) {
+            if (sd->match[x] == HK_NONE) continue;
+            const uint32_t *out = hk_graph_out(d, x, &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = x; q[qn++] = out[k]; }
+        }
     }
     const uint32_t *roots = hk_graph_root_objects(d, &n);
     for (uint32_t k = 0; k < n; k++)
         if (sd->match[roots[k]] == HK_NONE && sd->via[roots[k]] == HKD_UNSEEN) { sd->via[roots[k]] = HKD_ANCHOR; q[qn++] = roots[k]; }
+    /* the queue starts with the entries; each object carries its entry's number along, and
+     * what is under an entry is tallied as it is reached */
+    const hk_graph *g = d->graph;
+    uint32_t nent = qn, *qe = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *qe);
+    for (uint32_t k = 0; k < nent; k++) qe[k] = k;
+    sd->ent_objects = hk_xcalloc(nent + 1, sizeof *sd->ent_objects);
+    sd->ent_bytes = hk_xcalloc(nent + 1, sizeof *sd->ent_bytes);
     for (uint32_t h = 0; h < qn; h++) {
-        uint32_t w = q[h], e = hkd_is_entry(sd, w) ? w : sd->via[w];
+        uint32_t w = q[h], o = qe[h], e = q[o];
+        sd->ent_objects[o]++;
+        sd->ent_bytes[o] += hkg_shallow(d, g, w);
         const uint32_t *out = hk_graph_out(d, w, &n);
         for (uint32_t k = 0; k < n; k++)
-            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = e; q[qn++] = out[k]; }
+            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) {
+                sd->via[out[k]] = e;
+                qe[qn] = o;
+                q[qn++] = out[k];
+            }
     }
-    free(q);
+    free(qe);
+    sd->entries = hk_xrealloc(q, ((size_t)nent + 1) * sizeof *q);
+    sd->nentries = nent;
 }
 
 void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)

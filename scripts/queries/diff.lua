@@ -15,9 +15,9 @@ local function by_name(dump, heap)
   return t
 end
 
-local function class_deltas(base, dump, heap)
+local function class_deltas(df, base, dump, heap)
   local hb, hd = by_name(base, heap), by_name(dump, heap)
-  local rb, rd = base:class_retained(), dump:class_retained()
+  local rb, rd = df:class_retained("base"), df:class_retained("dump")
   local names, rows = {}, {}
   for n in pairs(hb) do names[n] = true end
   for n in pairs(hd) do names[n] = true end
@@ -157,7 +157,7 @@ function hk.diff_report(base, dump, opts)
   local n = opts.n or 20
   local df = dump:diff(base)
   local t = df:totals()
-  local classes = class_deltas(base, dump, opts.heap ~= "" and opts.heap or nil)
+  local classes = class_deltas(df, base, dump, opts.heap ~= "" and opts.heap or nil)
   local added_classes, removed_classes = 0, 0
   for _, r in ipairs(classes) do
     if r.status == "added" then added_classes = added_classes + 1 end
