@@ -115,6 +115,9 @@ if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd 
         '1000 java.util.ArrayList GrowApp$Page GrowApp$Carousel.pages'
       "$HK" diff churn/1.hprof churn/2.hprof --json --no-bitmaps > hs-churn.json 2>&1
       eq hotspot-churn-no-grower "$(jq '.growers | length' hs-churn.json)" 0
+      # two processes of the same app: the churn run before its step against the grow run after
+      "$HK" diff churn/1.hprof grow/2.hprof --json --no-bitmaps > hs-two.json 2>&1
+      eq hotspot-two-processes "$(jq -r '.growers[0] | "\(.count_delta) \(.path)"' hs-two.json)" '1000 GrowApp$Carousel.pages'
     else
       fail hotspot-dumps "jcmd GC.heap_dump wrote nothing"
     fi

@@ -31,8 +31,8 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
 {
     hk_dump *d = sd->d;
     hk_id want = hk_obj_id(d, dst);
-    int kind = sd->kind[src];
-    uint64_t slot = 0xffffff, cls = sd->cls[src];
+    int kind = hkd_kind(sd, src);
+    uint64_t slot = 0xffffff, cls = hkd_cls(sd, src);
     if (kind == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
         if (c) {
@@ -41,7 +41,7 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
                 if (c->statics[k].type == HK_T_OBJECT && c->statics[k].value.ref == want) { slot = k; break; }
         }
     } else if (kind == HK_KIND_INSTANCE) {
-        uint32_t c = sd->cls[src], nf, len;
+        uint32_t c = hkd_cls(sd, src), nf, len;
         const uint8_t *data = hk_instance_data(d, src, &len);
         if (c < d->nclasses && data) {
             const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
@@ -87,11 +87,11 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     while (!t->pid[x]) {
         *stack = hk_grow(*stack, cap, n + 1, sizeof **stack);
         (*stack)[n++] = x;
-        if (sd->via[x] >= sd->d->nobjects) break;
-        x = sd->via[x];
+        if (sd->o[x].via >= sd->d->nobjects) break;
+        x = sd->o[x].via;
     }
     while (n--) {
-        uint32_t y = (*stack)[n], up = sd->via[y];
+        uint32_t y = (*stack)[n], up = sd->o[y].via;
         if (up >= sd->d->nobjects) t->pid[y] = intern(t, 0, anchor_key(sd->d, y), y, HK_NONE);
         else t->pid[y] = intern(t, t->pid[up], step_key(sd, up, y), up, y);
     }
@@ -190,15 +190,15 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     a[0] = (acc){0, HK_NONE, 0, 0, 0};
     uint64_t unmatched = 0, unmatched_bytes = 0;
     for (uint32_t i = 0; i < d->nobjects; i++)
-        if (sd->match[i] == HK_NONE) { unmatched++; unmatched_bytes += hkg_shallow(d, g, i); }
+        if (sd->o[i].match == HK_NONE) { unmatched++; unmatched_bytes += hkg_shallow(d, g, i); }
     a[0].objects = unmatched;
     a[0].bytes = unmatched_bytes;
     for (uint32_t k = 0; k < sd->nentries; k++) {
-        uint32_t e = sd->entries[k], h = sd->via[e];
+        uint32_t e = sd->entries[k], h = sd->o[e].via;
         uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
                       : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
         int inserted;
-        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | sd->cls[e], (uint32_t)na, &inserted);
+        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | hkd_cls(sd, e), (uint32_t)na, &inserted);
         if (inserted) {
             a = hk_grow(a, &acap, na + 1, sizeof *a);
             a[na++] = (acc){path, e, 0, 0, 0};

@@ -150,16 +150,22 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
     if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
     uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1);   /* 0 unknown, 1 other, 2 collection */
+    const hk_graph *ga = da->graph;
     hk_diff_grower *out = NULL;
     size_t cnt = 0, cap = 0;
     for (uint32_t v = 0; v < db->nobjects; v++) {
-        uint32_t u = df->s[1].match[v];
+        uint32_t u = df->s[1].o[v].match;
         if (u == HK_NONE) continue;
-        int k = df->s[1].kind[v];
+        if (v + 16 < db->nobjects && df->s[1].o[v + 16].match != HK_NONE) {   /* a counterpart's sizes, ahead */
+            uint32_t pu = df->s[1].o[v + 16].match;
+            __builtin_prefetch(&ga->out_start[pu]);
+            __builtin_prefetch(&ga->shallow[pu]);
+        }
+        int k = hkd_kind(&df->s[1], v);
         int64_t c0, c1;
         const char *ec = NULL;
         if (k == HK_KIND_INSTANCE) {
-            uint32_t c = df->s[1].cls[v];
+            uint32_t c = hkd_cls(&df->s[1], v);
             if (c >= db->nclasses) continue;
             if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
             if (kind[c] != 2) continue;
@@ -169,9 +175,9 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             if (c0 < 0 || c1 < 0 || !grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             ec = elem_class(db, v, ib);
         } else if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) {
-            uint32_t h = df->s[1].via[v];
-            if (h < db->nobjects && df->s[1].kind[h] == HK_KIND_INSTANCE) {
-                uint32_t c = df->s[1].cls[h];
+            uint32_t h = df->s[1].o[v].via;
+            if (h < db->nobjects && hkd_kind(&df->s[1], h) == HK_KIND_INSTANCE) {
+                uint32_t c = hkd_cls(&df->s[1], h);
                 if (c >= db->nclasses || c == db->string_class) continue;
                 if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
                 if (kind[c] == 2) continue;   /* reported as its collection */

@@ -9,18 +9,21 @@
 #define HKD_ANCHOR (UINT32_MAX - 1)
 #define HKD_UNSEEN UINT32_MAX
 
-typedef struct hkd_side {
-    hk_dump *d;
-    /* per object, read once in file order: the matcher and the tallies compare classes of
-     * objects all over the heap, and a record read each time is a cache miss each time */
-    uint8_t *kind;              /* enum hk_kind */
-    uint32_t *cls;              /* class index; primitive arrays without a class: HKD_PRIM(t) */
-    uint32_t *refbits;          /* instances: bit k set when strong reference slot k is non-null */
-    uint32_t *match;            /* counterpart in the other side, HK_NONE */
+/* What the diff keeps per object of a side, in one 16-byte record: the matcher reads and
+ * writes all of it for the same object at once, so it is one cache line, not five. */
+typedef struct hkd_obj {
+    uint32_t match;             /* counterpart in the other side, HK_NONE */
     /* matched: the matched object it was paired through, or HKD_ANCHOR.  Unmatched: for the
      * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
      * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
-    uint32_t *via;
+    uint32_t via;
+    uint32_t info;              /* enum hk_kind << 29 | class index (see hkd_cls) */
+    uint32_t refbits;           /* instances: bit k set when strong reference slot k is non-null */
+} hkd_obj;
+
+typedef struct hkd_side {
+    hk_dump *d;
+    hkd_obj *o;                 /* per object, kind and class read once in file order */
     hk_idmap root_type;         /* object index + 1 -> root type, for naming anchors */
     int entries_done;
     /* the first unmatched objects on their paths, and how many objects and bytes are
@@ -40,11 +43,22 @@ struct hk_diff {
 
 #define HKD_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
 
+static inline int hkd_kind(const hkd_side *s, uint32_t obj) { return (int)(s->o[obj].info >> 29); }
+/* The class index; primitive arrays without a class: HKD_PRIM(type); class objects: HK_NONE. */
+static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
+{
+    uint32_t c = s->o[obj].info & 0x1fffffff;
+    return c >= 0x1fffffe0 ? c | 0xe0000000 : c;
+}
+static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cls)
+{
+    s->o[obj].info = (uint32_t)kind << 29 | (cls & 0x1fffffff);
+}
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 {
-    uint32_t v = s->via[obj];
-    return v == HKD_ANCHOR || (v < s->d->nobjects && s->match[v] != HK_NONE);
+    uint32_t v = s->o[obj].via;
+    return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
 /* Fills via[] of unmatched objects (once per side). */

@@ -28,15 +28,15 @@ static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_
 {
     hk_diff *df = m->df;
     hkd_side *a = &df->s[0], *b = &df->s[1];
-    if (u == HK_NONE || v == HK_NONE || a->match[u] != HK_NONE || b->match[v] != HK_NONE) return 0;
-    int ka = a->kind[u];
-    if (ka != b->kind[v] || ka == HK_KIND_CLASS) return 0;
-    uint32_t ca = a->cls[u], cb = b->cls[v];
+    if (u == HK_NONE || v == HK_NONE || a->o[u].match != HK_NONE || b->o[v].match != HK_NONE) return 0;
+    int ka = hkd_kind(a, u);
+    if (ka != hkd_kind(b, v) || ka == HK_KIND_CLASS) return 0;
+    uint32_t ca = hkd_cls(a, u), cb = hkd_cls(b, v);
     if (ca >= a->d->nclasses ? ca != cb : df->cmap[ca] != cb) return 0;
-    a->match[u] = v;
-    b->match[v] = u;
-    a->via[u] = from_u;
-    b->via[v] = from_v;
+    a->o[u].match = v;
+    b->o[v].match = u;
+    a->o[u].via = from_u;
+    b->o[v].via = from_v;
     df->order[m->qlen++] = u;
     return 1;
 }
@@ -76,10 +76,10 @@ static void pair_class(void *ctx, uint32_t ca, uint32_t cb)
     hk_diff *df = m->df;
     df->cmap[ca] = cb;
     uint32_t oa = df->s[0].d->classes[ca].object, ob = df->s[1].d->classes[cb].object;
-    if (oa == HK_NONE || ob == HK_NONE || df->s[0].match[oa] != HK_NONE || df->s[1].match[ob] != HK_NONE) return;
-    df->s[0].match[oa] = ob;
-    df->s[1].match[ob] = oa;
-    df->s[0].via[oa] = df->s[1].via[ob] = HKD_ANCHOR;
+    if (oa == HK_NONE || ob == HK_NONE || df->s[0].o[oa].match != HK_NONE || df->s[1].o[ob].match != HK_NONE) return;
+    df->s[0].o[oa].match = ob;
+    df->s[1].o[ob].match = oa;
+    df->s[0].o[oa].via = df->s[1].o[ob].via = HKD_ANCHOR;
     df->order[m->qlen++] = oa;
     df->anchors_classes++;
 }
@@ -250,7 +250,7 @@ static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls
     if (nout == cr->count) return out;
     m->idx[s] = hk_grow(m->idx[s], &m->cap[s], cr->count + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s];
-    uint32_t bits = m->df->s[s].refbits[obj];
+    uint32_t bits = m->df->s[s].o[obj].refbits;
     if (cr->count <= 32 && (uint32_t)__builtin_popcount(bits) == nout) {
         /* which slots are null was noted in the first pass */
         for (uint32_t k = 0, j = 0; k < cr->count; k++) idx[k] = bits >> k & 1 ? out[j++] : HK_NONE;
@@ -282,7 +282,7 @@ static uint32_t weak_ref(hk_dump *d, uint32_t obj, uint32_t off)
 static void expand_instance(matcher *m, uint32_t u, uint32_t v)
 {
     hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
-    uint32_t ca = m->df->s[0].cls[u], cb = m->df->s[1].cls[v];
+    uint32_t ca = hkd_cls(&m->df->s[0], u), cb = hkd_cls(&m->df->s[1], v);
     if (ca >= da->nclasses || cb >= db->nclasses) return;
     const fieldpairs *fp = field_pairs(m, ca, cb);
     if (!fp->n) return;
@@ -315,8 +315,8 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
     *n = 0;
     for (uint32_t k = 0; k < len; k++) {
         uint32_t o = el[k];
-        if (df->s[s].match[o] != HK_NONE || df->s[s].kind[o] == HK_KIND_CLASS) continue;
-        uint32_t c = df->s[s].cls[o];
+        if (df->s[s].o[o].match != HK_NONE || hkd_kind(&df->s[s], o) == HK_KIND_CLASS) continue;
+        uint32_t c = hkd_cls(&df->s[s], o);
         /* the BASE side is keyed by the DUMP class it maps to, so keys compare across sides */
         if (s == 0) c = c < d->nclasses ? df->cmap[c] : c;
         if (c == HK_NONE) continue;
@@ -357,7 +357,7 @@ static void expand_array(matcher *m, uint32_t u, uint32_t v)
         /* as many elements on both sides: in order (the same slots unless nulls moved) */
         for (uint32_t k = 0; k < oa; k++)
             if (!try_pair(m, xa[k], xb[k], u, v) &&
-                (df->s[0].match[xa[k]] == HK_NONE || df->s[1].match[xb[k]] == HK_NONE))
+                (df->s[0].o[xa[k]].match == HK_NONE || df->s[1].o[xb[k]].match == HK_NONE))
                 missed = 1;
     } else {
         uint32_t na = hk_array_length(da, u), nb = hk_array_length(db, v), n = na < nb ? na : nb;
@@ -413,7 +413,8 @@ static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
     }
 }
 
-/* kind[], cls[] and refbits[] of every object, read in file order.  Class ids go through a
+/* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
+ * file order.  Class ids go through a
  * small direct-mapped cache in front of the dump's id map, as most objects are of a few
  * classes. */
 static void read_classes(hk_dump *d, hkd_side *sd)
@@ -427,7 +428,6 @@ static void read_classes(hk_dump *d, hkd_side *sd)
         const uint8_t *r = d->data + hk_obj_offset(d, i);
         int kind = hk_obj_kind(d, i);
         uint32_t c = HK_NONE, bits = 0;
-        sd->kind[i] = (uint8_t)kind;
         if (kind == HK_KIND_INSTANCE || kind == HK_KIND_OBJ_ARRAY) {
             hk_id cid = kind == HK_KIND_INSTANCE ? hk_rec_instance_class(d, r) : hk_obj_array_class_id(d, i);
             uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % CACHE;
@@ -449,12 +449,12 @@ static void read_classes(hk_dump *d, hkd_side *sd)
             /* primitive arrays without a class in the dump: their element type stands for it */
             if (c == HK_NONE) c = HKD_PRIM(hk_prim_array_type(d, i));
         }
-        sd->cls[i] = c;
-        sd->refbits[i] = bits;
+        sd->o[i] = (hkd_obj){HK_NONE, HKD_UNSEEN, 0, bits};
+        hkd_set_info(sd, i, kind, c);
     }
 }
 
-/* The dump's instances-by-class index (hk_class_instances), built from cls[] when nothing built
+/* The dump's instances-by-class index (hk_class_instances), built from o[] when nothing built
  * it yet: the same lists (class objects and classless primitive arrays left out) without
  * reading every record again.  The bitmap report asks for it. */
 static void prime_by_class(hk_dump *d, const hkd_side *sd)
@@ -463,11 +463,11 @@ static void prime_by_class(hk_dump *d, const hkd_side *sd)
     uint32_t nc = d->nclasses;
     uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
     for (uint32_t i = 0; i < d->nobjects; i++)
-        if (sd->cls[i] < nc) start[sd->cls[i] + 2]++;
+        if (hkd_cls(sd, i) < nc) start[hkd_cls(sd, i) + 2]++;
     for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
     uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
     for (uint32_t i = 0; i < d->nobjects; i++)
-        if (sd->cls[i] < nc) out[start[sd->cls[i] + 1]++] = i;
+        if (hkd_cls(sd, i) < nc) out[start[hkd_cls(sd, i) + 1]++] = i;
     d->by_class_start = start;
     d->by_class = out;
 }
@@ -482,13 +482,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         hkd_side *sd = &df->s[s];
         sd->d = ds[s];
         uint32_t n = ds[s]->nobjects + 1;
-        sd->match = hk_xrealloc(NULL, n * sizeof *sd->match);
-        sd->via = hk_xrealloc(NULL, n * sizeof *sd->via);
-        memset(sd->match, 0xff, n * sizeof *sd->match);
-        memset(sd->via, 0xff, n * sizeof *sd->via);
-        sd->kind = hk_xrealloc(NULL, n);
-        sd->cls = hk_xrealloc(NULL, n * sizeof *sd->cls);
-        sd->refbits = hk_xrealloc(NULL, n * sizeof *sd->refbits);
+        sd->o = hk_xrealloc(NULL, n * sizeof *sd->o);
         read_classes(ds[s], sd);
         prime_by_class(ds[s], sd);
         hk_idmap_init(&sd->root_type);
@@ -510,9 +504,24 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     for (uint32_t start = 0, end = m.qlen; start < end; start = end, end = m.qlen) {
         tmp = hk_grow(tmp, &tcap, end - start, sizeof *tmp);
         sort_indices(df->order + start, end - start, tmp);
+        hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
+        const hk_graph *ga = base->graph, *gb = dump->graph;
         for (uint32_t q = start; q < end; q++) {
-            uint32_t u = df->order[q], v = df->s[0].match[u];
-            switch (df->s[0].kind[u]) {
+            /* the pairs a few steps ahead: their records here, their counterparts' after */
+            if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
+            if (q + 16 < end) __builtin_prefetch(&ob[oa[df->order[q + 16]].match]);
+            if (q + 8 < end) {   /* and their edge lists */
+                uint32_t pu = df->order[q + 8], pv = oa[pu].match;
+                __builtin_prefetch(&ga->out_start[pu]);
+                if (pv != HK_NONE) __builtin_prefetch(&gb->out_start[pv]);
+            }
+            if (q + 4 < end) {
+                uint32_t pu = df->order[q + 4], pv = oa[pu].match;
+                __builtin_prefetch(&ga->out[ga->out_start[pu]]);
+                if (pv != HK_NONE) __builtin_prefetch(&gb->out[gb->out_start[pv]]);
+            }
+            uint32_t u = df->order[q], v = oa[u].match;
+            switch (hkd_kind(&df->s[0], u)) {
             case HK_KIND_INSTANCE: expand_instance(&m, u, v); break;
             case HK_KIND_OBJ_ARRAY: expand_array(&m, u, v); break;
             case HK_KIND_CLASS: expand_class(&m, u, v); break;
@@ -533,11 +542,7 @@ void hk_diff_free(hk_diff *df)
 {
     if (!df) return;
     for (int s = 0; s < 2; s++) {
-        free(df->s[s].match);
-        free(df->s[s].via);
-        free(df->s[s].kind);
-        free(df->s[s].cls);
-        free(df->s[s].refbits);
+        free(df->s[s].o);
         free(df->s[s].entries);
         free(df->s[s].ent_objects);
         free(df->s[s].ent_bytes);
@@ -552,5 +557,5 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side) { return df->s[side].d; }
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {
-    return obj < df->s[side].d->nobjects ? df->s[side].match[obj] : HK_NONE;
+    return obj < df->s[side].d->nobjects ? df->s[side].o[obj].match : HK_NONE;
 }

@@ -24,22 +24,22 @@ void hkd_find_entries(hk_diff *df, int side)
     if (hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = d->graph;
         for (uint32_t w = 0; w < d->nobjects; w++) {
-            if (sd->match[w] != HK_NONE) continue;
+            if (sd->o[w].match != HK_NONE) continue;
             const uint32_t *in = hkg_in(g, w, &n);
             for (uint32_t k = 0; k < n; k++)
-                if (sd->match[in[k]] != HK_NONE) { sd->via[w] = in[k]; q[qn++] = w; break; }
+                if (sd->o[in[k]].match != HK_NONE) { sd->o[w].via = in[k]; q[qn++] = w; break; }
         }
     } else {   /* no referrer index (out of memory): from the holders' side */
         for (uint32_t x = 0; x < d->nobjects; x++) {
-            if (sd->match[x] == HK_NONE) continue;
+            if (sd->o[x].match == HK_NONE) continue;
             const uint32_t *out = hk_graph_out(d, x, &n);
             for (uint32_t k = 0; k < n; k++)
-                if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) { sd->via[out[k]] = x; q[qn++] = out[k]; }
+                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) { sd->o[out[k]].via = x; q[qn++] = out[k]; }
         }
     }
     const uint32_t *roots = hk_graph_root_objects(d, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (sd->match[roots[k]] == HK_NONE && sd->via[roots[k]] == HKD_UNSEEN) { sd->via[roots[k]] = HKD_ANCHOR; q[qn++] = roots[k]; }
+        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) { sd->o[roots[k]].via = HKD_ANCHOR; q[qn++] = roots[k]; }
     /* the queue starts with the entries; each object carries its entry's number along, and
      * what is under an entry is tallied as it is reached */
     const hk_graph *g = d->graph;
@@ -53,8 +53,8 @@ void hkd_find_entries(hk_diff *df, int side)
         sd->ent_bytes[o] += hkg_shallow(d, g, w);
         const uint32_t *out = hk_graph_out(d, w, &n);
         for (uint32_t k = 0; k < n; k++)
-            if (sd->match[out[k]] == HK_NONE && sd->via[out[k]] == HKD_UNSEEN) {
-                sd->via[out[k]] = e;
+            if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
+                sd->o[out[k]].via = e;
                 qe[qn] = o;
                 q[qn++] = out[k];
             }
@@ -138,14 +138,14 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
 static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
     uint32_t chain[HKD_MAX_DEPTH], n = 0;
-    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->via[x]) {
+    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->o[x].via) {
         chain[n++] = x;
-        if (sd->via[x] >= sd->d->nobjects) break;
+        if (sd->o[x].via >= sd->d->nobjects) break;
     }
     uint32_t top = chain[n - 1];
     uint32_t (*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
     for (uint32_t k = 0; k + 1 < n; k++) { pairs[k][0] = chain[n - 1 - k]; pairs[k][1] = chain[n - 2 - k]; }
-    hkd_render(sd, top, sd->via[top] < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
+    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
     free(pairs);
 }
 
@@ -153,11 +153,11 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
 {
     hkd_side *sd = &df->s[side];
     if (obj >= sd->d->nobjects) return;
-    if (sd->match[obj] != HK_NONE) { matched_path(sd, obj, out); return; }
+    if (sd->o[obj].match != HK_NONE) { matched_path(sd, obj, out); return; }
     hkd_find_entries(df, side);
-    uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->via[obj];
+    uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->o[obj].via;
     if (e == HKD_UNSEEN) { hk_buf_puts(out, "(not reached from the matched heap)"); return; }
-    uint32_t h = sd->via[e];
+    uint32_t h = sd->o[e].via;
     if (h == HKD_ANCHOR) { hkd_anchor_name(sd, e, out); return; }
     matched_path(sd, h, out);
     hk_buf_puts(out, " > ");

@@ -14,7 +14,7 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
         const hk_graph *g = d->graph;
         for (uint32_t i = 0; i < d->nobjects; i++) {
             uint64_t sz = hkg_shallow(d, g, i);
-            if (df->s[s].match[i] == HK_NONE) { t->objects[s]++; t->bytes[s] += sz; }
+            if (df->s[s].o[i].match == HK_NONE) { t->objects[s]++; t->bytes[s] += sz; }
             else t->same_bytes[s] += sz;
         }
     }
@@ -41,10 +41,10 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
     uint32_t nslots = d->nclasses + 13;
     hk_diff_class_row *acc = hk_xcalloc(nslots, sizeof *acc);
     for (uint32_t i = 0; i < d->nobjects; i++) {
-        if (df->s[side].match[i] != HK_NONE) continue;
-        uint32_t c = df->s[side].cls[i], slot;
+        if (df->s[side].o[i].match != HK_NONE) continue;
+        uint32_t c = hkd_cls(&df->s[side], i), slot;
         if (c < d->nclasses) slot = c;
-        else if (df->s[side].kind[i] == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
+        else if (hkd_kind(&df->s[side], i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
         else slot = d->nclasses + 12;
         acc[slot].objects++;
         acc[slot].bytes += hkg_shallow(d, g, i);
@@ -72,10 +72,11 @@ int hk_diff_class_retained(hk_diff *df, int side, uint64_t **out, char *err, siz
     const hk_graph *g = d->graph;
     uint64_t *per = hk_xcalloc(d->nclasses + 1, sizeof *per);
     for (uint32_t i = 0; i < d->nobjects; i++) {
-        uint32_t c = sd->kind[i] == HK_KIND_CLASS ? d->class_class : sd->cls[i];
+        if (i + 16 < d->nobjects && g->idom[i + 16] != HK_NONE) __builtin_prefetch(&sd->o[g->idom[i + 16]]);
+        uint32_t c = hkd_kind(sd, i) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, i);
         if (c >= d->nclasses) continue;
         uint32_t p = g->idom[i];
-        if (p != HK_NONE && (sd->kind[p] == HK_KIND_CLASS ? d->class_class : sd->cls[p]) == c) continue;
+        if (p != HK_NONE && (hkd_kind(sd, p) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, p)) == c) continue;
         per[c] += g->retained[i];
     }
     *out = per;
