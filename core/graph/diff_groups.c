@@ -173,7 +173,6 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
-    const hk_graph *g = d->graph;
     hkd_find_entries(df, side);
     trie t = {.sd = sd, .nnode = 1};
     hk_idmap_init(&t.steps);
@@ -188,11 +187,9 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     size_t na = 1, acap = 0;
     acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
     a[0] = (acc){0, HK_NONE, 0, 0, 0};
-    uint64_t unmatched = 0, unmatched_bytes = 0;
-    for (uint32_t i = 0; i < d->nobjects; i++)
-        if (sd->o[i].match == HK_NONE) { unmatched++; unmatched_bytes += hkg_shallow(d, g, i); }
-    a[0].objects = unmatched;
-    a[0].bytes = unmatched_bytes;
+    hkd_tally(df, side);
+    a[0].objects = sd->unmatched;
+    a[0].bytes = sd->unmatched_bytes;
     for (uint32_t k = 0; k < sd->nentries; k++) {
         uint32_t e = sd->entries[k], h = sd->o[e].via;
         uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)

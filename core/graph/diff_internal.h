@@ -31,6 +31,9 @@ typedef struct hkd_side {
     uint32_t *entries, nentries;
     uint32_t *ent_objects;
     uint64_t *ent_bytes;
+    /* hkd_tally: unmatched objects by class slot, their totals, the bytes of matched ones */
+    hk_diff_class_row *tally;
+    uint64_t unmatched, unmatched_bytes, same_bytes;
 } hkd_side;
 
 struct hk_diff {
@@ -61,6 +64,8 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
+/* Counts unmatched objects by class and the totals (once per side). */
+void hkd_tally(hk_diff *df, int side);
 /* Fills via[] of unmatched objects (once per side). */
 void hkd_find_entries(hk_diff *df, int side);
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */

@@ -417,7 +417,7 @@ static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
  * file order.  Class ids go through a
  * small direct-mapped cache in front of the dump's id map, as most objects are of a few
  * classes. */
-static void read_classes(hk_dump *d, hkd_side *sd)
+static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
 {
     enum { CACHE = 1024 };
     hk_id ids[CACHE] = {0};
@@ -451,23 +451,24 @@ static void read_classes(hk_dump *d, hkd_side *sd)
         }
         sd->o[i] = (hkd_obj){HK_NONE, HKD_UNSEEN, 0, bits};
         hkd_set_info(sd, i, kind, c);
+        if (c < d->nclasses) per_class[c + 2]++;
     }
 }
 
-/* The dump's instances-by-class index (hk_class_instances), built from o[] when nothing built
- * it yet: the same lists (class objects and classless primitive arrays left out) without
- * reading every record again.  The bitmap report asks for it. */
-static void prime_by_class(hk_dump *d, const hkd_side *sd)
+/* The dump's instances-by-class index (hk_class_instances), built from o[] and the counts
+ * read_classes took (start[c + 2]: instances of c) when nothing built it yet: the same lists
+ * (class objects and classless primitive arrays left out) without reading every record again.
+ * The bitmap report asks for it.  Takes start. */
+static void prime_by_class(hk_dump *d, const hkd_side *sd, uint32_t *start)
 {
-    if (d->by_class) return;
     uint32_t nc = d->nclasses;
-    uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
-    for (uint32_t i = 0; i < d->nobjects; i++)
-        if (hkd_cls(sd, i) < nc) start[hkd_cls(sd, i) + 2]++;
+    if (d->by_class) { free(start); return; }
     for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
     uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
-    for (uint32_t i = 0; i < d->nobjects; i++)
-        if (hkd_cls(sd, i) < nc) out[start[hkd_cls(sd, i) + 1]++] = i;
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        uint32_t c = hkd_cls(sd, i);
+        if (c < nc) out[start[c + 1]++] = i;
+    }
     d->by_class_start = start;
     d->by_class = out;
 }
@@ -483,8 +484,9 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->d = ds[s];
         uint32_t n = ds[s]->nobjects + 1;
         sd->o = hk_xrealloc(NULL, n * sizeof *sd->o);
-        read_classes(ds[s], sd);
-        prime_by_class(ds[s], sd);
+        uint32_t *per_class = hk_xcalloc((size_t)ds[s]->nclasses + 2, sizeof *per_class);
+        read_classes(ds[s], sd, per_class);
+        prime_by_class(ds[s], sd, per_class);
         hk_idmap_init(&sd->root_type);
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
@@ -546,6 +548,7 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].entries);
         free(df->s[s].ent_objects);
         free(df->s[s].ent_bytes);
+        free(df->s[s].tally);
         hk_idmap_free(&df->s[s].root_type);
     }
     free(df->cmap);

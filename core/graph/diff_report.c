@@ -6,17 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One pass over a side (once): unmatched objects and bytes by class slot (classes, then
+ * primitive arrays without a class, then class objects), and the bytes of matched ones. */
+void hkd_tally(hk_diff *df, int side)
+{
+    hkd_side *sd = &df->s[side];
+    if (sd->tally) return;
+    hk_dump *d = sd->d;
+    const hk_graph *g = d->graph;
+    sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        uint64_t sz = hkg_shallow(d, g, i);
+        if (sd->o[i].match != HK_NONE) { sd->same_bytes += sz; continue; }
+        uint32_t c = hkd_cls(sd, i), slot;
+        if (c < d->nclasses) slot = c;
+        else if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
+        else slot = d->nclasses + 12;
+        sd->tally[slot].objects++;
+        sd->tally[slot].bytes += sz;
+        sd->unmatched++;
+        sd->unmatched_bytes += sz;
+    }
+}
+
 void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
 {
     memset(t, 0, sizeof *t);
     for (int s = 0; s < 2; s++) {
-        hk_dump *d = df->s[s].d;
-        const hk_graph *g = d->graph;
-        for (uint32_t i = 0; i < d->nobjects; i++) {
-            uint64_t sz = hkg_shallow(d, g, i);
-            if (df->s[s].o[i].match == HK_NONE) { t->objects[s]++; t->bytes[s] += sz; }
-            else t->same_bytes[s] += sz;
-        }
+        hkd_tally(df, s);
+        t->objects[s] = df->s[s].unmatched;
+        t->bytes[s] = df->s[s].unmatched_bytes;
+        t->same_bytes[s] = df->s[s].same_bytes;
     }
     t->same_objects = df->nmatched;
     t->anchors_classes = df->anchors_classes;
@@ -36,23 +56,12 @@ static int class_row_cmp(const void *x, const void *y)
 int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *n)
 {
     hk_dump *d = df->s[side].d;
-    const hk_graph *g = d->graph;
-    /* slots: classes, then primitive arrays without a class, then class objects without one */
-    uint32_t nslots = d->nclasses + 13;
+    hkd_tally(df, side);
+    uint32_t nslots = d->nclasses + 13, k = 0;
     hk_diff_class_row *acc = hk_xcalloc(nslots, sizeof *acc);
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        if (df->s[side].o[i].match != HK_NONE) continue;
-        uint32_t c = hkd_cls(&df->s[side], i), slot;
-        if (c < d->nclasses) slot = c;
-        else if (hkd_kind(&df->s[side], i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
-        else slot = d->nclasses + 12;
-        acc[slot].objects++;
-        acc[slot].bytes += hkg_shallow(d, g, i);
-    }
-    uint32_t k = 0;
     for (uint32_t s = 0; s < nslots; s++) {
-        if (!acc[s].objects) continue;
-        acc[k] = acc[s];
+        if (!df->s[side].tally[s].objects) continue;
+        acc[k] = df->s[side].tally[s];
         acc[k].cls = s < d->nclasses ? (d->classes[s].name ? d->classes[s].name : "?")
                    : s < d->nclasses + 12 ? prim_names[s - d->nclasses] : "java.lang.Class";
         if (!acc[k].cls) acc[k].cls = "?";
