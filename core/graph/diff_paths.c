@@ -18,10 +18,12 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->entries_done = 1;
     hk_dump *d = sd->d;
     uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
-    /* the first unmatched objects: those a matched object holds, found from their referrers
-     * (when most of the heap matched there are few of them) */
+    /* the first unmatched objects: those a matched object holds.  Found from the side with
+     * fewer objects: the referrers of the unmatched ones (most of the heap matched), or the
+     * references of the matched ones */
+    hkd_tally(df, side);
     char err[256];
-    if (hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+    if (sd->unmatched < d->nobjects / 2 && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = d->graph;
         for (uint32_t w = 0; w < d->nobjects; w++) {
             if (sd->o[w].match != HK_NONE) continue;
@@ -29,7 +31,7 @@ void hkd_find_entries(hk_diff *df, int side)
             for (uint32_t k = 0; k < n; k++)
                 if (sd->o[in[k]].match != HK_NONE) { sd->o[w].via = in[k]; q[qn++] = w; break; }
         }
-    } else {   /* no referrer index (out of memory): from the holders' side */
+    } else {
         for (uint32_t x = 0; x < d->nobjects; x++) {
             if (sd->o[x].match == HK_NONE) continue;
             const uint32_t *out = hk_graph_out(d, x, &n);
@@ -48,6 +50,8 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->ent_objects = hk_xcalloc(nent + 1, sizeof *sd->ent_objects);
     sd->ent_bytes = hk_xcalloc(nent + 1, sizeof *sd->ent_bytes);
     for (uint32_t h = 0; h < qn; h++) {
+        if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
+        if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
         uint32_t w = q[h], o = qe[h], e = q[o];
         sd->ent_objects[o]++;
         sd->ent_bytes[o] += hkg_shallow(d, g, w);
