@@ -5,7 +5,7 @@
 #include "graph/diff.h"
 #include "util/hk_idmap.h"
 
-/* via[] markers: an anchor (class object or GC root), not reached from matched objects */
+/* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */
 #define HKD_ANCHOR (UINT32_MAX - 1)
 #define HKD_UNSEEN UINT32_MAX
 
@@ -66,7 +66,7 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 
 /* Counts unmatched objects by class and the totals (once per side). */
 void hkd_tally(hk_diff *df, int side);
-/* Fills via[] of unmatched objects (once per side). */
+/* Fills hkd_obj.via of unmatched objects and the entries with their tallies (once per side). */
 void hkd_find_entries(hk_diff *df, int side);
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
 void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
