@@ -6,4 +6,6 @@
 void hk_graph_lua_open(lua_State *L);
 /* dump:leak_paths (graph_leakpath_lua.c), called by hk_graph_lua_open. */
 void hk_graph_leakpath_lua_open(lua_State *L);
+/* Adds dump:diff(base) and the Diff type (core/graph/diff_lua.c). */
+void hk_diff_lua_open(lua_State *L);
 #endif

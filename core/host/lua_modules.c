@@ -13,6 +13,7 @@ void hkl_modules_open(lua_State *L)
     hk_device_lua_register(L, lua_gettop(L));
     lua_pop(L, 1);
     hk_graph_lua_open(L);
+    hk_diff_lua_open(L);
     hk_bitmap_lua_open(L);
     hkl_clock_open(L);
     hk_map_lua_open(L);

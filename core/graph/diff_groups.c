@@ -1,0 +1,243 @@
+/* Heap diff: unmatched objects grouped by the path they hang off (hk_diff_by_path).
+ *
+ * Paths are interned as a trie, not built as strings per object: a path id is (parent path id,
+ * step id), a step is (kind of holder, its class, the field or static slot; every array slot
+ * is one step "[*]").  Each matched object gets its path id once (memoized), each entry (first
+ * unmatched object) the id of its holder's path plus one step, and the groups are keyed by
+ * (path id, class).  Strings are made only per group at the end; groups whose strings agree
+ * (a repeated step collapses, classes sharing a name) are merged then. */
+#include "graph/diff_internal.h"
+#include "graph/graph_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tnode { uint32_t parent, src, dst; } tnode;   /* dst HK_NONE: an anchor */
+
+typedef struct trie {
+    hkd_side *sd;
+    hk_idmap steps;             /* step key -> step id */
+    uint32_t nsteps;
+    hk_idmap nodes;             /* parent << 32 | step id -> path id */
+    tnode *node;                /* by path id; 0 is unused */
+    size_t nnode, cap;
+    uint32_t *pid;              /* object -> path id, 0 unknown */
+} trie;
+
+
+/* Which reference slot of src holds dst: field index, static index, or one for all elements. */
+static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
+{
+    hk_dump *d = sd->d;
+    hk_id want = hk_obj_id(d, dst);
+    int kind = hkd_kind(sd, src);
+    uint64_t slot = 0xffffff, cls = hkd_cls(sd, src);
+    if (kind == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
+        if (c) {
+            cls = c->index;
+            for (uint32_t k = 0; k < c->nstatics; k++)
+                if (c->statics[k].type == HK_T_OBJECT && c->statics[k].value.ref == want) { slot = k; break; }
+        }
+    } else if (kind == HK_KIND_INSTANCE) {
+        uint32_t c = hkd_cls(sd, src), nf, len;
+        const uint8_t *data = hk_instance_data(d, src, &len);
+        if (c < d->nclasses && data) {
+            const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+            for (uint32_t k = 0; k < nf; k++) {
+                if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
+                hk_value v;
+                hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
+                if (v.ref == want) { slot = k; break; }
+            }
+        }
+    }
+    return (uint64_t)(3 + kind) << 58 | cls << 24 | slot;
+}
+
+static uint64_t anchor_key(hk_dump *d, uint32_t a)
+{
+    if (hk_obj_kind(d, a) == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(d, hk_obj_id(d, a));
+        return (uint64_t)1 << 58 | (c ? c->index : 0);
+    }
+    return (uint64_t)2 << 58 | (uint64_t)a;   /* roots: each its own (named by its root type) */
+}
+
+static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)
+{
+    int inserted;
+    uint32_t *sid = hk_idmap_put(&t->steps, key, t->nsteps + 1, &inserted);
+    if (inserted) t->nsteps++;
+    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | *sid, (uint32_t)t->nnode, &inserted);
+    if (inserted) {
+        t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
+        t->node[t->nnode++] = (tnode){parent, src, dst};
+    }
+    return *p;
+}
+
+/* The path id of a matched object: walk up to the first object with one, then come back down. */
+static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
+{
+    hkd_side *sd = t->sd;
+    size_t n = 0;
+    uint32_t x = obj;
+    while (!t->pid[x]) {
+        *stack = hk_grow(*stack, cap, n + 1, sizeof **stack);
+        (*stack)[n++] = x;
+        if (sd->o[x].via >= sd->d->nobjects) break;
+        x = sd->o[x].via;
+    }
+    while (n--) {
+        uint32_t y = (*stack)[n], up = sd->o[y].via;
+        if (up >= sd->d->nobjects) t->pid[y] = intern(t, 0, anchor_key(sd->d, y), y, HK_NONE);
+        else t->pid[y] = intern(t, t->pid[up], step_key(sd, up, y), up, y);
+    }
+    return t->pid[obj];
+}
+
+/* The string of a path id. */
+static void render(trie *t, uint32_t id, hk_buf *out)
+{
+    uint32_t (*pairs)[2] = NULL;
+    size_t n = 0, cap = 0;
+    while (t->node[id].dst != HK_NONE && n < HKD_MAX_DEPTH) {
+        pairs = hk_grow(pairs, &cap, n + 1, sizeof *pairs);
+        pairs[n][0] = t->node[id].src;
+        pairs[n][1] = t->node[id].dst;
+        n++;
+        id = t->node[id].parent;
+    }
+    int cut = t->node[id].dst != HK_NONE;
+    for (size_t k = 0; k < n / 2; k++) {
+        uint32_t a = pairs[k][0], b = pairs[k][1];
+        pairs[k][0] = pairs[n - 1 - k][0];
+        pairs[k][1] = pairs[n - 1 - k][1];
+        pairs[n - 1 - k][0] = a;
+        pairs[n - 1 - k][1] = b;
+    }
+    hkd_render(t->sd, cut ? pairs[0][0] : t->node[id].src, cut, (const uint32_t(*)[2])pairs, (uint32_t)n, out);
+    free(pairs);
+}
+
+/* ---- groups ---- */
+
+typedef struct acc { uint32_t path, rep; uint64_t entries, objects, bytes; } acc;   /* rep: an entry, for its class name */
+
+static uint64_t fnv(const char *s, uint64_t h)
+{
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+typedef struct grouper {
+    hk_idmap by_key;            /* hash of (path, class) -> group index */
+    hk_diff_group *g;
+    size_t n, cap;
+} grouper;
+
+static hk_diff_group *group_for(grouper *gr, const char *path, const char *cls)
+{
+    uint64_t key = fnv(cls, fnv(path, 0xcbf29ce484222325ULL)) | 1;
+    for (;; key += 2) {
+        int inserted;
+        uint32_t *v = hk_idmap_put(&gr->by_key, key, (uint32_t)gr->n, &inserted);
+        if (inserted) {
+            gr->g = hk_grow(gr->g, &gr->cap, gr->n + 1, sizeof *gr->g);
+            gr->g[gr->n] = (hk_diff_group){hk_xstrdup(path), cls, 0, 0, 0};
+            return &gr->g[gr->n++];
+        }
+        hk_diff_group *x = &gr->g[*v];
+        if (!strcmp(x->path, path) && !strcmp(x->cls, cls)) return x;
+    }
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+    const hk_diff_group *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes < b->bytes ? 1 : -1;
+    int c = strcmp(a->path, b->path);
+    return c ? c : strcmp(a->cls, b->cls);
+}
+
+static const char *class_name(hk_dump *d, uint32_t obj)
+{
+    if (hk_obj_kind(d, obj) == HK_KIND_CLASS) return "java.lang.Class";
+    const char *n = hk_obj_class_name(d, obj);
+    return n ? n : "?";
+}
+
+int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+{
+    hkd_side *sd = &df->s[side];
+    hk_dump *d = sd->d;
+    hkd_find_entries(df, side);
+    trie t = {.sd = sd, .nnode = 1};
+    hk_idmap_init(&t.steps);
+    hk_idmap_init(&t.nodes);
+    t.node = hk_grow(NULL, &t.cap, 1, sizeof *t.node);
+    t.pid = hk_xcalloc((size_t)d->nobjects + 1, sizeof *t.pid);
+    uint32_t *stack = NULL;
+    size_t scap = 0;
+    /* accumulators by (entry path id, class), and one for what no entry reaches */
+    hk_idmap acc_of;
+    hk_idmap_init(&acc_of);
+    size_t na = 1, acap = 0;
+    acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
+    a[0] = (acc){0, HK_NONE, 0, 0, 0};
+    hkd_tally(df, side);
+    a[0].objects = sd->unmatched;
+    a[0].bytes = sd->unmatched_bytes;
+    for (uint32_t k = 0; k < sd->nentries; k++) {
+        uint32_t e = sd->entries[k], h = sd->o[e].via;
+        uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
+                      : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
+        int inserted;
+        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | hkd_cls(sd, e), (uint32_t)na, &inserted);
+        if (inserted) {
+            a = hk_grow(a, &acap, na + 1, sizeof *a);
+            a[na++] = (acc){path, e, 0, 0, 0};
+        }
+        acc *x = &a[*slot];
+        x->entries++;
+        x->objects += sd->ent_objects[k];
+        x->bytes += sd->ent_bytes[k];
+        a[0].objects -= sd->ent_objects[k];
+        a[0].bytes -= sd->ent_bytes[k];
+    }
+    free(stack);
+    hk_idmap_free(&acc_of);
+    grouper gr = {0};
+    hk_idmap_init(&gr.by_key);
+    hk_buf path;
+    hk_buf_init(&path);
+    for (size_t k = 0; k < na; k++) {
+        if (!a[k].objects) continue;
+        hk_buf_reset(&path);
+        if (!a[k].path) hk_buf_puts(&path, "(not reached from the matched heap)");
+        else render(&t, a[k].path, &path);
+        hk_diff_group *grp = group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : class_name(d, a[k].rep));
+        grp->entries += a[k].entries;
+        grp->objects += a[k].objects;
+        grp->bytes += a[k].bytes;
+    }
+    hk_buf_free(&path);
+    hk_idmap_free(&gr.by_key);
+    hk_idmap_free(&t.steps);
+    hk_idmap_free(&t.nodes);
+    free(t.node);
+    free(t.pid);
+    free(a);
+    if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
+    *rows = gr.g;
+    *n = (uint32_t)gr.n;
+    return 0;
+}
+
+void hk_diff_groups_free(hk_diff_group *rows, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) free(rows[k].path);
+    free(rows);
+}

@@ -1,0 +1,82 @@
+/* The diff's state, shared by core/graph/diff_*.c only. */
+#ifndef HK_DIFF_INTERNAL_H
+#define HK_DIFF_INTERNAL_H
+
+#include "graph/diff.h"
+#include "util/hk_idmap.h"
+
+/* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */
+#define HKD_ANCHOR (UINT32_MAX - 1)
+#define HKD_UNSEEN UINT32_MAX
+
+/* What the diff keeps per object of a side, in one 16-byte record: the matcher reads and
+ * writes all of it for the same object at once, so it is one cache line, not five. */
+typedef struct hkd_obj {
+    uint32_t match;             /* counterpart in the other side, HK_NONE */
+    /* matched: the matched object it was paired through, or HKD_ANCHOR.  Unmatched: for the
+     * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
+     * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
+    uint32_t via;
+    uint32_t info;              /* enum hk_kind << 29 | class index (see hkd_cls) */
+    uint32_t refbits;           /* instances: bit k set when strong reference slot k is non-null */
+} hkd_obj;
+
+typedef struct hkd_side {
+    hk_dump *d;
+    hkd_obj *o;                 /* per object, kind and class read once in file order */
+    hk_idmap root_type;         /* object index + 1 -> root type, for naming anchors */
+    int entries_done;
+    /* the first unmatched objects on their paths, and how many objects and bytes are
+     * unmatched under each (itself included) */
+    uint32_t *entries, nentries;
+    uint32_t *ent_objects;
+    uint64_t *ent_bytes;
+    /* hkd_tally: unmatched objects by class slot, their totals, the bytes of matched ones */
+    hk_diff_class_row *tally;
+    uint64_t unmatched, unmatched_bytes, same_bytes;
+} hkd_side;
+
+struct hk_diff {
+    hkd_side s[2];
+    uint32_t *cmap;             /* BASE class index -> DUMP class index, HK_NONE */
+    uint32_t *order;            /* BASE objects in the order they were matched */
+    uint32_t nmatched;
+    uint64_t anchors_classes, anchors_roots;
+};
+
+#define HKD_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
+
+static inline int hkd_kind(const hkd_side *s, uint32_t obj) { return (int)(s->o[obj].info >> 29); }
+/* The class index; primitive arrays without a class: HKD_PRIM(type); class objects: HK_NONE. */
+static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
+{
+    uint32_t c = s->o[obj].info & 0x1fffffff;
+    return c >= 0x1fffffe0 ? c | 0xe0000000 : c;
+}
+static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cls)
+{
+    s->o[obj].info = (uint32_t)kind << 29 | (cls & 0x1fffffff);
+}
+/* 1 when obj is the first unmatched object on its path (its via is its holder). */
+static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
+{
+    uint32_t v = s->o[obj].via;
+    return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
+}
+
+/* Counts unmatched objects by class and the totals (once per side). */
+void hkd_tally(hk_diff *df, int side);
+/* Fills hkd_obj.via of unmatched objects and the entries with their tallies (once per side). */
+void hkd_find_entries(hk_diff *df, int side);
+/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
+/* Appends "class X" or "root TYPE" for an anchor. */
+void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out);
+/* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
+ * as long as the list. */
+#define HKD_MAX_DEPTH 4096
+/* Writes a path: the anchor top (or "…" when cut), then the steps src -> dst, top down;
+ * repeated steps collapse into "(step)+" and a long path keeps its two ends. */
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out);
+
+#endif

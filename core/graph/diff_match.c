@@ -1,0 +1,564 @@
+/* Heap diff, the matching: class objects by name, GC roots by kind, thread and class, then
+ * breadth first along fields, statics and array slots (see diff.h). */
+#include "graph/diff_internal.h"
+#include "graph/graph.h"
+#include "graph/graph_internal.h"
+#include "hprof/hprof_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per BASE class: which instance-data offsets hold the same-named reference field in the DUMP
+ * class of that name (built on first use). */
+typedef struct fieldpair { uint32_t off[2]; int32_t slot[2]; } fieldpair;
+typedef struct fieldpairs { uint32_t for_cls, n; fieldpair *p; } fieldpairs;
+
+typedef struct matcher {
+    hk_diff *df;
+    fieldpairs *fp;
+    uint32_t qlen;
+    uint32_t *idx[2];           /* scratch: a record's references as object indices */
+    size_t cap[2];
+} matcher;
+
+/* Pairs u (BASE) with v (DUMP) when both are free and of the same class; queues u. */
+static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_t from_v)
+{
+    hk_diff *df = m->df;
+    hkd_side *a = &df->s[0], *b = &df->s[1];
+    if (u == HK_NONE || v == HK_NONE || a->o[u].match != HK_NONE || b->o[v].match != HK_NONE) return 0;
+    int ka = hkd_kind(a, u);
+    if (ka != hkd_kind(b, v) || ka == HK_KIND_CLASS) return 0;
+    uint32_t ca = hkd_cls(a, u), cb = hkd_cls(b, v);
+    if (ca >= a->d->nclasses ? ca != cb : df->cmap[ca] != cb) return 0;
+    a->o[u].match = v;
+    b->o[v].match = u;
+    a->o[u].via = from_u;
+    b->o[v].via = from_v;
+    df->order[m->qlen++] = u;
+    return 1;
+}
+
+typedef struct named { const char *name; uint32_t idx; } named;
+static int named_cmp(const void *x, const void *y)
+{
+    const named *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static named *sorted_classes(const hk_dump *d)
+{
+    named *v = hk_xcalloc(d->nclasses + 1, sizeof *v);
+    for (uint32_t i = 0; i < d->nclasses; i++) v[i] = (named){d->classes[i].name ? d->classes[i].name : "", i};
+    qsort(v, d->nclasses, sizeof *v, named_cmp);
+    return v;
+}
+
+/* Merges two name-sorted lists; equal names pair in order.  Calls pair(ctx, ia, ib). */
+static void merge_named(const named *a, uint32_t na, const named *b, uint32_t nb,
+                        void (*pair)(void *, uint32_t, uint32_t), void *ctx)
+{
+    uint32_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int c = strcmp(a[i].name, b[j].name);
+        if (c < 0) i++;
+        else if (c > 0) j++;
+        else pair(ctx, a[i++].idx, b[j++].idx);
+    }
+}
+
+static void pair_class(void *ctx, uint32_t ca, uint32_t cb)
+{
+    matcher *m = ctx;
+    hk_diff *df = m->df;
+    df->cmap[ca] = cb;
+    uint32_t oa = df->s[0].d->classes[ca].object, ob = df->s[1].d->classes[cb].object;
+    if (oa == HK_NONE || ob == HK_NONE || df->s[0].o[oa].match != HK_NONE || df->s[1].o[ob].match != HK_NONE) return;
+    df->s[0].o[oa].match = ob;
+    df->s[1].o[ob].match = oa;
+    df->s[0].o[oa].via = df->s[1].o[ob].via = HKD_ANCHOR;
+    df->order[m->qlen++] = oa;
+    df->anchors_classes++;
+}
+
+/* ---- GC roots: keyed "type|thread name|class|string text" ---- */
+
+static char *thread_name(hk_dump *d, uint32_t serial)
+{
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        if (d->roots[k].type != HPROF_ROOT_THREAD_OBJECT || d->roots[k].thread != serial) continue;
+        uint32_t t = hk_obj_find(d, d->roots[k].id);
+        hk_value v;
+        hk_buf b;
+        hk_buf_init(&b);
+        if (t != HK_NONE && hk_instance_field(d, t, "name", &v) && v.type == HK_T_OBJECT) {
+            uint32_t s = hk_obj_find(d, v.ref);
+            if (s != HK_NONE && hk_string_value(d, s, &b) == 0) {
+                char *r = hk_xstrdup(hk_buf_cstr(&b));
+                hk_buf_free(&b);
+                return r;
+            }
+        }
+        hk_buf_free(&b);
+    }
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "#%u", serial);
+    return hk_xstrdup(tmp);
+}
+
+static named *root_keys(hk_dump *d, uint32_t *n)
+{
+    named *v = hk_xcalloc(d->nroots + 1, sizeof *v);
+    /* thread names, looked up once per serial */
+    uint32_t nthreads = 0;
+    struct { uint32_t serial; char *name; } *threads = hk_xcalloc(d->nroots + 1, sizeof *threads);
+    hk_buf key, sv;
+    hk_buf_init(&key);
+    hk_buf_init(&sv);
+    *n = 0;
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        const hk_root *r = &d->roots[k];
+        uint32_t obj = hk_obj_find(d, r->id);
+        if (obj == HK_NONE) continue;
+        const char *tn = "";
+        if (r->thread) {
+            uint32_t t = 0;
+            while (t < nthreads && threads[t].serial != r->thread) t++;
+            if (t == nthreads) { threads[t].serial = r->thread; threads[t].name = thread_name(d, r->thread); nthreads++; }
+            tn = threads[t].name;
+        }
+        const char *cn = hk_obj_class_name(d, obj);
+        hk_buf_reset(&key);
+        hk_buf_printf(&key, "%d|%s|%s|", r->type, tn, cn ? cn : "");
+        uint32_t c = hk_obj_class(d, obj);
+        if (c != HK_NONE && c == d->string_class) {
+            hk_buf_reset(&sv);
+            if (hk_string_value(d, obj, &sv) == 0) hk_buf_append(&key, sv.data, sv.len < 200 ? sv.len : 200);
+        }
+        v[*n].name = hk_xstrdup(hk_buf_cstr(&key));
+        v[*n].idx = obj;
+        (*n)++;
+    }
+    for (uint32_t t = 0; t < nthreads; t++) free(threads[t].name);
+    free(threads);
+    hk_buf_free(&key);
+    hk_buf_free(&sv);
+    return v;
+}
+
+typedef struct keyed { const char *key; uint32_t pos, obj; } keyed;
+static int keyed_cmp(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static void match_roots(matcher *m)
+{
+    hk_diff *df = m->df;
+    uint32_t n[2];
+    named *rk[2];
+    keyed *ks[2];
+    for (int s = 0; s < 2; s++) {
+        rk[s] = root_keys(df->s[s].d, &n[s]);
+        ks[s] = hk_xcalloc(n[s] + 1, sizeof *ks[s]);
+        for (uint32_t i = 0; i < n[s]; i++) ks[s][i] = (keyed){rk[s][i].name, i, rk[s][i].idx};
+        qsort(ks[s], n[s], sizeof *ks[s], keyed_cmp);
+    }
+    uint32_t i = 0, j = 0;
+    while (i < n[0] && j < n[1]) {
+        int c = strcmp(ks[0][i].key, ks[1][j].key);
+        if (c < 0) { i++; continue; }
+        if (c > 0) { j++; continue; }
+        uint32_t u = ks[0][i++].obj, v = ks[1][j++].obj;
+        if (try_pair(m, u, v, HKD_ANCHOR, HKD_ANCHOR)) df->anchors_roots++;
+    }
+    for (int s = 0; s < 2; s++) {
+        for (uint32_t k = 0; k < n[s]; k++) free((char *)rk[s][k].name);
+        free(rk[s]);
+        free(ks[s]);
+    }
+}
+
+/* ---- propagation ---- */
+
+/* The slot of a reference field in the graph's strong edge list of its class, -1 for a weak
+ * referent (read from the record), -2 for a field the graph has no edge for (ART's
+ * shadow$_klass_: classes are matched by name already). */
+static int32_t strong_slot(const hk_dump *d, uint32_t cls, uint32_t off)
+{
+    const hk_graph *g = d->graph;
+    const hkg_class_refs *cr = &g->cls[cls];
+    for (uint32_t k = 0; k < cr->count; k++)
+        if (g->ref_offs[cr->start + k] == off) return (int32_t)k;
+    for (uint32_t k = 0; k < cr->nweak; k++)
+        if (cr->woff[k] == off) return -1;
+    return -2;
+}
+
+static const fieldpairs *field_pairs(matcher *m, uint32_t ca, uint32_t cb)
+{
+    fieldpairs *fp = &m->fp[ca];
+    if (fp->p && fp->for_cls == cb) return fp;
+    free(fp->p);
+    hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
+    uint32_t na, nb;
+    const hk_field *fa = hk_class_layout(da, &da->classes[ca], &na);
+    const hk_field *fb = hk_class_layout(db, &db->classes[cb], &nb);
+    fp->p = hk_xcalloc(na + 1, sizeof *fp->p);
+    fp->n = 0;
+    fp->for_cls = cb;
+    for (uint32_t k = 0; k < na; k++) {
+        if (fa[k].type != HK_T_OBJECT) continue;
+        /* the same name may appear in a class and its superclass: pair the nth with the nth */
+        uint32_t nth = 0;
+        for (uint32_t q = 0; q < k; q++) nth += fa[q].type == HK_T_OBJECT && !strcmp(fa[q].name, fa[k].name);
+        for (uint32_t q = 0; q < nb; q++) {
+            if (fb[q].type != HK_T_OBJECT || strcmp(fb[q].name, fa[k].name)) continue;
+            if (nth-- == 0) {
+                int32_t sa = strong_slot(da, ca, fa[k].offset), sb = strong_slot(db, cb, fb[q].offset);
+                if (sa != -2 && sb != -2) fp->p[fp->n++] = (fieldpair){{fa[k].offset, fb[q].offset}, {sa, sb}};
+                break;
+            }
+        }
+    }
+    return fp;
+}
+
+static hk_id read_ref(const hk_dump *d, const uint8_t *data, uint32_t len, uint32_t off)
+{
+    if (off + d->id_size > len) return 0;
+    hk_value v;
+    hk_read_value(d, data + off, HK_T_OBJECT, &v);
+    return v.ref;
+}
+
+/* An instance's strong references by slot.  The graph's edge list has them resolved, in slot
+ * order, without the null ones and those pointing outside the dump: when it is full it is the
+ * answer as it is; else the record says which slots are null. */
+static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls)
+{
+    hk_dump *d = m->df->s[s].d;
+    const hk_graph *g = d->graph;
+    const hkg_class_refs *cr = &g->cls[cls];
+    uint32_t nout;
+    const uint32_t *out = hk_graph_out(d, obj, &nout);
+    if (nout == cr->count) return out;
+    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], cr->count + 1, sizeof *m->idx[s]);
+    uint32_t *idx = m->idx[s];
+    uint32_t bits = m->df->s[s].o[obj].refbits;
+    if (cr->count <= 32 && (uint32_t)__builtin_popcount(bits) == nout) {
+        /* which slots are null was noted in the first pass */
+        for (uint32_t k = 0, j = 0; k < cr->count; k++) idx[k] = bits >> k & 1 ? out[j++] : HK_NONE;
+        return idx;
+    }
+    const uint32_t *offs = g->ref_offs + cr->start;
+    uint32_t len, j = 0, nonnull = 0;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    for (uint32_t k = 0; k < cr->count; k++) {
+        hk_id id = data ? read_ref(d, data, len, offs[k]) : 0;
+        idx[k] = HK_NONE;
+        if (!id) continue;
+        nonnull++;
+        if (j < nout) idx[k] = out[j++];
+    }
+    if (nonnull != nout)   /* a reference to an object missing from the dump */
+        for (uint32_t k = 0; k < cr->count; k++) idx[k] = hkg_find(d, g, data ? read_ref(d, data, len, offs[k]) : 0);
+    return idx;
+}
+
+/* A reference field the graph keeps apart (a Reference's referent), read from the record. */
+static uint32_t weak_ref(hk_dump *d, uint32_t obj, uint32_t off)
+{
+    uint32_t len;
+    const uint8_t *data = hk_instance_data(d, obj, &len);
+    return data ? hkg_find(d, d->graph, read_ref(d, data, len, off)) : HK_NONE;
+}
+
+static void expand_instance(matcher *m, uint32_t u, uint32_t v)
+{
+    hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
+    uint32_t ca = hkd_cls(&m->df->s[0], u), cb = hkd_cls(&m->df->s[1], v);
+    if (ca >= da->nclasses || cb >= db->nclasses) return;
+    const fieldpairs *fp = field_pairs(m, ca, cb);
+    if (!fp->n) return;
+    const uint32_t *xa = strong_refs(m, 0, u, ca), *xb = strong_refs(m, 1, v, cb);
+    for (uint32_t k = 0; k < fp->n; k++) {
+        const fieldpair *f = &fp->p[k];
+        uint32_t ta = f->slot[0] >= 0 ? xa[f->slot[0]] : weak_ref(da, u, f->off[0]);
+        if (ta == HK_NONE) continue;
+        uint32_t tb = f->slot[1] >= 0 ? xb[f->slot[1]] : weak_ref(db, v, f->off[1]);
+        if (tb != HK_NONE) try_pair(m, ta, tb, u, v);
+    }
+}
+
+typedef struct leftover { uint32_t cls, pos, obj; } leftover;
+static int leftover_cmp(const void *x, const void *y)
+{
+    const leftover *a = x, *b = y;
+    if (a->cls != b->cls) return a->cls < b->cls ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* The elements of an array still unmatched, keyed by class (the graph's edge list: non-null
+ * elements in order). */
+static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
+{
+    hk_dump *d = df->s[s].d;
+    uint32_t len;
+    const uint32_t *el = hk_graph_out(d, arr, &len);
+    leftover *v = NULL;
+    *n = 0;
+    for (uint32_t k = 0; k < len; k++) {
+        uint32_t o = el[k];
+        if (df->s[s].o[o].match != HK_NONE || hkd_kind(&df->s[s], o) == HK_KIND_CLASS) continue;
+        uint32_t c = hkd_cls(&df->s[s], o);
+        /* the BASE side is keyed by the DUMP class it maps to, so keys compare across sides */
+        if (s == 0) c = c < d->nclasses ? df->cmap[c] : c;
+        if (c == HK_NONE) continue;
+        if (!v) v = hk_xcalloc(len - k, sizeof *v);
+        v[(*n)++] = (leftover){c, k, o};
+    }
+    return v;
+}
+
+/* An object array's elements as object indices (HK_NONE for null), from the graph's edge list
+ * when it lines up (no element points outside the dump), else looked up one by one. */
+static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t len)
+{
+    hk_dump *d = m->df->s[s].d;
+    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)len + 1, sizeof *m->idx[s]);
+    uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
+    const uint32_t *out = hk_graph_out(d, arr, &nout);
+    for (uint32_t k = 0; k < len; k++) {
+        hk_id id = hk_obj_array_at(d, arr, k);
+        idx[k] = HK_NONE;
+        if (!id) continue;
+        nonnull++;
+        if (j < nout) idx[k] = out[j++];
+    }
+    if (nonnull != nout)
+        for (uint32_t k = 0; k < len; k++) idx[k] = hkg_find(d, d->graph, hk_obj_array_at(d, arr, k));
+    return idx;
+}
+
+static void expand_array(matcher *m, uint32_t u, uint32_t v)
+{
+    hk_diff *df = m->df;
+    hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    uint32_t oa, ob;
+    const uint32_t *xa = hk_graph_out(da, u, &oa), *xb = hk_graph_out(db, v, &ob);
+    int missed = 0;
+    if (oa == ob) {
+        /* as many elements on both sides: in order (the same slots unless nulls moved) */
+        for (uint32_t k = 0; k < oa; k++)
+            if (!try_pair(m, xa[k], xb[k], u, v) &&
+                (df->s[0].o[xa[k]].match == HK_NONE || df->s[1].o[xb[k]].match == HK_NONE))
+                missed = 1;
+    } else {
+        uint32_t na = hk_array_length(da, u), nb = hk_array_length(db, v), n = na < nb ? na : nb;
+        xa = elements(m, 0, u, na);
+        xb = elements(m, 1, v, nb);
+        missed = 1;
+        for (uint32_t k = 0; k < n; k++)
+            if (xa[k] != HK_NONE && xb[k] != HK_NONE) try_pair(m, xa[k], xb[k], u, v);
+    }
+    if (!missed) return;
+    /* elements that moved (a hash table resized, a list shifted): pair the rest by class */
+    uint32_t la, lb;
+    leftover *ya = leftovers(df, 0, u, &la), *yb = leftovers(df, 1, v, &lb);
+    if (la && lb) {
+        qsort(ya, la, sizeof *ya, leftover_cmp);
+        qsort(yb, lb, sizeof *yb, leftover_cmp);
+        uint32_t i = 0, j = 0;
+        while (i < la && j < lb) {
+            if (ya[i].cls < yb[j].cls) i++;
+            else if (ya[i].cls > yb[j].cls) j++;
+            else try_pair(m, ya[i++].obj, yb[j++].obj, u, v);
+        }
+    }
+    free(ya);
+    free(yb);
+}
+
+static void expand_class(matcher *m, uint32_t u, uint32_t v)
+{
+    hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
+    hk_class *ca = hk_class_by_id(da, hk_obj_id(da, u)), *cb = hk_class_by_id(db, hk_obj_id(db, v));
+    if (!ca || !cb) return;
+    for (uint32_t k = 0; k < ca->nstatics; k++) {
+        if (ca->statics[k].type != HK_T_OBJECT || !ca->statics[k].value.ref) continue;
+        const hk_static *sb = hk_class_static(cb, ca->statics[k].name);
+        if (!sb || sb->type != HK_T_OBJECT || !sb->value.ref) continue;
+        try_pair(m, hk_obj_find(da, ca->statics[k].value.ref), hk_obj_find(db, sb->value.ref), u, v);
+    }
+}
+
+/* Sorts v[0..n) ascending (two 16-bit radix passes through tmp). */
+static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
+{
+    if (n < 2) return;
+    static uint32_t count[65537];
+    uint32_t *src = v, *dst = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift & 0xffff) + 1]++;
+        for (uint32_t k = 1; k <= 65536; k++) count[k] += count[k - 1];
+        for (uint32_t i = 0; i < n; i++) dst[count[src[i] >> shift & 0xffff]++] = src[i];
+        uint32_t *t = src; src = dst; dst = t;
+    }
+}
+
+/* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
+ * file order.  Class ids go through a
+ * small direct-mapped cache in front of the dump's id map, as most objects are of a few
+ * classes. */
+static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
+{
+    enum { CACHE = 1024 };
+    hk_id ids[CACHE] = {0};
+    uint32_t idx[CACHE];
+    const hk_graph *g = d->graph;
+    const uint32_t idsz = d->id_size;
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        const uint8_t *r = d->data + hk_obj_offset(d, i);
+        int kind = hk_obj_kind(d, i);
+        uint32_t c = HK_NONE, bits = 0;
+        if (kind == HK_KIND_INSTANCE || kind == HK_KIND_OBJ_ARRAY) {
+            hk_id cid = kind == HK_KIND_INSTANCE ? hk_rec_instance_class(d, r) : hk_obj_array_class_id(d, i);
+            uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % CACHE;
+            if (ids[h] != cid || !cid) {
+                hk_class *k = hk_class_by_id(d, cid);
+                ids[h] = cid;
+                idx[h] = k ? k->index : HK_NONE;
+            }
+            c = idx[h];
+            if (kind == HK_KIND_INSTANCE && c != HK_NONE && g->cls[c].count <= 32) {
+                uint32_t len;
+                const uint8_t *p = hk_rec_instance_data(d, r, &len);
+                const uint32_t *offs = g->ref_offs + g->cls[c].start;
+                for (uint32_t k = 0; k < g->cls[c].count; k++)
+                    if (offs[k] + idsz <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
+            }
+        } else if (kind == HK_KIND_PRIM_ARRAY) {
+            c = hk_obj_class(d, i);
+            /* primitive arrays without a class in the dump: their element type stands for it */
+            if (c == HK_NONE) c = HKD_PRIM(hk_prim_array_type(d, i));
+        }
+        sd->o[i] = (hkd_obj){HK_NONE, HKD_UNSEEN, 0, bits};
+        hkd_set_info(sd, i, kind, c);
+        if (c < d->nclasses) per_class[c + 2]++;
+    }
+}
+
+/* The dump's instances-by-class index (hk_class_instances), built from o[] and the counts
+ * read_classes took (start[c + 2]: instances of c) when nothing built it yet: the same lists
+ * (class objects and classless primitive arrays left out) without reading every record again.
+ * The bitmap report asks for it.  Takes start. */
+static void prime_by_class(hk_dump *d, const hkd_side *sd, uint32_t *start)
+{
+    uint32_t nc = d->nclasses;
+    if (d->by_class) { free(start); return; }
+    for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
+    uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        uint32_t c = hkd_cls(sd, i);
+        if (c < nc) out[start[c + 1]++] = i;
+    }
+    d->by_class_start = start;
+    d->by_class = out;
+}
+
+hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
+{
+    if (hk_graph_ensure(base, HK_GRAPH_REFS, err, errlen) || hk_graph_ensure(dump, HK_GRAPH_REFS, err, errlen))
+        return NULL;
+    hk_diff *df = hk_xcalloc(1, sizeof *df);
+    hk_dump *ds[2] = {base, dump};
+    for (int s = 0; s < 2; s++) {
+        hkd_side *sd = &df->s[s];
+        sd->d = ds[s];
+        uint32_t n = ds[s]->nobjects + 1;
+        sd->o = hk_xrealloc(NULL, n * sizeof *sd->o);
+        uint32_t *per_class = hk_xcalloc((size_t)ds[s]->nclasses + 2, sizeof *per_class);
+        read_classes(ds[s], sd, per_class);
+        prime_by_class(ds[s], sd, per_class);
+        hk_idmap_init(&sd->root_type);
+    }
+    df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
+    memset(df->cmap, 0xff, (base->nclasses + 1) * sizeof *df->cmap);
+    df->order = hk_xrealloc(NULL, ((size_t)base->nobjects + 1) * sizeof *df->order);
+    matcher m = {.df = df, .fp = hk_xcalloc(base->nclasses + 1, sizeof *m.fp)};
+
+    named *ca = sorted_classes(base), *cb = sorted_classes(dump);
+    merge_named(ca, base->nclasses, cb, dump->nclasses, pair_class, &m);
+    free(ca);
+    free(cb);
+    match_roots(&m);
+    /* breadth first, a level at a time, each level in object order: the records and edge
+     * lists are then read front to back rather than all over the two files */
+    uint32_t *tmp = NULL;
+    size_t tcap = 0;
+    for (uint32_t start = 0, end = m.qlen; start < end; start = end, end = m.qlen) {
+        tmp = hk_grow(tmp, &tcap, end - start, sizeof *tmp);
+        sort_indices(df->order + start, end - start, tmp);
+        hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
+        const hk_graph *ga = base->graph, *gb = dump->graph;
+        for (uint32_t q = start; q < end; q++) {
+            /* the pairs a few steps ahead: their records here, their counterparts' after */
+            if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
+            if (q + 16 < end) __builtin_prefetch(&ob[oa[df->order[q + 16]].match]);
+            if (q + 8 < end) {   /* and their edge lists */
+                uint32_t pu = df->order[q + 8], pv = oa[pu].match;
+                __builtin_prefetch(&ga->out_start[pu]);
+                if (pv != HK_NONE) __builtin_prefetch(&gb->out_start[pv]);
+            }
+            if (q + 4 < end) {
+                uint32_t pu = df->order[q + 4], pv = oa[pu].match;
+                __builtin_prefetch(&ga->out[ga->out_start[pu]]);
+                if (pv != HK_NONE) __builtin_prefetch(&gb->out[gb->out_start[pv]]);
+            }
+            uint32_t u = df->order[q], v = oa[u].match;
+            switch (hkd_kind(&df->s[0], u)) {
+            case HK_KIND_INSTANCE: expand_instance(&m, u, v); break;
+            case HK_KIND_OBJ_ARRAY: expand_array(&m, u, v); break;
+            case HK_KIND_CLASS: expand_class(&m, u, v); break;
+            default: break;
+            }
+        }
+    }
+    free(tmp);
+    df->nmatched = m.qlen;
+    for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
+    free(m.fp);
+    free(m.idx[0]);
+    free(m.idx[1]);
+    return df;
+}
+
+void hk_diff_free(hk_diff *df)
+{
+    if (!df) return;
+    for (int s = 0; s < 2; s++) {
+        free(df->s[s].o);
+        free(df->s[s].entries);
+        free(df->s[s].ent_objects);
+        free(df->s[s].ent_bytes);
+        free(df->s[s].tally);
+        hk_idmap_free(&df->s[s].root_type);
+    }
+    free(df->cmap);
+    free(df->order);
+    free(df);
+}
+
+hk_dump *hk_diff_dump(const hk_diff *df, int side) { return df->s[side].d; }
+
+uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
+{
+    return obj < df->s[side].d->nobjects ? df->s[side].o[obj].match : HK_NONE;
+}

@@ -1,0 +1,169 @@
+/* Heap diff, the reports: where unmatched objects hang (entries and their paths), bytes
+ * added and removed by class and by path, and the totals. */
+#include "graph/diff_internal.h"
+#include "graph/graph_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Paths show at most this many steps: the first 4 and the last ones. */
+#define MAX_STEPS 12
+
+void hkd_find_entries(hk_diff *df, int side)
+{
+    hkd_side *sd = &df->s[side];
+    if (sd->entries_done) return;
+    sd->entries_done = 1;
+    hk_dump *d = sd->d;
+    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
+    /* the first unmatched objects: those a matched object holds.  Found from the side with
+     * fewer objects: the referrers of the unmatched ones (most of the heap matched), or the
+     * references of the matched ones */
+    hkd_tally(df, side);
+    char err[256];
+    if (sd->unmatched < d->nobjects / 2 && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+        const hk_graph *g = d->graph;
+        for (uint32_t w = 0; w < d->nobjects; w++) {
+            if (sd->o[w].match != HK_NONE) continue;
+            const uint32_t *in = hkg_in(g, w, &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (sd->o[in[k]].match != HK_NONE) { sd->o[w].via = in[k]; q[qn++] = w; break; }
+        }
+    } else {
+        for (uint32_t x = 0; x < d->nobjects; x++) {
+            if (sd->o[x].match == HK_NONE) continue;
+            const uint32_t *out = hk_graph_out(d, x, &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) { sd->o[out[k]].via = x; q[qn++] = out[k]; }
+        }
+    }
+    const uint32_t *roots = hk_graph_root_objects(d, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) { sd->o[roots[k]].via = HKD_ANCHOR; q[qn++] = roots[k]; }
+    /* the queue starts with the entries; each object carries its entry's number along, and
+     * what is under an entry is tallied as it is reached */
+    const hk_graph *g = d->graph;
+    uint32_t nent = qn, *qe = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *qe);
+    for (uint32_t k = 0; k < nent; k++) qe[k] = k;
+    sd->ent_objects = hk_xcalloc(nent + 1, sizeof *sd->ent_objects);
+    sd->ent_bytes = hk_xcalloc(nent + 1, sizeof *sd->ent_bytes);
+    for (uint32_t h = 0; h < qn; h++) {
+        if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
+        if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
+        uint32_t w = q[h], o = qe[h], e = q[o];
+        sd->ent_objects[o]++;
+        sd->ent_bytes[o] += hkg_shallow(d, g, w);
+        const uint32_t *out = hk_graph_out(d, w, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
+                sd->o[out[k]].via = e;
+                qe[qn] = o;
+                q[qn++] = out[k];
+            }
+    }
+    free(qe);
+    sd->entries = hk_xrealloc(q, ((size_t)nent + 1) * sizeof *q);
+    sd->nentries = nent;
+}
+
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
+{
+    int kind = hk_obj_kind(d, src);
+    if (kind == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
+        hk_buf_puts(out, c && c->name ? c->name : "?");
+    } else {
+        const char *cn = hk_obj_class_name(d, src);
+        hk_buf_puts(out, cn ? cn : "?");
+    }
+    if (kind == HK_KIND_OBJ_ARRAY) { hk_buf_puts(out, "[*]"); return; }
+    char name[128];
+    if (hk_graph_edge_name(d, src, dst, name, sizeof name)) snprintf(name, sizeof name, "?");
+    hk_buf_printf(out, ".%s", strncmp(name, "static ", 7) ? name : name + 7);
+}
+
+static int root_type_of(hkd_side *sd, uint32_t obj)
+{
+    hk_dump *d = sd->d;
+    if (!sd->root_type.len)
+        for (uint32_t k = 0; k < d->nroots; k++) {
+            uint32_t o = hk_obj_find(d, d->roots[k].id);
+            if (o != HK_NONE) hk_idmap_put(&sd->root_type, (uint64_t)o + 1, d->roots[k].type, NULL);
+        }
+    uint32_t *t = hk_idmap_get(&sd->root_type, (uint64_t)obj + 1);
+    return t ? (int)*t : HPROF_ROOT_UNKNOWN;
+}
+
+void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
+{
+    if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
+        hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
+        hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
+    } else {
+        hk_buf_printf(out, "root %s", hk_root_type_name(root_type_of(sd, obj)));
+    }
+}
+
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out)
+{
+    if (!n) { hkd_anchor_name(sd, top, out); return; }
+    if (cut) hk_buf_puts(out, "… > ");
+    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) { hkd_anchor_name(sd, top, out); hk_buf_puts(out, " > "); }
+    /* steps: NUL-separated in one buffer, each with its repeat flag */
+    hk_buf all, cur;
+    hk_buf_init(&all);
+    hk_buf_init(&cur);
+    size_t *starts = hk_xcalloc(n, sizeof *starts);
+    uint8_t *rep = hk_xcalloc(n, 1);
+    uint32_t ns = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        hk_buf_reset(&cur);
+        hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
+        const char *cs = hk_buf_cstr(&cur);
+        if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) { rep[ns - 1] = 1; continue; }
+        starts[ns] = all.len;
+        rep[ns++] = 0;
+        hk_buf_append(&all, cs, cur.len + 1);
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+        if (ns > MAX_STEPS && k == 4) { hk_buf_puts(out, "… > "); k = ns - (MAX_STEPS - 5); }
+        const char *st = (const char *)all.data + starts[k];
+        hk_buf_printf(out, rep[k] ? "(%s)+%s" : "%s%s", st, k + 1 < ns ? " > " : "");
+    }
+    free(starts);
+    free(rep);
+    hk_buf_free(&all);
+    hk_buf_free(&cur);
+}
+
+/* The chain of matched objects down to obj (a matched object), anchor first. */
+static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
+{
+    uint32_t chain[HKD_MAX_DEPTH], n = 0;
+    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->o[x].via) {
+        chain[n++] = x;
+        if (sd->o[x].via >= sd->d->nobjects) break;
+    }
+    uint32_t top = chain[n - 1];
+    uint32_t (*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
+    for (uint32_t k = 0; k + 1 < n; k++) { pairs[k][0] = chain[n - 1 - k]; pairs[k][1] = chain[n - 2 - k]; }
+    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
+    free(pairs);
+}
+
+void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
+{
+    hkd_side *sd = &df->s[side];
+    if (obj >= sd->d->nobjects) return;
+    if (sd->o[obj].match != HK_NONE) { matched_path(sd, obj, out); return; }
+    hkd_find_entries(df, side);
+    uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->o[obj].via;
+    if (e == HKD_UNSEEN) { hk_buf_puts(out, "(not reached from the matched heap)"); return; }
+    uint32_t h = sd->o[e].via;
+    if (h == HKD_ANCHOR) { hkd_anchor_name(sd, e, out); return; }
+    matched_path(sd, h, out);
+    hk_buf_puts(out, " > ");
+    hkd_step(sd->d, h, e, out);
+}

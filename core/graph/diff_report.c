@@ -1,0 +1,93 @@
+/* Heap diff, the tallies: totals and unmatched objects by class. */
+#include "graph/diff_internal.h"
+#include "graph/graph_internal.h"
+#include "util/hk_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One pass over a side (once): unmatched objects and bytes by class slot (classes, then
+ * primitive arrays without a class, then class objects), and the bytes of matched ones. */
+void hkd_tally(hk_diff *df, int side)
+{
+    hkd_side *sd = &df->s[side];
+    if (sd->tally) return;
+    hk_dump *d = sd->d;
+    const hk_graph *g = d->graph;
+    sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        uint64_t sz = hkg_shallow(d, g, i);
+        if (sd->o[i].match != HK_NONE) { sd->same_bytes += sz; continue; }
+        uint32_t c = hkd_cls(sd, i), slot;
+        if (c < d->nclasses) slot = c;
+        else if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
+        else slot = d->nclasses + 12;
+        sd->tally[slot].objects++;
+        sd->tally[slot].bytes += sz;
+        sd->unmatched++;
+        sd->unmatched_bytes += sz;
+    }
+}
+
+void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int s = 0; s < 2; s++) {
+        hkd_tally(df, s);
+        t->objects[s] = df->s[s].unmatched;
+        t->bytes[s] = df->s[s].unmatched_bytes;
+        t->same_bytes[s] = df->s[s].same_bytes;
+    }
+    t->same_objects = df->nmatched;
+    t->anchors_classes = df->anchors_classes;
+    t->anchors_roots = df->anchors_roots;
+}
+
+static const char *const prim_names[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
+                                           "byte[]", "short[]", "int[]", "long[]"};
+
+static int class_row_cmp(const void *x, const void *y)
+{
+    const hk_diff_class_row *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes < b->bytes ? 1 : -1;
+    return strcmp(a->cls, b->cls);
+}
+
+int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *n)
+{
+    hk_dump *d = df->s[side].d;
+    hkd_tally(df, side);
+    uint32_t nslots = d->nclasses + 13, k = 0;
+    hk_diff_class_row *acc = hk_xcalloc(nslots, sizeof *acc);
+    for (uint32_t s = 0; s < nslots; s++) {
+        if (!df->s[side].tally[s].objects) continue;
+        acc[k] = df->s[side].tally[s];
+        acc[k].cls = s < d->nclasses ? (d->classes[s].name ? d->classes[s].name : "?")
+                   : s < d->nclasses + 12 ? prim_names[s - d->nclasses] : "java.lang.Class";
+        if (!acc[k].cls) acc[k].cls = "?";
+        k++;
+    }
+    if (k > 1) qsort(acc, k, sizeof *acc, class_row_cmp);
+    *rows = acc;
+    *n = k;
+    return 0;
+}
+
+int hk_diff_class_retained(hk_diff *df, int side, uint64_t **out, char *err, size_t errlen)
+{
+    hkd_side *sd = &df->s[side];
+    hk_dump *d = sd->d;
+    if (hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen)) return -1;
+    const hk_graph *g = d->graph;
+    uint64_t *per = hk_xcalloc(d->nclasses + 1, sizeof *per);
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        if (i + 16 < d->nobjects && g->idom[i + 16] != HK_NONE) __builtin_prefetch(&sd->o[g->idom[i + 16]]);
+        uint32_t c = hkd_kind(sd, i) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, i);
+        if (c >= d->nclasses) continue;
+        uint32_t p = g->idom[i];
+        if (p != HK_NONE && (hkd_kind(sd, p) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, p)) == c) continue;
+        per[c] += g->retained[i];
+    }
+    *out = per;
+    return 0;
+}

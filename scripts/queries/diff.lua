@@ -1,0 +1,243 @@
+-- hprofkit diff BASE DUMP: what grew between two dumps of the same app.  Objects are matched by
+-- names and paths, never by ids (core/graph/diff.h says how); this file turns the match into a
+-- report.  hk.diff_report(base, dump, opts) is the same report for other scripts (triage).
+
+local function num(v) return v or 0 end
+
+-- class name -> {count, shallow} of a histogram (classes sharing a name summed)
+local function by_name(dump, heap)
+  local t = {}
+  for _, r in ipairs(dump:histogram(heap)) do
+    local e = t[r.class] or { count = 0, shallow = 0 }
+    e.count, e.shallow = e.count + r.count, e.shallow + r.shallow_bytes
+    t[r.class] = e
+  end
+  return t
+end
+
+local function class_deltas(df, base, dump, heap)
+  local hb, hd = by_name(base, heap), by_name(dump, heap)
+  local rb, rd = df:class_retained("base"), df:class_retained("dump")
+  local names, rows = {}, {}
+  for n in pairs(hb) do names[n] = true end
+  for n in pairs(hd) do names[n] = true end
+  for n in pairs(names) do
+    local b, d = hb[n] or {}, hd[n] or {}
+    local in_base, in_dump = base:class(n) ~= nil or hb[n] ~= nil, dump:class(n) ~= nil or hd[n] ~= nil
+    local row = {
+      class = n, status = in_base and in_dump and "same" or in_dump and "added" or "removed",
+      count_base = num(b.count), count_dump = num(d.count),
+      shallow_base = num(b.shallow), shallow_dump = num(d.shallow),
+      retained_base = num(rb[n]), retained_dump = num(rd[n]),
+    }
+    row.count_delta = row.count_dump - row.count_base
+    row.shallow_delta = row.shallow_dump - row.shallow_base
+    row.retained_delta = row.retained_dump - row.retained_base
+    rows[#rows + 1] = row
+  end
+  table.sort(rows, function(a, b)
+    if a.shallow_delta ~= b.shallow_delta then return a.shallow_delta > b.shallow_delta end
+    if a.count_delta ~= b.count_delta then return a.count_delta > b.count_delta end
+    return a.class < b.class
+  end)
+  return rows
+end
+
+local function heap_deltas(base, dump)
+  local names, order = {}, {}
+  for _, d in ipairs{ base, dump } do
+    for _, h in ipairs(d:info().heaps) do
+      if not names[h] then names[h] = true; order[#order + 1] = h end
+    end
+  end
+  local rows = {}
+  for _, h in ipairs(order) do
+    local row = { heap = h, count_base = 0, count_dump = 0, shallow_base = 0, shallow_dump = 0 }
+    for side, d in pairs{ base = base, dump = dump } do
+      local ok, hist = pcall(d.histogram, d, h)
+      if ok then
+        for _, r in ipairs(hist) do
+          row["count_" .. side] = row["count_" .. side] + r.count
+          row["shallow_" .. side] = row["shallow_" .. side] + r.shallow_bytes
+        end
+      end
+    end
+    row.count_delta = row.count_dump - row.count_base
+    row.shallow_delta = row.shallow_dump - row.shallow_base
+    rows[#rows + 1] = row
+  end
+  return rows
+end
+
+local function growers(df, opts)
+  local rows = {}
+  for _, g in ipairs(df:growers{ min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = opts.n }) do
+    local rb, rd = g.base_retained, g.dump_retained
+    rows[#rows + 1] = {
+      path = g.path, class = g.dump.label, element_class = g.element_class,
+      count_base = g.base_count, count_dump = g.dump_count, count_delta = g.dump_count - g.base_count,
+      retained_base = rb, retained_dump = rd, retained_delta = rd - rb,
+      id_base = g.base.id, id_dump = g.dump.id,
+    }
+  end
+  return rows
+end
+
+-- count, bytes and duplicate groups of the bitmaps of a dump, and those the diff calls new
+local function bitmap_side(d, df, status)
+  local rows = d:bitmap_scan{}
+  local t = { count = #rows, bytes = 0, duplicate_groups = 0, duplicate_bytes = 0, new = 0, new_bytes = 0 }
+  local seen = {}
+  for _, r in ipairs(rows) do
+    t.bytes = t.bytes + r.bytes
+    local o = d:object(r.id)
+    if o and df:status(o) == status then t.new, t.new_bytes = t.new + 1, t.new_bytes + r.bytes end
+    local sha = r.pixels_sha256
+    if sha and sha ~= hk.null then
+      local key = r.width .. "x" .. r.height .. ":" .. sha
+      seen[key] = (seen[key] or 0) + 1
+      if seen[key] == 2 then t.duplicate_groups = t.duplicate_groups + 1 end
+      if seen[key] >= 2 then t.duplicate_bytes = t.duplicate_bytes + r.bytes end
+    end
+  end
+  return t
+end
+
+local function bitmaps(base, dump, df)
+  if not dump.bitmap_scan then return nil end
+  local b, d = bitmap_side(base, df, "removed"), bitmap_side(dump, df, "added")
+  return {
+    count_base = b.count, count_dump = d.count, bytes_base = b.bytes, bytes_dump = d.bytes,
+    added = d.new, added_bytes = d.new_bytes, removed = b.new, removed_bytes = b.new_bytes,
+    duplicate_groups_base = b.duplicate_groups, duplicate_groups_dump = d.duplicate_groups,
+    duplicate_bytes_base = b.duplicate_bytes, duplicate_bytes_dump = d.duplicate_bytes,
+  }
+end
+
+-- Leak signatures new in DUMP and gone since BASE: issue 14 (leak traces) provides them.
+-- HOOK(issue 14): when a signature function exists, compare its sets here.
+local function leak_signatures(base, dump)
+  local sig = hk.leak_signatures
+  if type(sig) ~= "function" then return nil end
+  local sb, sd, seen = sig(base), sig(dump), {}
+  local new, gone = {}, {}
+  for _, s in ipairs(sb) do seen[s.signature or s] = true end
+  for _, s in ipairs(sd) do
+    local k = s.signature or s
+    if not seen[k] then new[#new + 1] = s end
+    seen[k] = nil
+  end
+  for k in pairs(seen) do gone[#gone + 1] = k end
+  return { new = new, gone = gone }
+end
+
+local function head(rows, n)
+  if n and n > 0 then for i = #rows, n + 1, -1 do rows[i] = nil end end
+  return rows
+end
+
+-- What changed for one object: its status, counterpart, path and differing fields.
+local function one_object(df, base, dump, id)
+  local obj = dump:object(id) or base:object(id)
+  if not obj then error("no object with id " .. id .. " in either dump", 0) end
+  local other = df:counterpart(obj)
+  local rows = {}
+  for _, c in ipairs(df:changes(obj) or {}) do
+    local function show(v) return type(v) == "userdata" and v ~= hk.null and v.label .. "@" .. v.id or v end
+    rows[#rows + 1] = { field = c.field, base = show(c.base), dump = show(c.dump) }
+  end
+  return { id = obj.id, class = obj.label, status = df:status(obj), counterpart = other and other.id or hk.null,
+           path = df:path(obj), changes = rows }
+end
+
+-- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
+-- min_bytes (65536), object, bitmaps (default true).  Also used by recipes (triage --baseline).
+function hk.diff_report(base, dump, opts)
+  opts = opts or {}
+  local n = opts.n or 20
+  local df = dump:diff(base)
+  local t = df:totals()
+  local classes = class_deltas(df, base, dump, opts.heap ~= "" and opts.heap or nil)
+  local added_classes, removed_classes = 0, 0
+  for _, r in ipairs(classes) do
+    if r.status == "added" then added_classes = added_classes + 1 end
+    if r.status == "removed" then removed_classes = removed_classes + 1 end
+  end
+  local bi, di = base:info(), dump:info()
+  local gb, gd = base:graph_totals(), dump:graph_totals()
+  local rec = {
+    base = bi.path, dump = di.path,
+    summary = {
+      objects_base = bi.objects, objects_dump = di.objects, bytes_base = gb.bytes, bytes_dump = gd.bytes,
+      bytes_delta = gd.bytes - gb.bytes,
+      same_objects = t.same_objects, added_objects = t.added_objects, added_bytes = t.added_bytes,
+      removed_objects = t.removed_objects, removed_bytes = t.removed_bytes,
+      classes_added = added_classes, classes_removed = removed_classes,
+      matched_roots = t.matched_roots, matched_classes = t.matched_classes,
+    },
+    heaps = heap_deltas(base, dump),
+    classes = head(classes, n),
+    growers = growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n }),
+    added_by_class = head(df:by_class("added"), n),
+    removed_by_class = head(df:by_class("removed"), n),
+    added_by_path = df:by_path("added", n),
+    removed_by_path = df:by_path("removed", n),
+  }
+  if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df) end
+  rec.leak_signatures = leak_signatures(base, dump)
+  if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
+  local top = rec.growers[1]
+  rec.summary.top_grower = top and (top.path .. " (+" .. top.count_delta .. " " .. (top.element_class ~= hk.null and top.element_class or "elements") .. ")") or hk.null
+  return rec, df
+end
+
+-- Opens a dump for the diff; a file that is not a readable heap dump is the user's mistake.
+local function open(path, map)
+  local ok, d = pcall(hk.open, path, map ~= "" and { map = map } or nil)
+  if not ok then hk.usage_error((tostring(d):gsub("\n.*", ""))) end
+  return d
+end
+
+local SUBCOLUMNS = {
+  classes = { "class", "status", "count_delta", "shallow_delta", "retained_delta", "count_base", "count_dump",
+              "shallow_base", "shallow_dump", "retained_base", "retained_dump" },
+  heaps = { "heap", "count_delta", "shallow_delta", "count_base", "count_dump", "shallow_base", "shallow_dump" },
+  growers = { "count_delta", "count_base", "count_dump", "retained_delta", "class", "element_class", "path" },
+  added_by_path = { "bytes", "objects", "entries", "class", "path" },
+  removed_by_path = { "bytes", "objects", "entries", "class", "path" },
+  added_by_class = { "class", "objects", "bytes" },
+  removed_by_class = { "class", "objects", "bytes" },
+}
+
+hk.query{
+  name = "diff",
+  help = "What grew between two dumps of the same app (BASE first).  Objects are matched without\n" ..
+         "ids: classes by name, GC roots by kind, thread and class, then objects held at the same\n" ..
+         "field path; the rest are added (in DUMP) or removed (in BASE).  Sections: per-class\n" ..
+         "deltas (count, shallow, retained; status added/removed for classes on one side only),\n" ..
+         "per heap, growing collections (same path, more elements: the top one is the usual\n" ..
+         "culprit), bytes added and removed by class and by the path that holds them, bitmaps.",
+  positional = { "base", "dump" },
+  needs_dump = false,
+  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", map = "", base_map = "", bitmaps = true },
+  aliases = { n = "n" },
+  options_help = "  -n N              rows per section (0: all; default 20)\n" ..
+                 "  --heap NAME       per-class deltas of one heap only (Android: app, image, zygote)\n" ..
+                 "  --min-growth N    a collection or array is a grower when it gained at least N elements\n" ..
+                 "  --min-bytes B     ... or gained elements and B bytes of retained size (defaults 10, 65536)\n" ..
+                 "  --object ID       also show one object (of either dump): status, counterpart, changed fields\n" ..
+                 "  --map FILE, --base-map FILE   ProGuard/R8 maps for DUMP and BASE\n" ..
+                 "  --no-bitmaps      skip the bitmap section (it hashes pixels)",
+  shape = "record",
+  columns = { "base", "dump", "summary", "heaps", "classes", "growers", "added_by_path", "removed_by_path",
+              "added_by_class", "removed_by_class", "bitmaps", "leak_signatures", "object" },
+  run = function(_, args)
+    local base = open(args.base, args.base_map)
+    local dump = open(args.dump, args.map)
+    local rec = hk.diff_report(base, dump, {
+      n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
+      bitmaps = args.bitmaps,
+    })
+    return rec, { subcolumns = SUBCOLUMNS }
+  end,
+}

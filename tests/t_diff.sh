@@ -1,0 +1,137 @@
+# Heap diff (issue 17): instance matching, per-class deltas, growing collections, errors.
+. "$SRC/tests/lib.sh"
+
+# ---- the ahat pair: DumpedStuff holds added, removed, modified and unchanged objects ----
+A="$REALDATA/hprof/aosp-art-ahat-test-dump.hprof"
+B="$REALDATA/hprof/aosp-art-ahat-test-dump-base.hprof"
+MAP="$REALDATA/hprof/aosp-art-ahat-test-dump.map"
+if [ -f "$A" ] && [ -f "$B" ] && [ -f "$MAP" ]; then
+  # names from the map: DumpedStuff keeps its name; its fields addedObject, unchangedObject,
+  # removedObject, modifiedObject and ModifiedObject's value/modifiedRefField/unmodifiedRefField
+  field() { awk -v c="$1" -v f="$2" '$0 ~ "^" c " -> " {on=1; next} /^[^ #]/ {on=0} on && $2 == f {print $4; exit}' "$MAP"; }
+  fa=$(field DumpedStuff addedObject); fu=$(field DumpedStuff unchangedObject)
+  fr=$(field DumpedStuff removedObject); fm=$(field DumpedStuff modifiedObject)
+  mv=$(field 'DumpedStuff\$ModifiedObject' value); mr=$(field 'DumpedStuff\$ModifiedObject' modifiedRefField)
+  mu=$(field 'DumpedStuff\$ModifiedObject' unmodifiedRefField)
+  eq ahat-map-names "$fa $fu $fr $fm $mv $mr $mu" "E F G H a b c"
+  cat > ahat.lua <<LUA
+local base, dump = hk.open(arg.base), hk.open(arg.dump)
+local df = dump:diff(base)
+local function stuff(d) for o in d:class("DumpedStuff"):instances() do return o end end
+local sd, sb = stuff(dump), stuff(base)
+local function changed(o)
+  local t = {}
+  for _, c in ipairs(df:changes(o)) do t[#t + 1] = c.field .. "=" .. tostring(c.base) .. ">" .. tostring(c.dump) end
+  table.sort(t)
+  return table.concat(t, ",")
+end
+print("stuff", df:status(sd), df:counterpart(sd).id == sb.id)
+print("added", df:status(sd:field("$fa")), sb:field("$fa") == nil)
+print("removed", df:status(sb:field("$fr")), sd:field("$fr") == nil)
+print("modified", df:status(sd:field("$fm")), df:counterpart(sd:field("$fm")).id == sb:field("$fm").id, changed(sd:field("$fm")))
+print("unchanged", df:status(sd:field("$fu")), df:counterpart(sd:field("$fu")).id == sb:field("$fu").id, changed(sd:field("$fu")))
+print("path", df:path(sd:field("$fa")))
+print("id", sd:field("$fm").id)
+LUA
+  "$HK" run ahat.lua --base "$B" --dump "$A" > ahat.out 2> ahat.err || fail ahat-run "$(head -c 300 ahat.err)"
+  eq ahat-stuff-same "$(grep ^stuff ahat.out)" "$(printf 'stuff\tsame\ttrue')"
+  eq ahat-added "$(grep ^added ahat.out)" "$(printf 'added\tadded\ttrue')"
+  eq ahat-removed "$(grep ^removed ahat.out)" "$(printf 'removed\tremoved\ttrue')"
+  eq ahat-modified "$(grep ^modified ahat.out)" "$(printf 'modified\tsame\ttrue\t%s=5>8,%s=A1>A2' "$mv" "$mr")"
+  eq ahat-unchanged "$(grep ^unchanged ahat.out)" "$(printf 'unchanged\tsame\ttrue\t')"
+  eq ahat-added-path "$(grep ^path ahat.out)" "$(printf 'path\tMain.%s > DumpedStuff.%s' "$(field Main stuff)" "$fa")"
+  # per-class deltas are the difference of the two histograms, for every class
+  "$HK" diff "$B" "$A" -n 0 --no-bitmaps --json > ahat-diff.json 2> ahat-diff.err || fail ahat-diff-cli "$(head -c 300 ahat-diff.err)"
+  "$HK" histogram "$B" --json > hb.json
+  "$HK" histogram "$A" --json > hd.json
+  jq -n --slurpfile b hb.json --slurpfile d hd.json --slurpfile x ahat-diff.json '
+    def sums(h): reduce h[] as $r ({}; .[$r.class] |= {c: ((.c // 0) + $r.count), s: ((.s // 0) + $r.shallow_bytes), r: ((.r // 0) + $r.retained_bytes)});
+    (sums($b[0])) as $B | (sums($d[0])) as $D |
+    ([$B, $D | keys[]] | unique) as $names |
+    [ $names[] as $n | {class: $n, c: (($D[$n].c // 0) - ($B[$n].c // 0)), s: (($D[$n].s // 0) - ($B[$n].s // 0)), r: (($D[$n].r // 0) - ($B[$n].r // 0))} ] as $want |
+    [ $x[0].classes[] | {class, c: .count_delta, s: .shallow_delta, r: .retained_delta} ] as $got |
+    { want: ($want | sort_by(.class)), got: ($got | sort_by(.class)) } | (.want == .got), (.want | length)' > cmp.out
+  eq ahat-class-deltas-equal-histograms "$(head -1 cmp.out)" true
+  [ "$(sed -n 2p cmp.out)" -gt 100 ] && pass ahat-class-deltas-count || fail ahat-class-deltas-count "$(sed -n 2p cmp.out) classes"
+  "$HK" diff "$B" "$A" --no-bitmaps -n 1 --object "$(grep ^id ahat.out | cut -f2)" --json > obj.json 2>&1
+  eq ahat-object-option "$(jq -r '.object | "\(.status) \([.changes[].field] | sort | join(","))"' obj.json)" "same $mv,$mr"
+  # deobfuscated on both sides (--map/--base-map, once hk.open takes a map: issue 16)
+  if "$HK" run /dev/stdin --dump "$A" --map "$MAP" > map.out 2>/dev/null <<'LUA'
+local d = hk.open(arg.dump, { map = arg.map })
+print(d:class("DumpedStuff$AddedObject") ~= nil)
+LUA
+  [ "$(cat map.out)" = true ]; then
+    "$HK" diff "$B" "$A" --map "$MAP" --base-map "$MAP" --no-bitmaps --json -n 0 > mapped.json
+    eq ahat-base-map "$(jq -r '[.added_by_class[] | select(.class == "DumpedStuff$AddedObject") | .objects] | add' mapped.json)" 1
+  else
+    skip ahat-base-map "hk.open(path, {map=FILE}) is not there yet (issue 16)"
+  fi
+  # another dialect of the same program: a desktop JVM's dump of it diffs without error
+  RI="$REALDATA/hprof/hotspot-ahat-RI.hprof"
+  [ -f "$RI" ] && ok diff-across-dialects "$HK" diff "$RI" "$A" --no-bitmaps -n 3
+else
+  skip ahat-pair "the ahat dumps or map are absent under $REALDATA/hprof"
+fi
+
+# ---- generated pairs: a list that grows by N, across id sizes; churn only ----
+"$GEN" --scenario demo --grow 0 -o g0.hprof >/dev/null 2>&1 || { fail gen "genhprof failed"; exit 0; }
+"$GEN" --scenario demo --grow 500 --seed 3 --id-size 8 -o g500.hprof --expect g500.json >/dev/null 2>&1
+"$GEN" --scenario demo --grow 0 --seed 7 -o churn.hprof >/dev/null 2>&1
+"$HK" diff g0.hprof g500.hprof --json > grow.json 2> grow.err || fail gen-diff "$(head -c 300 grow.err)"
+eq gen-grower-delta "$(jq '.growers[0].count_delta' grow.json)" 500
+eq gen-grower-path "$(jq -r '.growers[0].path' grow.json)" com.example.demo.Carousel.pages
+eq gen-grower-class "$(jq -r '.growers[0].class + " of " + .growers[0].element_class' grow.json)" "java.util.ArrayList of com.example.demo.Page"
+eq gen-grower-id "$(jq -r '.growers[0].id_dump' grow.json)" "$(jq -r .labels.carousel_pages g500.json)"
+eq gen-grower-only-one "$(jq '.growers | length' grow.json)" 1
+eq gen-added-by-path "$(jq -r '.added_by_path[0] | "\(.entries) \(.class) \(.path)"' grow.json)" \
+  "500 com.example.demo.Page com.example.demo.Carousel.pages > java.util.ArrayList.elementData > java.lang.Object[][*]"
+eq gen-no-removed-pages "$(jq '[.removed_by_class[] | select(.class == "com.example.demo.Page")] | length' grow.json)" 0
+"$HK" diff g0.hprof churn.hprof --json > churn.json 2>&1
+eq gen-churn-no-grower "$(jq '.growers | length' churn.json)" 0
+# the same dump against itself: everything a root reaches is matched (the two unreachable
+# objects are not: nothing leads to them), nothing grew
+"$GEN" --scenario demo -o d.hprof --expect d.json >/dev/null 2>&1
+"$HK" diff d.hprof d.hprof --json > self.json
+u=$(jq .facts.unreachable_objects d.json)
+eq gen-self "$(jq -r '[.summary.added_objects, .summary.removed_objects, (.growers | length)] | map(tostring) | join(",")' self.json)" "$u,$u,0"
+
+# ---- a live HotSpot app dumped twice ----
+if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd >/dev/null; then
+  if javac -nowarn -d jcls "$SRC/tests/java/GrowApp.java" 2> javac.err; then
+    for mode in grow churn; do
+      mkdir -p "$mode"
+      java -Xmx64m -cp jcls GrowApp "$mode" "$mode" 1000 > "$mode/app.out" 2>&1 &
+      jp=$!
+      for i in $(seq 300); do [ -s "$mode/pid" ] && break; sleep 0.1; done
+      timeout 60 jcmd "$jp" GC.heap_dump "$T/$mode/1.hprof" > /dev/null 2>&1
+      touch "$mode/go"
+      for i in $(seq 300); do [ -s "$mode/done" ] && break; sleep 0.1; done
+      timeout 60 jcmd "$jp" GC.heap_dump "$T/$mode/2.hprof" > /dev/null 2>&1
+      kill "$jp" 2>/dev/null; wait "$jp" 2>/dev/null
+    done
+    if [ -s grow/2.hprof ] && [ -s churn/2.hprof ]; then
+      "$HK" diff grow/1.hprof grow/2.hprof --json --no-bitmaps > hs-grow.json 2> hs.err || fail hotspot-diff "$(head -c 300 hs.err)"
+      eq hotspot-grower "$(jq -r '.growers[0] | "\(.count_delta) \(.class) \(.element_class) \(.path)"' hs-grow.json)" \
+        '1000 java.util.ArrayList GrowApp$Page GrowApp$Carousel.pages'
+      "$HK" diff churn/1.hprof churn/2.hprof --json --no-bitmaps > hs-churn.json 2>&1
+      eq hotspot-churn-no-grower "$(jq '.growers | length' hs-churn.json)" 0
+      # two processes of the same app: the churn run before its step against the grow run after
+      "$HK" diff churn/1.hprof grow/2.hprof --json --no-bitmaps > hs-two.json 2>&1
+      eq hotspot-two-processes "$(jq -r '.growers[0] | "\(.count_delta) \(.path)"' hs-two.json)" '1000 GrowApp$Carousel.pages'
+    else
+      fail hotspot-dumps "jcmd GC.heap_dump wrote nothing"
+    fi
+  else
+    fail hotspot-javac "$(head -c 300 javac.err)"
+  fi
+else
+  skip hotspot-diff "no JDK (javac, java, jcmd) installed"
+fi
+
+# ---- refusals: one line, exit 2 ----
+echo "not a heap dump" > bad.hprof
+"$HK" diff g0.hprof bad.hprof > bad.out 2> bad.err; rc=$?
+eq refuse-not-a-dump-status "$rc" 2
+eq refuse-not-a-dump-one-line "$(wc -l < bad.err)" 1
+"$HK" diff missing.hprof g0.hprof > /dev/null 2> missing.err; eq refuse-missing-file "$?" 2
+"$HK" diff g0.hprof > /dev/null 2>&1; eq refuse-one-dump "$?" 2
