@@ -192,8 +192,9 @@ function hk.diff_report(base, dump, opts)
 end
 
 -- Opens a dump for the diff; a file that is not a readable heap dump is the user's mistake.
+-- map: a file, false for none, nil for the one beside the dump (as hk.open picks it up)
 local function open(path, map)
-  local ok, d = pcall(hk.open, path, map ~= "" and { map = map } or nil)
+  local ok, d = pcall(hk.open, path, map ~= nil and { map = map } or nil)
   if not ok then hk.usage_error((tostring(d):gsub("\n.*", ""))) end
   return d
 end
@@ -219,21 +220,23 @@ hk.query{
          "culprit), bytes added and removed by class and by the path that holds them, bitmaps.",
   positional = { "base", "dump" },
   needs_dump = false,
-  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", map = "", base_map = "", bitmaps = true },
+  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", base_map = "", bitmaps = true },
   aliases = { n = "n" },
   options_help = "  -n N              rows per section (0: all; default 20)\n" ..
                  "  --heap NAME       per-class deltas of one heap only (Android: app, image, zygote)\n" ..
                  "  --min-growth N    a collection or array is a grower when it gained at least N elements\n" ..
                  "  --min-bytes B     ... or gained elements and B bytes of retained size (defaults 10, 65536)\n" ..
                  "  --object ID       also show one object (of either dump): status, counterpart, changed fields\n" ..
-                 "  --map FILE, --base-map FILE   ProGuard/R8 maps for DUMP and BASE\n" ..
+                 "  --base-map FILE   ProGuard/R8 map for BASE (the global --map is DUMP's; without\n" ..
+                 "                    either, a map beside each dump is used)\n" ..
                  "  --no-bitmaps      skip the bitmap section (it hashes pixels)",
   shape = "record",
   columns = { "base", "dump", "summary", "heaps", "classes", "growers", "added_by_path", "removed_by_path",
               "added_by_class", "removed_by_class", "bitmaps", "leak_signatures", "object" },
   run = function(_, args)
-    local base = open(args.base, args.base_map)
-    local dump = open(args.dump, args.map)
+    local global = hk.options and hk.options.map
+    local base = open(args.base, args.base_map ~= "" and args.base_map or (global == false and false or nil))
+    local dump = open(args.dump, global)
     local rec = hk.diff_report(base, dump, {
       n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
       bitmaps = args.bitmaps,
