@@ -15,7 +15,7 @@ if [ -f "$A" ] && [ -f "$B" ] && [ -f "$MAP" ]; then
   mu=$(field 'DumpedStuff\$ModifiedObject' unmodifiedRefField)
   eq ahat-map-names "$fa $fu $fr $fm $mv $mr $mu" "E F G H a b c"
   cat > ahat.lua <<LUA
-local base, dump = hk.open(arg.base), hk.open(arg.dump)
+local base, dump = hk.open(arg.base, { map = false }), hk.open(arg.dump, { map = false })
 local df = dump:diff(base)
 local function stuff(d) for o in d:class("DumpedStuff"):instances() do return o end end
 local sd, sb = stuff(dump), stuff(base)
@@ -41,9 +41,9 @@ LUA
   eq ahat-unchanged "$(grep ^unchanged ahat.out)" "$(printf 'unchanged\tsame\ttrue\t')"
   eq ahat-added-path "$(grep ^path ahat.out)" "$(printf 'path\tMain.%s > DumpedStuff.%s' "$(field Main stuff)" "$fa")"
   # per-class deltas are the difference of the two histograms, for every class
-  "$HK" diff "$B" "$A" -n 0 --no-bitmaps --json > ahat-diff.json 2> ahat-diff.err || fail ahat-diff-cli "$(head -c 300 ahat-diff.err)"
-  "$HK" histogram "$B" --json > hb.json
-  "$HK" histogram "$A" --json > hd.json
+  "$HK" diff "$B" "$A" --no-map -n 0 --no-bitmaps --json > ahat-diff.json 2> ahat-diff.err || fail ahat-diff-cli "$(head -c 300 ahat-diff.err)"
+  "$HK" histogram "$B" --no-map --json > hb.json
+  "$HK" histogram "$A" --no-map --json > hd.json
   jq -n --slurpfile b hb.json --slurpfile d hd.json --slurpfile x ahat-diff.json '
     def sums(h): reduce h[] as $r ({}; .[$r.class] |= {c: ((.c // 0) + $r.count), s: ((.s // 0) + $r.shallow_bytes), r: ((.r // 0) + $r.retained_bytes)});
     (sums($b[0])) as $B | (sums($d[0])) as $D |
@@ -53,7 +53,7 @@ LUA
     { want: ($want | sort_by(.class)), got: ($got | sort_by(.class)) } | (.want == .got), (.want | length)' > cmp.out
   eq ahat-class-deltas-equal-histograms "$(head -1 cmp.out)" true
   [ "$(sed -n 2p cmp.out)" -gt 100 ] && pass ahat-class-deltas-count || fail ahat-class-deltas-count "$(sed -n 2p cmp.out) classes"
-  "$HK" diff "$B" "$A" --no-bitmaps -n 1 --object "$(grep ^id ahat.out | cut -f2)" --json > obj.json 2>&1
+  "$HK" diff "$B" "$A" --no-map --no-bitmaps -n 1 --object "$(grep ^id ahat.out | cut -f2)" --json > obj.json 2>&1
   eq ahat-object-option "$(jq -r '.object | "\(.status) \([.changes[].field] | sort | join(","))"' obj.json)" "same $mv,$mr"
   # deobfuscated on both sides (--map/--base-map, once hk.open takes a map: issue 16)
   if "$HK" run /dev/stdin --dump "$A" --map "$MAP" > map.out 2>/dev/null <<'LUA'

@@ -74,6 +74,7 @@ check duplicate-bitmaps duplicate-bitmaps demo.hprof
 check duplicate-strings duplicate-strings demo.hprof
 check duplicate-arrays duplicate-arrays demo.hprof
 check triage triage demo.hprof
+check diff diff demo.hprof demo.hprof
 check bitmaps-from-dir bitmaps-from-dir demo.hprof --dir pngs
 check plugins plugins
 check meminfo meminfo "$SRC/tests/meminfo/modern_android14_d.txt"

@@ -90,6 +90,8 @@ for d in $dumps; do
   check_facts "$n" "$d" "$n.facts.json"
   # the same dump gives the same bytes: another run, from another directory, through another path
   mkdir -p "again$i" && cp "$d" "again$i/copy.hprof"
+  # a map beside the dump is part of its input: it goes along under the copy's name
+  [ -f "${d%.hprof}.map" ] && cp "${d%.hprof}.map" "again$i/copy.map"
   (cd "again$i" && "$HK" triage copy.hprof --json > facts.json 2>/dev/null)
   if cmp -s "$n.facts.json" "again$i/facts.json"; then pass "same-bytes-$n"; else fail "same-bytes-$n" "$(diff "$n.facts.json" "again$i/facts.json" | head -5)"; fi
 done

@@ -292,17 +292,19 @@ function Watch:dump(reason)
   return path
 end
 
--- --triage: the recipe named "triage", when one is registered, writes its facts and report
--- beside the dump.
+-- --triage: the recipe named "triage" (hk.run, so a user's replacement runs too) writes its
+-- facts and report beside the dump, with the meminfo text saved beside it and the samples so far.
 function Watch:triage(path, base)
   local q = hk.queries()["triage"]
   if not q then return end
+  local declared = q.args or {}
   local a = {}
-  for k, v in pairs(q.args or {}) do a[k] = v end
-  a.dump, a.report = path, base .. ".report.html"
-  if q.args and q.args.samples ~= nil and self.samples then a.samples = self.samples.path end
+  if declared.report ~= nil then a.report = base .. ".report.html" end
+  if declared.samples ~= nil and self.samples then a.samples = self.samples.path end
+  local mi = base .. ".meminfo.txt"
+  if declared.meminfo ~= nil and io.open(mi) then a.meminfo = mi end
   local ok, err = pcall(function()
-    local facts = q.run(hk.open(path), a)
+    local facts = hk.run("triage", hk.open(path), a)
     hk.write_file(base .. ".facts.json", hk.json_encode(facts, q.columns) .. "\n")
   end)
   if ok then self:log("triage", "facts and report", base .. ".facts.json")

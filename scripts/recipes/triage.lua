@@ -328,8 +328,15 @@ hk.query{
     if args.baseline ~= "" then
       progress("diff against the baseline")
       local base = hk.open(args.baseline)
-      facts.diff = dump.diff and dump:diff(base) or
-        { note = "this hprofkit has no dump:diff: no diff was made", baseline_sha256 = base:sha256() }
+      if hk.diff_report then
+        -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
+        local d = hk.diff_report(base, dump, { n = 20 })
+        d.base, d.dump = nil, nil
+        d.baseline_sha256 = base:sha256()
+        facts.diff = d
+      else
+        facts.diff = { note = "this hprofkit has no diff: no diff was made", baseline_sha256 = base:sha256() }
+      end
     end
     local meta = {}
     if not hk.run and args.fail_on and args.fail_on ~= "" then
