@@ -112,7 +112,7 @@ skip renders-watch "needs the test daemon's scripted memory curve (t_watch.sh co
 
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
-bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays"
+bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays diff"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"
