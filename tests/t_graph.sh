@@ -122,6 +122,15 @@ for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof "$
   case "$got" in "objects "*" disagree 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
 done
 
+# ---- dominators before paths and after: the same answers (dominators drop the forward edges) ----
+for f in "$T/pr.hprof" "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
+  name="phase_order_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  a=$("$HK" run "$SRC/tests/graph/order_check.lua" "$f" --order dom-first 2>&1)
+  b=$("$HK" run "$SRC/tests/graph/order_check.lua" "$f" --order paths-first 2>&1)
+  if [ "$a" == "$b" ] && [ "$(grep -c '^P 0x' <<<"$a")" -ge 4 ]; then pass "$name"; else fail "$name" "$(diff <(echo "$a") <(echo "$b") | head -c 300) :: $(head -c 200 <<<"$a")"; fi
+done
+
 # ---- per-class retained bytes: the retained size of the set of a class's instances, held
 # against ahat's dominator tree (an independent implementation) ----
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"

@@ -15,14 +15,21 @@ double hkg_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void finder_free(hk_graph *g)
+{
+    free(g->bucket); free(g->bucket_base); free(g->bucket_min); free(g->bucket_shift);
+    g->bucket = g->bucket_base = g->bucket_min = NULL;
+    g->bucket_shift = NULL;
+}
+
 static void graph_free(hk_dump *d)
 {
     hk_graph *g = d->graph;
     if (!g) return;
-    free(g->bucket); free(g->bucket_base); free(g->bucket_min); free(g->bucket_shift);
+    finder_free(g);
     free(g->cls); free(g->ref_offs); free(g->out_start); free(g->out); free(g->weak);
-    free(g->flags); free(g->shallow); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
-    free(g->native); free(g->idom); free(g->retained); free(g->retained_native);
+    free(g->flags); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
+    free(g->native); free(g->idom); free(g->retained); hk_idtab_free(&g->retained_native);
     free(g->kid_start); free(g->kids); free(g->parent); free(g->pweak);
     free(g);
     d->graph = NULL;
@@ -83,6 +90,7 @@ static int build_finder(hk_dump *d, hk_graph *g)
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
+    if (!g->bucket) return hk_obj_find(d, id);
     uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
     if (d->segs[s].hi != hiw || low < g->bucket_min[s]) return HK_NONE;
     uint32_t k = (low - g->bucket_min[s]) >> g->bucket_shift[s];
@@ -204,15 +212,30 @@ static int push_weak(hk_graph *g, uint32_t *cap, uint32_t src, uint32_t dst, int
     return 0;
 }
 
+uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_INSTANCE_DUMP) return hk_obj_shallow_size(d, i);
+    hk_id cid = hk_rec_instance_class(d, r);
+    if (cid != s->cid || !cid) {
+        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+        s->cid = cid;
+        s->size = ci ? d->classes[*ci].instance_size : 0;
+    }
+    return s->size;
+}
+
+/* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
+ * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
 int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = d->nobjects, idsz = d->id_size;
-    if (build_finder(d, g) || build_class_refs(d, g)) goto oom;
+    const int first = !g->flags;
+    if (build_finder(d, g) || (first && build_class_refs(d, g))) goto oom;
     g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
-    g->flags = calloc(n ? n : 1, 1);
-    g->shallow = malloc((n ? n : 1) * sizeof *g->shallow);
-    if (!g->out_start || !g->flags || !g->shallow) goto oom;
+    if (first) g->flags = calloc(n ? n : 1, 1);
+    if (!g->out_start || !g->flags) goto oom;
     uint32_t ccap = 0;
     edges e = {0};
     e.cap = (uint64_t)n * 2 + 1024;
@@ -220,12 +243,10 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     if (!e.v) goto oom;
     uint32_t wcap = 0;
     hk_id last_cid = 0;
-    uint32_t last_size = 0;
     const hkg_class_refs *cr = NULL;
     g->out_start[0] = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
-        uint64_t sz;
         switch (*r) {
         case HPROF_INSTANCE_DUMP: {
             hk_id cid = hk_rec_instance_class(d, r);
@@ -233,11 +254,9 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
                 cr = ci ? &g->cls[*ci] : NULL;
                 last_cid = cid;
-                last_size = ci ? d->classes[*ci].instance_size : 0;
             }
-            g->shallow[i] = last_size;
             if (!cr) break;
-            if (cr->cleaner) {
+            if (first && cr->cleaner) {
                 if (g->ncleaners == ccap) {
                     uint32_t *p = realloc(g->cleaners, (ccap = ccap ? 2 * ccap : 64) * sizeof *p);
                     if (!p) goto oom_e;
@@ -255,6 +274,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 uint32_t t = hkg_find(d, g, id);
                 if (t != HK_NONE && push(&e, t)) goto oom_e;
             }
+            if (!first) break;
             for (uint32_t k = 0; k < cr->nweak; k++) {
                 if (cr->woff[k] + idsz > len) continue;
                 uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
@@ -267,8 +287,6 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         }
         case HPROF_OBJ_ARRAY_DUMP: {
             uint32_t cnt = hk_rec_array_length(d, r);
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             const uint8_t *p = hk_rec_obj_array_elems(d, r);
             for (uint32_t k = 0; k < cnt; k++, p += idsz) {
                 hk_id id = hk_be_id(d, p);
@@ -279,8 +297,6 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             break;
         }
         case HPROF_CLASS_DUMP: {
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
             if (!ci) break;
             const hk_class *c = &d->classes[*ci];
@@ -297,8 +313,6 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             break;
         }
         default:
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             break;
         }
         if (e.n > UINT32_MAX) {
@@ -308,24 +322,41 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         }
         g->out_start[i + 1] = (uint32_t)e.n;
     }
-    g->out = e.v;
+    /* exactly the edges' size: the spare capacity was never touched, but a later grow would be */
+    g->out = e.n ? realloc(e.v, e.n * sizeof *e.v) : e.v;
+    if (!g->out) g->out = e.v;
     g->nout = e.n;
-    /* roots, without duplicates */
-    g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
-    if (!g->roots) goto oom;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
-        if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
-        g->flags[t] |= HKG_F_ROOT;
-        g->roots[g->nroots++] = t;
+    if (first) {
+        /* roots, without duplicates */
+        g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
+        if (!g->roots) goto oom;
+        for (uint32_t k = 0; k < d->nroots; k++) {
+            uint32_t t = hkg_find(d, g, d->roots[k].id);
+            if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
+            g->flags[t] |= HKG_F_ROOT;
+            g->roots[g->nroots++] = t;
+        }
     }
-    g->times.refs = hkg_now() - t0;
+    finder_free(g);
+    g->times.refs += hkg_now() - t0;
     return 0;
 oom_e:
     free(e.v);
 oom:
+    finder_free(g);
     snprintf(err, errlen, "graph: out of memory building the reference index (%u objects)", n);
     return -1;
+}
+
+/* Dominators need the forward edges only for their depth-first search; unless the caller
+ * asked for references or paths, they are dropped then and rebuilt if asked for later. */
+void hkg_drop_out(hk_graph *g)
+{
+    if (g->keep_out) return;
+    free(g->out_start);
+    free(g->out);
+    g->out_start = g->out = NULL;
+    g->done &= ~HK_GRAPH_REFS;
 }
 
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
@@ -385,8 +416,11 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
 {
     hk_graph *g = hkg_state(d, err, errlen);
     if (!g) return -1;
-    if (mask & HK_GRAPH_DOM) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
-    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS)) mask |= HK_GRAPH_REFS;
+    if (mask & (HK_GRAPH_REFS | HK_GRAPH_PATHS)) g->keep_out = 1;
+    /* what a phase needs only when it is still to be computed: the edges may have been
+     * dropped after dominators, and need not come back for them */
+    if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
+    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS) & ~g->done) mask |= HK_GRAPH_REFS;
     static const struct { int bit; const char *what; int (*fn)(hk_dump *, hk_graph *, char *, size_t); } phases[] = {
         {HK_GRAPH_REFS, "references", hkg_build_refs}, {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
         {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},
