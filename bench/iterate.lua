@@ -43,3 +43,20 @@ run("cls:instances{field = name}", function()
   end
   return n, seen
 end)
+
+run("cls:field_values(name)", function()
+  local n, seen = 0, 0
+  for _, cls in ipairs(classes) do
+    local fname = first_field(cls)
+    if fname then
+      local vals, count = cls:field_values(fname)
+      for i = 1, count do
+        if vals[i] ~= nil then seen = seen + 1 end
+      end
+      n = n + count
+    else
+      for _ in cls:instances() do n = n + 1 end
+    end
+  end
+  return n, seen
+end)
