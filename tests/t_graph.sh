@@ -131,6 +131,17 @@ for f in "$T/pr.hprof" "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
   if [ "$a" == "$b" ] && [ "$(grep -c '^P 0x' <<<"$a")" -ge 4 ]; then pass "$name"; else fail "$name" "$(diff <(echo "$a") <(echo "$b") | head -c 300) :: $(head -c 200 <<<"$a")"; fi
 done
 
+# ---- -j: the parallel phases give the same answers on 1 and 2 threads ----
+"$GEN" --scenario big --size-mb 8 -o "$T/jobs.hprof" >/dev/null 2>&1
+for f in "$T/pr.hprof" "$T/jobs.hprof" "$REALDATA"/hprof/*.hprof; do
+  name="jobs_1_2_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  "$HK" -j 1 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j1.txt" 2>&1
+  "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j2.txt" 2>&1
+  if cmp -s "$T/j1.txt" "$T/j2.txt" && [ "$(grep -c '^0x' "$T/j1.txt")" -gt 20 ]; then pass "$name"
+  else fail "$name" "$(diff "$T/j1.txt" "$T/j2.txt" | head -c 300)"; fi
+done
+
 # ---- per-class retained bytes: the retained size of the set of a class's instances, held
 # against ahat's dominator tree (an independent implementation) ----
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"

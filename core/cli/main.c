@@ -3,6 +3,7 @@
 #include "hk_config.h"
 #include "host/lua_host.h"
 #include "util/hk_file.h"
+#include "util/hk_jobs.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: hprofkit [--plugins FILE]... COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+    fputs("usage: hprofkit [--plugins FILE]... [-j N] COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+          "\n"
+          "-j N: threads for the heap graph's parallel phases (default: every core).\n"
           "\n"
           "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
@@ -35,6 +38,7 @@ int main(int argc, char **argv)
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--plugins") && i + 1 < argc) cli_add_plugins_file(&cx, argv[++i]);
         else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc) hk_set_jobs(atoi(argv[++i]));
         else break;
     }
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {

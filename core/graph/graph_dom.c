@@ -3,6 +3,7 @@
  * references are millions deep.  Node numbering: object indices 0..n-1 and the virtual
  * root n; DFS preorder numbers 0..n with the virtual root 0. */
 #include "graph/graph_internal.h"
+#include "util/hk_jobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,18 @@ static void map_referrers(hk_graph *g, const uint32_t *map)
         uint32_t *list = g->in_many + (x & ~HKG_IN_MANY);
         for (uint32_t k = 1; k <= list[0]; k++) list[k] = map[list[k]];
     }
+}
+
+/* Shallow sizes into the retained sizes' words, in parts on the threads: each reads its
+ * objects' records. */
+enum { SHALLOW_PARTS = 32 };
+typedef struct shallow_job { const hk_dump *d; uint64_t *ret; uint32_t n; } shallow_job;
+static void shallow_part(void *ctx, int k)
+{
+    shallow_job *j = ctx;
+    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS), hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
+    hkg_sizer sz = {0};
+    for (uint32_t i = lo; i < hi; i++) j->ret[i] = hkg_shallow(j->d, &sz, i);
 }
 
 /* Memory, in 4-byte words per object on top of the index and the referrers: the search
@@ -155,8 +168,8 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 
     /* retained sizes (over semi and label): children before parents in reverse preorder */
     uint64_t *ret = g->retained;
-    hkg_sizer sz = {0};
-    for (uint32_t i = 0; i < n; i++) ret[i] = hkg_shallow(d, &sz, i);
+    shallow_job sj = {d, ret, n};
+    hk_parallel(SHALLOW_PARTS, shallow_part, &sj);
     ret[n] = 0;
     hk_idtab *rn = &g->retained_native;
     hk_idtab_init(rn);

@@ -1,6 +1,7 @@
 /* The graph's state, the id -> index finder, forward references and the referrer index. */
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
+#include "util/hk_jobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,19 +200,6 @@ static inline int push(edges *e, uint32_t t)
     return 0;
 }
 
-static int push_weak(hk_graph *g, uint32_t *cap, uint32_t src, uint32_t dst, int kind)
-{
-    if (g->nweak == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 256;
-        hkg_weak *p = realloc(g->weak, nc * sizeof *p);
-        if (!p) return -1;
-        g->weak = p;
-        *cap = nc;
-    }
-    g->weak[g->nweak++] = (hkg_weak){src, dst, (uint8_t)kind};
-    return 0;
-}
-
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
 {
     const uint8_t *r = d->data + hk_obj_offset(d, i);
@@ -225,27 +213,59 @@ uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
     return s->size;
 }
 
-/* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
- * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+/* The reference pass is cut into parts of consecutive objects, scanned on the threads
+ * (hk_parallel) into lists of their own and joined in part order: the same index for any
+ * number of threads.  out_start holds part-relative positions until the join. */
+enum { REF_PARTS = 64 };
+typedef struct refs_part {
+    uint32_t lo, hi;
+    edges e;
+    hkg_weak *weak;
+    uint32_t nweak, wcap;
+    uint32_t *cleaners;
+    uint32_t ncleaners, ccap;
+    int oom;
+} refs_part;
+typedef struct refs_job { hk_dump *d; hk_graph *g; int first; refs_part *parts; } refs_job;
+
+static int part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
 {
-    double t0 = hkg_now();
-    const uint32_t n = d->nobjects, idsz = d->id_size;
-    const int first = !g->flags;
-    if (build_finder(d, g) || (first && build_class_refs(d, g))) goto oom;
-    g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
-    if (first) g->flags = calloc(n ? n : 1, 1);
-    if (!g->out_start || !g->flags) goto oom;
-    uint32_t ccap = 0;
-    edges e = {0};
-    e.cap = (uint64_t)n * 2 + 1024;
-    e.v = malloc(e.cap * sizeof *e.v);
-    if (!e.v) goto oom;
-    uint32_t wcap = 0;
+    if (pt->nweak == pt->wcap) {
+        uint32_t nc = pt->wcap ? pt->wcap * 2 : 256;
+        hkg_weak *p = realloc(pt->weak, nc * sizeof *p);
+        if (!p) return -1;
+        pt->weak = p;
+        pt->wcap = nc;
+    }
+    pt->weak[pt->nweak++] = (hkg_weak){src, dst, (uint8_t)kind};
+    return 0;
+}
+
+static int part_cleaner(refs_part *pt, uint32_t i)
+{
+    if (pt->ncleaners == pt->ccap) {
+        uint32_t nc = pt->ccap ? 2 * pt->ccap : 64;
+        uint32_t *p = realloc(pt->cleaners, nc * sizeof *p);
+        if (!p) return -1;
+        pt->cleaners = p;
+        pt->ccap = nc;
+    }
+    pt->cleaners[pt->ncleaners++] = i;
+    return 0;
+}
+
+static void scan_part(void *ctx, int part)
+{
+    refs_job *j = ctx;
+    hk_dump *d = j->d;
+    hk_graph *g = j->g;
+    refs_part *pt = &j->parts[part];
+    const uint32_t idsz = d->id_size;
+    const int first = j->first;
+    edges *e = &pt->e;
     hk_id last_cid = 0;
     const hkg_class_refs *cr = NULL;
-    g->out_start[0] = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = pt->lo; i < pt->hi; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
         switch (*r) {
         case HPROF_INSTANCE_DUMP: {
@@ -256,14 +276,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 last_cid = cid;
             }
             if (!cr) break;
-            if (first && cr->cleaner) {
-                if (g->ncleaners == ccap) {
-                    uint32_t *p = realloc(g->cleaners, (ccap = ccap ? 2 * ccap : 64) * sizeof *p);
-                    if (!p) goto oom_e;
-                    g->cleaners = p;
-                }
-                g->cleaners[g->ncleaners++] = i;
-            }
+            if (first && cr->cleaner && part_cleaner(pt, i)) goto oom;
             uint32_t len;
             const uint8_t *p = hk_rec_instance_data(d, r, &len);
             const uint32_t *offs = g->ref_offs + cr->start;
@@ -272,14 +285,14 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 hk_id id = hk_be_id(d, p + offs[k]);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             if (!first) break;
             for (uint32_t k = 0; k < cr->nweak; k++) {
                 if (cr->woff[k] + idsz > len) continue;
                 uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
                 if (t == HK_NONE) continue;
-                if (push_weak(g, &wcap, i, t, cr->wkind)) goto oom_e;
+                if (part_weak(pt, i, t, cr->wkind)) goto oom;
                 g->flags[i] |= HKG_F_WEAK;
             }
             if (cr->list_link) g->flags[i] |= HKG_F_LIST;
@@ -292,7 +305,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 hk_id id = hk_be_id(d, p);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             break;
         }
@@ -303,30 +316,94 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             hk_id ids[2] = {c->super_id, c->loader_id};
             for (int k = 0; k < 2; k++) {
                 uint32_t t = hkg_find(d, g, ids[k]);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             for (uint32_t k = 0; k < c->nstatics; k++) {
                 if (c->statics[k].type != HK_T_OBJECT) continue;
                 uint32_t t = hkg_find(d, g, c->statics[k].value.ref);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             break;
         }
         default:
             break;
         }
-        if (e.n > UINT32_MAX) {
-            free(e.v);
-            snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
-            return -1;
-        }
-        g->out_start[i + 1] = (uint32_t)e.n;
+        if (e->n > UINT32_MAX) goto oom;   /* reported as too many references by the join */
+        g->out_start[i + 1] = (uint32_t)e->n;
     }
-    /* exactly the edges' size: the spare capacity was never touched, but a later grow would be */
-    g->out = e.n ? realloc(e.v, e.n * sizeof *e.v) : e.v;
-    if (!g->out) g->out = e.v;
-    g->nout = e.n;
+    return;
+oom:
+    pt->oom = 1;
+}
+
+static void parts_free(refs_part *parts)
+{
+    for (int k = 0; k < REF_PARTS; k++) { free(parts[k].e.v); free(parts[k].weak); free(parts[k].cleaners); }
+    free(parts);
+}
+
+/* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
+ * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
+int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+{
+    double t0 = hkg_now();
+    const uint32_t n = d->nobjects;
+    const int first = !g->flags;
+    refs_part *parts = NULL;
+    if (build_finder(d, g) || (first && build_class_refs(d, g))) goto oom;
+    g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
+    if (first) g->flags = calloc(n ? n : 1, 1);
+    parts = calloc(REF_PARTS, sizeof *parts);
+    if (!g->out_start || !g->flags || !parts) goto oom;
+    for (int k = 0; k < REF_PARTS; k++) {
+        parts[k].lo = (uint32_t)((uint64_t)n * k / REF_PARTS);
+        parts[k].hi = (uint32_t)((uint64_t)n * (k + 1) / REF_PARTS);
+    }
+    refs_job job = {d, g, first, parts};
+    hk_parallel(REF_PARTS, scan_part, &job);
+    /* the join, in part order */
+    uint64_t total = 0;
+    uint32_t nweak = 0, ncleaners = 0;
+    for (int k = 0; k < REF_PARTS; k++) {
+        if (parts[k].oom && parts[k].e.n <= UINT32_MAX) goto oom;
+        total += parts[k].e.n;
+        nweak += parts[k].nweak;
+        ncleaners += parts[k].ncleaners;
+    }
+    if (total > UINT32_MAX) {
+        parts_free(parts);
+        finder_free(g);
+        snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
+        return -1;
+    }
+    g->out_start[0] = 0;
+    uint64_t base = 0;
+    for (int k = 0; k < REF_PARTS; k++) {
+        for (uint32_t i = parts[k].lo; i < parts[k].hi; i++) g->out_start[i + 1] += (uint32_t)base;
+        base += parts[k].e.n;
+    }
+    uint32_t *out = realloc(parts[0].e.v, (total ? total : 1) * sizeof *out);
+    if (!out) goto oom;
+    parts[0].e.v = NULL;
+    base = parts[0].e.n;
+    for (int k = 1; k < REF_PARTS; k++) {
+        if (parts[k].e.n) memcpy(out + base, parts[k].e.v, parts[k].e.n * sizeof *out);
+        base += parts[k].e.n;
+        free(parts[k].e.v);
+        parts[k].e.v = NULL;
+    }
+    g->out = out;
+    g->nout = total;
     if (first) {
+        g->weak = malloc((nweak ? nweak : 1) * sizeof *g->weak);
+        g->cleaners = malloc((ncleaners ? ncleaners : 1) * sizeof *g->cleaners);
+        if (!g->weak || !g->cleaners) goto oom;
+        for (int k = 0; k < REF_PARTS; k++) {
+            if (parts[k].nweak) memcpy(g->weak + g->nweak, parts[k].weak, parts[k].nweak * sizeof *g->weak);
+            g->nweak += parts[k].nweak;
+            if (parts[k].ncleaners) memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
+            g->ncleaners += parts[k].ncleaners;
+        }
         /* roots, without duplicates */
         g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
         if (!g->roots) goto oom;
@@ -337,12 +414,12 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             g->roots[g->nroots++] = t;
         }
     }
+    parts_free(parts);
     finder_free(g);
     g->times.refs += hkg_now() - t0;
     return 0;
-oom_e:
-    free(e.v);
 oom:
+    if (parts) parts_free(parts);
     finder_free(g);
     snprintf(err, errlen, "graph: out of memory building the reference index (%u objects)", n);
     return -1;
