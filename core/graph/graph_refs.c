@@ -5,6 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
@@ -416,6 +419,10 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     parts_free(parts);
     finder_free(g);
+#ifdef __GLIBC__
+    /* the parts grew in the threads' own arenas, which keep freed blocks mapped: give them back */
+    malloc_trim(0);
+#endif
     g->times.refs += hkg_now() - t0;
     return 0;
 oom:

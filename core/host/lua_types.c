@@ -1,6 +1,7 @@
 /* The Lua types over the index: Dump, Class, Object.  No heap is copied: a Class or
  * Object is an index plus a reference to its Dump. */
 #include "host/lua_host.h"
+#include "hprof/hprof_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -169,6 +170,22 @@ hk_id hkl_check_id(lua_State *L, int idx)
     return id;
 }
 
+/* The class index of an instance record by its class id, through a small cache: field reads
+ * go through many instances of few classes.  An entry is confirmed against the dump's own
+ * class table, so one left by a closed dump is never believed. */
+static uint32_t instance_class(const hk_dump *d, const uint8_t *rec)
+{
+    static struct { const hk_dump *d; hk_id cid; uint32_t cls; } cache[64];
+    hk_id cid = hk_rec_instance_class(d, rec);
+    size_t k = (size_t)(cid >> 3 ^ cid >> 9) & 63;
+    uint32_t c = cache[k].cls;
+    if (cache[k].d == d && cache[k].cid == cid && c < d->nclasses && d->classes[c].id == cid) return c;
+    uint32_t *cp = hk_idmap_get(&d->class_by_id, cid);
+    c = cp ? *cp : HK_NONE;
+    cache[k].d = d; cache[k].cid = cid; cache[k].cls = c;
+    return c;
+}
+
 /* hkl_push_value with the dump already known (the bulk reads' loop) */
 static void push_value_of(lua_State *L, int dump_idx, hk_dump *d, const hk_value *v)
 {
@@ -177,7 +194,9 @@ static void push_value_of(lua_State *L, int dump_idx, hk_dump *d, const hk_value
         if (!v->ref) { lua_pushnil(L); return; }
         uint32_t o = hk_obj_find(d, v->ref);
         if (o == HK_NONE) { lua_pushnil(L); return; }
-        if (hk_obj_class(d, o) == d->string_class && d->string_class != HK_NONE) {
+        const uint8_t *rec = d->data + hk_obj_offset(d, o);
+        if (d->string_class != HK_NONE && *rec == HPROF_INSTANCE_DUMP &&
+            hk_rec_instance_class(d, rec) == d->classes[d->string_class].id) {
             hk_buf b;
             hk_buf_init(&b);
             if (hk_string_value(d, o, &b) == 0) {
@@ -730,9 +749,11 @@ static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name)
 /* Reads field name of instance obj: 1 found, 0 not */
 static int read_field(hk_dump *d, uint32_t obj, const char *name, hk_value *v)
 {
-    uint32_t len, c = hk_obj_class(d, obj);
-    const uint8_t *data = hk_instance_data(d, obj, &len);
-    if (!data || c == HK_NONE) return 0;
+    const uint8_t *rec = d->data + hk_obj_offset(d, obj);
+    if (*rec != HPROF_INSTANCE_DUMP) return 0;
+    uint32_t len, c = instance_class(d, rec);
+    const uint8_t *data = hk_rec_instance_data(d, rec, &len);
+    if (c == HK_NONE) return 0;
     const hk_field *f = find_field(d, c, name);
     if (!f || f->offset + (uint32_t)hk_type_size(d, f->type) > len) return 0;
     hk_read_value(d, data + f->offset, f->type, v);
