@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
+tools/deps.sh --bench
 jar=/usr/share/visualvm/visualvm/modules/org-graalvm-visualvm-lib-jfluid-heap.jar
 [ -f "$jar" ] || { echo "visualvm_bench: $jar missing (apt-get install visualvm)" >&2; exit 1; }
 [ -x build-release/hprofkit ] || { meson setup build-release --buildtype=release >/dev/null; ninja -C build-release >/dev/null; }
