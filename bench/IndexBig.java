@@ -1,27 +1,21 @@
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
+import java.util.LinkedList;
 
-/* A HotSpot heap of a few million objects for the index benchmark: maps, lists, strings,
- * arrays and small objects, like an app's. */
+/* A HotSpot heap of over ten million objects for the benchmarks, shaped like a big app's: a
+ * HashMap of N entries (entry, Integer key, Long value: 3 objects each), a LinkedList of N
+ * nodes each holding a small array (2 objects each, and a chain N deep for the dominators),
+ * and a few thousand strings.  N = args[1]; 3,000,000 gives about 15 million objects. */
 public class IndexBig {
-    static class Node { Node left, right; int value; String name; Node(int v) { value = v; } }
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[1]);
-        List<Object> keep = new ArrayList<>();
-        HashMap<String, Node> map = new HashMap<>();
-        Node prev = null;
-        for (int i = 0; i < n; i++) {
-            Node x = new Node(i);
-            x.left = prev;
-            if ((i & 7) == 0) x.name = "node-" + i;
-            if ((i & 15) == 0) map.put("k" + i, x);
-            if ((i & 63) == 0) keep.add(new int[16]);
-            prev = x;
-            if ((i & 1023) == 0) { keep.add(prev); prev = null; }
-        }
-        keep.add(map);
+        HashMap<Integer, Long> map = new HashMap<>();
+        for (int i = 0; i < n; i++) map.put(i + 1000, (long) i * 7);
+        LinkedList<int[]> list = new LinkedList<>();
+        for (int i = 0; i < n; i++) list.add(new int[] {i, i + 1});
+        String[] names = new String[4096];
+        for (int i = 0; i < names.length; i++) names[i] = "name-" + i;
+        Object[] keep = {map, list, names};
         java.nio.file.Files.writeString(java.nio.file.Path.of(args[0]), Long.toString(ProcessHandle.current().pid()));
-        while (true) Thread.sleep(500);
+        while (keep.length > 0) Thread.sleep(500);
     }
 }

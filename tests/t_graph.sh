@@ -122,6 +122,26 @@ for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof; d
   case "$got" in "objects "*" disagree 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
 done
 
+# ---- dominators before paths and after: the same answers (dominators drop the forward edges) ----
+for f in "$T/pr.hprof" "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
+  name="phase_order_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  a=$("$HK" run "$SRC/tests/graph/order_check.lua" "$f" --order dom-first 2>&1)
+  b=$("$HK" run "$SRC/tests/graph/order_check.lua" "$f" --order paths-first 2>&1)
+  if [ "$a" == "$b" ] && [ "$(grep -c '^P 0x' <<<"$a")" -ge 4 ]; then pass "$name"; else fail "$name" "$(diff <(echo "$a") <(echo "$b") | head -c 300) :: $(head -c 200 <<<"$a")"; fi
+done
+
+# ---- -j: the parallel phases give the same answers on 1 and 2 threads ----
+"$GEN" --scenario big --size-mb 8 -o "$T/jobs.hprof" >/dev/null 2>&1
+for f in "$T/pr.hprof" "$T/jobs.hprof" "$REALDATA"/hprof/*.hprof; do
+  name="jobs_1_2_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  "$HK" -j 1 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j1.txt" 2>&1
+  "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j2.txt" 2>&1
+  if cmp -s "$T/j1.txt" "$T/j2.txt" && [ "$(grep -c '^0x' "$T/j1.txt")" -gt 20 ]; then pass "$name"
+  else fail "$name" "$(diff "$T/j1.txt" "$T/j2.txt" | head -c 300)"; fi
+done
+
 # ---- per-class retained bytes: the retained size of the set of a class's instances, held
 # against ahat's dominator tree (an independent implementation) ----
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"

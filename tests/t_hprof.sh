@@ -3,6 +3,13 @@
 RD="$REALDATA/hprof"
 MKBAD="$BUILD/tests/mkbad"
 
+# ---- the object table's sort: in order, long runs with short ones among them, no order ----
+if [ -x "$BUILD/tests/objtab_check" ]; then
+  "$BUILD/tests/objtab_check" || true
+else
+  fail objtab-check-built "$BUILD/tests/objtab_check not built"
+fi
+
 # ---- real dumps from other projects ----
 if [ -d "$RD" ]; then
   art="$RD/aosp-art-ahat-test-dump.hprof"

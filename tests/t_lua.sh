@@ -107,6 +107,17 @@ for obj, referent in dump:class("java.lang.ref.Reference"):instances{ subclasses
   assert(referent == nil or type(referent) == "userdata" or type(referent) == "string")
 end
 assert(subs >= 4, "subclasses with field: " .. subs)
+-- cls:field_values(name [, subclasses]) is every instance's value in instances() order
+for _, c in ipairs{ { strings, "count", false }, { strings, "value", false },
+                    { dump:class("java.lang.ref.Reference"), "referent", true } } do
+  local vals, count = c[1]:field_values(c[2], c[3])
+  local i = 0
+  for obj in c[1]:instances(c[3]) do
+    i = i + 1
+    assert(vals[i] == obj:field(c[2]), "field_values " .. c[2] .. " differs at " .. i)
+  end
+  assert(i == count and i > 0, "field_values count " .. count .. " of " .. i)
+end
 print("ok", bound:field("processName"))
 LUA
 eq object-api "$("$HK" run api.lua demo.hprof 2>api.err)" "ok	$(jq -r .origin.process demo.json)"

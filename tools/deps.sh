@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing on Debian 12: build deps always, test deps with --test.
+# Installs what is missing on Debian 12: build deps always, test deps with --test, and with
+# --bench also what the benchmarks compare against (VisualVM's heap library).
 set -eu
 pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev"
+[ "${1:-}" = "--bench" ] && pkgs="$pkgs openjdk-17-jdk-headless jq visualvm"
 [ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind libxml2-utils protobuf-compiler python3-jsonschema chromium parallel"
 missing=""
 for p in $pkgs; do

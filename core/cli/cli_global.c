@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "trace/trace.h"
+#include "util/hk_jobs.h"
 
 int cli_check_file(const char *what, const char *path, char *err, size_t errlen)
 {
@@ -56,6 +57,7 @@ static int set_jobs(cli_globals *g, const char *v, char *err, size_t errlen)
         return -1;
     }
     g->jobs = (int)n;
+    hk_set_jobs(g->jobs);
     return 0;
 }
 

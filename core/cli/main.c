@@ -4,6 +4,7 @@
 #include "host/lua_host.h"
 #include "trace/trace.h"
 #include "util/hk_file.h"
+#include "util/hk_jobs.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -159,7 +159,6 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
         if (v + 16 < db->nobjects && df->s[1].o[v + 16].match != HK_NONE) {   /* a counterpart's sizes, ahead */
             uint32_t pu = df->s[1].o[v + 16].match;
             __builtin_prefetch(&ga->out_start[pu]);
-            __builtin_prefetch(&ga->shallow[pu]);
         }
         int k = hkd_kind(&df->s[1], v);
         int64_t c0, c1;
@@ -188,7 +187,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             uint32_t ea, eb;
             const uint32_t *el = NULL;
             if (obj) { hk_graph_out(da, u, &ea); el = hk_graph_out(db, v, &eb); c0 = ea; c1 = eb; }
-            else if (hkg_shallow(db, db->graph, v) <= hkg_shallow(da, da->graph, u)) continue;
+            else if (hk_obj_shallow_size(db, v) <= hk_obj_shallow_size(da, u)) continue;
             else { c0 = hk_array_length(da, u); c1 = hk_array_length(db, v); }
             if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             if (obj && eb) ec = hk_obj_class_name(db, el[eb - 1]);

@@ -45,6 +45,7 @@ void hkd_find_entries(hk_diff *df, int side)
     /* the queue starts with the entries; each object carries its entry's number along, and
      * what is under an entry is tallied as it is reached */
     const hk_graph *g = d->graph;
+    hkg_sizer sizer = {0};
     uint32_t nent = qn, *qe = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *qe);
     for (uint32_t k = 0; k < nent; k++) qe[k] = k;
     sd->ent_objects = hk_xcalloc(nent + 1, sizeof *sd->ent_objects);
@@ -54,7 +55,7 @@ void hkd_find_entries(hk_diff *df, int side)
         if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
         uint32_t w = q[h], o = qe[h], e = q[o];
         sd->ent_objects[o]++;
-        sd->ent_bytes[o] += hkg_shallow(d, g, w);
+        sd->ent_bytes[o] += hkg_shallow(d, &sizer, w);
         const uint32_t *out = hk_graph_out(d, w, &n);
         for (uint32_t k = 0; k < n; k++)
             if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {

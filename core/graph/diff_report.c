@@ -13,10 +13,10 @@ void hkd_tally(hk_diff *df, int side)
     hkd_side *sd = &df->s[side];
     if (sd->tally) return;
     hk_dump *d = sd->d;
-    const hk_graph *g = d->graph;
+    hkg_sizer sizer = {0};
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
     for (uint32_t i = 0; i < d->nobjects; i++) {
-        uint64_t sz = hkg_shallow(d, g, i);
+        uint64_t sz = hkg_shallow(d, &sizer, i);
         if (sd->o[i].match != HK_NONE) { sd->same_bytes += sz; continue; }
         uint32_t c = hkd_cls(sd, i), slot;
         if (c < d->nclasses) slot = c;

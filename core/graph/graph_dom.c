@@ -3,6 +3,7 @@
  * references are millions deep.  Node numbering: object indices 0..n-1 and the virtual
  * root n; DFS preorder numbers 0..n with the virtual root 0. */
 #include "graph/graph_internal.h"
+#include "util/hk_jobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 
 typedef struct dfs_state {
     uint32_t *num;      /* object -> preorder number (n + 1 entries) */
-    uint32_t *vert;     /* preorder number -> object (n for the root) */
     uint32_t *parent;   /* preorder number -> parent's preorder number */
     uint32_t *snode, *spos;  /* explicit DFS stack */
     uint32_t next;      /* next preorder number */
@@ -31,7 +31,6 @@ static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
         uint32_t t = g->out[k];
         if (s->num[t] != NONE) continue;
         s->num[t] = s->next;
-        s->vert[s->next] = t;
         s->parent[s->next++] = s->num[x];
         s->snode[sp] = t;
         s->spos[sp++] = g->out_start[t];
@@ -42,34 +41,52 @@ static void attach(hk_graph *g, dfs_state *s, uint32_t obj)
 {
     g->flags[obj] |= HKG_F_VROOT;
     s->num[obj] = s->next;
-    s->vert[s->next] = obj;
     s->parent[s->next++] = 0;
     dfs_from(g, s, obj);
 }
 
+/* Rewrites every referrer entry through map (object -> preorder number, or back). */
+static void map_referrers(hk_graph *g, const uint32_t *map)
+{
+    for (uint32_t v = 0; v < g->n; v++) {
+        uint32_t x = g->in1[v];
+        if (x == HK_NONE) continue;
+        if (!(x & HKG_IN_MANY)) { g->in1[v] = map[x]; continue; }
+        uint32_t *list = g->in_many + (x & ~HKG_IN_MANY);
+        for (uint32_t k = 1; k <= list[0]; k++) list[k] = map[list[k]];
+    }
+}
+
+/* Shallow sizes into the retained sizes' words, in parts on the threads: each reads its
+ * objects' records. */
+enum { SHALLOW_PARTS = 32 };
+typedef struct shallow_job { const hk_dump *d; uint64_t *ret; uint32_t n; } shallow_job;
+static void shallow_part(void *ctx, int k)
+{
+    shallow_job *j = ctx;
+    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS), hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
+    hkg_sizer sz = {0};
+    for (uint32_t i = lo; i < hi; i++) j->ret[i] = hkg_shallow(j->d, &sz, i);
+}
+
+/* Memory, in 4-byte words per object on top of the index and the referrers: the search
+ * holds num, parent and its stack (which the edges are dropped after); the semidominator
+ * pass holds vert, parent, anc and semi + label, the last two in the retained sizes'
+ * words, which are not needed until they are filled; referrers are rewritten into
+ * preorder numbers meanwhile, so num is not needed either. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = g->n, m = n + 1;
     dfs_state s = {0};
-    uint32_t *semi = NULL, *label = NULL, *anc = NULL;
+    uint32_t *vert = NULL, *anc = NULL, *stk = NULL;
     s.num = malloc((size_t)m * sizeof *s.num);
-    s.vert = malloc((size_t)m * sizeof *s.vert);
     s.parent = malloc((size_t)m * sizeof *s.parent);
-    semi = malloc((size_t)m * sizeof *semi);
-    label = malloc((size_t)m * sizeof *label);
-    anc = malloc((size_t)m * sizeof *anc);
-    g->retained = malloc((size_t)m * sizeof *g->retained);
-    if (g->native) g->retained_native = malloc((size_t)m * sizeof *g->retained_native);
-    if (!s.num || !s.vert || !s.parent || !semi || !label || !anc || !g->retained ||
-        (g->native && !g->retained_native))
-        goto oom;
-    /* the DFS stack borrows label and anc, which are set up only afterwards */
-    s.snode = label;
-    s.spos = anc;
+    s.snode = malloc((size_t)m * sizeof *s.snode);
+    s.spos = malloc((size_t)m * sizeof *s.spos);
+    if (!s.num || !s.parent || !s.snode || !s.spos) goto oom;
     memset(s.num, 0xff, (size_t)m * sizeof *s.num);
     s.num[n] = 0;
-    s.vert[0] = n;
     s.parent[0] = NONE;
     s.next = 1;
     for (uint32_t k = 0; k < g->nroots; k++)
@@ -82,18 +99,31 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     for (uint32_t i = 0; i < n; i++)
         if (s.num[i] == NONE) attach(g, &s, i);
     for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
+    free(s.snode); free(s.spos);
+    s.snode = s.spos = NULL;
+    hkg_drop_out(g);
 
-    /* semidominators, in reverse preorder */
+    vert = malloc((size_t)m * sizeof *vert);
+    if (!vert) goto oom;
+    for (uint32_t i = 0; i <= n; i++) vert[s.num[i]] = i;
+    map_referrers(g, s.num);
+    free(s.num);
+    s.num = NULL;
+
+    /* semidominators, in reverse preorder; referrers are preorder numbers now */
+    g->retained = malloc((size_t)m * sizeof *g->retained);
+    anc = malloc((size_t)m * sizeof *anc);
+    stk = malloc((size_t)m * sizeof *stk);
+    if (!g->retained || !anc || !stk) goto oom_mapped;
+    uint32_t *semi = (uint32_t *)g->retained, *label = semi + m;
     for (uint32_t w = 0; w < m; w++) { semi[w] = w; label[w] = w; anc[w] = NONE; }
-    uint32_t *stk = s.snode = malloc((size_t)m * sizeof *stk);
-    if (!stk) goto oom;
     for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t v = s.vert[w], sw = w;
+        uint32_t v = vert[w], sw = w;
         if (g->flags[v] & HKG_F_VROOT) sw = 0;
         uint32_t nin;
         const uint32_t *in = hkg_in(g, v, &nin);
         for (uint32_t k = 0; k < nin && sw; k++) {
-            uint32_t u = s.num[in[k]];
+            uint32_t u = in[k];
             /* garbage that points into the live heap must not shape its dominators */
             if (w < live_end && u >= live_end) continue;
             if (u < w) { if (u < sw) sw = u; continue; }
@@ -114,7 +144,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         anc[w] = s.parent[w];
     }
     free(stk);
-    s.snode = NULL;
+    stk = NULL;
     /* immediate dominators: from the DFS parent up to the semidominator's depth */
     uint32_t *idom = anc;   /* reuse */
     idom[0] = NONE;
@@ -123,39 +153,51 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         while (x > semi[w]) x = idom[x];
         idom[w] = x;
     }
-    free(semi); semi = NULL;
-    free(label); label = NULL;
-
-    /* retained sizes: children before parents in reverse preorder */
-    uint64_t *ret = g->retained, *retn = g->retained_native;
-    for (uint32_t i = 0; i < n; i++) {
-        ret[i] = hkg_shallow(d, g, i);
-        if (retn) retn[i] = g->native[i];
-    }
-    ret[n] = 0;
-    if (retn) retn[n] = 0;
-    for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t v = s.vert[w], p = s.vert[idom[w]];
-        ret[p] += ret[v];
-        if (retn) retn[p] += retn[v];
-    }
-    g->total_bytes = ret[n];
-    g->total_native = retn ? retn[n] : 0;
+    map_referrers(g, vert);
     /* idom in object space, written over parent (no longer needed) */
     uint32_t *oid = s.parent;
     for (uint32_t w = 1; w < m; w++) {
-        uint32_t p = s.vert[idom[w]];
-        oid[s.vert[w]] = p == n ? HK_NONE : p;
+        uint32_t p = vert[idom[w]];
+        oid[vert[w]] = p == n ? HK_NONE : p;
     }
     oid[n] = HK_NONE;
+    free(anc);
+    anc = NULL;
     g->idom = oid;
-    free(s.num); free(s.vert); free(anc);
+    s.parent = NULL;
+
+    /* retained sizes (over semi and label): children before parents in reverse preorder */
+    uint64_t *ret = g->retained;
+    shallow_job sj = {d, ret, n};
+    hk_parallel(SHALLOW_PARTS, shallow_part, &sj);
+    ret[n] = 0;
+    hk_idtab *rn = &g->retained_native;
+    hk_idtab_init(rn);
+    if (g->native)
+        for (uint32_t i = 0; i < n; i++)
+            if (g->native[i]) { hk_idtab_set(rn, (uint64_t)i + 1, g->native[i]); g->flags[i] |= HKG_F_RNATIVE; }
+    g->total_native = 0;
+    for (uint32_t w = m - 1; w >= 1; w--) {
+        uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
+        ret[p] += ret[v];
+        if (!(g->flags[v] & HKG_F_RNATIVE)) continue;
+        uint64_t x, y = 0;
+        hk_idtab_get(rn, (uint64_t)v + 1, &x);
+        if (p == n) { g->total_native += x; continue; }
+        hk_idtab_get(rn, (uint64_t)p + 1, &y);
+        hk_idtab_set(rn, (uint64_t)p + 1, x + y);
+        g->flags[p] |= HKG_F_RNATIVE;
+    }
+    g->total_bytes = ret[n];
+    free(vert);
     g->times.dom = hkg_now() - t0;
     return 0;
+oom_mapped:
+    map_referrers(g, vert);
 oom:
-    free(s.num); free(s.vert); free(s.parent); free(semi); free(label); free(anc);
+    free(s.num); free(vert); free(s.parent); free(s.snode); free(s.spos); free(anc); free(stk);
+    free(g->idom); g->idom = NULL;
     free(g->retained); g->retained = NULL;
-    free(g->retained_native); g->retained_native = NULL;
     snprintf(err, errlen, "graph: out of memory computing dominators (%u objects)", n);
     return -1;
 }
@@ -176,8 +218,11 @@ uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
 uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
 {
     hk_graph *g = d->graph;
-    if (!g || !g->retained_native) return 0;
-    return obj == HK_NONE ? g->total_native : obj < g->n ? g->retained_native[obj] : 0;
+    uint64_t v = 0;
+    if (!g || !g->retained) return 0;
+    if (obj == HK_NONE) return g->total_native;
+    if (obj < g->n && (g->flags[obj] & HKG_F_RNATIVE)) hk_idtab_get(&g->retained_native, (uint64_t)obj + 1, &v);
+    return v;
 }
 
 uint64_t hk_graph_total_bytes(hk_dump *d) { return hk_graph_retained(d, HK_NONE); }

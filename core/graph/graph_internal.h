@@ -3,6 +3,7 @@
 #define HK_GRAPH_INTERNAL_H
 
 #include "graph/graph.h"
+#include "util/hk_idmap.h"
 
 /* Per-class edge layout: which instance-data offsets hold references. */
 typedef struct hkg_class_refs {
@@ -20,12 +21,14 @@ typedef struct hkg_weak {
 } hkg_weak;
 
 /* Per-object flag bits. */
-enum { HKG_F_WEAK = 1, HKG_F_ROOT = 2, HKG_F_LIST = 4, HKG_F_VROOT = 8 /* virtual root -> obj */ };
+enum { HKG_F_WEAK = 1, HKG_F_ROOT = 2, HKG_F_LIST = 4, HKG_F_VROOT = 8 /* virtual root -> obj */,
+       HKG_F_RNATIVE = 16 /* has an entry in retained_native */ };
 
 typedef struct hk_graph {
     int done;                   /* mask of computed phases */
     uint32_t n;                 /* objects */
-    /* id -> index buckets, per id segment */
+    /* id -> index buckets, per id segment, while the reference pass runs (NULL after:
+     * hkg_find then uses the index's own directory) */
     uint32_t *bucket;           /* per segment: nb[s] + 1 entries */
     uint32_t *bucket_base;      /* first bucket of segment s */
     uint32_t *bucket_min;       /* lowest id_lo of segment s */
@@ -38,7 +41,7 @@ typedef struct hk_graph {
     hkg_weak *weak;
     uint32_t nweak;
     uint8_t *flags;
-    uint32_t *shallow;          /* shallow sizes; UINT32_MAX: ask hk_obj_shallow_size */
+    int keep_out;               /* the caller wants out/out_start after dominators */
     uint32_t *cleaners;         /* instances of Cleaner classes, for native sizes */
     uint32_t ncleaners;
     uint32_t *roots;            /* distinct root objects */
@@ -55,7 +58,10 @@ typedef struct hk_graph {
     uint64_t *native;           /* NULL when the dump has none */
     /* dominators */
     uint32_t *idom;             /* HK_NONE: the virtual root */
-    uint64_t *retained, *retained_native;
+    uint64_t *retained;
+    /* retained native bytes, only where not 0 (the few objects above a native allocation
+     * in the dominator tree), keyed by object index + 1 */
+    hk_idtab retained_native;
     uint64_t total_bytes, total_native;
     uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
     uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
@@ -81,10 +87,11 @@ static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
 
 hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen);
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
-static inline uint64_t hkg_shallow(const hk_dump *d, const hk_graph *g, uint32_t i)
-{
-    return g->shallow[i] != UINT32_MAX ? g->shallow[i] : hk_obj_shallow_size(d, i);
-}
+/* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
+ * every object: most neighbours are instances of the same class, so the last class's
+ * size is remembered. */
+typedef struct hkg_sizer { hk_id cid; uint32_t size; } hkg_sizer;
+uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i);
 double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
@@ -93,6 +100,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+void hkg_drop_out(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 

@@ -59,9 +59,10 @@ int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         }
     }
     free(q);
+    hkg_sizer sz = {0};
     for (uint32_t i = 0; i < n; i++) {
         g->reach_count[reach[i]]++;
-        g->reach_bytes[reach[i]] += hkg_shallow(d, g, i);
+        g->reach_bytes[reach[i]] += hkg_shallow(d, &sz, i);
     }
     g->reach = reach;
     g->times.reach = hkg_now() - t0;

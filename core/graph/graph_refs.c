@@ -1,9 +1,13 @@
 /* The graph's state, the id -> index finder, forward references and the referrer index. */
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
+#include "util/hk_jobs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <unistd.h>
 #include <time.h>
@@ -15,14 +19,21 @@ double hkg_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void finder_free(hk_graph *g)
+{
+    free(g->bucket); free(g->bucket_base); free(g->bucket_min); free(g->bucket_shift);
+    g->bucket = g->bucket_base = g->bucket_min = NULL;
+    g->bucket_shift = NULL;
+}
+
 static void graph_free(hk_dump *d)
 {
     hk_graph *g = d->graph;
     if (!g) return;
-    free(g->bucket); free(g->bucket_base); free(g->bucket_min); free(g->bucket_shift);
+    finder_free(g);
     free(g->cls); free(g->ref_offs); free(g->out_start); free(g->out); free(g->weak);
-    free(g->flags); free(g->shallow); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
-    free(g->native); free(g->idom); free(g->retained); free(g->retained_native);
+    free(g->flags); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
+    free(g->native); free(g->idom); free(g->retained); hk_idtab_free(&g->retained_native);
     free(g->kid_start); free(g->kids); free(g->kids_sorted); free(g->parent); free(g->pweak);
     free(g);
     d->graph = NULL;
@@ -83,6 +94,7 @@ static int build_finder(hk_dump *d, hk_graph *g)
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
+    if (!g->bucket) return hk_obj_find(d, id);
     uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
     if (d->segs[s].hi != hiw || low < g->bucket_min[s]) return HK_NONE;
     uint32_t k = (low - g->bucket_min[s]) >> g->bucket_shift[s];
@@ -194,41 +206,73 @@ static inline int push(edges *e, uint32_t t)
     return 0;
 }
 
-static int push_weak(hk_graph *g, uint32_t *cap, uint32_t src, uint32_t dst, int kind)
+uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
 {
-    if (g->nweak == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 256;
-        hkg_weak *p = realloc(g->weak, nc * sizeof *p);
-        if (!p) return -1;
-        g->weak = p;
-        *cap = nc;
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r != HPROF_INSTANCE_DUMP) return hk_obj_shallow_size(d, i);
+    hk_id cid = hk_rec_instance_class(d, r);
+    if (cid != s->cid || !cid) {
+        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+        s->cid = cid;
+        s->size = ci ? d->classes[*ci].instance_size : 0;
     }
-    g->weak[g->nweak++] = (hkg_weak){src, dst, (uint8_t)kind};
+    return s->size;
+}
+
+/* The reference pass is cut into parts of consecutive objects, scanned on the threads
+ * (hk_parallel) into lists of their own and joined in part order: the same index for any
+ * number of threads.  out_start holds part-relative positions until the join. */
+enum { REF_PARTS = 64 };
+typedef struct refs_part {
+    uint32_t lo, hi;
+    edges e;
+    hkg_weak *weak;
+    uint32_t nweak, wcap;
+    uint32_t *cleaners;
+    uint32_t ncleaners, ccap;
+    int oom;
+} refs_part;
+typedef struct refs_job { hk_dump *d; hk_graph *g; int first; refs_part *parts; } refs_job;
+
+static int part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
+{
+    if (pt->nweak == pt->wcap) {
+        uint32_t nc = pt->wcap ? pt->wcap * 2 : 256;
+        hkg_weak *p = realloc(pt->weak, nc * sizeof *p);
+        if (!p) return -1;
+        pt->weak = p;
+        pt->wcap = nc;
+    }
+    pt->weak[pt->nweak++] = (hkg_weak){src, dst, (uint8_t)kind};
     return 0;
 }
 
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int part_cleaner(refs_part *pt, uint32_t i)
 {
-    double t0 = hkg_now();
-    const uint32_t n = d->nobjects, idsz = d->id_size;
-    if (build_finder(d, g) || build_class_refs(d, g)) goto oom;
-    g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
-    g->flags = calloc(n ? n : 1, 1);
-    g->shallow = malloc((n ? n : 1) * sizeof *g->shallow);
-    if (!g->out_start || !g->flags || !g->shallow) goto oom;
-    uint32_t ccap = 0;
-    edges e = {0};
-    e.cap = (uint64_t)n * 2 + 1024;
-    e.v = malloc(e.cap * sizeof *e.v);
-    if (!e.v) goto oom;
-    uint32_t wcap = 0;
+    if (pt->ncleaners == pt->ccap) {
+        uint32_t nc = pt->ccap ? 2 * pt->ccap : 64;
+        uint32_t *p = realloc(pt->cleaners, nc * sizeof *p);
+        if (!p) return -1;
+        pt->cleaners = p;
+        pt->ccap = nc;
+    }
+    pt->cleaners[pt->ncleaners++] = i;
+    return 0;
+}
+
+static void scan_part(void *ctx, int part)
+{
+    refs_job *j = ctx;
+    hk_dump *d = j->d;
+    hk_graph *g = j->g;
+    refs_part *pt = &j->parts[part];
+    const uint32_t idsz = d->id_size;
+    const int first = j->first;
+    edges *e = &pt->e;
     hk_id last_cid = 0;
-    uint32_t last_size = 0;
     const hkg_class_refs *cr = NULL;
-    g->out_start[0] = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = pt->lo; i < pt->hi; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
-        uint64_t sz;
         switch (*r) {
         case HPROF_INSTANCE_DUMP: {
             hk_id cid = hk_rec_instance_class(d, r);
@@ -236,19 +280,9 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
                 cr = ci ? &g->cls[*ci] : NULL;
                 last_cid = cid;
-                last_size = ci ? d->classes[*ci].instance_size : 0;
             }
-            g->shallow[i] = d->obj_sizes ? (d->obj_sizes[i] >= UINT32_MAX ? UINT32_MAX : (uint32_t)d->obj_sizes[i])
-                                         : last_size;
             if (!cr) break;
-            if (cr->cleaner) {
-                if (g->ncleaners == ccap) {
-                    uint32_t *p = realloc(g->cleaners, (ccap = ccap ? 2 * ccap : 64) * sizeof *p);
-                    if (!p) goto oom_e;
-                    g->cleaners = p;
-                }
-                g->cleaners[g->ncleaners++] = i;
-            }
+            if (first && cr->cleaner && part_cleaner(pt, i)) goto oom;
             uint32_t len;
             const uint8_t *p = hk_rec_instance_data(d, r, &len);
             const uint32_t *offs = g->ref_offs + cr->start;
@@ -257,13 +291,14 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
                 hk_id id = hk_be_id(d, p + offs[k]);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
+            if (!first) break;
             for (uint32_t k = 0; k < cr->nweak; k++) {
                 if (cr->woff[k] + idsz > len) continue;
                 uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
                 if (t == HK_NONE) continue;
-                if (push_weak(g, &wcap, i, t, cr->wkind)) goto oom_e;
+                if (part_weak(pt, i, t, cr->wkind)) goto oom;
                 g->flags[i] |= HKG_F_WEAK;
             }
             if (cr->list_link) g->flags[i] |= HKG_F_LIST;
@@ -271,65 +306,144 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         }
         case HPROF_OBJ_ARRAY_DUMP: {
             uint32_t cnt = hk_rec_array_length(d, r);
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             const uint8_t *p = hk_rec_obj_array_elems(d, r);
             for (uint32_t k = 0; k < cnt; k++, p += idsz) {
                 hk_id id = hk_be_id(d, p);
                 if (!id) continue;
                 uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             break;
         }
         case HPROF_CLASS_DUMP: {
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
             if (!ci) break;
             const hk_class *c = &d->classes[*ci];
             hk_id ids[2] = {c->super_id, c->loader_id};
             for (int k = 0; k < 2; k++) {
                 uint32_t t = hkg_find(d, g, ids[k]);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             for (uint32_t k = 0; k < c->nstatics; k++) {
                 if (c->statics[k].type != HK_T_OBJECT) continue;
                 uint32_t t = hkg_find(d, g, c->statics[k].value.ref);
-                if (t != HK_NONE && push(&e, t)) goto oom_e;
+                if (t != HK_NONE && push(e, t)) goto oom;
             }
             break;
         }
         default:
-            sz = hk_obj_shallow_size(d, i);
-            g->shallow[i] = sz >= UINT32_MAX ? UINT32_MAX : (uint32_t)sz;
             break;
         }
-        if (e.n > UINT32_MAX) {
-            free(e.v);
-            snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
-            return -1;
-        }
-        g->out_start[i + 1] = (uint32_t)e.n;
+        if (e->n > UINT32_MAX) goto oom;   /* reported as too many references by the join */
+        g->out_start[i + 1] = (uint32_t)e->n;
     }
-    g->out = e.v;
-    g->nout = e.n;
-    /* roots, without duplicates */
-    g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
-    if (!g->roots) goto oom;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
-        if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
-        g->flags[t] |= HKG_F_ROOT;
-        g->roots[g->nroots++] = t;
-    }
-    g->times.refs = hkg_now() - t0;
-    return 0;
-oom_e:
-    free(e.v);
+    return;
 oom:
+    pt->oom = 1;
+}
+
+static void parts_free(refs_part *parts)
+{
+    for (int k = 0; k < REF_PARTS; k++) { free(parts[k].e.v); free(parts[k].weak); free(parts[k].cleaners); }
+    free(parts);
+}
+
+/* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
+ * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
+int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+{
+    double t0 = hkg_now();
+    const uint32_t n = d->nobjects;
+    const int first = !g->flags;
+    refs_part *parts = NULL;
+    if (build_finder(d, g) || (first && build_class_refs(d, g))) goto oom;
+    g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
+    if (first) g->flags = calloc(n ? n : 1, 1);
+    parts = calloc(REF_PARTS, sizeof *parts);
+    if (!g->out_start || !g->flags || !parts) goto oom;
+    for (int k = 0; k < REF_PARTS; k++) {
+        parts[k].lo = (uint32_t)((uint64_t)n * k / REF_PARTS);
+        parts[k].hi = (uint32_t)((uint64_t)n * (k + 1) / REF_PARTS);
+    }
+    refs_job job = {d, g, first, parts};
+    hk_parallel(REF_PARTS, scan_part, &job);
+    /* the join, in part order */
+    uint64_t total = 0;
+    uint32_t nweak = 0, ncleaners = 0;
+    for (int k = 0; k < REF_PARTS; k++) {
+        if (parts[k].oom && parts[k].e.n <= UINT32_MAX) goto oom;
+        total += parts[k].e.n;
+        nweak += parts[k].nweak;
+        ncleaners += parts[k].ncleaners;
+    }
+    if (total > UINT32_MAX) {
+        parts_free(parts);
+        finder_free(g);
+        snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
+        return -1;
+    }
+    g->out_start[0] = 0;
+    uint64_t base = 0;
+    for (int k = 0; k < REF_PARTS; k++) {
+        for (uint32_t i = parts[k].lo; i < parts[k].hi; i++) g->out_start[i + 1] += (uint32_t)base;
+        base += parts[k].e.n;
+    }
+    uint32_t *out = realloc(parts[0].e.v, (total ? total : 1) * sizeof *out);
+    if (!out) goto oom;
+    parts[0].e.v = NULL;
+    base = parts[0].e.n;
+    for (int k = 1; k < REF_PARTS; k++) {
+        if (parts[k].e.n) memcpy(out + base, parts[k].e.v, parts[k].e.n * sizeof *out);
+        base += parts[k].e.n;
+        free(parts[k].e.v);
+        parts[k].e.v = NULL;
+    }
+    g->out = out;
+    g->nout = total;
+    if (first) {
+        g->weak = malloc((nweak ? nweak : 1) * sizeof *g->weak);
+        g->cleaners = malloc((ncleaners ? ncleaners : 1) * sizeof *g->cleaners);
+        if (!g->weak || !g->cleaners) goto oom;
+        for (int k = 0; k < REF_PARTS; k++) {
+            if (parts[k].nweak) memcpy(g->weak + g->nweak, parts[k].weak, parts[k].nweak * sizeof *g->weak);
+            g->nweak += parts[k].nweak;
+            if (parts[k].ncleaners) memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
+            g->ncleaners += parts[k].ncleaners;
+        }
+        /* roots, without duplicates */
+        g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
+        if (!g->roots) goto oom;
+        for (uint32_t k = 0; k < d->nroots; k++) {
+            uint32_t t = hkg_find(d, g, d->roots[k].id);
+            if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
+            g->flags[t] |= HKG_F_ROOT;
+            g->roots[g->nroots++] = t;
+        }
+    }
+    parts_free(parts);
+    finder_free(g);
+#ifdef __GLIBC__
+    /* the parts grew in the threads' own arenas, which keep freed blocks mapped: give them back */
+    malloc_trim(0);
+#endif
+    g->times.refs += hkg_now() - t0;
+    return 0;
+oom:
+    if (parts) parts_free(parts);
+    finder_free(g);
     snprintf(err, errlen, "graph: out of memory building the reference index (%u objects)", n);
     return -1;
+}
+
+/* Dominators need the forward edges only for their depth-first search; unless the caller
+ * asked for references or paths, they are dropped then and rebuilt if asked for later. */
+void hkg_drop_out(hk_graph *g)
+{
+    if (g->keep_out) return;
+    free(g->out_start);
+    free(g->out);
+    g->out_start = g->out = NULL;
+    g->done &= ~HK_GRAPH_REFS;
 }
 
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
@@ -389,8 +503,11 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
 {
     hk_graph *g = hkg_state(d, err, errlen);
     if (!g) return -1;
-    if (mask & HK_GRAPH_DOM) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
-    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS)) mask |= HK_GRAPH_REFS;
+    if (mask & (HK_GRAPH_REFS | HK_GRAPH_PATHS)) g->keep_out = 1;
+    /* what a phase needs only when it is still to be computed: the edges may have been
+     * dropped after dominators, and need not come back for them */
+    if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
+    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS) & ~g->done) mask |= HK_GRAPH_REFS;
     static const struct { int bit; const char *what; int (*fn)(hk_dump *, hk_graph *, char *, size_t); } phases[] = {
         {HK_GRAPH_REFS, "references", hkg_build_refs}, {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
         {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},

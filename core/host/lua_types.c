@@ -1,6 +1,7 @@
 /* The Lua types over the index: Dump, Class, Object.  No heap is copied: a Class or
  * Object is an index plus a reference to its Dump. */
 #include "host/lua_host.h"
+#include "hprof/hprof_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -178,15 +179,33 @@ hk_id hkl_check_id(lua_State *L, int idx)
     return id;
 }
 
-void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
+/* The class index of an instance record by its class id, through a small cache: field reads
+ * go through many instances of few classes.  An entry is confirmed against the dump's own
+ * class table, so one left by a closed dump is never believed. */
+static uint32_t instance_class(const hk_dump *d, const uint8_t *rec)
+{
+    static struct { const hk_dump *d; hk_id cid; uint32_t cls; } cache[64];
+    hk_id cid = hk_rec_instance_class(d, rec);
+    size_t k = (size_t)(cid >> 3 ^ cid >> 9) & 63;
+    uint32_t c = cache[k].cls;
+    if (cache[k].d == d && cache[k].cid == cid && c < d->nclasses && d->classes[c].id == cid) return c;
+    uint32_t *cp = hk_idmap_get(&d->class_by_id, cid);
+    c = cp ? *cp : HK_NONE;
+    cache[k].d = d; cache[k].cid = cid; cache[k].cls = c;
+    return c;
+}
+
+/* hkl_push_value with the dump already known (the bulk reads' loop) */
+static void push_value_of(lua_State *L, int dump_idx, hk_dump *d, const hk_value *v)
 {
     switch (v->type) {
     case HK_T_OBJECT: {
         if (!v->ref) { lua_pushnil(L); return; }
-        hk_dump *d = hkl_check_dump(L, dump_idx);
         uint32_t o = hk_obj_find(d, v->ref);
         if (o == HK_NONE) { lua_pushnil(L); return; }
-        if (hk_obj_class(d, o) == d->string_class && d->string_class != HK_NONE) {
+        const uint8_t *rec = d->data + hk_obj_offset(d, o);
+        if (d->string_class != HK_NONE && *rec == HPROF_INSTANCE_DUMP &&
+            hk_rec_instance_class(d, rec) == d->classes[d->string_class].id) {
             hk_buf b;
             hk_buf_init(&b);
             if (hk_string_value(d, o, &b) == 0) {
@@ -203,6 +222,11 @@ void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
     case HK_T_FLOAT: case HK_T_DOUBLE: lua_pushnumber(L, v->d); return;
     default: lua_pushinteger(L, v->i); return;
     }
+}
+
+void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
+{
+    push_value_of(L, dump_idx, v->type == HK_T_OBJECT && v->ref ? hkl_check_dump(L, dump_idx) : NULL, v);
 }
 
 /* ---- Dump ---- */
@@ -499,7 +523,7 @@ static int instances_iter(lua_State *L)
     if (data && it->f->offset + (uint32_t)hk_type_size(it->d, it->f->type) <= len) {
         hk_value v;
         hk_read_value(it->d, data + it->f->offset, it->f->type, &v);
-        hkl_push_value(L, lua_upvalueindex(1), &v);
+        push_value_of(L, lua_upvalueindex(1), it->d, &v);
     } else {
         lua_pushnil(L);
     }
@@ -556,6 +580,42 @@ static void set_obf(lua_State *L, const char *name, const char *obf)
     if (obf == name) return;
     lua_pushstring(L, obf);
     lua_setfield(L, -2, "obfuscated_name");
+}
+
+/* cls:field_values(name [, with_subclasses]) -> values, n: the field's value in every
+ * instance, in cls:instances() order, as one array (nil where the field is null or absent),
+ * and the instance count.  No Object is made for an instance: the bulk way to read a field. */
+static int cls_field_values(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    const char *name = luaL_checkstring(L, 2);
+    int subs = lua_toboolean(L, 3);
+    hk_dump *d = r->d;
+    uint32_t total = 0, n;
+    for (int pass = 0; pass < 2; pass++) {
+        lua_Integer at = 0;
+        for (uint32_t c = subs ? 0 : r->index; c < (subs ? d->nclasses : r->index + 1); c++) {
+            if (subs && !hk_class_is_subclass(d, &d->classes[c], &d->classes[r->index])) continue;
+            const uint32_t *objs = hk_class_instances(d, c, &n);
+            if (!pass) { total += n; continue; }
+            const hk_field *f = find_field(d, c, name);
+            if (!f) { at += n; continue; }
+            uint32_t need = f->offset + (uint32_t)hk_type_size(d, f->type), len;
+            for (uint32_t k = 0; k < n; k++) {
+                at++;
+                const uint8_t *data = hk_instance_data(d, objs[k], &len);
+                if (!data || need > len) continue;
+                hk_value v;
+                hk_read_value(d, data + f->offset, f->type, &v);
+                if (v.type == HK_T_OBJECT && !v.ref) continue;
+                push_value_of(L, 1, d, &v);
+                lua_rawseti(L, 4, at);
+            }
+        }
+        if (!pass) { lua_settop(L, 3); lua_createtable(L, (int)total, 0); }
+    }
+    lua_pushinteger(L, total);
+    return 2;
 }
 
 static int cls_fields(lua_State *L)
@@ -734,9 +794,11 @@ static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name)
 /* Reads field name of instance obj: 1 found, 0 not */
 static int read_field(hk_dump *d, uint32_t obj, const char *name, hk_value *v)
 {
-    uint32_t len, c = hk_obj_class(d, obj);
-    const uint8_t *data = hk_instance_data(d, obj, &len);
-    if (!data || c == HK_NONE) return 0;
+    const uint8_t *rec = d->data + hk_obj_offset(d, obj);
+    if (*rec != HPROF_INSTANCE_DUMP) return 0;
+    uint32_t len, c = instance_class(d, rec);
+    const uint8_t *data = hk_rec_instance_data(d, rec, &len);
+    if (c == HK_NONE) return 0;
     const hk_field *f = find_field(d, c, name);
     if (!f || f->offset + (uint32_t)hk_type_size(d, f->type) > len) return 0;
     hk_read_value(d, data + f->offset, f->type, v);
@@ -756,7 +818,7 @@ static int obj_field(lua_State *L)
         return 1;
     }
     if (!read_field(r->d, r->index, name, &v)) { lua_pushnil(L); return 1; }
-    hkl_push_value(L, 1, &v);
+    push_value_of(L, 1, r->d, &v);
     return 1;
 }
 
@@ -904,7 +966,7 @@ void hkl_types_open(lua_State *L)
     new_type(L, HKL_DUMP, dump_m, dump_p, dump_meta);
 
     static const luaL_Reg cls_m[] = {
-        {"instances", cls_instances}, {"fields", cls_fields}, {"statics", cls_statics},
+        {"instances", cls_instances}, {"field_values", cls_field_values}, {"fields", cls_fields}, {"statics", cls_statics},
         {"static", cls_static}, {"is_subclass_of", cls_is_subclass_of}, {NULL, NULL}};
     static const luaL_Reg cls_p[] = {
         {"name", cls_name}, {"id", cls_id}, {"super", cls_super},

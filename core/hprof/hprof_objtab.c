@@ -1,16 +1,22 @@
-/* The object table: collected unsorted during the pass, sorted once by id. */
+/* The object table: collected in pass order in its final 9-bytes-per-object form, sorted once
+ * by id.  A dump whose objects are already in id order costs nothing more; one written in a
+ * few long ascending runs is merged into the final arrays while the pages of the runs already
+ * copied are given back, so the peak stays near 9 bytes per object; only a dump in no order
+ * at all takes the radix sort's 21 bytes per object. */
 #include "hprof/hprof_objtab.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <string.h>
-
+#include <sys/mman.h>
+#include <unistd.h>
 
 void hk_objtab_init(hk_objtab *t, size_t expect)
 {
     memset(t, 0, sizeof *t);
     t->cap = expect < 1024 ? 1024 : expect;
-    t->ids = hk_xrealloc(NULL, t->cap * sizeof *t->ids);
+    /* large blocks are mapped lazily: capacity not yet written costs no memory */
+    t->id_lo = hk_xrealloc(NULL, t->cap * sizeof *t->id_lo);
     t->off_lo = hk_xrealloc(NULL, t->cap * sizeof *t->off_lo);
     t->off_hi = hk_xrealloc(NULL, t->cap);
 }
@@ -18,22 +24,65 @@ void hk_objtab_init(hk_objtab *t, size_t expect)
 void hk_objtab_grow(hk_objtab *t)
 {
     t->cap = t->cap + t->cap / 2;
-    t->ids = hk_xrealloc(t->ids, t->cap * sizeof *t->ids);
+    t->id_lo = hk_xrealloc(t->id_lo, t->cap * sizeof *t->id_lo);
     t->off_lo = hk_xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
     t->off_hi = hk_xrealloc(t->off_hi, t->cap);
 }
 
+void hk_objtab_new_hi(hk_objtab *t, uint32_t hi)
+{
+    t->his = hk_grow(t->his, &t->caphis, t->nhis + 1, sizeof *t->his);
+    t->his[t->nhis].start = t->n;
+    t->his[t->nhis].hi = hi;
+    t->nhis++;
+}
+
 void hk_objtab_free(hk_objtab *t)
 {
-    free(t->ids);
+    free(t->id_lo);
     free(t->off_lo);
     free(t->off_hi);
+    free(t->his);
     memset(t, 0, sizeof *t);
+}
+
+/* The run of high words holding position i (needs t->nhis >= 1). */
+static size_t hi_index(const hk_objtab *t, size_t i)
+{
+    size_t a = 0, b = t->nhis;
+    while (b - a > 1) {
+        size_t m = (a + b) / 2;
+        if (t->his[m].start <= i) a = m; else b = m;
+    }
+    return a;
+}
+
+/* The full id at i, for a scan moving forward: *k is the high-word run of the last call. */
+static inline uint64_t full_id(const hk_objtab *t, size_t *k, size_t i)
+{
+    while (*k + 1 < t->nhis && t->his[*k + 1].start <= i) (*k)++;
+    return (uint64_t)t->his[*k].hi << 32 | t->id_lo[i];
+}
+
+static inline uint64_t offset_at(const uint32_t *lo, const uint8_t *hi, size_t i)
+{
+    return (uint64_t)hi[i] << 32 | lo[i];
 }
 
 static int bits_of(uint64_t v)
 {
     return v ? 64 - __builtin_clzll(v) : 0;
+}
+
+/* Ids with their offsets, 13 bytes per object: the radix sort's working form. */
+typedef struct wide { uint64_t *ids; uint32_t *off_lo; uint8_t *off_hi; size_t n; } wide;
+
+static void wide_free(wide *w)
+{
+    free(w->ids);
+    free(w->off_lo);
+    free(w->off_hi);
+    memset(w, 0, sizeof *w);
 }
 
 /* LSD radix sort of 64-bit keys on bits [lo, hi), 11 bits a pass. */
@@ -53,99 +102,10 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n, int lo, int hi)
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
-typedef struct run { uint64_t first, last; size_t start, len; } run;
-
-static int run_cmp(const void *a, const void *b)
-{
-    const run *x = a, *y = b;
-    return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/* Real dumps write objects in a few hundred ascending runs (heap regions) whose id ranges do
- * not overlap, plus small runs (class objects, roots' neighbours) that fall anywhere.  Then
- * sorting is: order the long runs, radix-sort the short ones, merge the two.  Returns 1 done,
- * 0 not applicable, -1 out of memory. */
-enum { LONG_RUN = 256 };
-
-static int radix_table(hk_objtab *t, uint64_t file_size);
-
-static int sort_by_runs(hk_objtab *t, uint64_t file_size)
-{
-    size_t n = t->n, nruns = 1;
-    for (size_t i = 1; i < n; i++)
-        if (t->ids[i] < t->ids[i - 1] && ++nruns > n / 64 + 1) return 0;
-    run *runs = malloc(nruns * sizeof *runs);
-    if (!runs) return -1;
-    size_t k = 0, start = 0, nlong = 0, short_total = 0;
-    for (size_t i = 1; i <= n; i++) {
-        if (i == n || t->ids[i] < t->ids[i - 1]) {
-            run r = {t->ids[start], t->ids[i - 1], start, i - start};
-            if (r.len >= LONG_RUN) runs[nlong++] = r;
-            else { runs[nruns - 1 - (k - nlong)] = r; short_total += r.len; }
-            k++;
-            start = i;
-        }
-    }
-    qsort(runs, nlong, sizeof *runs, run_cmp);
-    for (size_t r = 1; r < nlong; r++)
-        if (runs[r].first <= runs[r - 1].last) { free(runs); return 0; }
-    /* the short runs, sorted on their own */
-    hk_objtab sh;
-    memset(&sh, 0, sizeof sh);
-    if (short_total) {
-        hk_objtab_init(&sh, short_total);
-        for (size_t r = nlong; r < nruns; r++)
-            for (size_t j = runs[r].start; j < runs[r].start + runs[r].len; j++)
-                hk_objtab_add(&sh, t->ids[j], (uint64_t)t->off_hi[j] << 32 | t->off_lo[j]);
-        if (radix_table(&sh, file_size) < 0) { hk_objtab_free(&sh); free(runs); return -1; }
-    }
-    uint64_t *ids = malloc(n * sizeof *ids);
-    uint32_t *lo = malloc(n * sizeof *lo);
-    uint8_t *hi = malloc(n ? n : 1);
-    if (!ids || !lo || !hi) { free(ids); free(lo); free(hi); free(runs); hk_objtab_free(&sh); return -1; }
-    size_t at = 0, si = 0;
-    for (size_t r = 0; r <= nlong; r++) {
-        /* short elements that come before this long run (or all the rest after the last) */
-        uint64_t bound = r < nlong ? runs[r].first : UINT64_MAX;
-        while (si < sh.n && sh.ids[si] < bound) {
-            ids[at] = sh.ids[si]; lo[at] = sh.off_lo[si]; hi[at] = sh.off_hi[si];
-            at++; si++;
-        }
-        if (r == nlong) break;
-        /* the long run, interleaved with any short elements inside its range */
-        size_t j = runs[r].start, end = j + runs[r].len;
-        while (j < end) {
-            if (si < sh.n && sh.ids[si] < t->ids[j]) {
-                ids[at] = sh.ids[si]; lo[at] = sh.off_lo[si]; hi[at] = sh.off_hi[si]; si++;
-            } else {
-                size_t m = j + 1;   /* copy a stretch of the run at once */
-                uint64_t lim = si < sh.n ? sh.ids[si] : UINT64_MAX;
-                while (m < end && t->ids[m] <= lim) m++;
-                memcpy(ids + at, t->ids + j, (m - j) * sizeof *ids);
-                memcpy(lo + at, t->off_lo + j, (m - j) * sizeof *lo);
-                memcpy(hi + at, t->off_hi + j, m - j);
-                at += m - j;
-                j = m;
-                continue;
-            }
-            at++;
-        }
-    }
-    free(t->ids);
-    free(t->off_lo);
-    free(t->off_hi);
-    t->ids = ids;
-    t->off_lo = lo;
-    t->off_hi = hi;
-    hk_objtab_free(&sh);
-    free(runs);
-    return 1;
-}
-
 /* Radix sort (id, offset) by id.  Ids are packed with their offsets into one 64-bit key when they
  * fit (ids relative to the smallest, without their common alignment bits): half the memory
  * traffic of sorting pairs.  Otherwise a permutation is sorted. */
-static int radix_table(hk_objtab *t, uint64_t file_size)
+static int radix_table(wide *t, uint64_t file_size)
 {
     size_t n = t->n, i;
     uint64_t min = UINT64_MAX, max = 0, diff = 0;
@@ -156,11 +116,11 @@ static int radix_table(hk_objtab *t, uint64_t file_size)
     for (i = 0; i < n; i++) diff |= t->ids[i] - min;
     int shift = diff ? __builtin_ctzll(diff) : 0;
     int key_bits = bits_of((max - min) >> shift), off_bits = bits_of(file_size);
-    uint64_t *tmp = malloc(n * sizeof *tmp);
+    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!tmp) return -1;
     if (key_bits + off_bits <= 64) {
         for (i = 0; i < n; i++)
-            t->ids[i] = ((t->ids[i] - min) >> shift) << off_bits | ((uint64_t)t->off_hi[i] << 32 | t->off_lo[i]);
+            t->ids[i] = ((t->ids[i] - min) >> shift) << off_bits | offset_at(t->off_lo, t->off_hi, i);
         radix_sort(t->ids, tmp, n, off_bits, off_bits + key_bits);
         uint64_t mask = off_bits == 64 ? UINT64_MAX : (1ULL << off_bits) - 1;
         for (i = 0; i < n; i++) {
@@ -198,15 +158,206 @@ static int radix_table(hk_objtab *t, uint64_t file_size)
     return 0;
 }
 
-static int sort_table(hk_objtab *t, uint64_t file_size)
+/* ---- the sorted table, written into d with its segments ---- */
+
+static void add_seg(hk_dump *d, size_t *cap, uint32_t start, uint32_t hi)
 {
-    size_t i;
-    for (i = 1; i < t->n; i++)
-        if (t->ids[i] < t->ids[i - 1]) break;
-    if (i >= t->n) return 0;
-    int rc = sort_by_runs(t, file_size);
-    if (rc != 0) return rc < 0 ? -1 : 0;
-    return radix_table(t, file_size);
+    d->segs = hk_grow(d->segs, cap, d->nsegs + 1, sizeof *d->segs);
+    d->segs[d->nsegs].start = start;
+    d->segs[d->nsegs].hi = hi;
+    d->nsegs++;
+}
+
+/* Gives back the pages of a source array once every element on them has been copied:
+ * left[p] counts the elements of page p not yet copied.  Only pages wholly inside the array
+ * are given back (the allocator's own words sit just before it). */
+typedef struct releaser {
+    uintptr_t base, end, page0;
+    size_t elem, pg;
+    uint16_t *left;
+} releaser;
+
+static int releaser_init(releaser *r, void *base, size_t n, size_t elem)
+{
+    r->pg = (size_t)sysconf(_SC_PAGESIZE);
+    r->base = (uintptr_t)base;
+    r->end = r->base + n * elem;
+    r->elem = elem;
+    r->page0 = r->base & ~(uintptr_t)(r->pg - 1);
+    size_t npages = (r->end - r->page0 + r->pg - 1) / r->pg;
+    r->left = malloc((npages ? npages : 1) * sizeof *r->left);
+    if (!r->left) return -1;
+    for (size_t p = 0; p < npages; p++) {
+        uintptr_t a = r->page0 + p * r->pg, b = a + r->pg;
+        if (a < r->base) a = r->base;
+        if (b > r->end) b = r->end;
+        r->left[p] = (uint16_t)((b - a) / elem);
+    }
+    return 0;
+}
+
+/* Elements [a, b) have been copied. */
+static void releaser_done(releaser *r, size_t a, size_t b)
+{
+    while (a < b) {
+        size_t p = (r->base + a * r->elem - r->page0) / r->pg;
+        uintptr_t page_end = r->page0 + (p + 1) * r->pg;
+        size_t upto = (page_end - r->base) / r->elem;
+        if (upto > b) upto = b;
+        r->left[p] -= (uint16_t)(upto - a);
+        uintptr_t ps = r->page0 + p * r->pg;
+        if (!r->left[p] && ps >= r->base && page_end <= r->end)
+            madvise((void *)ps, r->pg, MADV_DONTNEED);   /* a hint: failure only costs memory */
+        a = upto;
+    }
+}
+
+/* The sorted output of a merge, segments recorded as the high word changes. */
+typedef struct merged {
+    hk_dump *d;
+    size_t *capsegs;
+    uint32_t *id_lo, *off_lo;
+    uint8_t *off_hi;
+    size_t n;
+} merged;
+
+static inline void emit(merged *o, uint64_t id, uint32_t lo, uint8_t hi)
+{
+    uint32_t h = (uint32_t)(id >> 32);
+    if (!o->d->nsegs || o->d->segs[o->d->nsegs - 1].hi != h) add_seg(o->d, o->capsegs, (uint32_t)o->n, h);
+    o->id_lo[o->n] = (uint32_t)id;
+    o->off_lo[o->n] = lo;
+    o->off_hi[o->n] = hi;
+    o->n++;
+}
+
+typedef struct run { uint64_t first, last; size_t start, len; } run;
+
+static int run_cmp(const void *a, const void *b)
+{
+    const run *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Real dumps write objects in a few hundred ascending runs (heap regions) whose id ranges do
+ * not overlap, plus small runs (class objects, roots' neighbours) that fall anywhere.  Then
+ * sorting is: order the long runs, radix-sort the short ones, merge the two.  Returns 1 done,
+ * 0 not applicable, -1 out of memory. */
+enum { LONG_RUN = 256, RELEASE_EVERY = 1 << 16 };
+
+static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
+{
+    size_t n = t->n, nruns = 1, k = 0;
+    uint64_t prev = full_id(t, &k, 0);
+    for (size_t i = 1; i < n; i++) {
+        uint64_t id = full_id(t, &k, i);
+        if (id < prev && ++nruns > n / 64 + 1) return 0;
+        prev = id;
+    }
+    run *runs = malloc(nruns * sizeof *runs);
+    if (!runs) return -1;
+    size_t seen = 0, start = 0, nlong = 0, short_total = 0;
+    k = 0;
+    uint64_t first = full_id(t, &k, 0), last = first;
+    for (size_t i = 1; i <= n; i++) {
+        uint64_t id = i < n ? full_id(t, &k, i) : 0;
+        if (i == n || id < last) {
+            run r = {first, last, start, i - start};
+            if (r.len >= LONG_RUN) runs[nlong++] = r;
+            else { runs[nruns - 1 - (seen - nlong)] = r; short_total += r.len; }
+            seen++;
+            start = i;
+            first = id;
+        }
+        last = id;
+    }
+    qsort(runs, nlong, sizeof *runs, run_cmp);
+    for (size_t r = 1; r < nlong; r++)
+        if (runs[r].first <= runs[r - 1].last) { free(runs); return 0; }
+    /* the short runs, sorted on their own */
+    wide sh = {0};
+    merged o = {d, capsegs, malloc(n * sizeof *o.id_lo), malloc(n * sizeof *o.off_lo), malloc(n), 0};
+    releaser rel[3] = {{0}};
+    int have_rel = !releaser_init(&rel[0], t->id_lo, n, 4) + !releaser_init(&rel[1], t->off_lo, n, 4) +
+                   !releaser_init(&rel[2], t->off_hi, n, 1) == 3;
+    if (!o.id_lo || !o.off_lo || !o.off_hi) goto oom;
+    if (short_total) {
+        sh.n = short_total;
+        sh.ids = malloc(short_total * sizeof *sh.ids);
+        sh.off_lo = malloc(short_total * sizeof *sh.off_lo);
+        sh.off_hi = malloc(short_total);
+        if (!sh.ids || !sh.off_lo || !sh.off_hi) goto oom;
+        size_t m = 0;
+        for (size_t r = nlong; r < nruns; r++) {
+            size_t a = runs[r].start, b = a + runs[r].len, kk = hi_index(t, a);
+            for (size_t j = a; j < b; j++, m++) {
+                sh.ids[m] = full_id(t, &kk, j);
+                sh.off_lo[m] = t->off_lo[j];
+                sh.off_hi[m] = t->off_hi[j];
+            }
+            if (have_rel) for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
+        }
+        if (radix_table(&sh, file_size) < 0) goto oom;
+    }
+    size_t si = 0;
+    for (size_t r = 0; r <= nlong; r++) {
+        /* short elements that come before this long run (or all the rest after the last) */
+        uint64_t bound = r < nlong ? runs[r].first : UINT64_MAX;
+        while (si < sh.n && sh.ids[si] < bound) { emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]); si++; }
+        if (r == nlong) break;
+        /* the long run, interleaved with any short elements inside its range */
+        size_t a = runs[r].start, b = a + runs[r].len, kk = hi_index(t, a);
+        for (size_t j = a; j < b; j++) {
+            uint64_t id = full_id(t, &kk, j);
+            while (si < sh.n && sh.ids[si] < id) { emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]); si++; }
+            emit(&o, id, t->off_lo[j], t->off_hi[j]);
+            /* a run may be most of the dump: give its pages back as it goes */
+            if (have_rel && ((j + 1 - a) % RELEASE_EVERY == 0 || j + 1 == b))
+                for (int x = 0; x < 3; x++) releaser_done(&rel[x], j + 1 - ((j - a) % RELEASE_EVERY + 1), j + 1);
+        }
+    }
+    free(t->id_lo);
+    free(t->off_lo);
+    free(t->off_hi);
+    t->id_lo = o.id_lo;
+    t->off_lo = o.off_lo;
+    t->off_hi = o.off_hi;
+    for (int x = 0; x < 3; x++) free(rel[x].left);
+    wide_free(&sh);
+    free(runs);
+    return 1;
+oom:
+    free(o.id_lo); free(o.off_lo); free(o.off_hi);
+    for (int x = 0; x < 3; x++) free(rel[x].left);
+    wide_free(&sh);
+    free(runs);
+    return -1;
+}
+
+/* A dump in no order at all: radix sort of 64-bit ids (21 bytes per object at the peak). */
+static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
+{
+    size_t n = t->n, k = 0;
+    wide w = {malloc(n * sizeof *w.ids), t->off_lo, t->off_hi, n};
+    if (!w.ids) return -1;
+    for (size_t i = 0; i < n; i++) w.ids[i] = full_id(t, &k, i);
+    free(t->id_lo);
+    t->id_lo = NULL;
+    t->off_lo = NULL;
+    t->off_hi = NULL;
+    if (radix_table(&w, file_size) < 0) { wide_free(&w); return -1; }
+    /* the low words go into the allocation the ids used, each written after its id is read */
+    uint32_t *lo = (uint32_t *)w.ids;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = w.ids[i];
+        uint32_t h = (uint32_t)(id >> 32);
+        if (!d->nsegs || d->segs[d->nsegs - 1].hi != h) add_seg(d, capsegs, (uint32_t)i, h);
+        lo[i] = (uint32_t)id;
+    }
+    t->id_lo = hk_xrealloc(lo, n * sizeof *lo);
+    t->off_lo = w.off_lo;
+    t->off_hi = w.off_hi;
+    return 1;
 }
 
 /* About 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22. */
@@ -233,45 +384,50 @@ static void build_directory(hk_dump *d)
 
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
 {
-    size_t n = t->n;
+    size_t n = t->n, capsegs = 0, k = 0;
     if (n >= UINT32_MAX) { snprintf(err, errlen, "%s: more than 4 billion objects", d->path); return -1; }
-    if (sort_table(t, d->size) < 0) {
+    int sorted = 1;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n && sorted; i++) {
+        uint64_t id = full_id(t, &k, i);
+        if (i && id < prev) sorted = 0;
+        prev = id;
+    }
+    int rc = 0;
+    if (sorted) {
+        for (size_t h = 0; h < t->nhis; h++) add_seg(d, &capsegs, (uint32_t)t->his[h].start, t->his[h].hi);
+    } else {
+        rc = sort_by_runs(t, d, &capsegs, d->size);
+        if (rc == 0) rc = sort_wide(t, d, &capsegs, d->size);
+    }
+    if (rc < 0) {
         snprintf(err, errlen, "%s: out of memory sorting %zu objects", d->path, n);
         return -1;
     }
-    if (n && t->ids[0] == 0) {
+    if (n && d->segs[0].hi == 0 && t->id_lo[0] == 0) {
         snprintf(err, errlen, "%s: at offset %llu: an object with id 0, which is the null reference: the dump is corrupt",
-                 d->path, (unsigned long long)((uint64_t)t->off_hi[0] << 32 | t->off_lo[0]));
+                 d->path, (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
         return -1;
     }
-    size_t capsegs = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t id = t->ids[i];
-        if (i && id == t->ids[i - 1]) {
+    uint32_t s = 0;
+    for (size_t i = 1; i < n; i++) {
+        while (s + 1 < d->nsegs && d->segs[s + 1].start <= i) s++;
+        if (d->segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) {
             snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)",
-                     d->path, (unsigned long long)((uint64_t)t->off_hi[i] << 32 | t->off_lo[i]),
-                     (unsigned long long)id, (unsigned long long)((uint64_t)t->off_hi[i - 1] << 32 | t->off_lo[i - 1]));
+                     d->path, (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
+                     (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
+                     (unsigned long long)offset_at(t->off_lo, t->off_hi, i - 1));
             return -1;
         }
-        uint32_t hi = (uint32_t)(id >> 32);
-        if (!d->nsegs || d->segs[d->nsegs - 1].hi != hi) {
-            if (d->nsegs == capsegs) {
-                capsegs = capsegs ? capsegs * 2 : 4;
-                d->segs = hk_xrealloc(d->segs, capsegs * sizeof *d->segs);
-            }
-            d->segs[d->nsegs].start = (uint32_t)i;
-            d->segs[d->nsegs].hi = hi;
-            d->nsegs++;
-        }
     }
-    /* the low id words go into the same allocation the ids used */
-    uint32_t *lo = (uint32_t *)t->ids;
-    for (size_t i = 0; i < n; i++) lo[i] = (uint32_t)t->ids[i];
-    d->id_lo = hk_xrealloc(lo, n * sizeof *lo);
-    d->off_lo = hk_xrealloc(t->off_lo, n * sizeof *d->off_lo);
-    d->off_hi = hk_xrealloc(t->off_hi, n);
+    d->id_lo = hk_xrealloc(t->id_lo, (n ? n : 1) * sizeof *d->id_lo);
+    d->off_lo = hk_xrealloc(t->off_lo, (n ? n : 1) * sizeof *d->off_lo);
+    d->off_hi = hk_xrealloc(t->off_hi, n ? n : 1);
     d->nobjects = (uint32_t)n;
-    memset(t, 0, sizeof *t);
+    t->id_lo = NULL;
+    t->off_lo = NULL;
+    t->off_hi = NULL;
+    hk_objtab_free(t);
     build_directory(d);
     return 0;
 }

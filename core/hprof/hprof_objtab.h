@@ -1,5 +1,6 @@
-/* Building the object table: ids and record offsets collected during the pass, sorted by id
- * at the end into the index's 9-bytes-per-object form. */
+/* Building the object table: ids and record offsets collected during the pass, in the index's
+ * own 9-bytes-per-object form (low id word, 5-byte offset; the high id words as runs), sorted
+ * by id at the end with as little extra memory as the dump's order allows. */
 #ifndef HK_HPROF_OBJTAB_H
 #define HK_HPROF_OBJTAB_H
 
@@ -8,27 +9,34 @@
 
 #include "hprof/hprof.h"
 
+/* Objects from `start` on (in pass order) have high id word `hi`, until the next run. */
+typedef struct hk_hirun { size_t start; uint32_t hi; } hk_hirun;
+
 typedef struct hk_objtab {
-    uint64_t *ids;
+    uint32_t *id_lo;
     uint32_t *off_lo;
     uint8_t *off_hi;
     size_t n, cap;
+    hk_hirun *his;
+    size_t nhis, caphis;
 } hk_objtab;
 
 void hk_objtab_init(hk_objtab *t, size_t expect);
 void hk_objtab_grow(hk_objtab *t);
+void hk_objtab_new_hi(hk_objtab *t, uint32_t hi);
 void hk_objtab_free(hk_objtab *t);
 
 static inline void hk_objtab_add(hk_objtab *t, uint64_t id, uint64_t off)
 {
     if (t->n == t->cap) hk_objtab_grow(t);
-    t->ids[t->n] = id;
+    if (!t->nhis || t->his[t->nhis - 1].hi != (uint32_t)(id >> 32)) hk_objtab_new_hi(t, (uint32_t)(id >> 32));
+    t->id_lo[t->n] = (uint32_t)id;
     t->off_lo[t->n] = (uint32_t)off;
     t->off_hi[t->n] = (uint8_t)(off >> 32);
     t->n++;
 }
 
-/* Sorts by id and moves the table into d (nobjects, id_lo, off_lo, off_hi, segs).  A
+/* Sorts by id and moves the table into d (nobjects, id_lo, off_lo, off_hi, segs, dir).  A
  * duplicate id is an error naming both offsets. */
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen);
 

@@ -6,8 +6,9 @@
  *                                           against a slow iterative computation
  *   graph_check show DUMP ID...             per object: idom retained reach native
  *   graph_check path DUMP ID                the path from a root, one step per line
- *   graph_check bench DUMP                  seconds and peak memory per phase
+ *   graph_check bench DUMP [-j N]           seconds and peak memory per phase, on N threads
  */
+#include "util/hk_jobs.h"
 #include "graph/graph.h"
 
 #include <stdio.h>
@@ -340,7 +341,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 4 && !strcmp(argv[1], "show")) return cmd_show(argv[2], argc - 3, argv + 3);
     if (argc == 4 && !strcmp(argv[1], "path")) return cmd_path(argv[2], argv[3]);
-    if (argc == 3 && !strcmp(argv[1], "bench")) return cmd_bench(argv[2]);
-    fprintf(stderr, "usage: graph_check check DUMP [--slow-max N] | show DUMP ID... | path DUMP ID | bench DUMP\n");
+    if (argc == 5 && !strcmp(argv[1], "bench") && !strcmp(argv[3], "-j")) hk_set_jobs(atoi(argv[4]));
+    if ((argc == 3 || argc == 5) && !strcmp(argv[1], "bench")) return cmd_bench(argv[2]);
+    fprintf(stderr, "usage: graph_check check DUMP [--slow-max N] | show DUMP ID... | path DUMP ID | bench DUMP [-j N]\n");
     return 2;
 }

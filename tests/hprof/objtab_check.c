@@ -1,0 +1,95 @@
+/* The object table's sort, checked on every order it handles: ids already in order, a few long
+ * ascending runs with short runs between them (real dumps), and no order at all (the radix
+ * sort); 4-byte ids and 8-byte ids spread over several 4 GB segments.  Every id must come out
+ * in order with its own offset, and duplicates must be refused.  Prints one line per case. */
+#include "hprof/hprof_objtab.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { N = 300000 };
+static uint64_t ids[N];
+
+/* splitmix64: a fixed, portable shuffle */
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Fills ids in pass order; the offset of pass position i is 1000 + 40 * i. */
+static void make(const char *order, int wide)
+{
+    uint64_t base = wide ? 0x7ffff000ULL : 0x12c00000ULL, step = wide ? 0x18 : 0x10;
+    for (size_t i = 0; i < N; i++) ids[i] = base + (uint64_t)i * step * (wide ? 4096 : 1);
+    uint64_t s = 42;
+    if (!strcmp(order, "runs")) {
+        /* the way real dumps look: long ascending runs (heap regions, here in descending
+         * order) with short runs among them: every 97th object of a region is written just
+         * before it, in descending order, so each is a run of its own inside a long run's range */
+        static uint64_t tmp[N];
+        size_t k = 0, nruns = 8, len = N / nruns;
+        for (size_t r = nruns; r-- > 0;) {
+            for (size_t i = (r + 1) * len; i-- > r * len;) if (i % 97 == 0) tmp[k++] = ids[i];
+            for (size_t i = r * len; i < (r + 1) * len; i++) if (i % 97) tmp[k++] = ids[i];
+        }
+        memcpy(ids, tmp, sizeof ids);
+    } else if (!strcmp(order, "random")) {
+        for (size_t i = N - 1; i > 0; i--) {
+            size_t j = mix(&s) % (i + 1);
+            uint64_t t = ids[i]; ids[i] = ids[j]; ids[j] = t;
+        }
+    }
+}
+
+static int check(const char *name, int dup)
+{
+    hk_dump d;
+    memset(&d, 0, sizeof d);
+    d.path = "test";
+    d.size = 1000 + 40ULL * N;
+    hk_objtab t;
+    hk_objtab_init(&t, 16);
+    for (size_t i = 0; i < N; i++) hk_objtab_add(&t, dup && i == N / 2 ? ids[N / 3] : ids[i], 1000 + 40ULL * i);
+    char err[256] = "";
+    int rc = hk_objtab_finish(&t, &d, err, sizeof err);
+    int ok = 1;
+    if (dup) {
+        ok = rc < 0 && strstr(err, "appears twice");
+    } else if (rc < 0 || d.nobjects != N) {
+        ok = 0;
+    } else {
+        uint32_t s = 0;
+        uint64_t prev = 0;
+        for (uint32_t i = 0; i < d.nobjects && ok; i++) {
+            while (s + 1 < d.nsegs && d.segs[s + 1].start <= i) s++;
+            uint64_t id = (uint64_t)d.segs[s].hi << 32 | d.id_lo[i];
+            uint64_t off = (uint64_t)d.off_hi[i] << 32 | d.off_lo[i];
+            size_t pos = (off - 1000) / 40;
+            if ((i && id <= prev) || pos >= N || ids[pos] != id) ok = 0;
+            prev = id;
+        }
+    }
+    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ", ok ? "" : (rc < 0 ? err : "wrong order or offsets"));
+    hk_objtab_free(&t);
+    free(d.id_lo); free(d.off_lo); free(d.off_hi); free(d.segs); free(d.dir);
+    return ok;
+}
+
+int main(void)
+{
+    static const char *orders[] = {"sorted", "runs", "random"};
+    int all = 1;
+    char name[64];
+    for (int wide = 0; wide < 2; wide++)
+        for (int o = 0; o < 3; o++) {
+            make(orders[o], wide);
+            snprintf(name, sizeof name, "objtab-%s-%s", orders[o], wide ? "ids8" : "ids4");
+            all &= check(name, 0);
+            snprintf(name, sizeof name, "objtab-%s-%s-duplicate", orders[o], wide ? "ids8" : "ids4");
+            all &= check(name, 1);
+        }
+    return all ? 0 : 1;
+}
