@@ -208,6 +208,7 @@ static inline int push(edges *e, uint32_t t)
 
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
 {
+    if (d->obj_sizes) return d->obj_sizes[i];   /* per-object sizes (a Perfetto heap graph) */
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     if (*r != HPROF_INSTANCE_DUMP) return hk_obj_shallow_size(d, i);
     hk_id cid = hk_rec_instance_class(d, r);
