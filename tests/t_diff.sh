@@ -135,3 +135,13 @@ eq refuse-not-a-dump-status "$rc" 2
 eq refuse-not-a-dump-one-line "$(wc -l < bad.err)" 1
 "$HK" diff missing.hprof g0.hprof > /dev/null 2> missing.err; eq refuse-missing-file "$?" 2
 "$HK" diff g0.hprof > /dev/null 2>&1; eq refuse-one-dump "$?" 2
+
+# ---- leak signatures new in DUMP and gone since BASE (the leaks query's groups) ----
+"$GEN" --scenario chain --objects 10 -o sig-base.hprof >/dev/null 2>&1
+"$GEN" --scenario demo -o sig-dump.hprof >/dev/null 2>&1
+want=$("$HK" leaks sig-dump.hprof --json | jq -c '[.leaks[].signature]')
+"$HK" diff sig-base.hprof sig-dump.hprof --json > sig.json
+eq diff-leak-signature-new "$(jq -c '[.leak_signatures.new[].signature]' sig.json)/$(jq '.leak_signatures.gone | length' sig.json)" "$want/0"
+"$HK" diff sig-dump.hprof sig-base.hprof --json > sig2.json
+eq diff-leak-signature-gone "$(jq -c '[.leak_signatures.gone[].signature]' sig2.json)/$(jq '.leak_signatures.new | length' sig2.json)" "$want/0"
+eq diff-no-leaks "$("$HK" diff sig-base.hprof sig-dump.hprof --no-leaks --json | jq -c .leak_signatures)" null

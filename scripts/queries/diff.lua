@@ -115,19 +115,26 @@ local function bitmaps(base, dump, df)
 end
 
 -- Leak signatures new in DUMP and gone since BASE: issue 14 (leak traces) provides them.
--- HOOK(issue 14): when a signature function exists, compare its sets here.
-local function leak_signatures(base, dump)
-  local sig = hk.leak_signatures
-  if type(sig) ~= "function" then return nil end
-  local sb, sd, seen = sig(base), sig(dump), {}
-  local new, gone = {}, {}
-  for _, s in ipairs(sb) do seen[s.signature or s] = true end
-  for _, s in ipairs(sd) do
-    local k = s.signature or s
-    if not seen[k] then new[#new + 1] = s end
-    seen[k] = nil
+-- Leak signatures (the leaks query's groups) new in DUMP and gone since BASE.
+local function leak_groups(d)
+  local t = {}
+  for _, g in ipairs(d:leaks().leaks or {}) do
+    t[#t + 1] = { signature = g.signature, kind = g.kind, description = g.description,
+                  count = g.count, retained_bytes = g.retained_bytes }
   end
-  for k in pairs(seen) do gone[#gone + 1] = k end
+  return t
+end
+
+local function leak_signatures(base, dump)
+  if not dump.leaks then return nil end
+  local gb, gd = leak_groups(base), leak_groups(dump)
+  local in_base, in_dump, new, gone = {}, {}, {}, {}
+  for _, g in ipairs(gb) do in_base[g.signature] = true end
+  for _, g in ipairs(gd) do
+    in_dump[g.signature] = true
+    if not in_base[g.signature] then new[#new + 1] = g end
+  end
+  for _, g in ipairs(gb) do if not in_dump[g.signature] then gone[#gone + 1] = g end end
   return { new = new, gone = gone }
 end
 
@@ -184,7 +191,7 @@ function hk.diff_report(base, dump, opts)
     removed_by_path = df:by_path("removed", n),
   }
   if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df) end
-  rec.leak_signatures = leak_signatures(base, dump)
+  rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump) or hk.null
   if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
   local top = rec.growers[1]
   rec.summary.top_grower = top and (top.path .. " (+" .. top.count_delta .. " " .. (top.element_class ~= hk.null and top.element_class or "elements") .. ")") or hk.null
@@ -220,7 +227,7 @@ hk.query{
          "culprit), bytes added and removed by class and by the path that holds them, bitmaps.",
   positional = { "base", "dump" },
   needs_dump = false,
-  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", base_map = "", bitmaps = true },
+  args = { n = 20, heap = "", min_growth = 10, min_bytes = 65536, object = "", base_map = "", bitmaps = true, leaks = true },
   aliases = { n = "n" },
   options_help = "  -n N              rows per section (0: all; default 20)\n" ..
                  "  --heap NAME       per-class deltas of one heap only (Android: app, image, zygote)\n" ..
@@ -229,7 +236,8 @@ hk.query{
                  "  --object ID       also show one object (of either dump): status, counterpart, changed fields\n" ..
                  "  --base-map FILE   ProGuard/R8 map for BASE (the global --map is DUMP's; without\n" ..
                  "                    either, a map beside each dump is used)\n" ..
-                 "  --no-bitmaps      skip the bitmap section (it hashes pixels)",
+                 "  --no-bitmaps      skip the bitmap section (it hashes pixels)\n" ..
+                 "  --no-leaks        skip the leak signatures new and gone (they run the leaks search on both)",
   shape = "record",
   columns = { "base", "dump", "summary", "heaps", "classes", "growers", "added_by_path", "removed_by_path",
               "added_by_class", "removed_by_class", "bitmaps", "leak_signatures", "object" },
@@ -239,7 +247,7 @@ hk.query{
     local dump = open(args.dump, global)
     local rec = hk.diff_report(base, dump, {
       n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
-      bitmaps = args.bitmaps,
+      bitmaps = args.bitmaps, leaks = args.leaks,
     })
     return rec, { subcolumns = SUBCOLUMNS }
   end,
