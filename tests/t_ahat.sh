@@ -1,0 +1,54 @@
+# hprofkit against an independent implementation: AOSP's ahat (../shared/peer/ahat, its own
+# dominator code, run with retained sizes over strong references).  For every instance and array
+# ahat calls strongly reachable, the retained and shallow sizes must be equal, and both tools
+# must agree on which instances and arrays are strongly reachable (only strong vs not: ahat ranks
+# finalizer above weak, we below).  Class objects are left out: ahat adds java.lang.Class's
+# instance size to each (README, "Conventions").
+. "$SRC/tests/lib.sh"
+AHAT="$SRC/../shared/peer/ahat/ahat.jar"
+command -v java >/dev/null || { skip ahat "java is not installed"; exit 0; }
+[ -f "$AHAT" ] || { skip ahat "$AHAT is absent"; exit 0; }
+
+# compare NAME: $T/NAME.hk (ours) against $T/NAME.objects.tsv (ahat); prints one summary line:
+# compared N retained R shallow S reach C missing M, then up to 5 examples of each kind
+compare() {
+  awk -F'\t' '
+    NR == FNR { kind[$1] = $2; reach[$1] = $3; sh[$1] = $4; ret[$1] = $5; next }
+    FNR == 1 || $2 == "class" { next }
+    function note(what, id, a, b) { n[what]++; if (n[what] <= 5) ex[what] = ex[what] " " id "(ahat " a ", ours " b ")" }
+    {
+      id = $1
+      if (!(id in kind)) { note("missing", id, $2, "-"); next }
+      strong = $10 == "strong"
+      if (strong != (reach[id] == "strong")) note("reach", id, $10, reach[id])
+      if (sh[id] != $5) note("shallow", id, $5, sh[id])
+      if (strong) { compared++; if (ret[id] != $7) note("retained", id, $7, ret[id]) }
+    }
+    END {
+      printf "compared %d retained %d shallow %d reach %d missing %d\n", compared, n["retained"], n["shallow"], n["reach"], n["missing"]
+      for (w in ex) printf "%s:%s\n", w, ex[w]
+    }' "$T/$1.hk" "$T/$1.objects.tsv"
+}
+
+# export NAME: both tools' per-object views of the dump into $T; 0 or a FAIL line
+export_both() {
+  local name=$1 dump="$REALDATA/hprof/$1.hprof"
+  if ! java -Xmx1g -cp "$AHAT" com.android.ahat.heapdump.AhatExport "$dump" "$T/$name" strong >"$T/$name.ahat.log" 2>&1; then
+    fail "ahat-$name" "ahat's export failed: $(tail -c 300 "$T/$name.ahat.log")"; return 1
+  fi
+  if ! "$HK" run "$SRC/tests/lua/objects_tsv.lua" "$dump" >"$T/$name.hk" 2>"$T/$name.hk.err"; then
+    fail "ahat-$name" "hprofkit failed: $(head -c 300 "$T/$name.hk.err")"; return 1
+  fi
+}
+
+for name in aosp-art-ahat-test-dump aosp-art-ahat-test-dump-base leakcanary-leak_service_binder hotspot-ahat-RI; do
+  [ -f "$REALDATA/hprof/$name.hprof" ] || { skip "ahat-$name" "$REALDATA/hprof/$name.hprof is absent"; continue; }
+  export_both "$name" || continue
+  compare "$name" > "$T/$name.cmp"
+  read -r _ n _ r _ s _ c _ m < "$T/$name.cmp"
+  if [ "$n" -gt 0 ] && [ "$r$s$c$m" = 0000 ]; then
+    pass "ahat-$name ($n strongly reachable instances and arrays: retained, shallow and reachability equal)"
+  else
+    fail "ahat-$name" "$n compared; differ: retained $r, shallow $s, strong-or-not $c, missing $m; $(tail -n +2 "$T/$name.cmp" | tr '\n' ';')"
+  fi
+done
