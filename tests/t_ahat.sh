@@ -72,5 +72,5 @@ elif export_both "$name"; then
   compare "$name" > "$T/$name.cmp"
   read -r _ n _ r _ s _ c _ m _ k _ b < "$T/$name.cmp"
   pass "ahat-$name-conventions ($n compared; retained differs for $r, $b of them by exactly ahat's $k B per class object it dominates, $((r - b)) otherwise; shallow $s, strong-or-not $c, missing $m)"
-  [ "$r" != "$b" ] && echo "ahat-$name: not explained by the class-object size: $(grep '^unexplained:' "$T/$name.cmp")" >&2
+  if [ "$r" != "$b" ]; then echo "ahat-$name: not explained by the class-object size: $(grep "^unexplained:" "$T/$name.cmp")" >&2; fi
 fi

@@ -53,8 +53,14 @@ if "$GEN" --scenario graph -o "$T/g.hprof" --expect "$T/g.json" >/dev/null 2>&1;
   if "$HK" top "$T/g.hprof" -n 3 --json > "$T/top.json" 2>"$T/top.err"; then
     eq cli_top_count "$(jq length "$T/top.json")" 3
     eq cli_top_sorted "$(jq '[.[].retained] == ([.[].retained] | sort | reverse)' "$T/top.json")" true
-    eq cli_top_columns "$(jq -c '.[0] | keys' "$T/top.json")" '["class","id","native","retained","retained_native","shallow"]'
+    eq cli_top_columns "$(jq -c '.[0] | keys' "$T/top.json")" '["class","id","native","reachability","retained","retained_native","shallow"]'
   else fail cli_top "$(head -c 300 "$T/top.err")"; fi
+  # live objects by default; --all adds garbage and weakly held objects
+  "$HK" top "$T/g.hprof" -n 1000 --json > "$T/top_live.json" 2>/dev/null
+  "$HK" top "$T/g.hprof" -n 1000 --all --json > "$T/top_all.json" 2>/dev/null
+  eq cli_top_live_only "$(jq '[.[] | select(.reachability != "strong")] | length' "$T/top_live.json")" 0
+  eq cli_top_live_count "$(jq length "$T/top_live.json")" "$("$HK" reachability "$T/g.hprof" --json | jq '.[] | select(.reachability == "strong") | .count')"
+  eq cli_top_all_has_garbage "$(jq '[.[] | select(.reachability == "unreachable")] | length > 0' "$T/top_all.json")" true
   if "$HK" reachability "$T/g.hprof" --json > "$T/reach.json" 2>"$T/reach.err"; then
     eq cli_reachability_total "$(jq '[.[].count] | add' "$T/reach.json")" "$(jq .counts.objects "$T/g.json")"
     eq cli_reachability_unreachable "$(jq '.[] | select(.reachability=="unreachable") | .count' "$T/reach.json")" 6
@@ -106,6 +112,30 @@ for f in "$REALDATA"/hprof/*.hprof; do
   [ -f "$f" ] || { skip realdata_graph "no real dumps in $REALDATA/hprof"; break; }
   ok "realdata_$(basename "$f" .hprof)" "$GC" check "$f"
 done
+
+# ---- path and reachability agree on every object (one rule for which edges are strong) ----
+"$GEN" --scenario graph -o "$T/pr.hprof" >/dev/null 2>&1
+for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
+  name="path_reach_agree_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  got=$("$HK" run "$SRC/tests/graph/path_reach_check.lua" "$f" 2>&1)
+  case "$got" in "objects "*" disagree 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
+done
+
+# ---- per-class retained bytes: the retained size of the set of a class's instances, held
+# against ahat's dominator tree (an independent implementation) ----
+AHAT="$SRC/../shared/peer/ahat/ahat.jar"
+lc="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
+if [ ! -f "$AHAT" ] || ! command -v java >/dev/null; then skip class_retained_ahat "no ahat.jar or no java"
+elif [ ! -f "$lc" ]; then skip class_retained_ahat "no $lc"
+elif java -Xmx2g -cp "$AHAT" com.android.ahat.heapdump.AhatExport "$lc" "$T/lc" strong >"$T/ahat.out" 2>&1; then
+  got=$("$HK" run "$SRC/tests/graph/class_retained_check.lua" "$lc" --ahat "$T/lc.objects.tsv" --class java.util.LinkedHashMap 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass class_retained_ahat ;; *) fail class_retained_ahat "$got" ;; esac
+  # the case that was counted twice: a LinkedHashMap dominated through another class's object
+  eq class_retained_linkedhashmap "$(echo "$got" | tail -n 1 | awk '{print ($2 == $3) ? "equal" : $2 " vs ahat " $3}')" equal
+else
+  fail class_retained_ahat "ahat export failed: $(tail -c 300 "$T/ahat.out")"
+fi
 
 # ---- a live HotSpot heap ----
 if command -v javac >/dev/null && command -v jcmd >/dev/null; then

@@ -9,14 +9,22 @@
  * ahat): classes are kept by their loaders and by STICKY_CLASS roots.  References to ids
  * that are not in the dump are dropped.
  *
- * Strong and weak edges.  The `referent` field of a java.lang.ref.Reference subclass (and
- * ART's `zombie` on FinalizerReference) is a weak edge of its kind; every other edge,
- * including the next/prev links of the finalizer and Cleaner lists, is strong.  The
- * dominator tree and retained sizes use strong edges only: an object held only by a
- * WeakReference is not retained by it.  Objects that no GC root reaches over strong edges
- * (weakly reachable and unreachable ones) hang off the virtual root: those with no strong
- * referrer become its children, then any remaining cycle is entered at its lowest object
- * index.  So the virtual root's retained size is every byte of the heap, counted once.
+ * Strong and weak edges.  One rule decides an edge's strength, for reachability, paths and
+ * dominators alike (hkg_ref_kind and the class layouts in graph_refs.c): the `referent`
+ * field of a java.lang.ref.Reference subclass (and ART's `zombie` on FinalizerReference) is
+ * a non-strong edge of its kind; every other edge, including the next/prev links of the
+ * finalizer and Cleaner lists, is strong.  So `reachability` and `path` agree: a path is
+ * marked weak exactly when it must cross a referent.
+ *
+ * The live heap.  The objects that GC roots reach over strong edges are the live heap, and
+ * their dominators and retained sizes depend on the live heap alone: only edges between
+ * live objects are dominator edges.  An object held only by a WeakReference is not retained
+ * by it, and garbage (or a weakly reachable object) that points into the live heap never
+ * changes a live object's dominator or retained size.  The rest hangs off the virtual root
+ * as a forest of its own: objects with no strong referrer become its children, then any
+ * remaining cycle is entered at its lowest object index, and retained sizes there are
+ * computed over that forest.  So the virtual root's retained size is every byte of the
+ * heap, counted once.
  *
  * Sizes are the dump's own (hk_obj_shallow_size); native sizes (NativeAllocationRegistry
  * via sun.misc.Cleaner) are kept apart from them.
@@ -81,10 +89,12 @@ uint64_t hk_graph_total_native(hk_dump *d);
  * first; a slice valid until the dump closes.  -1 with err on allocation failure. */
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n,
                        char *err, size_t errlen);
-/* The n objects with the largest retained size, largest first; returns how many. */
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, uint32_t *out);
-/* Retained bytes per class index (d->nclasses entries, caller frees): the sum over the
- * class's instances whose immediate dominator is not an instance of the same class.
+/* The n objects with the largest retained size, largest first; returns how many.
+ * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *out);
+/* Retained bytes per class index (d->nclasses entries, caller frees): the retained size
+ * of the set of the class's instances, i.e. the sum over the instances that no other
+ * instance of the same class dominates (at any depth).
  * Primitive arrays without a class in the dump are not counted. */
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
 
@@ -103,8 +113,9 @@ typedef struct hk_graph_path {
     hk_graph_step *steps;   /* steps[0] is the root object, the last is the target */
 } hk_graph_path;
 /* Shortest path from a GC root to obj over strong edges, preferring roots that are not
- * thread-local or low-priority, without entering the finalizer/cleaner lists; when no
- * such path exists, weak referents and those lists are allowed (path->weak = 1). */
+ * thread-local or low-priority, and paths that do not enter the finalizer/cleaner lists
+ * (their links are strong: such a path is not weak); when no strong path exists, weak
+ * referents are crossed (path->weak = 1, exactly when reachability is not strong). */
 int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, size_t errlen);
 void hk_graph_path_free(hk_graph_path *path);
 /* Names the edge src -> dst into buf ("field", "[3]", "static X", "<super>", "<loader>");

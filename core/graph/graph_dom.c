@@ -74,6 +74,8 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     s.next = 1;
     for (uint32_t k = 0; k < g->nroots; k++)
         if (s.num[g->roots[k]] == NONE) attach(g, &s, g->roots[k]);
+    /* preorder numbers below live_end are the strongly reachable objects */
+    const uint32_t live_end = s.next;
     /* what no root reaches: first the objects nothing references, then cycles */
     for (uint32_t i = 0; i < n; i++)
         if (s.num[i] == NONE && g->in1[i] == HK_NONE) attach(g, &s, i);
@@ -92,6 +94,8 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         const uint32_t *in = hkg_in(g, v, &nin);
         for (uint32_t k = 0; k < nin && sw; k++) {
             uint32_t u = s.num[in[k]];
+            /* garbage that points into the live heap must not shape its dominators */
+            if (w < live_end && u >= live_end) continue;
             if (u < w) { if (u < sw) sw = u; continue; }
             /* eval(u) with path compression */
             if (anc[u] != NONE) {
@@ -224,15 +228,17 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     return 0;
 }
 
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, uint32_t *out)
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_t *out)
 {
     hk_graph *g = d->graph;
     if (!g || !g->retained || !want) return 0;
+    if (live_only && !g->reach) return 0;
     const uint64_t *r = g->retained;
     /* a min-heap of the best `want` so far */
     uint32_t h = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         if (h == want && r[i] <= r[out[0]]) continue;
+        if (live_only && g->reach[i] != HK_REACH_STRONG) continue;
         uint32_t k;
         if (h < want) {
             k = h++;
@@ -259,15 +265,43 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     hk_graph *g = d->graph;
     *out = NULL;
     if (!g || !g->retained) { snprintf(err, errlen, "graph: dominators not computed"); return -1; }
-    uint64_t *per = calloc(d->nclasses ? d->nclasses : 1, sizeof *per);
-    if (!per) { snprintf(err, errlen, "graph: out of memory"); return -1; }
-    for (uint32_t i = 0; i < g->n; i++) {
-        uint32_t c = hk_obj_class(d, i);
-        if (c == HK_NONE) continue;
-        uint32_t p = g->idom[i];
-        if (p != HK_NONE && hk_obj_class(d, p) == c) continue;
-        per[c] += g->retained[i];
+    const uint32_t *kids;
+    uint32_t nk;
+    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
+    const uint32_t nc = d->nclasses ? d->nclasses : 1;
+    uint64_t *per = calloc(nc, sizeof *per);
+    /* instances of each class open on the current dominator-tree path */
+    uint32_t *open = calloc(nc, sizeof *open);
+    /* depth-first over the dominator tree: node, and the next child to visit */
+    uint32_t *snode = malloc(((size_t)g->n + 1) * sizeof *snode);
+    uint32_t *spos = malloc(((size_t)g->n + 1) * sizeof *spos);
+    if (!per || !open || !snode || !spos) {
+        free(per); free(open); free(snode); free(spos);
+        snprintf(err, errlen, "graph: out of memory");
+        return -1;
     }
+    uint32_t sp = 0;
+    snode[sp] = g->n;
+    spos[sp++] = g->kid_start[g->n];
+    while (sp) {
+        uint32_t x = snode[sp - 1], k = spos[sp - 1];
+        if (k < g->kid_start[x + 1]) {
+            spos[sp - 1] = k + 1;
+            uint32_t v = g->kids[k], c = hk_obj_class(d, v);
+            if (c != HK_NONE) {
+                /* the set's retained size: only the topmost instances of a class count */
+                if (!open[c]) per[c] += g->retained[v];
+                open[c]++;
+            }
+            snode[sp] = v;
+            spos[sp++] = g->kid_start[v];
+            continue;
+        }
+        sp--;
+        uint32_t c = x < g->n ? hk_obj_class(d, x) : HK_NONE;
+        if (c != HK_NONE) open[c]--;
+    }
+    free(open); free(snode); free(spos);
     *out = per;
     return 0;
 }

@@ -152,9 +152,10 @@ static int dump_top_retained(lua_State *L)
     lua_Integer want = luaL_optinteger(L, 2, 20);
     if (want < 0) want = 0;
     if ((uint64_t)want > d->nobjects) want = d->nobjects;
-    need(L, d, HK_GRAPH_DOM);
+    int all = lua_toboolean(L, 3);
+    need(L, d, HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH));
     uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
-    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, v);
+    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, v);
     push_objects(L, 1, v, n);
     return 1;
 }

@@ -1,6 +1,8 @@
 /* Shortest paths from GC roots: one BFS forest over the whole heap, cached as a parent
  * per object, in phases so that paths prefer ordinary roots over thread-local and
- * low-priority ones, and strong edges over weak referents and finalizer/Cleaner lists. */
+ * low-priority ones, strong edges outside the finalizer/Cleaner lists over the lists' links,
+ * and both over weak referents.  A path is weak only when it crosses a referent, so it
+ * agrees with reachability (graph.h says which edges are strong). */
 #include "graph/graph_internal.h"
 
 #include <stdio.h>
@@ -24,19 +26,21 @@ int hk_graph_root_rank(int t)
     }
 }
 
-/* Continues the BFS from q[head..tail); all = also weak edges and list links. */
-static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, int all)
+/* Continues the BFS from q[head..tail).  lists: enter the finalizer/Cleaner lists (their
+ * links are strong edges, but a chain through them is the last one worth showing); weak:
+ * also follow referents, which mark what they reach as weakly held. */
+static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, int lists, int weak)
 {
     uint32_t tail = *tailp;
     uint32_t *parent = g->parent;
     while (head < tail) {
         uint32_t x = q[head++];
-        if (!all && (g->flags[x] & HKG_F_LIST)) continue;
+        if (!lists && (g->flags[x] & HKG_F_LIST)) continue;
         for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
             uint32_t t = g->out[k];
-            if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = (uint8_t)(all | g->pweak[x]); q[tail++] = t; }
+            if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = g->pweak[x]; q[tail++] = t; }
         }
-        if (all && (g->flags[x] & HKG_F_WEAK))
+        if (weak && (g->flags[x] & HKG_F_WEAK))
             for (uint32_t k = hkg_weak_first(g, x); k < g->nweak && g->weak[k].src == x; k++) {
                 uint32_t t = g->weak[k].dst;
                 if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = 1; q[tail++] = t; }
@@ -68,24 +72,27 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             g->parent[t] = HKG_P_ROOT;
             q[tail++] = t;
         }
-        bfs(g, q, head, &tail, 0);
+        bfs(g, q, head, &tail, 0, 0);
         head = tail;
     }
-    /* then what only weak referents and the finalizer/Cleaner lists reach */
+    /* then what only the finalizer/Cleaner lists reach (still strongly held) */
     uint32_t strong_tail = tail;
     for (uint32_t k = 0; k < strong_tail; k++) {
         uint32_t x = q[k];
         if (g->flags[x] & HKG_F_LIST)
             for (uint32_t e = g->out_start[x]; e < g->out_start[x + 1]; e++) {
                 uint32_t t = g->out[e];
-                if (g->parent[t] == HK_NONE) { g->parent[t] = x; g->pweak[t] = 1; q[tail++] = t; }
+                if (g->parent[t] == HK_NONE) { g->parent[t] = x; q[tail++] = t; }
             }
     }
+    bfs(g, q, strong_tail, &tail, 1, 0);
+    /* then what only weak referents reach */
+    uint32_t list_tail = tail;
     for (uint32_t k = 0; k < g->nweak; k++) {
         uint32_t s = g->weak[k].src, t = g->weak[k].dst;
         if (g->parent[s] != HK_NONE && g->parent[t] == HK_NONE) { g->parent[t] = s; g->pweak[t] = 1; q[tail++] = t; }
     }
-    bfs(g, q, strong_tail, &tail, 1);
+    bfs(g, q, list_tail, &tail, 1, 1);
     free(q);
     g->times.paths = hkg_now() - t0;
     return 0;

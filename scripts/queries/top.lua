@@ -2,19 +2,20 @@ hk.query{
   name = "top",
   help = "The objects that retain the most memory: retained size is what the garbage collector\n" ..
          "would free if the object went away (its dominator subtree, over strong references;\n" ..
-         "sizes as the dump records them).  native: bytes registered with a\n" ..
-         "NativeAllocationRegistry for the object itself (Android 8+ bitmap pixels);\n" ..
-         "retained_native: the same over everything it retains.",
-  args = { n = 20 },
+         "sizes as the dump records them).  Live (strongly reachable) objects only, unless\n" ..
+         "--all.  native: bytes registered with a NativeAllocationRegistry for the object\n" ..
+         "itself (Android 8+ bitmap pixels); retained_native: the same over everything it retains.",
+  args = { n = 20, all = false },
   aliases = { n = "n" },
-  options_help = "  -n N          how many objects (default 20)",
-  columns = { "id", "class", "shallow", "retained", "native", "retained_native" },
+  options_help = "  -n N          how many objects (default 20)\n" ..
+                 "  --all         also objects that are not strongly reachable (garbage, weakly held)",
+  columns = { "id", "class", "reachability", "shallow", "retained", "native", "retained_native" },
   run = function(dump, args)
     local rows = {}
-    for i, obj in ipairs(dump:top_retained(args.n)) do
+    for i, obj in ipairs(dump:top_retained(args.n, args.all)) do
       rows[i] = {
-        id = obj.id, class = obj.label, shallow = obj.shallow_size,
-        retained = obj:retained_size(), native = obj.native_size,
+        id = obj.id, class = obj.label, reachability = obj.reachability,
+        shallow = obj.shallow_size, retained = obj:retained_size(), native = obj.native_size,
         retained_native = obj:retained_native(),
       }
     end

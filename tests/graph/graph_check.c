@@ -41,12 +41,33 @@ static void ensure(hk_dump *d, int mask)
     if (hk_graph_ensure(d, mask, err, sizeof err)) { fprintf(stderr, "graph_check: %s\n", err); exit(2); }
 }
 
+/* The live heap, recomputed here: what a BFS from the roots reaches over strong edges. */
+static uint8_t *live_set(hk_dump *d)
+{
+    const uint32_t n = d->nobjects;
+    uint8_t *live = calloc(n + 1, 1);
+    uint32_t *q = malloc((n + 1) * sizeof *q), head = 0, tail = 0;
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        uint32_t t = hk_obj_find(d, d->roots[k].id);
+        if (t != HK_NONE && !live[t]) { live[t] = 1; q[tail++] = t; }
+    }
+    while (head < tail) {
+        uint32_t x = q[head++], nout;
+        const uint32_t *out = hk_graph_out(d, x, &nout);
+        for (uint32_t k = 0; k < nout; k++) if (!live[out[k]]) { live[out[k]] = 1; q[tail++] = out[k]; }
+    }
+    free(q);
+    return live;
+}
+
 /* ---- the slow reference: Cooper, Harvey and Kennedy's iterative dataflow over reverse
- * postorder, on the same graph (strong edges + virtual root edges), with predecessors
- * built here from the forward index, independently of the referrer index. ---- */
+ * postorder, on the same graph (strong edges + virtual root edges, less the edges from
+ * outside the live heap into it), with predecessors built here from the forward index,
+ * independently of the referrer index. ---- */
 static uint32_t *slow_idom(hk_dump *d)
 {
     const uint32_t n = d->nobjects, root = n, m = n + 1;
+    uint8_t *live = live_set(d);
     uint32_t *po = malloc(m * sizeof *po), *order = malloc(m * sizeof *order);
     uint32_t *stk = malloc(m * sizeof *stk), *pos = malloc(m * sizeof *pos);
     uint8_t *seen = calloc(m, 1);
@@ -63,6 +84,7 @@ static uint32_t *slow_idom(hk_dump *d)
         if (k == nout) { po[x] = cnt; order[cnt++] = x; sp--; continue; }
         pos[sp - 1] = k + 1;
         uint32_t t = out[k];
+        if (x != root && !live[x] && live[t]) continue;
         if (!seen[t]) { seen[t] = 1; stk[sp] = t; pos[sp++] = 0; }
     }
     /* predecessor lists (CSR) */
@@ -70,7 +92,7 @@ static uint32_t *slow_idom(hk_dump *d)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nout;
         const uint32_t *out = hk_graph_out(d, i, &nout);
-        for (uint32_t k = 0; k < nout; k++) ps[out[k] + 1]++;
+        for (uint32_t k = 0; k < nout; k++) if (live[i] || !live[out[k]]) ps[out[k] + 1]++;
     }
     for (uint32_t k = 0; k < nv; k++) ps[vs[k] + 1]++;
     for (uint32_t i = 1; i <= m; i++) ps[i] += ps[i - 1];
@@ -79,7 +101,7 @@ static uint32_t *slow_idom(hk_dump *d)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nout;
         const uint32_t *out = hk_graph_out(d, i, &nout);
-        for (uint32_t k = 0; k < nout; k++) pr[fill[out[k]]++] = i;
+        for (uint32_t k = 0; k < nout; k++) if (live[i] || !live[out[k]]) pr[fill[out[k]]++] = i;
     }
     for (uint32_t k = 0; k < nv; k++) pr[fill[vs[k]]++] = root;
     uint32_t *idom = malloc(m * sizeof *idom);
@@ -108,6 +130,7 @@ static uint32_t *slow_idom(hk_dump *d)
     }
     CHECK(cnt == m, "slow DFS reached %u of %u nodes", cnt, m);
     free(po); free(order); free(stk); free(pos); free(seen); free(vs); free(ps); free(fill); free(pr);
+    free(live);
     return idom;
 }
 
