@@ -112,7 +112,7 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
                 if (!bm->b.buffer) need_native = 1;
             }
         }
-        qsort(c->v, c->n, sizeof *c->v, by_obj);
+        if (c->n) qsort(c->v, c->n, sizeof *c->v, by_obj);   /* v is NULL without bitmaps */
         /* Native sizes need the reference pass over the whole heap: only when some bitmap
          * keeps its pixels outside the Java heap. */
         char gerr[256];

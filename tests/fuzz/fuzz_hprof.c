@@ -91,6 +91,8 @@ static void touch_graph(hk_dump *d)
         (void)hk_graph_virtual_child(d, i);
         uint32_t up = hk_graph_idom(d, i);
         CHECK(up == HK_NONE || (up < n && up != i));
+        /* the live heap's dominators are live (graph.h) */
+        CHECK(r != HK_REACH_STRONG || up == HK_NONE || hk_graph_reach(d, up) == HK_REACH_STRONG);
         if (up == HK_NONE) top += hk_graph_retained(d, i);
         else kids[up] += hk_graph_retained(d, i);
     }
@@ -108,10 +110,12 @@ static void touch_graph(hk_dump *d)
     if (hk_graph_dominated(d, HK_NONE, &v, &nv, err, sizeof err) == 0)
         for (uint32_t k = 1; k < nv; k++) CHECK(hk_graph_retained(d, v[k - 1]) >= hk_graph_retained(d, v[k]));
     uint32_t best[8];
-    uint32_t nb = hk_graph_top_retained(d, 8, best);
-    for (uint32_t k = 0; k < nb; k++) {
-        CHECK(best[k] < n);
-        (void)hk_graph_dominated(d, best[k], &v, &nv, err, sizeof err);
+    for (int live = 0; live <= 1; live++) {
+        uint32_t nb = hk_graph_top_retained(d, 8, live, best);
+        for (uint32_t k = 0; k < nb; k++) {
+            CHECK(best[k] < n && (!live || hk_graph_reach(d, best[k]) == HK_REACH_STRONG));
+            (void)hk_graph_dominated(d, best[k], &v, &nv, err, sizeof err);
+        }
     }
     if (n) {
         uint32_t probe[] = {0, n / 3, n / 2, n - 1};
