@@ -6,7 +6,7 @@ srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c 
       $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
       $SRC/core/graph/graph_refs.c $SRC/core/graph/graph_reach.c $SRC/core/graph/graph_native.c
       $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_path.c $SRC/core/bitmap/bitmap_list.c"
-if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
+if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
      "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -o fuzz_hprof 2>build.err; then
   fail fuzz-build "$(head -c 600 build.err)"; exit 0
 fi
