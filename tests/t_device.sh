@@ -229,8 +229,8 @@ local n = 0
 for _, r in ipairs(rows) do n = n + 1 end
 rows = Q.processes.run(nil, { serial = arg[2] })
 assert(rows[1].app == true, "processes rows")
-rows = Q.dump.run(nil, { serial = arg[2], process = "com.example.app", output = arg[3] })
-assert(#rows == 1 and rows[1].path == arg[3] and rows[1].bytes > 0, "dump row")
+rows = Q.dump.run(nil, { serial = arg[2], process = "com.example.app", hprof = arg[3] })
+assert(#rows == 1 and rows[1].path == arg[3] and rows[1].file_bytes > 0, "dump row")
 print("queries ok " .. n)
 EOF
 eq device_lua_queries "$(timeout 120 "$TOOL" lua "$T/q.lua" "$SRC" "$GOOD" "$T/q.hprof" 2>&1)" "queries ok 4"
@@ -247,8 +247,14 @@ if [ -x "$HK" ] && "$HK" queries 2>/dev/null | grep -q '^ *dump '; then
   (cd "$T/cli" && timeout 120 "$HK" dump -s "$GOOD" com.example.app --json >"$T/cli.json" 2>"$T/cli.err")
   f=$(jq -r '.[0].path' "$T/cli.json" 2>/dev/null)
   if [[ "$f" == com.example.app-*.hprof ]] && [ "$(head -c 12 "$T/cli/$f" 2>/dev/null)" = "JAVA PROFILE" ] \
-    && [ "$(jq -r '.[0].bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
+    && [ "$(jq -r '.[0].file_bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
   else fail device_cli_dump "$(cat "$T/cli.json" "$T/cli.err" | head -c 400)"; fi
+  rm -f "$T"/cli/*
+  # --hprof names the dump's file; -o stays the rendered output
+  (cd "$T/cli" && timeout 120 "$HK" dump -s "$GOOD" com.example.app --hprof app.hprof -o row.json --json 2>"$T/cli.err")
+  if [ "$(head -c 12 "$T/cli/app.hprof" 2>/dev/null)" = "JAVA PROFILE" ] && [ "$(jq -r '.[0].path' "$T/cli/row.json" 2>/dev/null)" = app.hprof ]; then
+    pass device_cli_dump_hprof_option
+  else fail device_cli_dump_hprof_option "$(ls "$T/cli"; head -c 300 "$T/cli.err")"; fi
   rm -f "$T"/cli/*
   echo notdebuggable >"$CFG/dumpheap"
   (cd "$T/cli" && err device_cli_dump_not_debuggable "com.example.app is not debuggable: only debuggable apps" \

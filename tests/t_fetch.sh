@@ -205,11 +205,11 @@ if JAVA_OPTS="-XX:+UseSerialGC -Xms256m -Xmx256m" start_app garbage com.example.
   device_add "$APP_PID" com.example.gcapp "$APP_PORT"
   garbage() { hk histogram "$1" --json 2>/dev/null | jq -r '.[] | select(.class == "JdwpGarbage") | .count'; }
   : >"$CFG/log"
-  hk dump -s "$SERIAL" com.example.gcapp -o "$T/nogc.hprof" --no-gc --json >"$T/g1.json" 2>"$T/g1.err"
+  hk dump -s "$SERIAL" com.example.gcapp --hprof "$T/nogc.hprof" --no-gc --json >"$T/g1.json" 2>"$T/g1.err"
   eq fetch_nogc_dump "$? $(json '.[0].gc' "$T/g1.json")" "0 false"
   if grep -q "OPEN jdwp:" "$CFG/log"; then fail fetch_nogc_no_attach "--no-gc attached a debugger"; else pass fetch_nogc_no_attach; fi
   : >"$CFG/log"
-  hk dump -s "$SERIAL" com.example.gcapp -o "$T/gc.hprof" --json >"$T/g2.json" 2>"$T/g2.err"
+  hk dump -s "$SERIAL" com.example.gcapp --hprof "$T/gc.hprof" --json >"$T/g2.json" 2>"$T/g2.err"
   eq fetch_gc_dump "$? $(json '.[0].gc' "$T/g2.json")" "0 true"
   if grep -q "OPEN jdwp:$APP_PID" "$CFG/log" && grep -qE "am dumpheap com.example.gcapp " "$CFG/log"; then
     pass fetch_gc_via_jdwp; else fail fetch_gc_via_jdwp "$(grep -E 'jdwp|dumpheap' "$CFG/log")"; fi
@@ -219,7 +219,7 @@ if JAVA_OPTS="-XX:+UseSerialGC -Xms256m -Xmx256m" start_app garbage com.example.
   if running "$APP_DIR"; then pass fetch_gc_app_running; else fail fetch_gc_app_running "heartbeat stopped"; fi
   # a GC that fails is reported, and the dump is still taken
   sed -i "s/^$APP_PID .*/$APP_PID 1/" "$CFG/jdwp"
-  hk dump -s "$SERIAL" com.example.gcapp -o "$T/gcfail.hprof" --json >"$T/g3.json" 2>"$T/g3.err"
+  hk dump -s "$SERIAL" com.example.gcapp --hprof "$T/gcfail.hprof" --json >"$T/g3.json" 2>"$T/g3.err"
   rc=$?
   if [ "$rc" = 0 ] && [ "$(json '.[0].gc' "$T/g3.json")" = false ] && [ -s "$T/gcfail.hprof" ] &&
      grep -q "GC through JDWP failed" "$T/g3.err"; then pass fetch_gc_failure_still_dumps

@@ -107,6 +107,7 @@ for is in 4 8; do
   check bitmaps-api29 $is
   check bitmaps-api35 $is
   check bitmaps-many $is --objects 3 --width 64 --height 32
+  check leaks $is --objects 20
   check big $is --size-mb 8
 done
 

@@ -155,7 +155,9 @@ echo "hello, not a heap dump" > text.hprof
 err not-hprof "not an HPROF heap dump" "$HK" info text.hprof
 : > empty.hprof
 err empty-file "empty file" "$HK" info empty.hprof
-err missing-file "cannot open" "$HK" info nosuch.hprof
+err missing-file "nosuch.hprof: No such file" "$HK" info nosuch.hprof
+"$HK" info nosuch.hprof 2>/dev/null; eq missing-file-is-usage-error "$?" 2
+"$HK" info text.hprof 2>/dev/null; eq corrupt-dump-exit-1 "$?" 1
 for kind in unknown-subtag dangling-class dangling-super long-record sub-overrun duplicate-id bad-idsize no-end null-id; do
   "$MKBAD" $kind $kind.hprof
 done

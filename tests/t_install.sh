@@ -19,3 +19,21 @@ eq installed-meminfo-loaded "$(jq -r '.[] | select(.name == "meminfo") | .status
 "$bin" queries > iq.txt 2>iq.err
 grep -q "^  histogram " iq.txt && pass installed-scripts || fail installed-scripts "$(cat iq.err iq.txt | head -5)"
 eq installed-info "$("$bin" info demo.hprof --json | jq .id_size)" 4
+# an out-of-tree plugin built with pkg-config against the installed header, loaded by the
+# installed binary (PKG_CONFIG_SYSROOT_DIR: the DESTDIR stands for /)
+pc=$(find "$T/inst" -name hprofkit.pc | head -1)
+[ -n "$pc" ] && pass installed-pkg-config || { fail installed-pkg-config "no hprofkit.pc under $T/inst"; exit 0; }
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR="$T/inst"
+cflags=$(pkg-config --cflags hprofkit)
+[ -f "$(sed 's/^-I//; s/ *$//' <<<"$cflags")/hprofkit.h" ] && pass installed-header \
+  || fail installed-header "pkg-config --cflags gives '$cflags'"
+mkdir -p oot && cd oot
+awk '/^`wordcount.c`/{f=1;next} f&&/^```c/{g=1;next} g&&/^```/{exit} g' "$SRC/docs/plugins.md" > wordcount.c
+if cc -Wall -Wextra -Werror -Wno-unused-parameter -shared -fPIC -fvisibility=hidden $cflags wordcount.c \
+     -o wordcount.so 2> cc.err; then
+  printf '[wordcount]\npath = %s/wordcount.so\nlabel = words\n' "$PWD" > my-plugins.ini
+  echo 'print(hk.wordcount.count("a heap dump of words").words)' > wc.lua
+  eq out-of-tree-plugin-loads "$("$bin" --plugins my-plugins.ini run wc.lua 2>wc.err)" 5
+else
+  fail out-of-tree-plugin-builds "$(head -c 300 cc.err)"
+fi

@@ -48,7 +48,7 @@ else
   via=plugin_check
   "$CHECK" --ini "$T/plugins.ini" >"$T/list.json" 2>"$T/list.err"
 fi
-row() { jq -r --arg n "$1" --arg k "$2" '.[] | select(.name == $n) | .[$k]' "$T/list.json"; }
+row() { jq -r --arg n "$1" --arg k "$2" '.[] | select(.name == $n) | .[$k] | if type == "array" then join(", ") else . end' "$T/list.json"; }
 
 # the CLI also lists the built-in plugins.ini's plugins; count the ones from this file
 eq list_is_json_$via "$(jq -r --arg ini "$T/plugins.ini" '[.[] | select(.ini == $ini)] | length' "$T/list.json" 2>/dev/null)" 9

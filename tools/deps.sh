@@ -2,7 +2,7 @@
 # Installs what is missing on Debian 12: build deps always, test deps with --test.
 set -eu
 pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libssl-dev"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind libxml2-utils"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -6,10 +6,13 @@
 #include "host/plugin_host.h"
 #include "host/plugin_lua.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define SOURCES_KEY "hk.bitmap_sources"
 
@@ -47,7 +50,7 @@ static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
 {
     const hk_bm *v;
     char err[256];
-    if (hk_bitmaps_list(d, &v, n, err, sizeof err) < 0) luaL_error(L, "%s", err);
+    if (hk_bitmaps_list(d, &v, n, err, sizeof err) < 0) hkl_fail(L, "%s", err);
     return v;
 }
 
@@ -58,6 +61,7 @@ typedef struct lua_src {
     lua_State *L;
     int index;              /* in the registry array SOURCES_KEY */
     int dump_idx;           /* absolute stack index of the Dump userdata */
+    int failed;             /* its image() raised an error: the traceback was shown once */
     char name[64];
 } lua_src;
 
@@ -74,9 +78,11 @@ static int ls_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
         const hk_bm *full = hk_bitmaps_find(hkl_check_dump(L, ls->dump_idx), bm->id);
         if (full) push_bitmap(L, full); else lua_pushnil(L);
         if (hkl_pcall(L, 2, 2) != LUA_OK) {
-            const char *m = lua_tostring(L, -1);
-            snprintf(note, notelen, "Lua source %s failed: %.*s", ls->name, 160, m ? m : "?");
-            fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", ls->name, m ? m : "?");
+            /* the cell gets the message's first line; stderr the traceback, once per source */
+            const char *m = hkl_error_text(L, -1);
+            const char *nl = strchr(m, '\n');
+            snprintf(note, notelen, "Lua source %s failed: %.*s", ls->name, nl ? (int)(nl - m) : 160, m);
+            if (!ls->failed++) fprintf(stderr, "hprofkit: bitmap source %s failed:\n%s\n", ls->name, m);
             lua_settop(L, top);
             return HK_IMAGE_NONE;
         }
@@ -105,11 +111,38 @@ static int ls_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     return kind;
 }
 
-/* hk.bitmap_source{ name=, by_pointer=true, image=function(dump, bitmap) -> png | nil, why,
+/* The keys hk.bitmap_source{} takes; any other (the C names keyed_by_pointer, ...) is a mistake. */
+static const char *const source_keys[] = {"name", "help", "by_pointer", "image", "images", NULL};
+
+static void check_source_keys(lua_State *L)
+{
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        int known = 0;
+        for (int i = 0; source_keys[i] && !known; i++)
+            known = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), source_keys[i]);
+        if (!known)
+            luaL_error(L, "hk.bitmap_source: unknown key '%s' (it takes name, help, by_pointer, "
+                       "image = function(dump, bitmap), images = {[\"0x<ptr>\"] = png})", luaL_tolstring(L, -1, NULL));
+    }
+    if (lua_getfield(L, 1, "image") == LUA_TFUNCTION) {
+        lua_Debug ar;
+        lua_getinfo(L, ">u", &ar);
+        if (ar.nparams < 2 && !ar.isvararg)
+            luaL_error(L, "hk.bitmap_source: image is called as image(dump, bitmap): it takes %d parameter%s",
+                       ar.nparams, ar.nparams == 1 ? "" : "s");
+    } else lua_pop(L, 1);
+}
+
+/* hk.bitmap_source{ name=, help=, by_pointer=true, image=function(dump, bitmap) -> png | nil, why,
  * or images = { ["0x<ptr>"] = png_bytes } } */
 static int l_bitmap_source(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
+    check_source_keys(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.source");
+    lua_setfield(L, 1, "script");   /* who registered it, for `hprofkit plugins` */
     if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "hk.bitmap_source: name (a string) is required");
     lua_pop(L, 1);
     int t1 = lua_getfield(L, 1, "image"), t2 = lua_getfield(L, 1, "images");
@@ -158,7 +191,7 @@ static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sideca
         x->src.keyed_by_pointer = lua_getfield(L, -1, "by_pointer") == LUA_TNIL || lua_toboolean(L, -1);
         lua_pop(L, 2);
         x->src.name = x->name;
-        x->src.help = "a Lua bitmap source";
+        x->src.help = "a Lua bitmap source";   /* the name of a field is what C reads */
         x->src.image = ls_image;
         x->L = L;
         x->index = (int)i + 1;
@@ -264,7 +297,51 @@ static void push_summary(lua_State *L, const hk_bm_summary *sum)
     set_bool(L, "carries_native_pixels", sum->dump_data > 0);
     lua_createtable(L, 0, sum->nsources);
     for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");   /* a JSON object even when empty */
+    lua_setmetatable(L, -2);
     lua_setfield(L, -2, "by_source");
+}
+
+/* hk.bitmap_sources() -> { {name, help, by_pointer, script}, ... }: the Lua sources */
+static int l_bitmap_sources(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, (int)n, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        lua_createtable(L, 0, 4);
+        static const char *const copy[] = {"name", "help", "script"};
+        for (int k = 0; k < 3; k++) {
+            lua_getfield(L, -2, copy[k]);
+            lua_setfield(L, -2, copy[k]);
+        }
+        lua_getfield(L, -2, "by_pointer");
+        lua_pushboolean(L, lua_isnil(L, -1) || lua_toboolean(L, -1));
+        lua_setfield(L, -3, "by_pointer");
+        lua_pop(L, 1);
+        lua_rawseti(L, -3, i);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* Directories the user named: the sidecar must exist, the export's parent must. */
+static void check_dirs(lua_State *L, const char *sidecar, const char *export_dir)
+{
+    struct stat st;
+    if (sidecar && stat(sidecar, &st) != 0) hkl_usage_error(L, "--sidecar %s: %s", sidecar, strerror(errno));
+    if (sidecar && !S_ISDIR(st.st_mode)) hkl_usage_error(L, "--sidecar %s: not a directory", sidecar);
+    if (!export_dir) return;
+    if (stat(export_dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) hkl_usage_error(L, "--export %s: not a directory", export_dir);
+        return;
+    }
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", export_dir);
+    const char *p = dirname(parent);
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))
+        hkl_usage_error(L, "--export %s: its parent directory %s does not exist", export_dir, p);
 }
 
 /* dump:bitmap_scan{ export = DIR, hash = true, min_pixels = 0, sidecar = DIR } -> rows, summary */
@@ -283,6 +360,7 @@ static int dump_bitmap_scan(lua_State *L)
         if (lua_getfield(L, 2, "sidecar") == LUA_TSTRING && *lua_tostring(L, -1)) sidecar = lua_tostring(L, -1);
         /* the strings stay on the stack, so the pointers above stay valid */
     }
+    check_dirs(L, sidecar, o.export_dir);
     lua_srcs ls = {0};
     hk_bm_session *s = session_for(L, 1, sidecar, &ls);
     lua_newtable(L);
@@ -294,7 +372,7 @@ static int dump_bitmap_scan(lua_State *L)
     if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
-    if (rc < 0) return luaL_error(L, "%s", err);
+    if (rc < 0) return hkl_fail(L, "%s", err);
     return 2;
 }
 
@@ -311,7 +389,7 @@ static int dump_bitmap_counts(lua_State *L)
     if (rc == 0) push_summary(L, &sum);
     hk_bm_session_free(s);
     free(ls.v);
-    if (rc < 0) return luaL_error(L, "%s", err);
+    if (rc < 0) return hkl_fail(L, "%s", err);
     return 1;
 }
 
@@ -324,4 +402,5 @@ void hk_bitmap_lua_open(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "bitmap_scan", dump_bitmap_scan);
     hkl_add_method(L, HKL_DUMP, "bitmap_counts", dump_bitmap_counts);
     hkl_add_function(L, "bitmap_source", l_bitmap_source);
+    hkl_add_function(L, "bitmap_sources", l_bitmap_sources);
 }

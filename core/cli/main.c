@@ -12,7 +12,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: hprofkit [--plugins FILE]... COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE]\n"
+    fputs("usage: hprofkit COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE] [GLOBAL OPTIONS]\n"
           "\n"
           "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
@@ -24,19 +24,19 @@ static void usage(FILE *f)
           "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"
           "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
           "element size plus what its array class records (ART: the 12-byte header).\n"
-          "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n", f);
+          "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n"
+          "Every query also takes --sort COLUMN, --class GLOB (listings), --bytes (tables: sizes\n"
+          "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
+          "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n", f);
+    cli_print_globals(f);
 }
 
 int main(int argc, char **argv)
 {
     cli_ctx cx;
     memset(&cx, 0, sizeof cx);
+    if (cli_take_globals(&cx.g, &argc, argv) < 0) return 2;
     int i = 1;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--plugins") && i + 1 < argc) cli_add_plugins_file(&cx, argv[++i]);
-        else if (!strncmp(argv[i], "--plugins=", 10)) cli_add_plugins_file(&cx, argv[i] + 10);
-        else break;
-    }
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {
         usage(i >= argc ? stderr : stdout);
         return i >= argc ? 2 : 0;

@@ -10,7 +10,7 @@
 static void need(lua_State *L, hk_dump *d, int mask)
 {
     char err[256];
-    if (hk_graph_ensure(d, mask, err, sizeof err)) luaL_error(L, "%s", err);
+    if (hk_graph_ensure(d, mask, err, sizeof err)) hkl_fail(L, "%s", err);
 }
 
 static hkl_ref *obj_need(lua_State *L, int mask)
@@ -72,25 +72,29 @@ static int obj_dominated(lua_State *L)
     const uint32_t *v;
     uint32_t n;
     char err[256];
-    if (hk_graph_dominated(r->d, r->index, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_dominated(r->d, r->index, &v, &n, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     push_objects(L, 1, v, n);
     return 1;
 }
 
-/* obj:referrers(): strong referrers, then Reference objects whose referent obj is. */
+/* obj:referrers(): an array of every strong referrer, then every Reference object whose
+ * referent obj is (no cap). */
 static int obj_referrers(lua_State *L)
 {
     hkl_ref *r = obj_need(L, HK_GRAPH_REFERRERS);
     uint32_t n;
     const uint32_t *v = hk_graph_referrers(r->d, r->index, &n);
     push_objects(L, 1, v, n);
-    uint32_t w[64];
-    uint32_t nw = hk_graph_weak_referrers(r->d, r->index, w, 64);
-    if (nw > 64) nw = 64;
-    for (uint32_t k = 0; k < nw; k++) {
-        hkl_push_object(L, 1, w[k]);
-        lua_rawseti(L, -2, (lua_Integer)n + k + 1);
+    uint32_t nw = hk_graph_weak_referrers(r->d, r->index, NULL, 0);
+    if (nw) {
+        uint32_t *w = lua_newuserdatauv(L, (size_t)nw * sizeof *w, 0);   /* freed by the GC */
+        hk_graph_weak_referrers(r->d, r->index, w, nw);
+        for (uint32_t k = 0; k < nw; k++) {
+            hkl_push_object(L, 1, w[k]);
+            lua_rawseti(L, -3, (lua_Integer)n + k + 1);
+        }
+        lua_pop(L, 1);
     }
     return 1;
 }
@@ -98,8 +102,27 @@ static int obj_referrers(lua_State *L)
 static void set_str(lua_State *L, const char *k, const char *v) { lua_pushstring(L, v); lua_setfield(L, -2, k); }
 static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
 
-/* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=} per step, nil when no
- * root reaches obj.  Steps after the first carry no root; the last step's via is "". */
+/* How a path step is reached, as {type, name}: the first step from its root ("local" for a
+ * thread's stack or a native local, "root" otherwise, named by the root type), each later one
+ * by the previous step's outgoing via: "static X", "[12]" or a field name. */
+static void push_reference(lua_State *L, const hk_graph_path *p, uint32_t k)
+{
+    lua_createtable(L, 0, 2);
+    if (k == 0) {
+        int t = p->root ? p->root->type : 0;
+        int local = t == HPROF_ROOT_JAVA_FRAME || t == HPROF_ROOT_JNI_LOCAL || t == HPROF_ROOT_NATIVE_STACK;
+        set_str(L, "type", local ? "local" : "root");
+        set_str(L, "name", p->root ? hk_root_type_name(p->root->type) : "?");
+        return;
+    }
+    const char *via = p->steps[k - 1].via;
+    if (!strncmp(via, "static ", 7)) set_str(L, "type", "static"), set_str(L, "name", via + 7);
+    else if (via[0] == '[') set_str(L, "type", "array"), set_str(L, "name", via);
+    else set_str(L, "type", "field"), set_str(L, "name", via);
+}
+
+/* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=, reference=} per step, nil
+ * when no root reaches obj.  Steps after the first carry no root; the last step's via is "". */
 static int dump_path_to_root(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -107,7 +130,7 @@ static int dump_path_to_root(lua_State *L)
     if (obj == HK_NONE) return luaL_error(L, "path_to_root: no such object in this dump");
     hk_graph_path p;
     char err[256];
-    if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (!p.found) { lua_pushnil(L); return 1; }
     lua_createtable(L, (int)p.nsteps, 0);
     for (uint32_t k = 0; k < p.nsteps; k++) {
@@ -120,6 +143,8 @@ static int dump_path_to_root(lua_State *L)
         hkl_push_object(L, 1, p.steps[k].obj);
         lua_setfield(L, -2, "object");
         set_str(L, "via", p.steps[k].via);
+        push_reference(L, &p, k);
+        lua_setfield(L, -2, "reference");
         if (k + 1 == p.nsteps && p.weak) { lua_pushboolean(L, 1); lua_setfield(L, -2, "weak"); }
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
@@ -169,7 +194,7 @@ static int dump_dominated_by_root(lua_State *L)
     const uint32_t *v;
     uint32_t n;
     char err[256];
-    if (hk_graph_dominated(d, HK_NONE, &v, &n, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_dominated(d, HK_NONE, &v, &n, err, sizeof err)) return hkl_fail(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     push_objects(L, 1, v, n);
     return 1;
@@ -182,7 +207,7 @@ static int dump_class_retained(lua_State *L)
     need(L, d, HK_GRAPH_DOM);
     uint64_t *per;
     char err[256];
-    if (hk_graph_class_retained(d, &per, err, sizeof err)) return luaL_error(L, "%s", err);
+    if (hk_graph_class_retained(d, &per, err, sizeof err)) return hkl_fail(L, "%s", err);
     lua_createtable(L, 0, (int)d->nclasses);
     for (uint32_t c = 0; c < d->nclasses; c++) {
         const char *name = d->classes[c].name ? d->classes[c].name : "?";
@@ -245,4 +270,5 @@ void hk_graph_lua_open(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
+    hk_graph_leakpath_lua_open(L);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "host/lua_host.h"
 #include "util/hk_file.h"
 
 static hk_plugins *fetch_upvalue(lua_State *L)
@@ -104,8 +105,8 @@ static int l_fetch_bitmaps(lua_State *L)
     void *ud = NULL;
     const hk_fetcher *f = find_fetcher(ps, name, &ud);
     if (!f) {
-        if (name) return luaL_error(L, "no live fetcher named '%s' is loaded (hprofkit plugins lists them)", name);
-        return luaL_error(L, "no live bitmap fetcher is loaded: enable the jdwp plugin in plugins.ini "
+        if (name) return hkl_fail(L, "no live fetcher named '%s' is loaded (hprofkit plugins lists them)", name);
+        return hkl_fail(L, "no live bitmap fetcher is loaded: enable the jdwp plugin in plugins.ini "
                              "([jdwp] path = jdwp.so) or pass --plugins FILE");
     }
     hk_fetch_result res;
@@ -159,10 +160,10 @@ static int l_fetch_write(lua_State *L)
     if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
         return luaL_error(L, "hk.fetch_write: '%s' is not a plain file name", name);
     char err[1024], path[4096];
-    if (make_dirs(dir, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    if (make_dirs(dir, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return luaL_error(L, "hk.fetch_write: path too long");
-    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     lua_pushstring(L, path);
     return 1;
 }

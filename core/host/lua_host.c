@@ -1,6 +1,8 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
 #include "host/lua_host.h"
 #include "hk_config.h"
+#include "util/hk_file.h"
+#include "util/hk_sha.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +18,16 @@ struct hkl_host {
 
 lua_State *hkl_host_state(hkl_host *h) { return h->L; }
 
+static void push_writer_mt(lua_State *L);
+
 static int traceback(lua_State *L)
 {
+    if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
+        luaL_traceback(L, L, NULL, 1);
+        lua_setfield(L, 1, "traceback");
+        lua_settop(L, 1);
+        return 1;
+    }
     const char *msg = lua_tostring(L, 1);
     if (!msg) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -88,13 +98,96 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
 }
 
 static int l_query(lua_State *L) { return register_def(L, "hk.queries", "query", "run"); }
+/* hk.watcher{ name=, help=, on_sample= }: a trigger for `watch --watcher NAME` */
+static int l_watcher(lua_State *L) { return register_def(L, "hk.watchers", "watcher", "on_sample"); }
 static int l_renderer(lua_State *L) { return register_def(L, "hk.renderers", "renderer", "render"); }
+static int l_leak_finder(lua_State *L) { return register_def(L, "hk.leak_finders", "leak finder", "find"); }
+
+/* Registries without names, in registration order (built-in scripts load first, so user
+ * entries come last): object inspectors and reference matchers.  fn_field, when given, must
+ * be a function; class, when required, a non-empty string. */
+static int register_entry(lua_State *L, const char *registry, const char *what, const char *fn_field,
+                          int need_class)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "class");
+    const char *cls = lua_tostring(L, -1);
+    if (need_class && (!cls || !*cls)) return luaL_error(L, "%s{}: 'class' must be a non-empty string", what);
+    if (!cls) cls = "?";
+    lua_pop(L, 1);
+    if (fn_field) {
+        lua_getfield(L, 1, fn_field);
+        if (!lua_isfunction(L, -1)) return luaL_error(L, "%s for %s: '%s' must be a function", what, cls, fn_field);
+        lua_pop(L, 1);
+    }
+    lua_pushstring(L, current_source(L));
+    lua_setfield(L, 1, "source");
+    lua_getfield(L, LUA_REGISTRYINDEX, registry);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, (lua_Integer)luaL_len(L, -2) + 1);
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    return 1;
+}
+
+static int l_inspector(lua_State *L) { return register_entry(L, "hk.inspectors", "inspector", "inspect", 1); }
+
+/* hk.reference_matcher{kind = "library" | "ignore", class =, field = | static = | root = ...} */
+static int l_reference_matcher(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "kind");
+    const char *kind = lua_tostring(L, -1);
+    if (!kind || (strcmp(kind, "library") && strcmp(kind, "ignore")))
+        return luaL_error(L, "reference_matcher{}: 'kind' must be \"library\" or \"ignore\"");
+    lua_pop(L, 1);
+    lua_getfield(L, 1, "field");
+    lua_getfield(L, 1, "static");
+    lua_getfield(L, 1, "root");
+    lua_getfield(L, 1, "thread");
+    int forms = lua_isstring(L, -4) + lua_isstring(L, -3) + lua_isstring(L, -2) + lua_isstring(L, -1);
+    lua_pop(L, 4);
+    if (forms != 1)
+        return luaL_error(L, "reference_matcher{}: give exactly one of 'field', 'static', 'root' or 'thread'");
+    /* a Java-local pattern names a thread, not a class */
+    lua_getfield(L, 1, "thread");
+    int thread_form = lua_isstring(L, -1);
+    lua_pop(L, 1);
+    return register_entry(L, "hk.reference_matchers", "reference_matcher", NULL, !thread_form);
+}
 
 void hkl_push_queries(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries"); }
 void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers"); }
 
+void hkl_push_watchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers"); }
+
 static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
+static int l_watchers(lua_State *L) { hkl_push_watchers(L); return 1; }
 static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
+static int l_leak_finders(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.leak_finders"); return 1; }
+static int l_inspectors(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.inspectors"); return 1; }
+static int l_reference_matchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.reference_matchers"); return 1; }
+
+/* hk.dump_method(name, fn): fn becomes dump:name(...), for methods written in Lua (dump:leaks) */
+static int l_dump_method(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    hkl_add_method_value(L, HKL_DUMP, name);
+    return 0;
+}
+
+/* hk.sha1(s): 40 hex digits (leak signatures are SHA-1, as LeakCanary's are) */
+static int l_sha1(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char hex[41];
+    if (hk_sha1_hex(s, n, hex)) return luaL_error(L, "sha1: libcrypto failed");
+    lua_pushstring(L, hex);
+    return 1;
+}
 
 /* hk.open(path) -> Dump */
 static int l_open(lua_State *L)
@@ -103,8 +196,10 @@ static int l_open(lua_State *L)
     char err[512];
     char what[300];
     snprintf(what, sizeof what, "indexing %s", path);
+    struct stat st;
+    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, sizeof err);
-    if (!d) return luaL_error(L, "%s", err);
+    if (!d) return hkl_fail(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;
 }
@@ -112,8 +207,10 @@ static int l_open(lua_State *L)
 static int l_read_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    FILE *f = fopen(path, "rb");
-    if (!f) return luaL_error(L, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "rb");
+    /* the path is nearly always one the user named: a usage error */
+    if (!f) return hkl_usage_error(L, "%s: cannot open: %s", path, strerror(errno));
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     char tmp[65536];
@@ -124,6 +221,18 @@ static int l_read_file(lua_State *L)
     if (bad) return luaL_error(L, "%s: read error", path);
     luaL_pushresult(&b);
     return 1;
+}
+
+/* hk.write_file(path, text): atomically (a temporary file renamed over path), so readers never
+ * see a part; raises the one-line reason on failure */
+static int l_write_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t n;
+    const char *data = luaL_checklstring(L, 2, &n);
+    char err[600];
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    return 0;
 }
 
 static int l_json_decode(lua_State *L)
@@ -166,10 +275,20 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.queries");
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.renderers");
+    static const char *const lists[] = {"hk.leak_finders", "hk.inspectors", "hk.reference_matchers", "hk.watchers"};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        lua_newtable(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, lists[i]);
+    }
     static const luaL_Reg fns[] = {
         {"query", l_query}, {"renderer", l_renderer}, {"queries", l_queries},
         {"renderers", l_renderers}, {"open", l_open}, {"read_file", l_read_file},
+        {"write_file", l_write_file}, {"watcher", l_watcher}, {"watchers", l_watchers},
         {"json_decode", l_json_decode}, {"hex", l_hex}, {"warn", l_warn}, {"isatty", l_isatty},
+        {"leak_finder", l_leak_finder}, {"leak_finders", l_leak_finders}, {"inspector", l_inspector},
+        {"inspectors", l_inspectors}, {"reference_matcher", l_reference_matcher},
+        {"reference_matchers", l_reference_matchers}, {"sha1", l_sha1},
+        {"dump_method", l_dump_method},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     /* hk.null: a unique value for JSON null, so absent values survive in tables */
@@ -185,7 +304,10 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
     lua_setfield(L, -2, "object_mt");
     lua_setglobal(L, "hk");
+    push_writer_mt(L);
+    lua_pop(L, 1);
     hkl_types_open(L);
+    hkl_query_open(L);
     hkl_modules_open(L);
     return h;
 }
@@ -243,7 +365,8 @@ static int load_lua_files(hkl_host *h, const char *dir)
 
 int hkl_host_load_dir(hkl_host *h, const char *dir)
 {
-    static const char *const subs[] = {"renderers", "queries", "recipes"};
+    /* leaks/ after recipes/: leak finders, inspectors and matchers use recipes' helpers */
+    static const char *const subs[] = {"renderers", "queries", "recipes", "leaks"};
     int failed = 0;
     char path[4096];
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
@@ -261,17 +384,13 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     lua_pushstring(L, path);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
     if (luaL_loadfile(L, path) != LUA_OK) {
-        fprintf(stderr, "hprofkit: %s\n", lua_tostring(L, -1));
-        lua_settop(L, args - 1);
+        lua_replace(L, args);
+        lua_settop(L, args);
         return -1;
     }
     lua_pushvalue(L, args);
     lua_remove(L, args);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) {
-        fprintf(stderr, "hprofkit: error in %s:\n%s\n", path, lua_tostring(L, -1));
-        lua_pop(L, 1);
-        return -1;
-    }
+    if (hkl_pcall(L, 1, 0) != LUA_OK) return -1;
     return 0;
 }
 
@@ -291,16 +410,22 @@ static int w_write(lua_State *L)
     return 1;
 }
 
-void hkl_push_writer(lua_State *L, hk_buf *b)
+/* Pushes the writer metatable (made at start, so the API's every member is there to list). */
+static void push_writer_mt(lua_State *L)
 {
-    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
-    w->b = b;
     if (luaL_newmetatable(L, "hk.Writer")) {
         lua_newtable(L);
         lua_pushcfunction(L, w_write);
         lua_setfield(L, -2, "write");
         lua_setfield(L, -2, "__index");
     }
+}
+
+void hkl_push_writer(lua_State *L, hk_buf *b)
+{
+    writer *w = lua_newuserdatauv(L, sizeof *w, 0);
+    w->b = b;
+    push_writer_mt(L);
     lua_setmetatable(L, -2);
 }
 

@@ -55,6 +55,8 @@ void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v);
 /* Extension: add a method (called as x:name(...)) or a property (x.name, the getter
  * receives the userdata) to one of the types above. */
 void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn);
+/* The same with the Lua value on top of the stack (popped): a Lua function as a method. */
+void hkl_add_method_value(lua_State *L, const char *type, const char *name);
 void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter);
 /* Add a function to the global hk table. */
 void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);
@@ -75,17 +77,39 @@ lua_State *hkl_host_state(hkl_host *h);
 /* Load every .lua in dir (and its queries/, renderers/, recipes/); errors are printed
  * and loading goes on.  Returns the number of scripts that failed. */
 int hkl_host_load_dir(hkl_host *h, const char *dir);
-/* Run a script file with arguments table at stack top (popped); 0 ok, -1 error printed. */
+/* Run a script file with arguments table at stack top (popped); 0 ok, or -1 with the error
+ * value left at stack top (see hkl_error_kind). */
 int hkl_host_run_file(hkl_host *h, const char *path);
 /* lua_pcall with a traceback; on error the message (with traceback) is left on the stack. */
 int hkl_pcall(lua_State *L, int nargs, int nresults);
 /* Push the registry table of queries / renderers (name -> definition). */
 void hkl_push_queries(lua_State *L);
 void hkl_push_renderers(lua_State *L);
+/* Errors a query raises at its user: hk.usage_error(msg) (from C: hkl_usage_error) raises
+ * an error object the CLI turns into one line and exit 2.  hkl_error_kind classifies a
+ * caught error value: a usage error, a message meant for the user (error(msg, 0): no
+ * script location, exit 1), or a bug in a script (a location and a traceback). */
+enum { HKL_ERR_USAGE = 2, HKL_ERR_USER = 1, HKL_ERR_SCRIPT = 0 };
+int hkl_usage_error(lua_State *L, const char *fmt, ...);
+/* Raises a failure of the dump, device or plugin as its message alone (no script location):
+ * one line, exit 1, like error(msg, 0). */
+int hkl_fail(lua_State *L, const char *fmt, ...);
+int hkl_error_kind(lua_State *L, int idx);
+/* The error's text: the message (with the traceback hkl_pcall added, for a script bug). */
+const char *hkl_error_text(lua_State *L, int idx);
+/* A query's args as the CLI gives them: a copy of its declared defaults (a list default `{}`
+ * becomes a new array), then the values of the table at given_idx (0: none) over them.
+ * Pushes the table; raises a usage error for a key the query does not declare. */
+void hkl_query_args(lua_State *L, int def_idx, int given_idx);
+void hkl_query_open(lua_State *L);
 /* Progress for long work: a line on stderr redrawn in place, only when it is a tty. */
 void hk_progress_index(void *ctx, uint64_t done, uint64_t total);
 void hkl_types_open(lua_State *L);
 void hkl_modules_open(lua_State *L);
+/* hk.clock, hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c) */
+void hkl_clock_open(lua_State *L);
+/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
+void hkl_push_watchers(lua_State *L);
 #endif
 
 #ifndef HK_LUA_WRITER

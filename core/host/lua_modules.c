@@ -11,4 +11,5 @@ void hkl_modules_open(lua_State *L)
     lua_pop(L, 1);
     hk_graph_lua_open(L);
     hk_bitmap_lua_open(L);
+    hkl_clock_open(L);
 }

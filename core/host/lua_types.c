@@ -57,6 +57,15 @@ void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunct
     lua_pop(L, 2);
 }
 
+void hkl_add_method_value(lua_State *L, const char *type, const char *name)
+{
+    get_type_tables(L, type);
+    lua_getfield(L, -1, "methods");
+    lua_pushvalue(L, -3);
+    lua_setfield(L, -2, name);
+    lua_pop(L, 3);
+}
+
 void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter)
 {
     get_type_tables(L, type);
@@ -177,7 +186,7 @@ hk_id hkl_check_id(lua_State *L, int idx)
     if (lua_isinteger(L, idx)) return (hk_id)lua_tointeger(L, idx);
     const char *s = luaL_checkstring(L, idx);
     hk_id id;
-    if (hk_parse_id(s, &id) < 0) luaL_error(L, "not an object id: '%s' (use hex 0x... or decimal)", s);
+    if (hk_parse_id(s, &id) < 0) hkl_usage_error(L, "bad id '%s': give an object id in hex (0x12c04f00) or decimal", s);
     return id;
 }
 

@@ -417,8 +417,7 @@ int hk_plugin_describe(hk_plugin *self, const char *name, const char *version, c
 
 static int reg_error(hk_plugin *self, char *msg)
 {
-    add_error(self->ps, msg);
-    fprintf(stderr, "hprofkit: warning: %s\n", msg);
+    add_error(self->ps, msg);   /* the CLI shows every error once, after loading */
     return -1;
 }
 

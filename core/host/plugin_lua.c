@@ -18,13 +18,15 @@ static const char *status_name(enum hk_plugin_status s)
     }
 }
 
+/* An absent value (NULL or "") is left out: nil in Lua, null in JSON. */
 static void set_str(lua_State *L, const char *k, const char *v)
 {
-    lua_pushstring(L, v ? v : "");
+    if (!v || !*v) return;
+    lua_pushstring(L, v);
     lua_setfield(L, -2, k);
 }
 
-/* hk.plugins() -> { {name, version, summary, path, ini, status, error,
+/* hk.plugins() -> { {name, version, summary, path, ini, status, error (nil when none),
  *                    functions = {{name, help}...}, bitmap_sources = {...}, fetchers = {...}} ... } */
 static int l_plugins(lua_State *L)
 {
@@ -106,7 +108,7 @@ static int l_call(lua_State *L)
     char err[1024];
     if (hk_plugins_call(ps, name, argc, argv, argl, &out, err, sizeof err) < 0) {
         hk_buf_free(&out);
-        return luaL_error(L, "%s", err);
+        return hkl_fail(L, "%s", err);
     }
     if (out.len == 0) {
         hk_buf_free(&out);
@@ -115,7 +117,7 @@ static int l_call(lua_State *L)
     }
     int rc = hkl_push_json(L, (const char *)out.data, out.len, err, sizeof err);
     hk_buf_free(&out);
-    if (rc < 0) return luaL_error(L, "%s returned invalid JSON: %s", name, err);
+    if (rc < 0) return hkl_fail(L, "%s returned invalid JSON: %s", name, err);
     return 1;
 }
 

@@ -1,4 +1,6 @@
 /* Objects: lookup by id, kinds, sizes, fields, arrays and String values. */
+#include <ctype.h>
+#include <errno.h>
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
 
@@ -287,11 +289,14 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
 int hk_parse_id(const char *s, hk_id *out)
 {
     if (!s || !*s) return -1;
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *digits = hex ? s + 2 : s;
+    /* strtoull alone would take " 1", "-1" and "0x" */
+    if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits))) return -1;
     char *end;
-    unsigned long long v;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) v = strtoull(s + 2, &end, 16);
-    else v = strtoull(s, &end, 10);
-    if (*end || end == s) return -1;
+    errno = 0;
+    unsigned long long v = strtoull(digits, &end, hex ? 16 : 10);
+    if (*end || errno == ERANGE) return -1;
     *out = v;
     return 0;
 }

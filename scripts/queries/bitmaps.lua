@@ -25,6 +25,15 @@ hk.query{
                  "  --sidecar DIR     look for 0x<ptr>.png in DIR instead of DUMP.bitmaps/",
   shape = "record",
   columns = { "bitmaps", "summary" },
+  gates = {
+    mismatched = {
+      help = "an image found under a bitmap's pointer has another size (a reused pointer, a stale sidecar)",
+      check = function(r)
+        local n = r.summary.mismatched
+        return n > 0, n .. " images rejected: their size is not their bitmap's"
+      end,
+    },
+  },
   run = function(dump, args)
     local rows, summary = dump:bitmap_scan{
       export = args.export ~= "" and args.export or nil,

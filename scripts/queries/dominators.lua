@@ -7,14 +7,14 @@ hk.query{
   args = { n = 10 },
   aliases = { n = "n" },
   options_help = "  -n N          how many dominated objects (default 10)",
-  columns = { "relation", "depth", "id", "class", "shallow", "retained", "retained_native" },
+  columns = { "relation", "depth", "id", "class", "shallow_bytes", "retained_bytes", "retained_native_bytes" },
   run = function(dump, args)
     local obj = dump:object(args.id)
-    if not obj then error("no object with id " .. args.id .. " in this dump", 0) end
+    if not obj then hk.usage_error("no object with id " .. args.id .. " in this dump") end
     local function row(relation, depth, o)
       return { relation = relation, depth = depth, id = o.id, class = o.label,
-               shallow = o.shallow_size, retained = o:retained_size(),
-               retained_native = o:retained_native() }
+               shallow_bytes = o.shallow_size, retained_bytes = o:retained_size(),
+               retained_native_bytes = o:retained_native() }
     end
     local chain = {}
     local o = obj

@@ -5,6 +5,19 @@ hk.query{
          "RGBA8888 pixels), biggest waste first.  wasted_bytes = (count - 1) x bytes: what keeping\n" ..
          "one copy would save.  Only bitmaps with an image can be compared (see `bitmaps`).",
   args = { sidecar = "" },
+  gates = {
+    duplicates = {
+      help = "a group of duplicate bitmaps is found; duplicates:BYTES only when they waste BYTES or more",
+      check = function(rows, param)
+        local min = tonumber(param or 0)
+        if not min then hk.usage_error("--fail-on duplicates:BYTES needs a number, got '" .. param .. "'") end
+        local wasted = 0
+        for _, g in ipairs(rows) do wasted = wasted + g.wasted_bytes end
+        return #rows > 0 and wasted >= min,
+               string.format("%d groups of identical bitmaps waste %d bytes", #rows, wasted)
+      end,
+    },
+  },
   columns = { "width", "height", "count", "bytes", "wasted_bytes", "pixels_sha256", "ids" },
   run = function(dump, args)
     local rows, summary = dump:bitmap_scan{ sidecar = args.sidecar ~= "" and args.sidecar or nil }

@@ -1,12 +1,22 @@
+-- ISO 8601 in UTC with milliseconds: 2026-12-01T13:06:03.123Z (null when the dump has no time)
+local function iso8601(ms)
+  if type(ms) ~= "number" or ms <= 0 then return hk.null end
+  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
+end
+
 hk.query{
   name = "info",
   help = "What a dump is: format, id size, object counts, heaps, and where it came from\n" ..
-         "(SDK level, build fingerprint, manufacturer, model, process; null when absent).",
+         "(SDK level, build fingerprint, manufacturer, model, process; null when absent).\n" ..
+         "timestamp: milliseconds since 1970 as the dump records it; timestamp_iso: the same in\n" ..
+         "ISO 8601, UTC.",
   shape = "record",
   columns = { "format", "id_size", "classes", "instances", "object_arrays", "primitive_arrays",
               "gc_roots", "objects", "heaps", "sdk", "fingerprint", "manufacturer", "model",
-              "process", "timestamp", "file_bytes", "path" },
+              "process", "timestamp", "timestamp_iso", "file_bytes", "path" },
   run = function(dump)
-    return dump:info()
+    local info = dump:info()
+    info.timestamp_iso = iso8601(info.timestamp)
+    return info
   end,
 }

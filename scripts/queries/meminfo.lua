@@ -44,6 +44,16 @@ hk.query{
   positional = { "file" },
   needs_dump = false,
   args = { serial = "", device = false },
+  gates = {
+    checks = {
+      help = "a check of TOTAL or the App Summary against its definition fails",
+      check = function(t)
+        local failed = {}
+        for _, c in ipairs(t.checks) do if not c.ok then failed[#failed + 1] = c.name end end
+        return #failed > 0, #failed .. " failed: " .. table.concat(failed, ", ")
+      end,
+    },
+  },
   aliases = { s = "serial" },
   shape = "record",
   columns = { "pid", "process", "columns", "rows", "summary", "summary_rss", "objects", "sql",
@@ -58,7 +68,7 @@ hk.query{
     else
       local ok, text = pcall(hk.read_file, args.file)
       if not ok then
-        error(tostring(text) .. " (for a live capture: hprofkit meminfo -s SERIAL PROCESS)", 0)
+        hk.usage_error(tostring(text) .. " (for a live capture: hprofkit meminfo -s SERIAL PROCESS)")
       end
       t = hk.meminfo.parse(text)
     end

@@ -18,13 +18,13 @@ hk.query{
   positional = { "dump", "id" },
   args = { elements = 10 },
   shape = "record",
-  columns = { "id", "class", "kind", "heap", "shallow_size", "length", "value", "fields", "elements", "statics" },
+  columns = { "id", "class", "kind", "heap", "shallow_bytes", "length", "value", "fields", "elements", "statics" },
   run = function(dump, args)
     local obj = dump:object(args.id)
-    if not obj then error("no object with id " .. args.id .. " in this dump", 0) end
+    if not obj then hk.usage_error("no object with id " .. args.id .. " in this dump") end
     local rec = {
       id = obj.id, class = obj.class_name, kind = obj.kind, heap = obj.heap or hk.null,
-      shallow_size = obj.shallow_size, length = obj.length or hk.null, value = obj.value or hk.null,
+      shallow_bytes = obj.shallow_size, length = obj.length or hk.null, value = obj.value or hk.null,
     }
     if obj.kind == "instance" then
       rec.fields = {}

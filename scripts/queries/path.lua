@@ -5,12 +5,13 @@ hk.query{
          "roots are used last, and the chain does not pass through weak/soft/phantom referents\n" ..
          "or the finalizer and Cleaner lists unless nothing else reaches the object (then\n" ..
          "weak = true on the last step).\n" ..
-         "via: the field, array index ([3]) or static field that holds the next object.",
+         "Each step is an object and the reference that reaches it: {type, name} with type\n" ..
+         "root or local (the first step: its GC root), static, field or array ([3]).",
   positional = { "dump", "id" },
-  columns = { "step", "root", "thread", "frame", "id", "class", "via", "shallow", "retained", "weak" },
+  columns = { "step", "object", "class", "reference", "shallow_bytes", "retained_bytes", "thread", "frame", "weak" },
   run = function(dump, args)
     local obj = dump:object(args.id)
-    if not obj then error("no object with id " .. args.id .. " in this dump", 0) end
+    if not obj then hk.usage_error("no object with id " .. args.id .. " in this dump") end
     local steps = dump:path_to_root(obj)
     if not steps then
       error("no GC root reaches " .. obj.id .. " (" .. obj.class_name .. "): it is " ..
@@ -19,11 +20,10 @@ hk.query{
     local rows = {}
     for i, s in ipairs(steps) do
       rows[i] = {
-        step = i, root = s.root or hk.null, thread = s.thread or hk.null, frame = s.frame or hk.null,
-        id = s.object.id, class = s.object.label, via = s.via ~= "" and s.via or hk.null,
-        shallow = s.object.shallow_size, retained = s.object:retained_size(),
+        step = i, object = s.object.id, class = s.object.label, reference = s.reference,
+        shallow_bytes = s.object.shallow_size, retained_bytes = s.object:retained_size(),
+        thread = s.thread or hk.null, frame = s.frame or hk.null, weak = s.weak == true,
       }
-      if s.weak then rows[i].weak = true end
     end
     return rows
   end,

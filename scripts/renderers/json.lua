@@ -30,6 +30,7 @@ local function keys_of(t, order)
   return keys
 end
 
+-- indent == nil: compact, on one line (JSON lines)
 encode = function(v, order, indent)
   local t = type(v)
   if v == nil or v == hk.null then return "null"
@@ -37,27 +38,38 @@ encode = function(v, order, indent)
   elseif t == "number" then
     if math.type(v) == "integer" then return tostring(v) end
     if v ~= v or v == math.huge or v == -math.huge then return "null" end
+    local short = string.format("%.15g", v) -- the shortest text that reads back as the same number
+    if tonumber(short) == v then return short end
     return string.format("%.17g", v)
   elseif t == "string" then return encode_string(v)
   elseif t == "table" then
-    local inner = indent .. "  "
+    -- indent nil: all on one line (a CSV cell)
+    local inner = indent and indent .. "  "
+    local open, sep, close = "", ",", ""
+    if indent then open, sep, close = "\n" .. inner, ",\n" .. inner, "\n" .. indent end
     if is_array(v) then
       if #v == 0 then return "[]" end
       local parts = {}
-      for i, x in ipairs(v) do parts[i] = inner .. encode(x, order, inner) end
-      return "[\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "]"
+      for i, x in ipairs(v) do parts[i] = encode(x, order, inner) end
+      return "[" .. open .. table.concat(parts, sep) .. close .. "]"
     end
     local parts = {}
     for _, k in ipairs(keys_of(v, order)) do
-      parts[#parts + 1] = inner .. encode_string(k) .. ": " .. encode(v[k], nil, inner)
+      parts[#parts + 1] = encode_string(k) .. (indent and ": " or ":") .. encode(v[k], nil, inner)
     end
-    return "{\n" .. table.concat(parts, ",\n") .. "\n" .. indent .. "}"
+    if #parts == 0 then return "{}" end
+    return "{" .. open .. table.concat(parts, sep) .. close .. "}"
   else
     return encode_string(tostring(v))
   end
 end
 
-hk.json_encode = function(v, order) return encode(v, order, "") end
+-- hk.json_encode(value[, key_order[, compact]]): indented, or on one line when compact
+-- (compact may also be given as {compact = true})
+hk.json_encode = function(v, order, compact)
+  if type(compact) == "table" then compact = compact.compact end
+  return encode(v, order, not compact and "" or nil)
+end
 
 hk.renderer{
   name = "json",

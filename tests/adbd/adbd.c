@@ -29,6 +29,17 @@
  *   bitmap_dump  a file `am dumpheap -b png` copies instead of asking the JVM (which has no
  *              Bitmap.dumpData); absent: -b is accepted and ignored
  *   jdwp       lines "PID PORT": jdwp:PID is relayed to 127.0.0.1:PORT
+ *   dump_file  a file `am dumpheap` copies (any options) instead of asking a JVM
+ *   package    text printed by `dumpsys package NAME` (LARGE_HEAP in its flags: a large heap)
+ *   no_pidof   present: the device has no pidof (before Android 6)
+ *   curve      a scripted process for `watch` (see curve_* below): a line `name=PROCESS`, then one
+ *              line per sample: pid=N up=SECONDS alloc=KB size=KB native=KB pss=KB rss=KB, and
+ *              optionally `gone` (not running), `drop=MS` (the device goes away: the connection
+ *              closes after this step and the next CNXN is answered MS later) and last
+ *              `log=PID TID PRIO TAG: MESSAGE` (a logcat line of that step)
+ *   curve.pos  the current step, kept by the daemon: each `dumpsys meminfo` serves the current
+ *              step and moves to the next (pidof does, for a `gone` step); pidof, cat /proc/..., date, logcat and ps answer from
+ *              the current one (the last step repeats)
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
  *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
  *   log        one line per OPENed service (appended)
@@ -165,6 +176,105 @@ static void bprintf(buf_t *b, const char *fmt, ...) {
     if (n > 0) bput(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+/* ---------- the scripted process (curve) ---------- */
+
+#define CURVE_EPOCH 1700000000L /* device wall clock at step 0; step k is k seconds later */
+
+typedef struct {
+    int pid, gone, drop_ms;
+    long up, alloc, size, native, pss, rss;
+    char log[512];
+} step_t;
+
+static char g_curve_name[256];
+
+static long curve_word(const char *line, const char *key) {
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    return p ? atol(p + strlen(pat)) : 0;
+}
+
+/* Reads the step at the current position (or *pos_out when asked); 0 when there is no curve. */
+static int curve_step(step_t *st, int *pos_out) {
+    char *s = slurp(cfg_path("curve"));
+    char posbuf[32];
+    int pos = atoi(cfg_word("curve.pos", posbuf, sizeof posbuf));
+    int n = 0, found = 0;
+    g_curve_name[0] = 0;
+    for (char *save = NULL, *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(l, "name=", 5)) { snprintf(g_curve_name, sizeof g_curve_name, "%s", l + 5); continue; }
+        if (strncmp(l, "pid=", 4)) continue;
+        if (n <= pos || !found) {
+            char line[1024];
+            snprintf(line, sizeof line, " %s", l);
+            char *log = strstr(line, " log=");
+            memset(st, 0, sizeof *st);
+            if (log) {
+                snprintf(st->log, sizeof st->log, "%s", log + 5);
+                *log = 0;
+            }
+            st->pid = (int)curve_word(line, "pid");
+            st->up = curve_word(line, "up");
+            st->alloc = curve_word(line, "alloc");
+            st->size = curve_word(line, "size");
+            st->native = curve_word(line, "native");
+            st->pss = curve_word(line, "pss");
+            st->rss = curve_word(line, "rss");
+            st->drop_ms = (int)curve_word(line, "drop");
+            st->gone = strstr(line, " gone") != NULL;
+            found = 1;
+            if (pos_out) *pos_out = n < pos ? n : pos;
+        }
+        n++;
+    }
+    free(s);
+    return found;
+}
+
+static void curve_advance(void) {
+    char posbuf[32], tmp[64];
+    int pos = atoi(cfg_word("curve.pos", posbuf, sizeof posbuf)) + 1;
+    snprintf(tmp, sizeof tmp, "%d\n", pos);
+    FILE *f = fopen(cfg_path("curve.pos"), "w");
+    if (f) { fputs(tmp, f); fclose(f); }
+}
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A modern (Android 10+) meminfo page whose numbers add up: Dalvik Heap Pss = alloc, Native
+ * Heap Pss = native, the rest of the PSS is Unknown. */
+static void curve_meminfo(const step_t *st, buf_t *out) {
+    long other = st->pss - st->alloc - st->native, orss = st->rss - st->alloc - st->native;
+    if (other < 0) other = 0;
+    if (orss < 0) orss = 0;
+    long nsize = st->native + st->native / 4, nfree = nsize - st->native;
+    long pss = st->alloc + st->native + other, rss = st->alloc + st->native + orss;
+    bprintf(out, "Applications Memory Usage (in Kilobytes):\nUptime: %ld Realtime: %ld\n\n", (5000 + st->up) * 1000,
+            (5000 + st->up) * 1000);
+    bprintf(out, "** MEMINFO in pid %d [%s] **\n", st->pid, g_curve_name);
+    bprintf(out, "                   Pss  Private  Private  SwapPss      Rss     Heap     Heap     Heap\n"
+                 "                 Total    Dirty    Clean    Dirty    Total     Size    Alloc     Free\n"
+                 "                ------   ------   ------   ------   ------   ------   ------   ------\n");
+    bprintf(out, "  Native Heap %8ld %8ld %8d %8d %8ld %8ld %8ld %8ld\n", st->native, st->native, 0, 0, st->native,
+            nsize, st->native, nfree);
+    bprintf(out, "  Dalvik Heap %8ld %8ld %8d %8d %8ld %8ld %8ld %8ld\n", st->alloc, st->alloc, 0, 0, st->alloc,
+            st->size, st->alloc, st->size - st->alloc);
+    bprintf(out, "      Unknown %8ld %8ld %8d %8d %8ld\n", other, other, 0, 0, orss);
+    bprintf(out, "        TOTAL %8ld %8ld %8d %8d %8ld %8ld %8ld %8ld\n\n", pss, pss, 0, 0, rss, nsize + st->size,
+            st->native + st->alloc, nfree + st->size - st->alloc);
+    bprintf(out, " App Summary\n                       Pss(KB)                        Rss(KB)\n"
+                 "                        ------                         ------\n");
+    bprintf(out, "           Java Heap: %8ld                       %8ld\n", st->alloc, st->alloc);
+    bprintf(out, "         Native Heap: %8ld                       %8ld\n", st->native, st->native);
+    bprintf(out, "       Private Other: %8ld\n\n", other);
+    bprintf(out, "           TOTAL PSS: %8ld            TOTAL RSS: %8ld       TOTAL SWAP PSS: %8d\n", pss, rss, 0);
+}
+
 /* ---------- the device's commands ---------- */
 
 /* Set per am command: -g asks for a GC first; without it the JVM dumps every object (-all),
@@ -295,14 +405,17 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
     /* ok: like API 36, block until the dump is written */
     bprintf(out, "File: %s\nWaiting for dump to finish...\n", remote);
     unlink(fbuf);
-    char *bm = want_b ? slurp(cfg_path("bitmap_dump")) : NULL;
-    if (bm) {
-        char *nl = strchr(bm, '\n');
-        if (nl) *nl = 0;
+    /* a prepared file instead of the JVM: dump_file always, bitmap_dump for -b */
+    char *src = slurp(cfg_path("dump_file"));
+    src[strcspn(src, "\r\n")] = 0;
+    if (!*src && want_b) {
+        free(src);
+        src = slurp(cfg_path("bitmap_dump"));
+        src[strcspn(src, "\r\n")] = 0;
     }
-    if (bm && *bm) {
-        int rc = copy_file(bm, fbuf);
-        free(bm);
+    if (*src) {
+        int rc = copy_file(src, fbuf);
+        free(src);
         if (rc != 0) {
             bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
                           "java.io.IOException: cannot write %s\n%s", remote, k_stack);
@@ -311,7 +424,7 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
         keep_copy(fbuf);
         return 0;
     }
-    free(bm);
+    free(src);
     if (run_jcmd_dump(fbuf) != 0) {
         bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
                       "java.lang.IllegalArgumentException: Unknown process: %s\n%s", proc, k_stack);
@@ -347,10 +460,96 @@ static int run_command(char *line, buf_t *out, buf_t *errb) {
         free(props);
         return 0;
     }
+    step_t st;
     if (!strcmp(argv[0], "ps")) {
         char *s = slurp(cfg_path("ps"));
         bput(out, s, strlen(s));
         free(s);
+        if (curve_step(&st, NULL) && !st.gone) bprintf(out, "%d %s\n", st.pid, g_curve_name);
+        return 0;
+    }
+    if (!strcmp(argv[0], "pidof") && argc == 2 && access(cfg_path("no_pidof"), F_OK) != 0) {
+        if (curve_step(&st, NULL) && !strcmp(argv[1], g_curve_name)) {
+            if (st.gone) {
+                curve_advance(); /* no meminfo follows for a process that is not running */
+                return 1;
+            }
+            bprintf(out, "%d\n", st.pid);
+            return 0;
+        }
+        return 1;
+    }
+    if (!strcmp(argv[0], "date") && argc == 2 && !strcmp(argv[1], "+%s")) {
+        int pos = 0;
+        bprintf(out, "%ld\n", curve_step(&st, &pos) ? CURVE_EPOCH + pos : (long)time(NULL));
+        return 0;
+    }
+    if (!strcmp(argv[0], "cat")) {
+        int have = curve_step(&st, NULL), rc = 0;
+        for (int i = 1; i < argc; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "/proc/%d/stat", st.pid);
+            if (have && !strcmp(argv[i], "/proc/uptime")) {
+                bprintf(out, "%ld.00 %ld.00\n", 5000 + st.up, 4000 + st.up);
+            } else if (have && !st.gone && !strcmp(argv[i], want)) {
+                /* field 22 is the start time in clock ticks (100 a second) since boot; the name
+                 * holds ") " as a name may */
+                bprintf(out, "%d (%.12s) x) S 1 1 0 0 -1 4194624 1 0 0 0 1 1 0 0 20 0 30 0 %ld 1000 100 0\n", st.pid,
+                        g_curve_name, 5000L * 100);
+            } else {
+                char *c = NULL;
+                FILE *f = fopen(remote_to_local(argv[i]), "rb");
+                if (!f) {
+                    bprintf(errb, "cat: %s: No such file or directory\n", argv[i]);
+                    rc = 1;
+                    continue;
+                }
+                fclose(f);
+                c = slurp(remote_to_local(argv[i]));
+                bput(out, c, strlen(c));
+                free(c);
+            }
+        }
+        return rc;
+    }
+    if (!strcmp(argv[0], "logcat")) {
+        /* lines of the steps served so far, stamped CURVE_EPOCH + step + 0.5 s; -t SINCE filters */
+        double since = 0;
+        for (int i = 1; i + 1 < argc; i++)
+            if (!strcmp(argv[i], "-t")) since = atof(argv[i + 1]);
+        int pos = 0;
+        if (!curve_step(&st, &pos)) return 0;
+        char *s = slurp(cfg_path("curve"));
+        int n = 0;
+        for (char *save = NULL, *l = strtok_r(s, "\n", &save); l && n <= pos; l = strtok_r(NULL, "\n", &save)) {
+            if (strncmp(l, "pid=", 4)) continue;
+            char *log = strstr(l, " log=");
+            double ts = CURVE_EPOCH + n + 0.5;
+            if (log && ts >= since) bprintf(out, "%.3f %s\n", ts, log + 5);
+            n++;
+        }
+        free(s);
+        return 0;
+    }
+    if (!strcmp(argv[0], "dumpsys") && argc >= 3 && !strcmp(argv[1], "package")) {
+        char *s = slurp(cfg_path("package"));
+        bput(out, s, strlen(s));
+        free(s);
+        return 0;
+    }
+    if (!strcmp(argv[0], "dumpsys") && argc >= 3 && !strcmp(argv[1], "meminfo") && curve_step(&st, NULL)) {
+        if (st.gone || atoi(argv[2]) != st.pid) bprintf(out, "No process found for: %s\n", argv[2]);
+        else curve_meminfo(&st, out);
+        curve_advance();
+        if (st.drop_ms > 0) {
+            /* the device goes away: no answer, the connection closes, it comes back drop_ms later */
+            char b[64];
+            snprintf(b, sizeof b, "%lld\n", now_ms() + st.drop_ms);
+            FILE *f = fopen(cfg_path("offline_until"), "w");
+            if (f) { fputs(b, f); fclose(f); }
+            kill(getppid(), SIGKILL);
+            _exit(0);
+        }
         return 0;
     }
     if (!strcmp(argv[0], "pm") && argc >= 3 && !strcmp(argv[1], "list") && !strcmp(argv[2], "packages")) {
@@ -618,6 +817,9 @@ static void serve_transport(int t) {
         payload[n] = 0;
         if (cmd == A_CNXN) {
             host_max = a1;
+            /* still away: the server lists us offline until then (re-read: a test may end it early) */
+            char ub[64];
+            while (atoll(cfg_word("offline_until", ub, sizeof ub)) > now_ms()) usleep(50 * 1000);
             if (!strcmp(g_mode, "auth")) {
                 unsigned char token[20];
                 for (int i = 0; i < 20; i++) token[i] = (unsigned char)rand();

@@ -68,6 +68,13 @@ check("hotspot_weak_not_retained", w:dominator() == nil, "a WeakReference domina
 local refs = w:referrers()
 check("hotspot_weak_referrer", #refs >= 1 and refs[#refs].class_name == "java.lang.ref.WeakReference",
       #refs .. " referrers")
+-- no silent cap: every one of the 100 WeakReferences to ManyWeak is a referrer
+local mw = one("GraphApp$ManyWeak")
+local nweak = 0
+for _, r in ipairs(mw and mw:referrers() or {}) do
+  if r.class_name == "java.lang.ref.WeakReference" then nweak = nweak + 1 end
+end
+check("hotspot_referrers_no_cap", nweak == 100, nweak .. " WeakReference referrers")
 
 -- totals: the root's children retain the whole heap
 local total, kidsum = 0, 0

@@ -24,6 +24,10 @@ public class GraphApp {
         @Override protected void finalize() { finalized++; }
     }
     static class Cyc { Cyc next; byte[] p = new byte[16]; }
+    /* held strongly and by 100 WeakReferences: obj:referrers() lists them all */
+    static class ManyWeak { }
+    static ManyWeak manyWeak = new ManyWeak();
+    static Object[] manyWeakRefs = new Object[100];
 
     static GA a;
     static Link head;
@@ -49,6 +53,7 @@ public class GraphApp {
         cur.next = new LinkTail();
         cur = null;
         weak = new WeakReference<>(new WeakOnly());
+        for (int i = 0; i < manyWeakRefs.length; i++) manyWeakRefs[i] = new WeakReference<>(manyWeak);
         soft = new SoftReference<>(new SoftOnly());
         phantom = new PhantomReference<>(new PhantomOnly(), queue);
         new Finalizable();

@@ -1,0 +1,146 @@
+/* Global options: one table, accepted anywhere on the command line, for every command. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cli_check_file(const char *what, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s %s: not a regular file", what, path);
+        return -1;
+    }
+    if (access(path, R_OK) != 0) {
+        snprintf(err, errlen, "%s %s: cannot be read: %s", what, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int set_plugins(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    if (cli_check_file("--plugins", v, err, errlen) < 0) return -1;
+    if (g->nplugin_files >= (int)(sizeof g->plugin_files / sizeof g->plugin_files[0])) {
+        snprintf(err, errlen, "--plugins: at most %d files", g->nplugin_files);
+        return -1;
+    }
+    g->plugin_files[g->nplugin_files++] = v;
+    return 0;
+}
+
+static int set_debug(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    g->debug = 1;
+    return 0;
+}
+
+static int set_jobs(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || errno || n < 1 || n > 1024) {
+        snprintf(err, errlen, "-j needs a number of workers from 1 to 1024, got '%s'", v);
+        return -1;
+    }
+    g->jobs = (int)n;
+    return 0;
+}
+
+/* The global options.  Adding one: a field in cli_globals (cli.h), an apply function above
+ * (cli_check_file for a FILE the user names), one row here, and a line in cli_push_globals
+ * when scripts should see it as hk.options.NAME.  The usage lists the rows in this order. */
+static const cli_global_opt globals[] = {
+    {"--plugins", NULL, "FILE", "load the plugins a plugins.ini-style FILE names (repeatable)", set_plugins},
+    {"--debug", NULL, NULL, "show the full Lua traceback of any error", set_debug},
+    {"--jobs", "-j", "N", "worker threads for the phases that use them (default: one per core)", set_jobs},
+};
+
+/* Which entry argv[i] is, and where its value is: "--x V", "--x=V", "-jV". */
+static const cli_global_opt *match(char **argv, int argc, int i, const char **value, int *used)
+{
+    const char *a = argv[i];
+    for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
+        const cli_global_opt *o = &globals[k];
+        const char *names[2] = {o->name, o->short_name};
+        for (int n = 0; n < 2; n++) {
+            if (!names[n]) continue;
+            size_t l = strlen(names[n]);
+            if (strncmp(a, names[n], l)) continue;
+            *used = 1;
+            *value = NULL;
+            if (!a[l]) {
+                if (o->value) {
+                    if (i + 1 >= argc) { *value = ""; *used = 0; return o; }   /* missing */
+                    *value = argv[i + 1];
+                    *used = 2;
+                }
+                return o;
+            }
+            if (!o->value) continue;
+            if (a[l] == '=') { *value = a + l + 1; return o; }
+            if (n == 1) { *value = a + l; return o; }   /* -j4 */
+        }
+    }
+    return NULL;
+}
+
+int cli_take_globals(cli_globals *g, int *argc, char **argv)
+{
+    int out = 1;
+    for (int i = 1; i < *argc;) {
+        const char *value;
+        int used;
+        const cli_global_opt *o = match(argv, *argc, i, &value, &used);
+        if (!o) { argv[out++] = argv[i++]; continue; }
+        if (!used) {
+            fprintf(stderr, "hprofkit: %s needs %s\n", o->name, o->value);
+            return -1;
+        }
+        char err[512];
+        if (o->apply(g, value, err, sizeof err) < 0) {
+            fprintf(stderr, "hprofkit: %s\n", err);
+            return -1;
+        }
+        i += used;
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+void cli_print_globals(FILE *f)
+{
+    fputs("global options (before or after the command):\n", f);
+    for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
+        const cli_global_opt *o = &globals[k];
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s%s%s", o->short_name ? o->short_name : "",
+                 o->short_name ? ", " : "", o->name, o->value ? " " : "", o->value ? o->value : "");
+        fprintf(f, "  %-20s %s\n", left, o->help);
+    }
+}
+
+void cli_push_globals(lua_State *L, const cli_globals *g)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushboolean(L, g->debug);
+    lua_setfield(L, -2, "debug");
+    lua_pushinteger(L, g->jobs);
+    lua_setfield(L, -2, "jobs");
+    lua_createtable(L, g->nplugin_files, 0);
+    for (int i = 0; i < g->nplugin_files; i++) {
+        lua_pushstring(L, g->plugin_files[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "plugins");
+}

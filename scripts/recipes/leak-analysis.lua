@@ -1,0 +1,355 @@
+-- The leak analysis behind dump:leaks() and the leaks query (leaks.lua): leak traces, judged
+-- the way LeakCanary's Shark judges them.
+--
+-- 1. Leak finders (hk.leak_finder, scripts/leaks/finder-*.lua) name the objects that
+--    should be gone; those still strongly reachable are leaks.
+-- 2. One path search (dump:leak_paths, C) finds each leak's shortest path from a GC root,
+--    never following references to ignore and following known library-leak references and
+--    thread-stack roots last (reference matchers: hk.reference_matcher, leaks/matchers.lua).
+-- 3. Object inspectors (hk.inspector, leaks/inspectors.lua) judge every object on the path;
+--    statuses then propagate: above the last NOT_LEAKING object everything is NOT_LEAKING,
+--    below the first LEAKING one everything LEAKING.  The references in between are the
+--    suspects.
+-- 4. A signature (SHA-1, as LeakCanary computes it) over the suspects' owner class and
+--    generic reference name groups the same leak across dumps; a library leak's signature is
+--    the SHA-1 of its pattern.
+
+-- ---- reference matchers -------------------------------------------------------------------
+
+local function matcher_pattern(m)
+  if m.field then return "instance field " .. m.class .. "#" .. m.field end
+  if m.static then return "static field " .. m.class .. "#" .. m.static end
+  if m.root then return "native global variable referencing " .. m.class end
+  return "local variable on thread " .. m.thread
+end
+
+-- Whether a matcher applies to this dump: its sdk range and manufacturers (when the dump
+-- says which), then its own applies(info) function.
+local function matcher_applies(m, info)
+  local sdk = math.type(info.sdk) and info.sdk or nil
+  if sdk and sdk >= 0 and m.sdk then
+    local lo, hi = m.sdk[1] or 0, m.sdk[2] or math.maxinteger
+    if sdk < lo or sdk > hi then return false end
+  end
+  if m.manufacturers and type(info.manufacturer) == "string" then
+    local ok = false
+    for _, name in ipairs(m.manufacturers) do
+      if name:lower() == info.manufacturer:lower() then ok = true end
+    end
+    if not ok then return false end
+  end
+  if m.applies then return m.applies(info) and true or false end
+  return true
+end
+
+-- Thread objects by thread serial, from THREAD_OBJECT roots, and each thread's name.
+local function threads_of(roots)
+  local by_serial = {}
+  for _, r in ipairs(roots) do
+    if r.type == "THREAD_OBJECT" and r.thread and r.object then by_serial[r.thread] = r.object end
+  end
+  return by_serial
+end
+
+local function thread_name(t)
+  local ok, name = pcall(function() return t:field("name") end)
+  return ok and type(name) == "string" and name or nil
+end
+
+-- The arguments of dump:leak_paths for the matchers that apply: field rules, root rules, and
+-- what each rule index means.
+local function path_rules(matchers, roots, threads)
+  local refs, ref_matcher, root_rules = {}, {}, {}
+  local root_matchers = {}
+  for i, m in ipairs(matchers) do
+    if m.field or m.static then
+      refs[#refs + 1] = { class = m.class, field = m.field, static = m.static, ignore = m.kind == "ignore" }
+      ref_matcher[#refs] = i
+    else
+      root_matchers[#root_matchers + 1] = i
+    end
+  end
+  if #root_matchers > 0 then
+    for ri, r in ipairs(roots) do
+      for _, i in ipairs(root_matchers) do
+        local m, hit = matchers[i], false
+        if m.root and r.object and r.type:lower():gsub("_", "-") == m.root then
+          hit = r.object:is_instance_of(m.class)
+        elseif m.thread and r.type == "JAVA_FRAME" and r.thread and threads[r.thread] then
+          hit = thread_name(threads[r.thread]) == m.thread
+        end
+        if hit then
+          if m.kind == "ignore" then root_rules[ri] = false
+          elseif root_rules[ri] == nil then root_rules[ri] = i end
+        end
+      end
+    end
+  end
+  return refs, ref_matcher, root_rules
+end
+
+-- ---- inspection -----------------------------------------------------------------------------
+
+local Reporter = {}
+Reporter.__index = Reporter
+-- each reason or label once: a finder and an inspector often say the same thing
+local function add_once(list, text)
+  text = tostring(text)
+  for _, x in ipairs(list) do if x == text then return end end
+  list[#list + 1] = text
+end
+function Reporter:leaking(reason) add_once(self.leaking_reasons, reason) end
+function Reporter:not_leaking(reason) add_once(self.not_leaking_reasons, reason) end
+function Reporter:label(text) add_once(self.labels, text) end
+Reporter.unknown = Reporter.label
+
+local function class_name_of(obj)
+  if obj.kind == "class" then return obj.as_class and obj.as_class.name or obj.label end
+  return obj.class_name
+end
+
+local function simple_name(name) return (name:gsub("^.*%.", "")) end
+
+-- The inspectors that apply to obj: instances of their class; "java.lang.Class" for class
+-- objects; "*" for every object.  Cached per class.
+local function inspectors_for(cache, obj)
+  local key = obj.kind == "class" and "<class>" or obj.class_name
+  local list = cache[key]
+  if list then return list end
+  list = {}
+  for _, ins in ipairs(hk.inspectors()) do
+    local c = ins.class
+    local hit
+    if c == "*" then hit = true
+    elseif obj.kind == "class" then hit = c == "java.lang.Class"
+    else hit = obj:is_instance_of(c) end
+    if hit then list[#list + 1] = ins end
+  end
+  cache[key] = list
+  return list
+end
+
+local function inspect(cache, dump, obj)
+  local r = setmetatable({ object = obj, dump = dump, labels = {}, leaking_reasons = {}, not_leaking_reasons = {} },
+    Reporter)
+  for _, ins in ipairs(inspectors_for(cache, obj)) do
+    local ok, err = pcall(ins.inspect, obj, r)
+    if not ok then r:label("inspector from " .. tostring(ins.source) .. " failed: " .. tostring(err)) end
+  end
+  return r
+end
+
+-- LeakCanary's status of one object from its reasons; leaking wins a conflict only on the
+-- leaking object itself.
+local function resolve(r, leaking_wins)
+  local nl, l = r.not_leaking_reasons, r.leaking_reasons
+  if #nl > 0 and #l == 0 then return "NOT_LEAKING", table.concat(nl, " and ") end
+  if #l > 0 and #nl == 0 then return "LEAKING", table.concat(l, " and ") end
+  if #l > 0 then
+    if leaking_wins then return "LEAKING", table.concat(l, " and ") .. ". Conflicts with " .. table.concat(nl, " and ") end
+    return "NOT_LEAKING", table.concat(nl, " and ") .. ". Conflicts with " .. table.concat(l, " and ")
+  end
+  return "UNKNOWN", nil
+end
+
+-- Statuses of a path's nodes with propagation, as LeakCanary computes them.
+local function statuses(nodes)
+  local last = #nodes
+  local st, why = {}, {}
+  local last_not, first_leak = 0, last
+  for i, n in ipairs(nodes) do
+    local s, w = resolve(n.report, i == last)
+    if i == last then
+      if s == "UNKNOWN" then s, w = "LEAKING", "This is the leaking object"
+      elseif s == "NOT_LEAKING" then s, w = "LEAKING", "This is the leaking object. Conflicts with " .. w end
+    end
+    st[i], why[i] = s, w
+    if s == "NOT_LEAKING" then last_not, first_leak = i, last
+    elseif s == "LEAKING" and first_leak == last then first_leak = i end
+  end
+  local names = {}
+  for i, n in ipairs(nodes) do names[i] = simple_name(class_name_of(n.object)) end
+  for i = 1, last_not - 1 do
+    local nxt = i + 1
+    while st[nxt] ~= "NOT_LEAKING" do nxt = nxt + 1 end
+    local base = names[nxt] .. "↓ is not leaking"
+    if st[i] == "UNKNOWN" then why[i] = base
+    elseif st[i] == "NOT_LEAKING" then why[i] = base .. " and " .. why[i]
+    else why[i] = base .. ". Conflicts with " .. why[i] end
+    st[i] = "NOT_LEAKING"
+  end
+  for i = last - 1, first_leak + 1, -1 do
+    local prev = i - 1
+    while st[prev] ~= "LEAKING" do prev = prev - 1 end
+    local base = names[prev] .. "↑ is leaking"
+    if st[i] == "UNKNOWN" then why[i] = base else why[i] = base .. " and " .. why[i] end
+    st[i] = "LEAKING"
+  end
+  return st, why
+end
+
+-- ---- traces ---------------------------------------------------------------------------------
+
+local function reference_of(via)
+  if via == nil or via == "" then return nil end
+  local s = via:match("^static (.*)$")
+  if s then return { type = "static", name = s } end
+  if via:match("^%[%d+%]$") then return { type = "array", name = via } end
+  return { type = "field", name = via }
+end
+
+local function generic_name(ref)
+  if ref.type == "array" then return "[x]" end
+  if ref.type == "local" then return "<Java Local>" end
+  return ref.name
+end
+
+local function build_trace(dump, path, leak, candidates, threads, cache)
+  local nodes = {}
+  local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
+  local steps = path.steps
+  -- a Java local: shown as held by its thread, as LeakCanary shows it
+  if path.root and path.root.type == "JAVA_FRAME" and path.root.thread and threads[path.root.thread] then
+    local t = threads[path.root.thread]
+    root.thread = thread_name(t) or hk.null
+    nodes[1] = { object = t, ref = { type = "local", name = "<Java Local>" } }
+  elseif path.root and path.root.thread and threads[path.root.thread] then
+    root.thread = thread_name(threads[path.root.thread]) or hk.null
+  end
+  for _, s in ipairs(steps) do nodes[#nodes + 1] = { object = s.object, ref = reference_of(s.via) } end
+  for _, n in ipairs(nodes) do
+    n.report = inspect(cache, dump, n.object)
+    -- what a finder said about an object (the leaking one, or another on the way) counts too
+    local c = candidates[n.object.id]
+    if c then
+      for _, why in ipairs(c.reasons) do n.report:leaking(why) end
+      for _, l in ipairs(c.labels) do n.report:label(l) end
+    end
+  end
+  local st, why = statuses(nodes)
+  local out, suspects = {}, {}
+  for i, n in ipairs(nodes) do
+    local suspect = false
+    if i < #nodes then
+      suspect = st[i] == "UNKNOWN" or (st[i] == "NOT_LEAKING" and st[i + 1] ~= "NOT_LEAKING")
+    end
+    local reasons = {}
+    if why[i] then reasons[1] = why[i] end
+    for _, l in ipairs(n.report.labels) do reasons[#reasons + 1] = l end
+    out[i] = {
+      object = n.object.id, class = class_name_of(n.object),
+      kind = n.object.kind,
+      reference = n.ref or hk.null, status = st[i], reasons = reasons, suspect = suspect,
+    }
+    if suspect then suspects[#suspects + 1] = out[i] end
+  end
+  local obj = leak.object
+  return {
+    object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
+    retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
+    found_by = leak.finders, key = leak.key or hk.null,
+  }, suspects
+end
+
+local function signature_of(suspects)
+  local parts = {}
+  for i, s in ipairs(suspects) do parts[i] = s.class .. generic_name(s.reference) end
+  return hk.sha1(table.concat(parts))
+end
+
+-- ---- the whole analysis ---------------------------------------------------------------------
+
+-- Runs every finder; candidates merged by id.
+local function find_candidates(dump)
+  local by_id, list = {}, {}
+  local names = {}
+  for name in pairs(hk.leak_finders()) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local finder = hk.leak_finders()[name]
+    finder.find(dump, function(obj, what)
+      if type(obj) ~= "userdata" then return end
+      what = what or {}
+      local c = by_id[obj.id]
+      if not c then
+        c = { object = obj, reasons = {}, labels = {}, finders = {} }
+        by_id[obj.id] = c
+        list[#list + 1] = c
+      end
+      c.finders[#c.finders + 1] = name
+      if what.reason then c.reasons[#c.reasons + 1] = what.reason end
+      for _, l in ipairs(what.labels or {}) do c.labels[#c.labels + 1] = l end
+      if what.key and not c.key then c.key = what.key end
+      if what.retained_for_ms and not c.retained_for_ms then c.retained_for_ms = what.retained_for_ms end
+    end)
+  end
+  return list, by_id
+end
+
+local function analyse(dump)
+  local info = dump:info()
+  local matchers = {}
+  for _, m in ipairs(hk.reference_matchers()) do
+    if matcher_applies(m, info) then matchers[#matchers + 1] = m end
+  end
+  -- a candidate is a leak when the path search reaches it over strong references (which is
+  -- also how weakly reachable candidates drop out, with no reachability pass of its own)
+  local leaking, by_id = find_candidates(dump)
+  local result = { leaks = {} }
+  if #leaking == 0 then return result end
+  local roots = dump:roots()
+  local threads = threads_of(roots)
+  local refs, ref_matcher, root_rules = path_rules(matchers, roots, threads)
+  local targets = {}
+  for i, c in ipairs(leaking) do targets[i] = c.object end
+  local paths = dump:leak_paths(targets, refs, root_rules)
+  local groups, order, cache = {}, {}, {}
+  for i, c in ipairs(leaking) do
+    local path = paths[i]
+    if path then
+      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache)
+      local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
+      local g
+      if m then
+        local pattern = matcher_pattern(m)
+        local sig = hk.sha1(pattern)
+        g = groups[sig]
+        if not g then
+          g = { signature = sig, kind = "library", pattern = pattern,
+                description = m.description or hk.null, count = 0, retained_bytes = 0, traces = {} }
+        end
+        if path.rule_step then
+          -- the matched reference is where the blame lies: mark it
+          local idx = path.rule_step + (#trace.steps - #path.steps)
+          trace.steps[idx].library_leak = true
+        end
+      else
+        local sig = signature_of(suspects)
+        g = groups[sig]
+        if not g then
+          local first = suspects[1]
+          local desc = first and (simple_name(first.class) .. "." .. first.reference.name) or hk.null
+          g = { signature = sig, kind = "application", pattern = hk.null, description = desc,
+                count = 0, retained_bytes = 0, traces = {} }
+        end
+      end
+      if not groups[g.signature] then groups[g.signature] = g; order[#order + 1] = g end
+      g.count = g.count + 1
+      g.retained_bytes = g.retained_bytes + trace.retained_bytes
+      g.traces[#g.traces + 1] = trace
+    end
+  end
+  table.sort(order, function(a, b)
+    if a.kind ~= b.kind then return a.kind == "application" end
+    if a.retained_bytes ~= b.retained_bytes then return a.retained_bytes > b.retained_bytes end
+    return a.signature < b.signature
+  end)
+  for _, g in ipairs(order) do
+    table.sort(g.traces, function(a, b) return a.retained_bytes > b.retained_bytes end)
+  end
+  result.leaks = order
+  return result
+end
+
+hk.dump_method("leaks", analyse)
+
