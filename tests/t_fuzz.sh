@@ -1,15 +1,18 @@
-# A short libFuzzer run of the reader and index, seeded with generated and malformed dumps and
-# Perfetto traces (the trace reader turns those into HPROF first).
+# A libFuzzer run of the reader and index (with a map applied), and past them of the bitmaps
+# and the whole heap graph (fuzz_hprof.c), seeded with generated and malformed dumps, Perfetto
+# traces (the trace reader turns those into HPROF first) and inputs that once crashed it.
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
 srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_objtab.c
       $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
-      $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c
+      $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c $SRC/core/util/hk_jobs.c
       $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c
       $SRC/core/hprof/hprof_ext.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
+      $SRC/core/graph/graph_refs.c $SRC/core/graph/graph_reach.c $SRC/core/graph/graph_native.c
+      $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_path.c $SRC/core/bitmap/bitmap_list.c
       $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/hprof_dump.pb-c.c"
-if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
-     "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -lprotobuf-c -o fuzz_hprof 2>build.err; then
+if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
+     "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -lprotobuf-c -lpthread -o fuzz_hprof 2>build.err; then
   fail fuzz-build "$(head -c 600 build.err)"; exit 0
 fi
 pass fuzz-build
@@ -20,6 +23,7 @@ if [ -x "$GEN" ]; then
   "$GEN" --scenario graph -o corpus/graph.hprof >/dev/null
   "$GEN" --scenario demo --id-size 8 -o corpus/demo8.hprof >/dev/null
   "$GEN" --scenario chain --objects 20 -o corpus/chain.hprof >/dev/null
+  for sc in bitmaps-pre26 bitmaps-api29 bitmaps-api35; do "$GEN" --scenario $sc --width 4 --height 4 -o corpus/$sc.hprof >/dev/null; done
   head -c 4000 corpus/demo.hprof > corpus/cut.hprof
 fi
 PF="$SRC/../shared/reference/perfetto"
@@ -32,14 +36,14 @@ fi
 for k in unknown-subtag dangling-class long-record sub-overrun duplicate-id unknown-record; do
   "$BUILD/tests/mkbad" $k corpus/$k.hprof
 done
-secs=${HK_FUZZ_SECONDS:-20}
+secs=${HK_FUZZ_SECONDS:-60}
 ./fuzz_hprof -max_total_time=$secs -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 corpus >fuzz.log 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then
   pass "fuzz-hprof-${secs}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' fuzz.log | grep -o '[0-9]*$') runs)"
 else
   fail fuzz-hprof "libFuzzer found a crash: $(grep -m3 -E 'ERROR|SUMMARY|runtime error' fuzz.log | tr '\n' ' ')"
-  cp crash-* "$SRC/tests/fuzz/" 2>/dev/null
+  cp crash-* "$SRC/tests/fuzz/corpus/" 2>/dev/null   # kept as seeds: commit them with the fix
 fi
 
 # the mapping-file parser, seeded with the maps tests/t_map.sh and real R8 write

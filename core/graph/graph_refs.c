@@ -72,8 +72,10 @@ static int build_finder(hk_dump *d, hk_graph *g)
         g->bucket_shift[s] = sh;
         g->bucket_min[s] = lo;
         nb[s] = (uint32_t)((uint64_t)(hi - lo) >> sh) + 1;
+        /* bucket_base[s + 1] ends segment s: the last segment's end bounds its lookups too */
         g->bucket_base[s] = (uint32_t)total;
         total += nb[s] + 1;
+        g->bucket_base[s + 1] = (uint32_t)total;
     }
     g->bucket = malloc((total + 1) * sizeof *g->bucket);
     if (!g->bucket) { free(nb); return -1; }

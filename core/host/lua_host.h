@@ -26,10 +26,13 @@ typedef struct hkl_dump {
     int borrowed;
 } hkl_dump;
 
-/* A Class or Object userdata: an index into the dump; user value 1 is the Dump userdata,
- * which keeps the index alive while any of its objects is reachable from Lua. */
+/* A Class or Object userdata: an index into the dump; user value 1 is the Dump userdata
+ * (owner), which keeps the index alive while any of its objects is reachable from Lua.
+ * d is owner->d when the ref was made; it is valid only while owner->d is set, which is
+ * what hkl_check_object/hkl_check_class check (a closed dump raises "this dump is closed"). */
 typedef struct hkl_ref {
     hk_dump *d;
+    const hkl_dump *owner;
     uint32_t index;         /* class index for Class, object index for Object */
 } hkl_ref;
 

@@ -96,30 +96,40 @@ static void *test_type(lua_State *L, int idx, const void *key)
     return same ? u : NULL;
 }
 
-/* All three userdata types start with the hk_dump pointer (hkl_dump, hkl_ref). */
+/* The one place a Dump, Class or Object reaches its index: a closed dump is an error. */
+static hk_dump *open_dump(lua_State *L, const hkl_dump *owner)
+{
+    if (!owner->d) luaL_error(L, "this dump is closed");
+    return owner->d;
+}
+
+static hkl_ref *check_ref(lua_State *L, int idx, const void *key)
+{
+    hkl_ref *r = test_type(L, idx, key);
+    if (r) open_dump(L, r->owner);
+    return r;
+}
+
 hk_dump *hkl_check_dump(lua_State *L, int idx)
 {
-    if (test_type(L, idx, &key_dump)) {
-        hkl_dump *hd = lua_touserdata(L, idx);
-        if (!hd->d) luaL_error(L, "this dump is closed");
-        return hd->d;
-    }
-    if (test_type(L, idx, &key_object) || test_type(L, idx, &key_class))
-        return ((hkl_ref *)lua_touserdata(L, idx))->d;
-    luaL_typeerror(L, idx, "dump");
-    return NULL;
+    hkl_dump *hd = test_type(L, idx, &key_dump);
+    if (hd) return open_dump(L, hd);
+    hkl_ref *r = check_ref(L, idx, &key_object);
+    if (!r) r = check_ref(L, idx, &key_class);
+    if (!r) luaL_typeerror(L, idx, "dump");
+    return r->d;
 }
 
 hkl_ref *hkl_check_object(lua_State *L, int idx)
 {
-    hkl_ref *r = test_type(L, idx, &key_object);
+    hkl_ref *r = check_ref(L, idx, &key_object);
     if (!r) luaL_typeerror(L, idx, "object");
     return r;
 }
 
 hkl_ref *hkl_check_class(lua_State *L, int idx)
 {
-    hkl_ref *r = test_type(L, idx, &key_class);
+    hkl_ref *r = check_ref(L, idx, &key_class);
     if (!r) luaL_typeerror(L, idx, "class");
     return r;
 }
@@ -138,12 +148,14 @@ void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed)
 
 static void push_ref(lua_State *L, int src_idx, uint32_t index, const void *key)
 {
-    src_idx = lua_absindex(L, src_idx);
-    hk_dump *d = *(hk_dump **)lua_touserdata(L, src_idx);
+    lua_getiuservalue(L, src_idx, 1);
+    const hkl_dump *owner = lua_touserdata(L, -1);
+    hk_dump *d = open_dump(L, owner);
     hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
     r->d = d;
+    r->owner = owner;
     r->index = index;
-    lua_getiuservalue(L, src_idx, 1);
+    lua_insert(L, -2);
     lua_setiuservalue(L, -2, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, key);
     lua_setmetatable(L, -2);
@@ -170,7 +182,7 @@ void hkl_push_id(lua_State *L, hk_id id)
 
 hk_id hkl_check_id(lua_State *L, int idx)
 {
-    hkl_ref *r = test_type(L, idx, &key_object);
+    hkl_ref *r = check_ref(L, idx, &key_object);
     if (r) return hk_obj_id(r->d, r->index);
     if (lua_isinteger(L, idx)) return (hk_id)lua_tointeger(L, idx);
     const char *s = luaL_checkstring(L, idx);
@@ -507,6 +519,7 @@ static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name);
 
 static int instances_iter(lua_State *L)
 {
+    hkl_check_class(L, lua_upvalueindex(1));   /* the dump may have been closed in the loop */
     inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
