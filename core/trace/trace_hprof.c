@@ -647,7 +647,7 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
         size_t end = i < B.ncuts ? B.cuts[i] : B.heap.len;
         if (end == start && i < B.ncuts) continue;
         record_head(out, HPROF_HEAP_DUMP_SEGMENT, (uint32_t)(end - start));
-        hk_buf_append(out, B.heap.data + start, end - start);
+        if (end > start) hk_buf_append(out, B.heap.data + start, end - start);   /* data is NULL when empty */
         start = end;
     }
     record_head(out, HPROF_HEAP_DUMP_END, 0);
