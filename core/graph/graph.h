@@ -5,8 +5,9 @@
  *
  * Edges.  An object's references are its instance fields of object type (inherited ones
  * too), the elements of an object array, and for a class its superclass, its loader and
- * its static fields of object type.  An instance's class is not an edge (as in Shark and
- * ahat): classes are kept by their loaders and by STICKY_CLASS roots.  References to ids
+ * its static fields of object type.  An instance's class is not an edge (as in Shark; ahat
+ * follows ART's shadow$_klass_ field, see the README's conventions table): classes are kept
+ * by their loaders and by STICKY_CLASS roots.  References to ids
  * that are not in the dump are dropped.
  *
  * Strong and weak edges.  One rule decides an edge's strength, for reachability, paths and
