@@ -11,12 +11,8 @@ cd "$(dirname "$0")/.."
 size_mb=${1:-1024}
 hs_objects=${2:-3000000}   # IndexBig N
 tools/deps.sh --test
-[ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
-ninja -C build-release >/dev/null
-HK=build-release/hprofkit
-work=${BENCH_DIR:-/tmp/hprofkit-bench}
-mkdir -p "$work"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u +%F)"
+. bench/lib.sh
+bench_machine
 
 measure() {  # label file
   local label=$1 f=$2

@@ -7,12 +7,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 size_mb=${1:-1024}
-[ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
-ninja -C build-release >/dev/null
-HK=build-release/hprofkit
-work=${BENCH_DIR:-/tmp/hprofkit-bench}
-mkdir -p "$work"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u +%F)"
+. bench/lib.sh
+bench_machine
 gen=$work/big-${size_mb}.hprof
 [ -s "$gen" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" -o "$gen" >/dev/null 2>&1
 cat "$gen" > /dev/null

@@ -5,12 +5,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 size_mb=${1:-50}
-[ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
-ninja -C build-release >/dev/null
-HK=build-release/hprofkit
-work=${BENCH_DIR:-/tmp/hprofkit-bench}
-mkdir -p "$work"
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u +%F)"
+. bench/lib.sh
+bench_machine
 # classes with R8 8.x's shape: sourceFile metadata, a few fields with residual signatures, methods
 # with minified line ranges, and inlined frames (a qualified method sharing its caller's range)
 awk -v target=$((size_mb * 1048576)) 'BEGIN {

@@ -5,14 +5,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 size_mb=${1:-1024}
-[ -d build-release ] || meson setup build-release --buildtype=release >/dev/null
-ninja -C build-release >/dev/null
-HK=build-release/hprofkit
-work=${BENCH_DIR:-/tmp/hprofkit-bench}
-mkdir -p "$work"
+. bench/lib.sh
 gen=$work/big-${size_mb}.hprof
 [ -s "$gen" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" -o "$gen" >/dev/null
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; load $(cut -d' ' -f1-3 /proc/loadavg); date: $(date -u +%F)"
+bench_machine
 cat "$gen" > /dev/null   # page cache
 cpu() {  # label command...: user+sys seconds of each of three runs
   local label=$1; shift
