@@ -45,8 +45,6 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t);
  * above it and that object's field. */
 void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out);
 
-/* hk_graph_class_retained of one side, from the classes the diff has read already. */
-int hk_diff_class_retained(hk_diff *df, int side, uint64_t **out, char *err, size_t errlen);
 
 /* What differs between an object of BASE and one of DUMP (normally a pair): fields by name
  * (a field only one side has comes with one value), or an array's length and elements (the

@@ -241,28 +241,6 @@ static int diff_changes(lua_State *L)
     return 1;
 }
 
-/* df:class_retained("base"|"dump") -> class name -> retained bytes, as dump:class_retained() */
-static int diff_class_retained(lua_State *L)
-{
-    hk_diff *df = check_diff(L);
-    int side = side_arg(L, 2);
-    hk_dump *d = hk_diff_dump(df, side);
-    uint64_t *per;
-    char err[256];
-    if (hk_diff_class_retained(df, side, &per, err, sizeof err)) return luaL_error(L, "%s", err);
-    lua_createtable(L, 0, (int)d->nclasses);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
-        lua_getfield(L, -1, name);
-        lua_Integer prev = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        lua_pushinteger(L, prev + (lua_Integer)per[c]);
-        lua_setfield(L, -2, name);
-    }
-    free(per);
-    return 1;
-}
-
 static int diff_tostring(lua_State *L)
 {
     hkl_diff *u = luaL_checkudata(L, 1, HKL_DIFF);
@@ -275,7 +253,7 @@ void hk_diff_lua_open(lua_State *L)
     static const luaL_Reg methods[] = {
         {"counterpart", diff_counterpart}, {"status", diff_status}, {"path", diff_path},
         {"totals", diff_totals}, {"by_class", diff_by_class}, {"by_path", diff_by_path},
-        {"growers", diff_growers}, {"changes", diff_changes}, {"class_retained", diff_class_retained}, {"close", diff_gc}, {NULL, NULL},
+        {"growers", diff_growers}, {"changes", diff_changes}, {"close", diff_gc}, {NULL, NULL},
     };
     luaL_newmetatable(L, HKL_DIFF);
     luaL_newlib(L, methods);

@@ -73,21 +73,3 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
     return 0;
 }
 
-int hk_diff_class_retained(hk_diff *df, int side, uint64_t **out, char *err, size_t errlen)
-{
-    hkd_side *sd = &df->s[side];
-    hk_dump *d = sd->d;
-    if (hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen)) return -1;
-    const hk_graph *g = d->graph;
-    uint64_t *per = hk_xcalloc(d->nclasses + 1, sizeof *per);
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        if (i + 16 < d->nobjects && g->idom[i + 16] != HK_NONE) __builtin_prefetch(&sd->o[g->idom[i + 16]]);
-        uint32_t c = hkd_kind(sd, i) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, i);
-        if (c >= d->nclasses) continue;
-        uint32_t p = g->idom[i];
-        if (p != HK_NONE && (hkd_kind(sd, p) == HK_KIND_CLASS ? d->class_class : hkd_cls(sd, p)) == c) continue;
-        per[c] += g->retained[i];
-    }
-    *out = per;
-    return 0;
-}

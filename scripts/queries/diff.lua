@@ -17,7 +17,7 @@ end
 
 local function class_deltas(df, base, dump, heap)
   local hb, hd = by_name(base, heap), by_name(dump, heap)
-  local rb, rd = df:class_retained("base"), df:class_retained("dump")
+  local rb, rd = base:class_retained(), dump:class_retained()
   local names, rows = {}, {}
   for n in pairs(hb) do names[n] = true end
   for n in pairs(hd) do names[n] = true end
