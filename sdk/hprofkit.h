@@ -28,20 +28,27 @@
 extern "C" {
 #endif
 
-#define HK_ABI_VERSION 1u
+#define HK_ABI_VERSION   1u
 #define HK_PLUGIN_EXPORT __attribute__((visibility("default")))
 
-typedef uint64_t hk_id;                 /* an object id of the dump; 0 is null */
-typedef struct hk_plugin hk_plugin;     /* the host's handle for one loaded plugin */
-typedef struct hk_dump hk_dump;         /* an open, indexed heap dump */
-typedef struct hk_buf hk_buf;           /* a growable byte buffer owned by the host */
+typedef uint64_t hk_id;             /* an object id of the dump; 0 is null */
+typedef struct hk_plugin hk_plugin; /* the host's handle for one loaded plugin */
+typedef struct hk_dump hk_dump;     /* an open, indexed heap dump */
+typedef struct hk_buf hk_buf;       /* a growable byte buffer owned by the host */
 
 enum hk_log_level { HK_LOG_DEBUG = 0, HK_LOG_INFO = 1, HK_LOG_WARN = 2, HK_LOG_ERROR = 3 };
 
 /* HPROF basic types, with their wire values. */
 enum hk_type {
-    HK_T_OBJECT = 2, HK_T_BOOLEAN = 4, HK_T_CHAR = 5, HK_T_FLOAT = 6, HK_T_DOUBLE = 7,
-    HK_T_BYTE = 8, HK_T_SHORT = 9, HK_T_INT = 10, HK_T_LONG = 11
+    HK_T_OBJECT = 2,
+    HK_T_BOOLEAN = 4,
+    HK_T_CHAR = 5,
+    HK_T_FLOAT = 6,
+    HK_T_DOUBLE = 7,
+    HK_T_BYTE = 8,
+    HK_T_SHORT = 9,
+    HK_T_INT = 10,
+    HK_T_LONG = 11
 };
 
 /* A field or array element: ref for HK_T_OBJECT, i for integral types and boolean/char,
@@ -56,8 +63,8 @@ typedef struct hk_value {
 /* A plugin function, callable from Lua as hk.<plugin>.<name>(arg, ...) with string
  * arguments.  It appends its result to out as JSON text (the Lua host turns it into
  * tables).  Returns 0, or -1 with err filled. */
-typedef int (*hk_function_fn)(void *ud, int argc, const char *const *argv, const size_t *argl,
-                              hk_buf *out, char *err, size_t errlen);
+typedef int (*hk_function_fn)(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                              size_t errlen);
 
 /* One android.graphics.Bitmap instance, as the core read it. */
 typedef struct hk_bitmap {
@@ -65,10 +72,10 @@ typedef struct hk_bitmap {
     int32_t width, height;
     uint64_t native_ptr;
     int recycled;
-    int premultiplied;      /* mRequestPremultiplied / mIsPremultiplied; 1 when neither exists */
+    int premultiplied; /* mRequestPremultiplied / mIsPremultiplied; 1 when neither exists */
     int32_t density;
-    hk_id buffer;           /* mBuffer (byte[]) before API 26, else 0 */
-    int sdk;                /* the dump's SDK level, 0 when unknown */
+    hk_id buffer; /* mBuffer (byte[]) before API 26, else 0 */
+    int sdk;      /* the dump's SDK level, 0 when unknown */
 } hk_bitmap;
 
 enum hk_image_kind { HK_IMAGE_NONE = 0, HK_IMAGE_RGBA = 1, HK_IMAGE_ENCODED = 2 };
@@ -91,10 +98,10 @@ typedef struct hk_bitmap_source {
 
 /* What a live fetch is asked to do. */
 typedef struct hk_fetch_request {
-    const char *serial;         /* adb serial, or NULL for the only device / a direct JVM */
-    int pid;                    /* process on the device, 0 when jdwp_addr is used */
-    const char *jdwp_addr;      /* "HOST:PORT" of a JVM reached directly, or NULL */
-    const char *out_dir;        /* where images go: DUMP.bitmaps/0x<ptr>.png */
+    const char *serial;    /* adb serial, or NULL for the only device / a direct JVM */
+    int pid;               /* process on the device, 0 when jdwp_addr is used */
+    const char *jdwp_addr; /* "HOST:PORT" of a JVM reached directly, or NULL */
+    const char *out_dir;   /* where images go: DUMP.bitmaps/0x<ptr>.png */
     double budget_seconds;
     uint64_t budget_bytes;
 } hk_fetch_request;
@@ -109,42 +116,39 @@ typedef struct hk_fetch_result {
 typedef struct hk_fetcher {
     const char *name;
     const char *help;
-    int (*fetch_bitmaps)(void *ud, const hk_fetch_request *req, hk_fetch_result *res,
-                         char *err, size_t errlen);
+    int (*fetch_bitmaps)(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err, size_t errlen);
     int (*gc)(void *ud, const hk_fetch_request *req, char *err, size_t errlen); /* may be NULL */
 } hk_fetcher;
 
 typedef struct hk_host {
-    uint32_t abi_version;       /* HK_ABI_VERSION of the host */
-    uint32_t size;              /* sizeof(hk_host) in the host */
+    uint32_t abi_version; /* HK_ABI_VERSION of the host */
+    uint32_t size;        /* sizeof(hk_host) in the host */
 
     /* ---- ABI 1 ---- */
     /* Describe the plugin (call first in init) and register what it provides. */
     int (*describe)(hk_plugin *self, const char *name, const char *version, const char *summary);
-    int (*register_function)(hk_plugin *self, const char *name, const char *help,
-                             hk_function_fn fn, void *ud);
+    int (*register_function)(hk_plugin *self, const char *name, const char *help, hk_function_fn fn, void *ud);
     int (*register_bitmap_source)(hk_plugin *self, const hk_bitmap_source *src, void *ud);
     int (*register_fetcher)(hk_plugin *self, const hk_fetcher *f, void *ud);
 
     /* The plugin's own section of plugins.ini; NULL when the key is absent. */
     const char *(*config)(hk_plugin *self, const char *key);
-    void (*log)(hk_plugin *self, int level, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+    void (*log)(hk_plugin *self, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     /* A progress line on stderr, redrawn in place, only when stderr is a terminal. */
     void (*progress)(hk_plugin *self, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
     /* Buffers. */
     void (*buf_append)(hk_buf *b, const void *data, size_t n);
     void (*buf_printf)(hk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-    void (*buf_json_string)(hk_buf *b, const char *s, size_t n);  /* quoted and escaped */
+    void (*buf_json_string)(hk_buf *b, const char *s, size_t n); /* quoted and escaped */
     const unsigned char *(*buf_data)(const hk_buf *b);
     size_t (*buf_len)(const hk_buf *b);
     void (*buf_reset)(hk_buf *b);
 
     /* Heap access.  Names are Java source names ("android.graphics.Bitmap", "byte[]"). */
     const char *(*dump_path)(hk_dump *d);
-    int (*dump_sdk)(hk_dump *d);                            /* 0 when unknown */
-    hk_id (*class_by_name)(hk_dump *d, const char *name);  /* 0 when absent */
+    int (*dump_sdk)(hk_dump *d);                          /* 0 when unknown */
+    hk_id (*class_by_name)(hk_dump *d, const char *name); /* 0 when absent */
     const char *(*class_name)(hk_dump *d, hk_id cls);
     hk_id (*object_class)(hk_dump *d, hk_id obj);
     /* 1 found, 0 no such static/field, -1 not a class/instance */
@@ -152,35 +156,30 @@ typedef struct hk_host {
     int (*field)(hk_dump *d, hk_id obj, const char *name, hk_value *out);
     /* Calls cb for each instance of cls (subclasses too when with_subclasses);
      * a non-zero return from cb stops the walk and is returned. */
-    int (*instances)(hk_dump *d, hk_id cls, int with_subclasses,
-                     int (*cb)(void *ctx, hk_id obj), void *ctx);
-    int64_t (*array_length)(hk_dump *d, hk_id arr);        /* -1 when not an array */
+    int (*instances)(hk_dump *d, hk_id cls, int with_subclasses, int (*cb)(void *ctx, hk_id obj), void *ctx);
+    int64_t (*array_length)(hk_dump *d, hk_id arr); /* -1 when not an array */
     /* Raw big-endian elements of a primitive array, inside the mapped dump; NULL when
      * not a primitive array or written without data (PRIMITIVE_ARRAY_NODATA). */
     const void *(*prim_array_data)(hk_dump *d, hk_id arr, int *elem_type, uint32_t *count);
     hk_id (*obj_array_at)(hk_dump *d, hk_id arr, uint32_t index);
-    int (*string_value)(hk_dump *d, hk_id str, hk_buf *utf8);  /* 0, or -1 not a String */
+    int (*string_value)(hk_dump *d, hk_id str, hk_buf *utf8); /* 0, or -1 not a String */
 
     /* Open another dump (e.g. one taken only for its images); close it after. */
     hk_dump *(*dump_open)(const char *path, char *err, size_t errlen);
     void (*dump_close)(hk_dump *d);
 
     /* PNG and files. */
-    int (*png_encode_rgba)(const unsigned char *rgba, int width, int height, hk_buf *out,
-                           char *err, size_t errlen);
-    int (*png_size)(const void *png, size_t n, int *width, int *height);  /* 0 ok, -1 not PNG */
-    int (*write_file_atomic)(const char *path, const void *data, size_t n,
-                             char *err, size_t errlen);
+    int (*png_encode_rgba)(const unsigned char *rgba, int width, int height, hk_buf *out, char *err, size_t errlen);
+    int (*png_size)(const void *png, size_t n, int *width, int *height); /* 0 ok, -1 not PNG */
+    int (*write_file_atomic)(const char *path, const void *data, size_t n, char *err, size_t errlen);
 
     /* Device transport (the adb server). serial NULL = the only device. */
-    int (*device_shell)(const char *serial, const char *cmd, hk_buf *out, int *exit_code,
-                        char *err, size_t errlen);
+    int (*device_shell)(const char *serial, const char *cmd, hk_buf *out, int *exit_code, char *err, size_t errlen);
     /* A raw stream to a device service such as "jdwp:1234"; the caller closes fd. */
-    int (*device_open)(const char *serial, const char *service, int *fd,
-                       char *err, size_t errlen);
+    int (*device_open)(const char *serial, const char *service, int *fd, char *err, size_t errlen);
     /* Take a heap dump of a process into local_path (gc: 0/1; bitmaps: 0/1). */
-    int (*device_dump_heap)(const char *serial, const char *process, int gc, int bitmaps,
-                            const char *local_path, char *err, size_t errlen);
+    int (*device_dump_heap)(const char *serial, const char *process, int gc, int bitmaps, const char *local_path,
+                            char *err, size_t errlen);
 
     /* A scratch buffer of the plugin's own (hk_buf is opaque to plugins). */
     hk_buf *(*buf_new)(void);
@@ -189,7 +188,7 @@ typedef struct hk_host {
 
 typedef int (*hk_plugin_init_fn)(const hk_host *host, hk_plugin *self, char *err, size_t errlen);
 
-#define HK_PLUGIN_ABI_SYMBOL "hk_plugin_abi"
+#define HK_PLUGIN_ABI_SYMBOL  "hk_plugin_abi"
 #define HK_PLUGIN_INIT_SYMBOL "hk_plugin_init"
 
 #ifdef __cplusplus

@@ -26,11 +26,11 @@ struct hk_plugins;
 
 /* One Bitmap as enumerated. */
 typedef struct hk_bm {
-    hk_bitmap b;            /* what sources see */
-    uint32_t obj;           /* object index */
-    uint64_t bytes;         /* mBuffer length before 26; native size after; else w*h*4 */
-    int estimated;          /* bytes is the w*h*4 estimate */
-    int drawable;           /* w, h > 0 and not recycled */
+    hk_bitmap b;    /* what sources see */
+    uint32_t obj;   /* object index */
+    uint64_t bytes; /* mBuffer length before 26; native size after; else w*h*4 */
+    int estimated;  /* bytes is the w*h*4 estimate */
+    int drawable;   /* w, h > 0 and not recycled */
 } hk_bm;
 
 /* The dump's bitmaps, in object order (a cached view; valid until the dump closes).
@@ -55,12 +55,12 @@ void hk_bm_session_free(hk_bm_session *s);
 hk_dump *hk_bm_session_dump(hk_bm_session *s);
 
 typedef struct hk_bm_image {
-    int kind;               /* enum hk_image_kind */
-    hk_buf data;            /* RGBA8888 (w*h*4) or the encoded image */
-    const char *source;     /* name of the source that gave it, NULL for none */
-    char reason[256];       /* why there is no image */
-    char note[160];         /* a label that accompanies an image (e.g. a guess) */
-    int mismatches;         /* images rejected for this bitmap (wrong IHDR size) */
+    int kind;           /* enum hk_image_kind */
+    hk_buf data;        /* RGBA8888 (w*h*4) or the encoded image */
+    const char *source; /* name of the source that gave it, NULL for none */
+    char reason[256];   /* why there is no image */
+    char note[160];     /* a label that accompanies an image (e.g. a guess) */
+    int mismatches;     /* images rejected for this bitmap (wrong IHDR size) */
 } hk_bm_image;
 
 void hk_bm_image_init(hk_bm_image *img);
@@ -74,24 +74,24 @@ int hk_bm_image_sha256(const hk_bm_image *img, const hk_bm *bm, char hex[65], ch
 
 /* ---- scan ---- */
 typedef struct hk_bm_scan_opts {
-    const char *export_dir;   /* NULL: no export */
-    int hash;                 /* compute pixels_sha256 */
-    uint64_t min_pixels;      /* skip bitmaps with fewer pixels */
+    const char *export_dir; /* NULL: no export */
+    int hash;               /* compute pixels_sha256 */
+    uint64_t min_pixels;    /* skip bitmaps with fewer pixels */
 } hk_bm_scan_opts;
 
 typedef struct hk_bm_row {
     const hk_bm *bm;
-    const char *source;       /* NULL: no image */
-    const char *reason;       /* "" with an image */
+    const char *source; /* NULL: no image */
+    const char *reason; /* "" with an image */
     const char *note;
-    const char *sha256;       /* "" without */
-    const char *exported;     /* path written, "" without */
+    const char *sha256;   /* "" without */
+    const char *exported; /* path written, "" without */
     int mismatches;
 } hk_bm_row;
 
 typedef struct hk_bm_summary {
     uint64_t count, drawable, with_image, mismatched, exported, pixel_bytes;
-    uint32_t dump_data;       /* filled Bitmap.dumpData entries */
+    uint32_t dump_data; /* filled Bitmap.dumpData entries */
     /* with_image by source name, up to 16 distinct sources */
     const char *source_names[16];
     uint64_t source_counts[16];
@@ -100,8 +100,7 @@ typedef struct hk_bm_summary {
 
 /* Walks every bitmap (those with at least min_pixels pixels), calls row() for each;
  * a non-zero return from row stops the scan.  0, or -1 with err (export failed). */
-int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
-               int (*row)(void *ctx, const hk_bm_row *r), void *ctx,
+int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o, int (*row)(void *ctx, const hk_bm_row *r), void *ctx,
                hk_bm_summary *sum, char *err, size_t errlen);
 
 /* The sidecar directory source (core/bitmap/bitmap_sidecar.c): DIR/0x<ptr>.png. */

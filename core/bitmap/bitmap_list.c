@@ -83,9 +83,16 @@ static int by_obj(const void *a, const void *b)
 int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t errlen)
 {
     bm_cache *c = d->bitmaps;
-    if (c) { *out = c->v; *n = c->n; return 0; }
+    if (c) {
+        *out = c->v;
+        *n = c->n;
+        return 0;
+    }
     c = calloc(1, sizeof *c);
-    if (!c) { snprintf(err, errlen, "bitmaps: out of memory"); return -1; }
+    if (!c) {
+        snprintf(err, errlen, "bitmaps: out of memory");
+        return -1;
+    }
     const hk_class *bc = hk_class_by_name(d, "android.graphics.Bitmap");
     if (bc) {
         hk_origin o;
@@ -100,7 +107,11 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
             total += cnt;
         }
         c->v = total ? calloc(total, sizeof *c->v) : NULL;
-        if (total && !c->v) { free(c); snprintf(err, errlen, "bitmaps: out of memory for %zu bitmaps", total); return -1; }
+        if (total && !c->v) {
+            free(c);
+            snprintf(err, errlen, "bitmaps: out of memory for %zu bitmaps", total);
+            return -1;
+        }
         int need_native = 0;
         for (uint32_t k = 0; k < d->nclasses; k++) {
             if (!hk_class_is_subclass(d, &d->classes[k], bc)) continue;
@@ -112,7 +123,7 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
                 if (!bm->b.buffer) need_native = 1;
             }
         }
-        if (c->n) qsort(c->v, c->n, sizeof *c->v, by_obj);   /* no bitmaps: v is NULL */
+        if (c->n) qsort(c->v, c->n, sizeof *c->v, by_obj); /* no bitmaps: v is NULL */
         /* Native sizes need the reference pass over the whole heap: only when some bitmap
          * keeps its pixels outside the Java heap. */
         char gerr[256];
@@ -123,8 +134,8 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
             uint64_t ns = have_native ? hk_graph_native_size(d, bm->obj) : 0;
             if (ns) bm->bytes = ns;
             else {
-                bm->bytes = (uint64_t)(bm->b.width > 0 ? bm->b.width : 0) *
-                            (uint64_t)(bm->b.height > 0 ? bm->b.height : 0) * 4;
+                bm->bytes =
+                    (uint64_t)(bm->b.width > 0 ? bm->b.width : 0) * (uint64_t)(bm->b.height > 0 ? bm->b.height : 0) * 4;
                 bm->estimated = 1;
             }
         }
@@ -156,7 +167,8 @@ const hk_bm *hk_bitmaps_find(hk_dump *d, hk_id id)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid].b.id < id) lo = mid + 1; else hi = mid;
+        if (v[mid].b.id < id) lo = mid + 1;
+        else hi = mid;
     }
     return lo < n && v[lo].b.id == id ? &v[lo] : NULL;
 }

@@ -16,15 +16,30 @@
 
 #define SOURCES_KEY "hk.bitmap_sources"
 
-static hk_plugins *plugins_of(lua_State *L) { return hk_plugins_lua_get(L); }
+static hk_plugins *plugins_of(lua_State *L)
+{
+    return hk_plugins_lua_get(L);
+}
 
-static void push_null(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.null"); }
+static void push_null(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+}
 
-static void set_int(lua_State *L, const char *k, int64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
-static void set_bool(lua_State *L, const char *k, int v) { lua_pushboolean(L, v); lua_setfield(L, -2, k); }
+static void set_int(lua_State *L, const char *k, int64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+static void set_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
 static void set_str_or_null(lua_State *L, const char *k, const char *v)
 {
-    if (v && *v) lua_pushstring(L, v); else push_null(L);
+    if (v && *v) lua_pushstring(L, v);
+    else push_null(L);
     lua_setfield(L, -2, k);
 }
 
@@ -45,7 +60,10 @@ static void push_bitmap(lua_State *L, const hk_bm *bm)
     set_bool(L, "premultiplied", bm->b.premultiplied);
     set_int(L, "bytes", (int64_t)bm->bytes);
     set_bool(L, "estimated", bm->estimated);
-    if (bm->b.buffer) { hkl_push_id(L, bm->b.buffer); lua_setfield(L, -2, "buffer"); }
+    if (bm->b.buffer) {
+        hkl_push_id(L, bm->b.buffer);
+        lua_setfield(L, -2, "buffer");
+    }
 }
 
 static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
@@ -61,9 +79,9 @@ static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
 typedef struct lua_src {
     hk_bitmap_source src;
     lua_State *L;
-    int index;              /* in the registry array SOURCES_KEY */
-    int dump_idx;           /* absolute stack index of the Dump userdata */
-    int failed;             /* its image() raised an error: the traceback was shown once */
+    int index;    /* in the registry array SOURCES_KEY */
+    int dump_idx; /* absolute stack index of the Dump userdata */
+    int failed;   /* its image() raised an error: the traceback was shown once */
     char name[64];
 } lua_src;
 
@@ -78,7 +96,8 @@ static int ls_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     if (lua_getfield(L, def, "image") == LUA_TFUNCTION) {
         lua_pushvalue(L, ls->dump_idx);
         const hk_bm *full = hk_bitmaps_find(hkl_check_dump(L, ls->dump_idx), bm->id);
-        if (full) push_bitmap(L, full); else lua_pushnil(L);
+        if (full) push_bitmap(L, full);
+        else lua_pushnil(L);
         if (hkl_pcall(L, 2, 2) != LUA_OK) {
             /* the cell gets the message's first line; stderr the traceback, once per source */
             const char *m = hkl_error_text(L, -1);
@@ -125,8 +144,10 @@ static void check_source_keys(lua_State *L)
         for (int i = 0; source_keys[i] && !known; i++)
             known = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), source_keys[i]);
         if (!known)
-            luaL_error(L, "hk.bitmap_source: unknown key '%s' (it takes name, help, by_pointer, "
-                       "image = function(dump, bitmap), images = {[\"0x<ptr>\"] = png})", luaL_tolstring(L, -1, NULL));
+            luaL_error(L,
+                       "hk.bitmap_source: unknown key '%s' (it takes name, help, by_pointer, "
+                       "image = function(dump, bitmap), images = {[\"0x<ptr>\"] = png})",
+                       luaL_tolstring(L, -1, NULL));
     }
     if (lua_getfield(L, 1, "image") == LUA_TFUNCTION) {
         lua_Debug ar;
@@ -144,8 +165,9 @@ static int l_bitmap_source(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     check_source_keys(L);
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.source");
-    lua_setfield(L, 1, "script");   /* who registered it, for `hprofkit plugins` */
-    if (lua_getfield(L, 1, "name") != LUA_TSTRING) return luaL_error(L, "hk.bitmap_source: name (a string) is required");
+    lua_setfield(L, 1, "script"); /* who registered it, for `hprofkit plugins` */
+    if (lua_getfield(L, 1, "name") != LUA_TSTRING)
+        return luaL_error(L, "hk.bitmap_source: name (a string) is required");
     lua_pop(L, 1);
     int t1 = lua_getfield(L, 1, "image"), t2 = lua_getfield(L, 1, "images");
     lua_pop(L, 2);
@@ -160,7 +182,10 @@ static int l_bitmap_source(lua_State *L)
         lua_getfield(L, -1, "name");
         int same = lua_rawequal(L, -1, -3);
         lua_pop(L, 2);
-        if (same) { at = i; break; }
+        if (same) {
+            at = i;
+            break;
+        }
     }
     lua_pop(L, 1);
     lua_pushvalue(L, 1);
@@ -193,7 +218,7 @@ static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sideca
         x->src.keyed_by_pointer = lua_getfield(L, -1, "by_pointer") == LUA_TNIL || lua_toboolean(L, -1);
         lua_pop(L, 2);
         x->src.name = x->name;
-        x->src.help = "a Lua bitmap source";   /* the name of a field is what C reads */
+        x->src.help = "a Lua bitmap source"; /* the name of a field is what C reads */
         x->src.image = ls_image;
         x->L = L;
         x->index = (int)i + 1;
@@ -204,7 +229,10 @@ static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sideca
     return s;
 }
 
-static hk_dump *dump_arg(lua_State *L) { return hkl_check_dump(L, 1); }
+static hk_dump *dump_arg(lua_State *L)
+{
+    return hkl_check_dump(L, 1);
+}
 
 /* dump:bitmaps() -> { {id, width, height, native_ptr, recycled, drawable, density,
  *                      premultiplied, bytes, estimated, buffer}, ... } */
@@ -255,7 +283,8 @@ static int dump_bitmap_image(lua_State *L)
     } else {
         lua_pushlstring(L, (const char *)png.data, png.len);
         lua_pushstring(L, img.source ? img.source : "?");
-        if (img.note[0]) lua_pushstring(L, img.note); else lua_pushnil(L);
+        if (img.note[0]) lua_pushstring(L, img.note);
+        else lua_pushnil(L);
         nret = 3;
     }
     hk_buf_free(&png);
@@ -336,7 +365,7 @@ static void push_summary(lua_State *L, const hk_bm_summary *sum)
     set_bool(L, "carries_native_pixels", sum->dump_data > 0);
     lua_createtable(L, 0, sum->nsources);
     for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
-    lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");   /* a JSON object even when empty */
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt"); /* a JSON object even when empty */
     lua_setmetatable(L, -2);
     lua_setfield(L, -2, "by_source");
 }

@@ -14,7 +14,10 @@
 static void count_source(hk_bm_summary *sum, const char *name)
 {
     for (int i = 0; i < sum->nsources; i++)
-        if (!strcmp(sum->source_names[i], name)) { sum->source_counts[i]++; return; }
+        if (!strcmp(sum->source_names[i], name)) {
+            sum->source_counts[i]++;
+            return;
+        }
     if (sum->nsources < 16) {
         sum->source_names[sum->nsources] = name;
         sum->source_counts[sum->nsources++] = 1;
@@ -52,8 +55,7 @@ static void release_buffer(hk_dump *d, const hk_bm *bm)
     if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
-               int (*row)(void *ctx, const hk_bm_row *r), void *ctx,
+int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o, int (*row)(void *ctx, const hk_bm_row *r), void *ctx,
                hk_bm_summary *sum, char *err, size_t errlen)
 {
     memset(sum, 0, sizeof *sum);
@@ -70,16 +72,20 @@ int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o,
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const hk_bm *bm = &v[i];
-        uint64_t pixels = (uint64_t)(bm->b.width > 0 ? bm->b.width : 0) *
-                          (uint64_t)(bm->b.height > 0 ? bm->b.height : 0);
+        uint64_t pixels =
+            (uint64_t)(bm->b.width > 0 ? bm->b.width : 0) * (uint64_t)(bm->b.height > 0 ? bm->b.height : 0);
         if (pixels < o->min_pixels) continue;
         sum->count++;
         if (bm->drawable) sum->drawable++;
         hk_bm_session_image(s, bm, &img);
         sum->mismatched += (uint64_t)img.mismatches;
         char hex[65] = "", path[4200] = "", herr[256];
-        hk_bm_row r = {.bm = bm, .reason = img.reason, .note = img.note, .sha256 = hex,
-                       .exported = path, .mismatches = img.mismatches};
+        hk_bm_row r = {.bm = bm,
+                       .reason = img.reason,
+                       .note = img.note,
+                       .sha256 = hex,
+                       .exported = path,
+                       .mismatches = img.mismatches};
         if (img.kind != HK_IMAGE_NONE) {
             r.source = img.source;
             sum->with_image++;

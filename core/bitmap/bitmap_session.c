@@ -14,7 +14,7 @@ typedef struct bm_src {
     const hk_bitmap_source *src;
     void *ud;
     void *state;
-    int opened;             /* 0 not yet, 1 ok, -1 open failed (skipped) */
+    int opened; /* 0 not yet, 1 ok, -1 open failed (skipped) */
 } bm_src;
 
 struct hk_bm_session {
@@ -73,7 +73,10 @@ void hk_bm_session_free(hk_bm_session *s)
     free(s);
 }
 
-hk_dump *hk_bm_session_dump(hk_bm_session *s) { return s->d; }
+hk_dump *hk_bm_session_dump(hk_bm_session *s)
+{
+    return s->d;
+}
 
 void hk_bm_image_init(hk_bm_image *img)
 {
@@ -81,13 +84,20 @@ void hk_bm_image_init(hk_bm_image *img)
     hk_buf_init(&img->data);
 }
 
-void hk_bm_image_free(hk_bm_image *img) { hk_buf_free(&img->data); }
+void hk_bm_image_free(hk_bm_image *img)
+{
+    hk_buf_free(&img->data);
+}
 
 static int ensure_open(hk_bm_session *s, bm_src *x)
 {
     if (x->opened) return x->opened == 1;
     char err[256] = "";
-    if (!x->src->open) { x->opened = 1; x->state = x->ud; return 1; }
+    if (!x->src->open) {
+        x->opened = 1;
+        x->state = x->ud;
+        return 1;
+    }
     if (x->src->open(x->ud, s->d, &x->state, err, sizeof err) < 0) {
         fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", x->src->name ? x->src->name : "?",
                 err[0] ? err : "cannot open");
@@ -105,7 +115,10 @@ int hk_bm_session_image(hk_bm_session *s, const hk_bm *bm, hk_bm_image *img)
     img->source = NULL;
     img->reason[0] = img->note[0] = 0;
     img->mismatches = 0;
-    if (bm->b.recycled) { snprintf(img->reason, sizeof img->reason, "recycled"); return 0; }
+    if (bm->b.recycled) {
+        snprintf(img->reason, sizeof img->reason, "recycled");
+        return 0;
+    }
     if (bm->b.width <= 0 || bm->b.height <= 0) {
         snprintf(img->reason, sizeof img->reason, "zero-size bitmap (%dx%d)", bm->b.width, bm->b.height);
         return 0;
@@ -163,7 +176,10 @@ int hk_bm_session_image(hk_bm_session *s, const hk_bm *bm, hk_bm_image *img)
 
 int hk_bm_image_png(const hk_bm_image *img, const hk_bm *bm, hk_buf *out, char *err, size_t errlen)
 {
-    if (img->kind == HK_IMAGE_ENCODED) { hk_buf_append(out, img->data.data, img->data.len); return 0; }
+    if (img->kind == HK_IMAGE_ENCODED) {
+        hk_buf_append(out, img->data.data, img->data.len);
+        return 0;
+    }
     if (img->kind == HK_IMAGE_RGBA)
         return hk_png_encode_rgba(img->data.data, bm->b.width, bm->b.height, out, err, errlen);
     snprintf(err, errlen, "bitmap 0x%" PRIx64 " has no image: %s", bm->b.id, img->reason);

@@ -18,7 +18,10 @@ typedef struct sidecar {
 static int sc_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
     sidecar *s = calloc(1, sizeof *s);
-    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (ud) snprintf(s->dir, sizeof s->dir, "%s", (const char *)ud);
     else snprintf(s->dir, sizeof s->dir, "%s.bitmaps", d->path ? d->path : "");
     struct stat st;
@@ -42,7 +45,10 @@ static int sc_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     return HK_IMAGE_ENCODED;
 }
 
-static void sc_close(void *state) { free(state); }
+static void sc_close(void *state)
+{
+    free(state);
+}
 
 const hk_bitmap_source hk_bm_sidecar_source = {
     .name = "sidecar",

@@ -5,7 +5,9 @@
 
 static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
-    (void)ud; (void)err; (void)errlen;
+    (void)ud;
+    (void)err;
+    (void)errlen;
     *state = d;
     return 0;
 }
@@ -13,7 +15,8 @@ static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     const hk_dump *d = state;
-    (void)note; (void)notelen;
+    (void)note;
+    (void)notelen;
     for (size_t i = 0; i < d->nimages; i++) {
         if (d->images[i].ptr != bm->native_ptr) continue;
         hk_buf_append(out, d->images[i].png.data, d->images[i].png.len);
@@ -22,7 +25,10 @@ static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     return HK_IMAGE_NONE;
 }
 
-static void tr_close(void *state) { (void)state; }
+static void tr_close(void *state)
+{
+    (void)state;
+}
 
 const hk_bitmap_source hk_bm_trace_source = {
     .name = "trace",

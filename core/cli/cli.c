@@ -24,7 +24,8 @@ static void path3(char *out, size_t n, const char *a, const char *b, const char 
 static int depth_of(const char *rel)
 {
     int n = 1;
-    for (const char *p = rel; *p; p++) if (*p == '/' && p[1]) n++;
+    for (const char *p = rel; *p; p++)
+        if (*p == '/' && p[1]) n++;
     return n;
 }
 
@@ -53,7 +54,7 @@ static void find_resources(cli_ctx *cx)
         path3(cx->scripts_dir, sizeof cx->scripts_dir, prefix, HK_REL_DATADIR, "scripts");
         path3(cx->plugin_dir, sizeof cx->plugin_dir, prefix, HK_REL_PLUGINDIR, "");
         path3(cx->plugins_ini, sizeof cx->plugins_ini, prefix, HK_REL_SYSCONFDIR, "plugins.ini");
-        if (access(cx->plugins_ini, R_OK) != 0)   /* sysconfdir outside the prefix (/etc) */
+        if (access(cx->plugins_ini, R_OK) != 0) /* sysconfdir outside the prefix (/etc) */
             path3(cx->plugins_ini, sizeof cx->plugins_ini, HK_SYSCONFDIR, "plugins.ini", "");
     } else {
         path3(cx->scripts_dir, sizeof cx->scripts_dir, HK_DATADIR, "scripts", "");
@@ -81,9 +82,12 @@ static void load_plugins(cli_ctx *cx)
 static void load_dir_once(cli_ctx *cx, const char *dir, char **seen, int *nseen, int max)
 {
     char *real = realpath(dir, NULL);
-    if (!real) return;   /* a directory that does not exist has no scripts */
+    if (!real) return; /* a directory that does not exist has no scripts */
     for (int i = 0; i < *nseen; i++)
-        if (!strcmp(seen[i], real)) { free(real); return; }
+        if (!strcmp(seen[i], real)) {
+            free(real);
+            return;
+        }
     hkl_host_load_dir(cx->host, real);
     if (*nseen < max) seen[(*nseen)++] = real;
     else free(real);
@@ -116,10 +120,13 @@ int cli_setup(cli_ctx *cx, const char *argv0)
     char err[512];
     find_resources(cx);
     cx->host = hkl_host_new(err, sizeof err);
-    if (!cx->host) { fprintf(stderr, "hprofkit: %s\n", err); return 1; }
+    if (!cx->host) {
+        fprintf(stderr, "hprofkit: %s\n", err);
+        return 1;
+    }
     load_plugins(cx);
     hk_plugins_lua_open(hkl_host_state(cx->host), cx->plugins);
-    hk_fetch_lua_open(hkl_host_state(cx->host), cx->plugins);   /* needs the loaded plugins */
+    hk_fetch_lua_open(hkl_host_state(cx->host), cx->plugins); /* needs the loaded plugins */
     lua_State *L = hkl_host_state(cx->host);
     lua_getglobal(L, "hk");
     cli_push_globals(L, &cx->g);
@@ -137,7 +144,10 @@ void cli_teardown(cli_ctx *cx)
 
 int cli_run_script(cli_ctx *cx, int argc, char **argv)
 {
-    if (argc < 1) { fprintf(stderr, "usage: hprofkit run FILE.lua [DUMP] [--KEY VALUE]...\n"); return 2; }
+    if (argc < 1) {
+        fprintf(stderr, "usage: hprofkit run FILE.lua [DUMP] [--KEY VALUE]...\n");
+        return 2;
+    }
     lua_State *L = hkl_host_state(cx->host);
     lua_newtable(L);
     int args = lua_gettop(L);
@@ -149,11 +159,18 @@ int cli_run_script(cli_ctx *cx, int argc, char **argv)
     lua_pushvalue(L, args);
     if (cli_parse_args(L, "run", 0, 0, positional, argc - 1, argv + 1, &c) < 0) return 2;
     lua_pop(L, 2);
-    if (c.format) { lua_pushstring(L, c.format); lua_setfield(L, args, "format"); }
-    if (c.outfile) { lua_pushstring(L, c.outfile); lua_setfield(L, args, "output"); }
-    const char *map = cli_map_path(&cx->g, NULL);   /* the script decides whether to use it */
-    if (map) {     /* for hk.open(arg.dump, {map = arg.map}): --no-map is false */
-        if (*map) lua_pushstring(L, map); else lua_pushboolean(L, 0);
+    if (c.format) {
+        lua_pushstring(L, c.format);
+        lua_setfield(L, args, "format");
+    }
+    if (c.outfile) {
+        lua_pushstring(L, c.outfile);
+        lua_setfield(L, args, "output");
+    }
+    const char *map = cli_map_path(&cx->g, NULL); /* the script decides whether to use it */
+    if (map) {                                    /* for hk.open(arg.dump, {map = arg.map}): --no-map is false */
+        if (*map) lua_pushstring(L, map);
+        else lua_pushboolean(L, 0);
         lua_setfield(L, args, "map");
     }
     /* the script sees its arguments as `...` and as the global `arg` */
@@ -174,7 +191,11 @@ int cli_list_queries(cli_ctx *cx, int argc, char **argv)
     int names = lua_gettop(L);
     lua_Integer n = 0;
     lua_pushnil(L);
-    while (lua_next(L, q)) { lua_pop(L, 1); lua_pushvalue(L, -1); lua_rawseti(L, names, ++n); }
+    while (lua_next(L, q)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, names, ++n);
+    }
     lua_getglobal(L, "table");
     lua_getfield(L, -1, "sort");
     lua_pushvalue(L, names);

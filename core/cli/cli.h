@@ -8,19 +8,19 @@
 
 /* What the global options set (see cli_global.c); a new global option adds its field here. */
 typedef struct cli_globals {
-    const char *plugin_files[16];   /* --plugins FILE (repeatable) */
+    const char *plugin_files[16]; /* --plugins FILE (repeatable) */
     int nplugin_files;
-    int debug;                      /* --debug: full tracebacks */
-    int jobs;                       /* -j N: worker threads for the phases that use them (0: default) */
-    const char *map_path;           /* --map FILE, "" for --no-map, NULL: neither given */
+    int debug;            /* --debug: full tracebacks */
+    int jobs;             /* -j N: worker threads for the phases that use them (0: default) */
+    const char *map_path; /* --map FILE, "" for --no-map, NULL: neither given */
 } cli_globals;
 
 /* One global option: accepted before or after the command name, for every command.  A new
  * global option is one entry in the table in cli_global.c and its field in cli_globals. */
 typedef struct cli_global_opt {
-    const char *name;          /* "--plugins" */
-    const char *short_name;    /* "-j", or NULL */
-    const char *value;         /* what it takes, for the usage ("FILE"); NULL: a flag */
+    const char *name;       /* "--plugins" */
+    const char *short_name; /* "-j", or NULL */
+    const char *value;      /* what it takes, for the usage ("FILE"); NULL: a flag */
     const char *help;
     /* stores value (NULL for a flag); returns 0, or -1 with a one-line err (exit 2) */
     int (*apply)(cli_globals *g, const char *value, char *err, size_t errlen);
@@ -41,7 +41,7 @@ void cli_push_globals(lua_State *L, const cli_globals *g);
 
 typedef struct cli_ctx {
     cli_globals g;
-    char scripts_dir[4096];     /* the built-in scripts/ */
+    char scripts_dir[4096]; /* the built-in scripts/ */
     char plugin_dir[4096];
     char plugins_ini[4096];
     hkl_host *host;
@@ -63,24 +63,23 @@ void cli_print_query_help(lua_State *L, const char *name, int def);
 /* Is there a renderer for format?  0, or -1 after printing the ones there are. */
 int cli_check_format(lua_State *L, const char *cmd, const char *format);
 /* Calls the renderer for format with (rows, out, meta) and writes the result; an exit code. */
-int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int meta, const char *outfile,
-               int debug);
+int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int meta, const char *outfile, int debug);
 
 /* The options every query takes besides its own. */
 typedef struct cli_common {
     const char *format, *outfile;
     int help;
-    int raw_bytes;              /* --bytes: sizes as plain numbers in tables */
-    const char *sort;           /* --sort COLUMN */
-    const char *class_glob;     /* --class GLOB */
-    const char *fail_on[16];    /* --fail-on GATE[:PARAM][,...] as given, in order */
+    int raw_bytes;           /* --bytes: sizes as plain numbers in tables */
+    const char *sort;        /* --sort COLUMN */
+    const char *class_glob;  /* --class GLOB */
+    const char *fail_on[16]; /* --fail-on GATE[:PARAM][,...] as given, in order */
     int nfail_on;
 } cli_common;
 
 /* Turns --KEY VALUE... into the table at stack top, typed by the defaults in the table
  * at defaults_idx (0: every value is a string; a table default {} is a list that repeats
  * append to); positional names fill in order.  Returns 0, or -1 after printing a usage error. */
-int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_idx, int positional_idx,
-                   int argc, char **argv, cli_common *common);
+int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_idx, int positional_idx, int argc,
+                   char **argv, cli_common *common);
 
 #endif

@@ -63,24 +63,39 @@ static int set_common(cli_common *c, const char *key, const char *val)
     return 0;
 }
 
-int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_idx, int positional_idx,
-                   int argc, char **argv, cli_common *common)
+int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_idx, int positional_idx, int argc,
+                   char **argv, cli_common *common)
 {
     int args = lua_gettop(L);
     int npos = 0, only_positional = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!only_positional && !strcmp(a, "--")) { only_positional = 1; continue; }   /* then -1 is an id */
+        if (!only_positional && !strcmp(a, "--")) {
+            only_positional = 1;
+            continue;
+        } /* then -1 is an id */
         int is_positional = only_positional || a[0] != '-' || !strcmp(a, "-") || (a[1] >= '0' && a[1] <= '9');
-        if (!is_positional && (!strcmp(a, "--help") || !strcmp(a, "-h"))) { common->help = 1; continue; }
-        if (!is_positional && !strcmp(a, "--json")) { common->format = "json"; continue; }
+        if (!is_positional && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+            common->help = 1;
+            continue;
+        }
+        if (!is_positional && !strcmp(a, "--json")) {
+            common->format = "json";
+            continue;
+        }
         if (!is_positional && (!strcmp(a, "--format") || !strcmp(a, "-f"))) {
-            if (i + 1 >= argc) { fprintf(stderr, "hprofkit %s: %s needs table, json or csv\n", cmd, a); return -1; }
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hprofkit %s: %s needs table, json or csv\n", cmd, a);
+                return -1;
+            }
             common->format = argv[++i];
             continue;
         }
         if (!is_positional && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
-            if (i + 1 >= argc) { fprintf(stderr, "hprofkit %s: %s needs a file name\n", cmd, a); return -1; }
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hprofkit %s: %s needs a file name\n", cmd, a);
+                return -1;
+            }
             common->outfile = argv[++i];
             continue;
         }
@@ -139,11 +154,13 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
             if (t == LUA_TNIL && !strncmp(key, "no_", 3)) {
                 t = lua_getfield(L, defaults_idx, key + 3);
                 lua_pop(L, 1);
-                if (t == LUA_TBOOLEAN) { negate = 1; memmove(key, key + 3, strlen(key + 3) + 1); }
-                else t = LUA_TNIL;
+                if (t == LUA_TBOOLEAN) {
+                    negate = 1;
+                    memmove(key, key + 3, strlen(key + 3) + 1);
+                } else t = LUA_TNIL;
             }
         } else {
-            t = LUA_TSTRING;   /* hprofkit run: every option is a string */
+            t = LUA_TSTRING; /* hprofkit run: every option is a string */
         }
         int common_takes = t == LUA_TNIL && a[1] == '-' ? common_kind(key) : 0;
         if (common_takes) {
@@ -151,7 +168,10 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
             if (common_takes == 2) {
                 if (eq) val = eq + 1;
                 else if (i + 1 < argc) val = argv[++i];
-                else { fprintf(stderr, "hprofkit %s: %s needs a value\n", cmd, shown); return -1; }
+                else {
+                    fprintf(stderr, "hprofkit %s: %s needs a value\n", cmd, shown);
+                    return -1;
+                }
             }
             if (set_common(common, key, val) < 0) {
                 fprintf(stderr, "hprofkit %s: too many %s options\n", cmd, shown);
@@ -172,7 +192,10 @@ int cli_parse_args(lua_State *L, const char *cmd, int defaults_idx, int aliases_
         const char *val;
         if (eq) val = eq + 1;
         else if (i + 1 < argc) val = argv[++i];
-        else { fprintf(stderr, "hprofkit %s: %s needs a value\n", cmd, shown); return -1; }
+        else {
+            fprintf(stderr, "hprofkit %s: %s needs a value\n", cmd, shown);
+            return -1;
+        }
         if (t == LUA_TNUMBER) {
             lua_getfield(L, defaults_idx, key);
             int rc = push_number(L, cmd, shown, lua_gettop(L), val);

@@ -113,10 +113,13 @@ static const cli_global_opt globals[] = {
     {"--plugins", NULL, "FILE", "load the plugins a plugins.ini-style FILE names (repeatable)", set_plugins},
     {"--debug", NULL, NULL, "show the full Lua traceback of any error", set_debug},
     {"--jobs", "-j", "N", "worker threads for the phases that use them (default: one per core)", set_jobs},
-    {"--map", NULL, "FILE", "R8/ProGuard mapping file for the dump's names (default: HPROFKIT_MAP, else DUMP.map or STEM.map beside the dump)", set_map},
+    {"--map", NULL, "FILE",
+     "R8/ProGuard mapping file for the dump's names (default: HPROFKIT_MAP, else DUMP.map or STEM.map beside the dump)",
+     set_map},
     {"--no-map", NULL, NULL, "no mapping file, not even one beside the dump", set_no_map},
     {"--trace-pid", NULL, "PID", "in a Perfetto trace of several processes, open this one's heap", set_trace_pid},
-    {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name", set_trace_process},
+    {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name",
+     set_trace_process},
 };
 
 /* Which entry argv[i] is, and where its value is: "--x V", "--x=V", "-jV". */
@@ -134,15 +137,25 @@ static const cli_global_opt *match(char **argv, int argc, int i, const char **va
             *value = NULL;
             if (!a[l]) {
                 if (o->value) {
-                    if (i + 1 >= argc) { *value = ""; *used = 0; return o; }   /* missing */
+                    if (i + 1 >= argc) {
+                        *value = "";
+                        *used = 0;
+                        return o;
+                    } /* missing */
                     *value = argv[i + 1];
                     *used = 2;
                 }
                 return o;
             }
             if (!o->value) continue;
-            if (a[l] == '=') { *value = a + l + 1; return o; }
-            if (n == 1) { *value = a + l; return o; }   /* -j4 */
+            if (a[l] == '=') {
+                *value = a + l + 1;
+                return o;
+            }
+            if (n == 1) {
+                *value = a + l;
+                return o;
+            } /* -j4 */
         }
     }
     return NULL;
@@ -155,7 +168,10 @@ int cli_take_globals(cli_globals *g, int *argc, char **argv)
         const char *value;
         int used;
         const cli_global_opt *o = match(argv, *argc, i, &value, &used);
-        if (!o) { argv[out++] = argv[i++]; continue; }
+        if (!o) {
+            argv[out++] = argv[i++];
+            continue;
+        }
         if (!used) {
             fprintf(stderr, "hprofkit: %s needs %s\n", o->name, o->value);
             return -1;
@@ -178,8 +194,8 @@ void cli_print_globals(FILE *f)
     for (size_t k = 0; k < sizeof globals / sizeof globals[0]; k++) {
         const cli_global_opt *o = &globals[k];
         char left[64];
-        snprintf(left, sizeof left, "%s%s%s%s%s", o->short_name ? o->short_name : "",
-                 o->short_name ? ", " : "", o->name, o->value ? " " : "", o->value ? o->value : "");
+        snprintf(left, sizeof left, "%s%s%s%s%s", o->short_name ? o->short_name : "", o->short_name ? ", " : "",
+                 o->name, o->value ? " " : "", o->value ? o->value : "");
         fprintf(f, "  %-20s %s\n", left, o->help);
     }
 }
@@ -197,8 +213,9 @@ void cli_push_globals(lua_State *L, const cli_globals *g)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "plugins");
-    if (g->map_path) {      /* hk.options.map: the file, false for --no-map */
-        if (*g->map_path) lua_pushstring(L, g->map_path); else lua_pushboolean(L, 0);
+    if (g->map_path) { /* hk.options.map: the file, false for --no-map */
+        if (*g->map_path) lua_pushstring(L, g->map_path);
+        else lua_pushboolean(L, 0);
         lua_setfield(L, -2, "map");
     }
 }

@@ -14,7 +14,7 @@ int cli_emit(const char *cmd, hk_buf *b, const char *outfile)
         char err[512];
         if (hk_file_write_atomic(outfile, b->data ? b->data : (const unsigned char *)"", b->len, err, sizeof err) < 0) {
             fprintf(stderr, "hprofkit %s: -o %s\n", cmd, err);
-            return 2;   /* a path the user named */
+            return 2; /* a path the user named */
         }
         return 0;
     }
@@ -87,9 +87,10 @@ void cli_print_query_help(lua_State *L, const char *name, int def)
     if (lua_getfield(L, def, "args") == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, -2)) {
-            char k[128];   /* shown as typed: --no-gc, not --no_gc */
+            char k[128]; /* shown as typed: --no-gc, not --no_gc */
             snprintf(k, sizeof k, "%s", lua_tostring(L, -2));
-            for (char *c = k; *c; c++) if (*c == '_') *c = '-';
+            for (char *c = k; *c; c++)
+                if (*c == '_') *c = '-';
             if (lua_istable(L, -1)) {
                 printf("  --%s VALUE   (repeatable: each one adds to the list)\n", k);
             } else if (!lua_isboolean(L, -1)) {
@@ -131,7 +132,10 @@ int cli_check_format(lua_State *L, const char *cmd, const char *format)
     if (!found) {
         fprintf(stderr, "hprofkit %s: no renderer '%s' (available:", cmd, format);
         lua_pushnil(L);
-        while (lua_next(L, -2)) { fprintf(stderr, " %s", lua_tostring(L, -2)); lua_pop(L, 1); }
+        while (lua_next(L, -2)) {
+            fprintf(stderr, " %s", lua_tostring(L, -2));
+            lua_pop(L, 1);
+        }
         fprintf(stderr, ")\n");
     }
     lua_pop(L, 1);
@@ -174,4 +178,3 @@ int cli_render(lua_State *L, const char *cmd, const char *format, int rows, int 
     hk_buf_free(&out);
     return rc;
 }
-

@@ -61,7 +61,10 @@ static int parse_gates(lua_State *L, const char *cmd, int def, const cli_common 
             lua_createtable(L, 0, 2);
             lua_pushstring(L, g);
             lua_setfield(L, -2, "name");
-            if (param) { lua_pushstring(L, param); lua_setfield(L, -2, "param"); }
+            if (param) {
+                lua_pushstring(L, param);
+                lua_setfield(L, -2, "param");
+            }
             lua_rawseti(L, wanted, (lua_Integer)lua_rawlen(L, wanted) + 1);
         }
         free(list);
@@ -147,9 +150,10 @@ static int sort_less(lua_State *L)
     lua_getfield(L, 1, col);
     lua_getfield(L, 2, col);
     int ra = sort_rank(L, -2), rb = sort_rank(L, -1);
-    int less = ra != rb ? ra < rb
-             : ra == 0 ? lua_compare(L, -1, -2, LUA_OPLT)
-             : ra == 1 ? strcmp(lua_tostring(L, -2), lua_tostring(L, -1)) < 0 : 0;
+    int less = ra != rb  ? ra < rb
+               : ra == 0 ? lua_compare(L, -1, -2, LUA_OPLT)
+               : ra == 1 ? strcmp(lua_tostring(L, -2), lua_tostring(L, -1)) < 0
+                         : 0;
     lua_pushboolean(L, less);
     return 1;
 }
@@ -182,7 +186,7 @@ static int listing_options(lua_State *L, const char *cmd, int rows, int meta, co
     }
     if (c->sort) {
         if (!has_column(L, rows, meta, c->sort)) {
-            if (lua_rawlen(L, rows) == 0) return 0;   /* nothing to sort */
+            if (lua_rawlen(L, rows) == 0) return 0; /* nothing to sort */
             fprintf(stderr, "hprofkit %s: --sort: no column '%s' in %s's rows\n", cmd, c->sort, cmd);
             return -1;
         }
@@ -222,7 +226,10 @@ static int push_dump(lua_State *L, const char *name, int args, const cli_globals
     int status;
     hk_dump *d = hk_open_mapped(path, map && *map ? map : NULL, !map, who, &status, err, sizeof err);
     lua_pop(L, 1);
-    if (!d) { fprintf(stderr, "%s: %s\n", who, err); return status; }
+    if (!d) {
+        fprintf(stderr, "%s: %s\n", who, err);
+        return status;
+    }
     hkl_push_dump(L, d, 0);
     return 0;
 }
@@ -243,7 +250,11 @@ static void push_meta(lua_State *L, const char *name, int def, int args, int ext
     lua_setfield(L, meta, "args");
     if (lua_istable(L, extra)) {
         lua_pushnil(L);
-        while (lua_next(L, extra)) { lua_pushvalue(L, -2); lua_insert(L, -2); lua_rawset(L, meta); }
+        while (lua_next(L, extra)) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_rawset(L, meta);
+        }
     }
     lua_pushboolean(L, c->raw_bytes);
     lua_setfield(L, meta, "raw_bytes");
@@ -257,7 +268,10 @@ static void add_column(lua_State *L, int meta, const char *col)
     if (lua_getfield(L, meta, "columns") == LUA_TTABLE) {
         lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
         lua_createtable(L, (int)n + 1, 0);
-        for (lua_Integer i = 1; i <= n; i++) { lua_rawgeti(L, -2, i); lua_rawseti(L, -2, i); }
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -2, i);
+            lua_rawseti(L, -2, i);
+        }
         lua_pushstring(L, col);
         lua_rawseti(L, -2, n + 1);
         lua_setfield(L, meta, "columns");
@@ -296,7 +310,10 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     cli_common c = {.format = "table"};
     if (cli_parse_args(L, name, defaults, aliases, positional, argc, argv, &c) < 0) return 2;
     lua_pop(L, 1);
-    if (c.help) { cli_print_query_help(L, name, def); return 0; }
+    if (c.help) {
+        cli_print_query_help(L, name, def);
+        return 0;
+    }
     /* positional arguments are required unless the query gives a default */
     if (positional) {
         for (lua_Integer i = 1; lua_rawgeti(L, positional, i) == LUA_TSTRING; i++) {
@@ -314,7 +331,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
         }
         lua_pop(L, 1);
     }
-    if (cli_check_format(L, name, c.format) < 0) return 2;   /* before the work */
+    if (cli_check_format(L, name, c.format) < 0) return 2; /* before the work */
     if (parse_gates(L, name, def, &c) < 0) return 2;
     int wanted = lua_gettop(L);
     lua_getfield(L, def, "run");
@@ -326,7 +343,10 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     lua_pushvalue(L, args);
     if (hkl_pcall(L, 2, 2) != LUA_OK) return cli_report_error(L, name, cx->g.debug);
     int rows = lua_gettop(L) - 1, extra = rows + 1;
-    if (lua_isnil(L, rows)) { lua_newtable(L); lua_replace(L, rows); }
+    if (lua_isnil(L, rows)) {
+        lua_newtable(L);
+        lua_replace(L, rows);
+    }
     push_meta(L, name, def, args, extra, &c);
     int meta = lua_gettop(L);
     if (listing_options(L, name, rows, meta, &c) < 0) return 2;

@@ -5,6 +5,7 @@
 #include "trace/trace.h"
 #include "util/hk_file.h"
 #include "util/hk_jobs.h"
+#include "util/hk_report.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -31,7 +32,8 @@ static void usage(FILE *f)
           "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
           "A Perfetto trace opens like a dump: --trace-pid / --trace-process pick the process\n"
           "when it holds several (info lists them).\n"
-          "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n", f);
+          "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n",
+          f);
     cli_print_globals(f);
 }
 
@@ -39,6 +41,7 @@ int main(int argc, char **argv)
 {
     cli_ctx cx;
     memset(&cx, 0, sizeof cx);
+    hk_report_set(hk_report_stderr, NULL);
     if (cli_take_globals(&cx.g, &argc, argv) < 0) return 2;
     int i = 1;
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {

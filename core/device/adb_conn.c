@@ -13,7 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int hk_adb_init(hk_adb *adb, char *err, size_t errlen) {
+int hk_adb_init(hk_adb *adb, char *err, size_t errlen)
+{
     memset(adb, 0, sizeof *adb);
     snprintf(adb->host, sizeof adb->host, "127.0.0.1");
     adb->port = HK_ADB_DEFAULT_PORT;
@@ -59,7 +60,8 @@ int hk_adb_init(hk_adb *adb, char *err, size_t errlen) {
 }
 
 /* Connects once; returns fd, or -1 with errno-based message.  *refused tells "nothing listens". */
-static int try_connect(hk_adb *adb, int *refused, char *err, size_t errlen) {
+static int try_connect(hk_adb *adb, int *refused, char *err, size_t errlen)
+{
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", adb->port);
@@ -72,7 +74,10 @@ static int try_connect(hk_adb *adb, int *refused, char *err, size_t errlen) {
     int fd = -1, e = 0;
     for (struct addrinfo *a = res; a; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0) { e = errno; continue; }
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
         if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
         if (errno == EINPROGRESS) {
             struct pollfd p = {.fd = fd, .events = POLLOUT};
@@ -98,7 +103,8 @@ static int try_connect(hk_adb *adb, int *refused, char *err, size_t errlen) {
     return fd;
 }
 
-int hk_adb_connect(hk_adb *adb, char *err, size_t errlen) {
+int hk_adb_connect(hk_adb *adb, char *err, size_t errlen)
+{
     int refused;
     int fd = try_connect(adb, &refused, err, errlen);
     if (fd >= 0 || !refused || !adb->autostart) return fd;
@@ -120,21 +126,21 @@ int hk_adb_connect(hk_adb *adb, char *err, size_t errlen) {
 
 /* ---------- framing ---------- */
 
-static int wait_fd(int fd, short ev, int timeout_ms, const char *what, const char *step, char *err, size_t errlen) {
+static int wait_fd(int fd, short ev, int timeout_ms, const char *what, const char *step, char *err, size_t errlen)
+{
     struct pollfd p = {.fd = fd, .events = ev};
     for (;;) {
         int r = poll(&p, 1, timeout_ms);
         if (r > 0) return 0;
         if (r < 0 && errno == EINTR) continue;
-        if (r == 0)
-            snprintf(err, errlen, "adb: timed out after %d s %s %s", (timeout_ms + 999) / 1000, what, step);
-        else
-            snprintf(err, errlen, "adb: poll failed %s %s: %s", what, step, strerror(errno));
+        if (r == 0) snprintf(err, errlen, "adb: timed out after %d s %s %s", (timeout_ms + 999) / 1000, what, step);
+        else snprintf(err, errlen, "adb: poll failed %s %s: %s", what, step, strerror(errno));
         return -1;
     }
 }
 
-int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const char *step, char *err, size_t errlen) {
+int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const char *step, char *err, size_t errlen)
+{
     const char *p = buf;
     while (n > 0) {
         if (wait_fd(fd, POLLOUT, timeout_ms, "while sending", step, err, errlen) != 0) return -1;
@@ -150,7 +156,8 @@ int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const ch
     return 0;
 }
 
-int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size_t errlen) {
+int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size_t errlen)
+{
     size_t n = strlen(req);
     if (n > 0xffff) {
         snprintf(err, errlen, "adb: request too long (%zu bytes): %.60s...", n, req);
@@ -168,7 +175,8 @@ int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size
     return rc;
 }
 
-int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err, size_t errlen) {
+int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err, size_t errlen)
+{
     char *p = buf;
     while (n > 0) {
         if (wait_fd(fd, POLLIN, timeout_ms, "while reading", step, err, errlen) != 0) return -1;
@@ -188,11 +196,15 @@ int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout
     return 0;
 }
 
-static int parse_hex4(const char *h, size_t *out) {
+static int parse_hex4(const char *h, size_t *out)
+{
     size_t v = 0;
     for (int i = 0; i < 4; i++) {
         char c = h[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0) return -1;
         v = v * 16 + (size_t)d;
     }
@@ -201,7 +213,8 @@ static int parse_hex4(const char *h, size_t *out) {
 }
 
 int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
-                           size_t errlen) {
+                           size_t errlen)
+{
     char h[4];
     size_t n;
     *out = NULL;
@@ -225,7 +238,8 @@ int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step,
     return 0;
 }
 
-int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen) {
+int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen)
+{
     char st[4];
     if (hk_adb_read_exact(fd, st, 4, step, timeout_ms, err, errlen) != 0) return -1;
     if (!memcmp(st, "OKAY", 4)) return 0;
@@ -240,8 +254,8 @@ int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size
     return -1;
 }
 
-int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
-                       size_t errlen) {
+int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err, size_t errlen)
+{
     size_t cap = 4096, len = 0;
     char *s = malloc(cap);
     *out = NULL;
@@ -282,7 +296,8 @@ int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int
 
 /* ---------- requests ---------- */
 
-int hk_adb_host_query(hk_adb *adb, const char *req, char **out, size_t *outlen, char *err, size_t errlen) {
+int hk_adb_host_query(hk_adb *adb, const char *req, char **out, size_t *outlen, char *err, size_t errlen)
+{
     char step[512];
     snprintf(step, sizeof step, "the reply to %s", req);
     *out = NULL;
@@ -297,7 +312,8 @@ int hk_adb_host_query(hk_adb *adb, const char *req, char **out, size_t *outlen, 
     return rc;
 }
 
-int hk_adb_server_version(hk_adb *adb, int *version, char *err, size_t errlen) {
+int hk_adb_server_version(hk_adb *adb, int *version, char *err, size_t errlen)
+{
     char *s = NULL;
     size_t n;
     if (hk_adb_host_query(adb, "host:version", &s, NULL, err, errlen) != 0) return -1;
@@ -308,14 +324,16 @@ int hk_adb_server_version(hk_adb *adb, int *version, char *err, size_t errlen) {
     return ok ? 0 : -1;
 }
 
-int hk_adb_features(hk_adb *adb, const char *serial, char **out, char *err, size_t errlen) {
+int hk_adb_features(hk_adb *adb, const char *serial, char **out, char *err, size_t errlen)
+{
     char req[512];
     if (serial) snprintf(req, sizeof req, "host-serial:%s:features", serial);
     else snprintf(req, sizeof req, "host:features");
     return hk_adb_host_query(adb, req, out, NULL, err, errlen);
 }
 
-int hk_adb_has_feature(const char *features, const char *feature) {
+int hk_adb_has_feature(const char *features, const char *feature)
+{
     size_t fl = strlen(feature);
     for (const char *p = features; p && *p;) {
         const char *c = strchr(p, ',');
@@ -326,7 +344,8 @@ int hk_adb_has_feature(const char *features, const char *feature) {
     return 0;
 }
 
-int hk_adb_open_service(hk_adb *adb, const char *serial, const char *service, char *err, size_t errlen) {
+int hk_adb_open_service(hk_adb *adb, const char *serial, const char *service, char *err, size_t errlen)
+{
     char req[512], step[600];
     if (serial) snprintf(req, sizeof req, "host:transport:%s", serial);
     else snprintf(req, sizeof req, "host:transport-any");

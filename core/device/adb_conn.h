@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #define HK_ADB_DEFAULT_PORT 5037
-#define HK_ADB_TIMEOUT_MS 10000
+#define HK_ADB_TIMEOUT_MS   10000
 
 typedef struct hk_adb {
     char host[256];      /* server host (127.0.0.1 unless ADB_SERVER_SOCKET says otherwise) */
@@ -37,14 +37,12 @@ int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size
 /* Reads OKAY (0) or FAIL+message (-1, message in err). */
 int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen);
 /* Reads exactly n bytes, waiting at most timeout_ms for each chunk. */
-int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err,
-                      size_t errlen);
+int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err, size_t errlen);
 /* Reads a 4-hex-digit length and that many bytes; *out is malloc'd and NUL-terminated. */
-int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms,
-                           char *err, size_t errlen);
+int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
+                           size_t errlen);
 /* Reads until the peer closes; *out is malloc'd and NUL-terminated. */
-int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
-                       size_t errlen);
+int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err, size_t errlen);
 
 /* --- requests --- */
 /* Sends a host request that answers OKAY + hex-length string (host:devices-l, host:features...). */
@@ -62,7 +60,6 @@ int hk_adb_has_feature(const char *features, const char *feature);
 int hk_adb_open_service(hk_adb *adb, const char *serial, const char *service, char *err, size_t errlen);
 
 /* Writes all n bytes, waiting at most timeout_ms for the socket to accept each chunk. */
-int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const char *step, char *err,
-                     size_t errlen);
+int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const char *step, char *err, size_t errlen);
 
 #endif

@@ -14,12 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
-static int is_exec(const char *p) {
+static int is_exec(const char *p)
+{
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen) {
+int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen)
+{
     const char *home = getenv("HOME");
     const char *envs[] = {"ANDROID_HOME", "ANDROID_SDK_ROOT"};
     char cand[4096];
@@ -60,7 +62,8 @@ found:
     return 0;
 }
 
-int hk_adb_start_server(hk_adb *adb, char *err, size_t errlen) {
+int hk_adb_start_server(hk_adb *adb, char *err, size_t errlen)
+{
     char bin[1024], ferr[1024];
     if (hk_adb_find_binary(bin, sizeof bin, ferr, sizeof ferr) != 0) {
         snprintf(err, errlen, "adb: no adb server is running on %s:%d and %s", adb->host, adb->port, ferr + 5);
@@ -99,14 +102,18 @@ int hk_adb_start_server(hk_adb *adb, char *err, size_t errlen) {
     int status = 0, done = 0;
     for (int i = 0; i < 300; i++) {
         pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) { done = 1; break; }
+        if (r == pid) {
+            done = 1;
+            break;
+        }
         usleep(100 * 1000);
     }
     char out[512] = "";
     ssize_t n = pread(logfd, out, sizeof out - 1, 0);
     if (n > 0) out[n] = 0;
     close(logfd);
-    for (char *c = out; *c; c++) if (*c == '\n') *c = ' ';
+    for (char *c = out; *c; c++)
+        if (*c == '\n') *c = ' ';
     if (!done) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);

@@ -9,7 +9,8 @@
 
 enum { SHELL_STDOUT = 1, SHELL_STDERR = 2, SHELL_EXIT = 3 };
 
-static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n) {
+static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+{
     if (*len + n + 1 > *cap) {
         size_t nc = (*len + n + 1) * 2;
         char *t = realloc(*buf, nc);
@@ -24,7 +25,8 @@ static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t
 }
 
 static int read_v2(int fd, const char *step, int tmo, char **out, size_t *outlen, int *exit_code, char *err,
-                   size_t errlen) {
+                   size_t errlen)
+{
     size_t len = 0, cap = 4096;
     char *buf = malloc(cap);
     if (!buf) goto oom;
@@ -66,7 +68,8 @@ fail:
 }
 
 int hk_adb_shell(hk_adb *adb, const char *serial, const char *cmd, int use_v2, int timeout_ms, char **out,
-                 size_t *outlen, int *exit_code, char *err, size_t errlen) {
+                 size_t *outlen, int *exit_code, char *err, size_t errlen)
+{
     size_t sl = strlen(cmd) + 32;
     char *svc = malloc(sl);
     *out = NULL;

@@ -11,14 +11,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void put32(unsigned char *p, uint32_t v) {
-    p[0] = v & 0xff; p[1] = (v >> 8) & 0xff; p[2] = (v >> 16) & 0xff; p[3] = (v >> 24) & 0xff;
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = v & 0xff;
+    p[1] = (v >> 8) & 0xff;
+    p[2] = (v >> 16) & 0xff;
+    p[3] = (v >> 24) & 0xff;
 }
-static uint32_t get32(const unsigned char *p) {
+static uint32_t get32(const unsigned char *p)
+{
     return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static int sync_request(hk_adb *adb, int fd, const char *id, const char *path, char *err, size_t errlen) {
+static int sync_request(hk_adb *adb, int fd, const char *id, const char *path, char *err, size_t errlen)
+{
     size_t n = strlen(path);
     if (n > 1024) {
         snprintf(err, errlen, "adb: remote path too long: %.80s...", path);
@@ -34,7 +40,8 @@ static int sync_request(hk_adb *adb, int fd, const char *id, const char *path, c
 }
 
 /* Reads the message after a FAIL id into err. */
-static void sync_fail_message(int fd, uint32_t n, const char *step, int tmo, const char *what, char *err, size_t errlen) {
+static void sync_fail_message(int fd, uint32_t n, const char *step, int tmo, const char *what, char *err, size_t errlen)
+{
     char msg[512] = "";
     char tmp[1024];
     if (n >= sizeof msg) n = sizeof msg - 1;
@@ -43,7 +50,8 @@ static void sync_fail_message(int fd, uint32_t n, const char *step, int tmo, con
 }
 
 int hk_adb_stat(hk_adb *adb, const char *serial, const char *remote, int *exists, uint32_t *mode, uint32_t *size,
-                uint32_t *mtime, char *err, size_t errlen) {
+                uint32_t *mtime, char *err, size_t errlen)
+{
     int fd = hk_adb_open_service(adb, serial, "sync:", err, errlen);
     if (fd < 0) return -1;
     char step[1100];
@@ -68,7 +76,8 @@ int hk_adb_stat(hk_adb *adb, const char *serial, const char *remote, int *exists
 }
 
 int hk_adb_pull(hk_adb *adb, const char *serial, const char *remote, const char *local, int64_t expected_size,
-                hk_adb_progress_fn progress, void *ctx, char *err, size_t errlen) {
+                hk_adb_progress_fn progress, void *ctx, char *err, size_t errlen)
+{
     if (expected_size < 0) {
         int exists;
         uint32_t sz;
@@ -84,7 +93,9 @@ int hk_adb_pull(hk_adb *adb, const char *serial, const char *remote, const char 
     size_t tl = strlen(local) + 64;
     char *tmp = malloc(tl);
     if (!d1 || !d2 || !tmp) {
-        free(d1); free(d2); free(tmp);
+        free(d1);
+        free(d2);
+        free(tmp);
         snprintf(err, errlen, "adb: out of memory");
         return -1;
     }
@@ -100,7 +111,8 @@ int hk_adb_pull(hk_adb *adb, const char *serial, const char *remote, const char 
     /* mkstemp makes it 0600; a pulled file gets the usual permissions */
     mode_t um = umask(0);
     umask(um);
-    if (fchmod(out, 0666 & ~um) != 0) { /* harmless: the file stays private */ }
+    if (fchmod(out, 0666 & ~um) != 0) { /* harmless: the file stays private */
+    }
     int fd = hk_adb_open_service(adb, serial, "sync:", err, errlen);
     int rc = -1;
     uint64_t done = 0;
@@ -141,8 +153,9 @@ int hk_adb_pull(hk_adb *adb, const char *serial, const char *remote, const char 
         if (progress) progress(ctx, done, (uint64_t)expected_size);
     }
     if ((int64_t)done != expected_size) {
-        snprintf(err, errlen, "adb: pulled %llu bytes of %s but the device reported %lld: the file changed or the "
-                              "transfer was cut; try again",
+        snprintf(err, errlen,
+                 "adb: pulled %llu bytes of %s but the device reported %lld: the file changed or the "
+                 "transfer was cut; try again",
                  (unsigned long long)done, remote, (long long)expected_size);
         goto out;
     }

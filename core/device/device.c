@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *state_hint(const char *state) {
+static const char *state_hint(const char *state)
+{
     if (!strcmp(state, "device")) return "";
     if (!strcmp(state, "unauthorized")) return "accept the USB debugging dialog on the device";
     if (!strcmp(state, "offline")) return "reconnect the cable or restart adb (adb kill-server)";
@@ -19,7 +20,8 @@ static const char *state_hint(const char *state) {
 }
 
 /* Parses `getprop` output ("[key]: [value]" lines) for one key. */
-static void prop(const char *props, const char *key, char *out, size_t outlen) {
+static void prop(const char *props, const char *key, char *out, size_t outlen)
+{
     char pat[160];
     snprintf(pat, sizeof pat, "[%s]: [", key);
     out[0] = 0;
@@ -40,7 +42,8 @@ static void prop(const char *props, const char *key, char *out, size_t outlen) {
 
 /* Reads model, sdk and debuggable with one `getprop`. */
 static int read_props(hk_adb *adb, const char *serial, int v2, char *model, size_t ml, int *sdk, int *debuggable,
-                      char *err, size_t errlen) {
+                      char *err, size_t errlen)
+{
     char *out = NULL;
     int code;
     if (hk_adb_shell(adb, serial, "getprop", v2, 0, &out, NULL, &code, err, errlen) != 0) return -1;
@@ -59,7 +62,8 @@ static int read_props(hk_adb *adb, const char *serial, int v2, char *model, size
     return 0;
 }
 
-static int shell_v2_of(hk_adb *adb, const char *serial) {
+static int shell_v2_of(hk_adb *adb, const char *serial)
+{
     char *f = NULL, e[256];
     if (hk_adb_features(adb, serial, &f, e, sizeof e) != 0) return 0;
     int r = hk_adb_has_feature(f, "shell_v2");
@@ -67,7 +71,8 @@ static int shell_v2_of(hk_adb *adb, const char *serial) {
     return r;
 }
 
-int hk_device_list(hk_adb *adb, hk_device_info **out, size_t *count, char *err, size_t errlen) {
+int hk_device_list(hk_adb *adb, hk_device_info **out, size_t *count, char *err, size_t errlen)
+{
     char *s = NULL;
     *out = NULL;
     *count = 0;
@@ -99,8 +104,8 @@ int hk_device_list(hk_adb *adb, hk_device_info **out, size_t *count, char *err, 
         if (m) sscanf(m + 7, "%127s", d->model);
         if (strcmp(state, "device") != 0) continue;
         char perr[512];
-        if (read_props(adb, serial, shell_v2_of(adb, serial), d->model, sizeof d->model, &d->sdk, &d->debuggable,
-                       perr, sizeof perr) != 0)
+        if (read_props(adb, serial, shell_v2_of(adb, serial), d->model, sizeof d->model, &d->sdk, &d->debuggable, perr,
+                       sizeof perr) != 0)
             snprintf(d->hint, sizeof d->hint, "%.159s", perr);
     }
     free(s);
@@ -114,7 +119,8 @@ oom:
     return -1;
 }
 
-int hk_device_open(hk_adb *adb, const char *serial, hk_device *dev, char *err, size_t errlen) {
+int hk_device_open(hk_adb *adb, const char *serial, hk_device *dev, char *err, size_t errlen)
+{
     memset(dev, 0, sizeof *dev);
     dev->adb = adb;
     char *s = NULL;
@@ -158,23 +164,26 @@ int hk_device_open(hk_adb *adb, const char *serial, hk_device *dev, char *err, s
         snprintf(dev->serial, sizeof dev->serial, "%s", only);
     }
     dev->shell_v2 = shell_v2_of(adb, dev->serial);
-    return read_props(adb, dev->serial, dev->shell_v2, dev->model, sizeof dev->model, &dev->sdk, &dev->debuggable,
-                      err, errlen);
+    return read_props(adb, dev->serial, dev->shell_v2, dev->model, sizeof dev->model, &dev->sdk, &dev->debuggable, err,
+                      errlen);
 }
 
 int hk_device_shell(hk_device *dev, const char *cmd, char **out, size_t *outlen, int *exit_code, char *err,
-                    size_t errlen) {
+                    size_t errlen)
+{
     return hk_adb_shell(dev->adb, dev->serial, cmd, dev->shell_v2, 0, out, outlen, exit_code, err, errlen);
 }
 
 int hk_device_pull(hk_device *dev, const char *remote, const char *local, hk_adb_progress_fn progress, void *ctx,
-                   char *err, size_t errlen) {
+                   char *err, size_t errlen)
+{
     return hk_adb_pull(dev->adb, dev->serial, remote, local, -1, progress, ctx, err, errlen);
 }
 
 /* ---------- processes ---------- */
 
-static int cmp_proc(const void *a, const void *b) {
+static int cmp_proc(const void *a, const void *b)
+{
     const hk_process *x = a, *y = b;
     if (x->is_app != y->is_app) return y->is_app - x->is_app;
     int c = strcmp(x->name, y->name);
@@ -183,7 +192,8 @@ static int cmp_proc(const void *a, const void *b) {
 
 /* Package names, one per line in `pm list packages` ("package:NAME"); returns a "\nNAME\n..." string
  * so membership is a strstr of "\nNAME\n". */
-static char *package_set(const char *pm) {
+static char *package_set(const char *pm)
+{
     size_t cap = strlen(pm) + 3;
     char *set = malloc(cap), *w = set;
     if (!set) return NULL;
@@ -204,7 +214,8 @@ static char *package_set(const char *pm) {
     return set;
 }
 
-static int in_set(const char *set, const char *name) {
+static int in_set(const char *set, const char *name)
+{
     char key[300];
     size_t l = strcspn(name, ":"); /* com.app:remote is the app com.app */
     if (l > 256) return 0;
@@ -212,7 +223,8 @@ static int in_set(const char *set, const char *name) {
     return strstr(set, key) != NULL;
 }
 
-int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *err, size_t errlen) {
+int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *err, size_t errlen)
+{
     char *ps = NULL, *pm = NULL, *set = NULL;
     int code;
     *out = NULL;
@@ -240,7 +252,8 @@ int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *e
             for (int i = 0; i < nt; i++)
                 if (!strcmp(tok[i], "PID")) pid_col = i;
             if (pid_col < 0) {
-                snprintf(err, errlen, "device %s: unexpected `%s` output (no PID column): %.80s", dev->serial, cmd, tok[0]);
+                snprintf(err, errlen, "device %s: unexpected `%s` output (no PID column): %.80s", dev->serial, cmd,
+                         tok[0]);
                 goto fail;
             }
             continue;

@@ -12,11 +12,11 @@
 
 typedef struct hk_device_info {
     char serial[128];
-    char state[64];   /* device, unauthorized, offline, ... as the server says it */
-    char model[128];  /* ro.product.model ("" when not asked) */
-    int sdk;          /* ro.build.version.sdk (0 when not asked) */
-    int debuggable;   /* ro.debuggable=1 or ro.build.type userdebug/eng; -1 when not asked */
-    char hint[160];   /* what to do when the state is not "device"; "" otherwise */
+    char state[64];  /* device, unauthorized, offline, ... as the server says it */
+    char model[128]; /* ro.product.model ("" when not asked) */
+    int sdk;         /* ro.build.version.sdk (0 when not asked) */
+    int debuggable;  /* ro.debuggable=1 or ro.build.type userdebug/eng; -1 when not asked */
+    char hint[160];  /* what to do when the state is not "device"; "" otherwise */
 } hk_device_info;
 
 /* Lists the devices (host:devices-l, falling back to host:devices).  *out is malloc'd. */

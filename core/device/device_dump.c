@@ -13,12 +13,14 @@
 static hk_device_gc_fn g_gc_hook;
 static void *g_gc_ctx;
 
-void hk_device_set_gc_hook(hk_device_gc_fn fn, void *ctx) {
+void hk_device_set_gc_hook(hk_device_gc_fn fn, void *ctx)
+{
     g_gc_hook = fn;
     g_gc_ctx = ctx;
 }
 
-void hk_dump_opts_init(hk_dump_opts *o) {
+void hk_dump_opts_init(hk_dump_opts *o)
+{
     memset(o, 0, sizeof *o);
     o->gc = 1;
     o->bitmaps = -1;
@@ -27,7 +29,8 @@ void hk_dump_opts_init(hk_dump_opts *o) {
 }
 
 /* Copies the line of `s` starting at p into out, trimmed. */
-static void line_at(const char *p, char *out, size_t outlen) {
+static void line_at(const char *p, char *out, size_t outlen)
+{
     while (*p == ' ' || *p == '\t') p++;
     size_t l = strcspn(p, "\r\n");
     if (l >= outlen) l = outlen - 1;
@@ -35,22 +38,26 @@ static void line_at(const char *p, char *out, size_t outlen) {
     out[l] = 0;
 }
 
-int hk_device_am_error(const char *o, const char *process, char *msg, size_t msglen) {
+int hk_device_am_error(const char *o, const char *process, char *msg, size_t msglen)
+{
     const char *p;
     char line[400];
     if (strstr(o, "not debuggable")) {
-        snprintf(msg, msglen, "%s is not debuggable: only debuggable apps (or any app on a userdebug/eng build) can be dumped",
+        snprintf(msg, msglen,
+                 "%s is not debuggable: only debuggable apps (or any app on a userdebug/eng build) can be dumped",
                  process);
         return 1;
     }
     if ((p = strstr(o, "Unknown option: -b")) != NULL) {
-        snprintf(msg, msglen, "this device's am dumpheap does not know -b (bitmap pixels in the dump need Android 15, "
-                              "API 35): retry without --bitmaps");
+        snprintf(msg, msglen,
+                 "this device's am dumpheap does not know -b (bitmap pixels in the dump need Android 15, "
+                 "API 35): retry without --bitmaps");
         return 1;
     }
     if ((p = strstr(o, "Unknown option: -g")) != NULL) {
-        snprintf(msg, msglen, "this device's am dumpheap does not know -g (GC before the dump needs API 27): retry "
-                              "with --no-gc");
+        snprintf(msg, msglen,
+                 "this device's am dumpheap does not know -g (GC before the dump needs API 27): retry "
+                 "with --no-gc");
         return 1;
     }
     if ((p = strstr(o, "Exception occurred while executing")) != NULL) {
@@ -73,7 +80,8 @@ int hk_device_am_error(const char *o, const char *process, char *msg, size_t msg
 }
 
 /* A note both goes into the result (for JSON/Lua) and to stderr, so it is never silent. */
-static void note_print(hk_dump_result *res) {
+static void note_print(hk_dump_result *res)
+{
     fprintf(stderr, "hprofkit: note: %s\n", res->note);
 }
 
@@ -82,7 +90,8 @@ typedef struct {
     struct timespec last;
 } progress_ctx;
 
-static void pull_progress(void *ctx, uint64_t done, uint64_t total) {
+static void pull_progress(void *ctx, uint64_t done, uint64_t total)
+{
     progress_ctx *pc = ctx;
     if (!pc->on) return;
     struct timespec now;
@@ -95,7 +104,8 @@ static void pull_progress(void *ctx, uint64_t done, uint64_t total) {
 }
 
 /* Resolves a process name or pid to a pid (and a canonical name). */
-static int resolve_process(hk_device *dev, const char *proc, int *pid, char *name, size_t nl, char *err, size_t errlen) {
+static int resolve_process(hk_device *dev, const char *proc, int *pid, char *name, size_t nl, char *err, size_t errlen)
+{
     char *end;
     long v = strtol(proc, &end, 10);
     hk_process *ps;
@@ -117,7 +127,8 @@ static int resolve_process(hk_device *dev, const char *proc, int *pid, char *nam
     return 0;
 }
 
-static void remove_remote(hk_device *dev, const char *remote) {
+static void remove_remote(hk_device *dev, const char *remote)
+{
     char cmd[600], e[256], *out = NULL;
     int code;
     snprintf(cmd, sizeof cmd, "rm -f %s", remote);
@@ -127,7 +138,8 @@ static void remove_remote(hk_device *dev, const char *remote) {
 }
 
 /* `stat -c %s`: 0 with *size, 1 when the file does not exist, -1 on a transport error. */
-static int remote_size(hk_device *dev, const char *remote, int64_t *size, char *err, size_t errlen) {
+static int remote_size(hk_device *dev, const char *remote, int64_t *size, char *err, size_t errlen)
+{
     char cmd[600], *out = NULL;
     int code;
     snprintf(cmd, sizeof cmd, "stat -c %%s %s", remote);
@@ -141,7 +153,8 @@ static int remote_size(hk_device *dev, const char *remote, int64_t *size, char *
     return 0;
 }
 
-int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result *res, char *err, size_t errlen) {
+int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result *res, char *err, size_t errlen)
+{
     memset(res, 0, sizeof *res);
     if (!opts->process || !*opts->process) {
         snprintf(err, errlen, "dump: which process? (see `hprofkit processes`)");
@@ -156,8 +169,10 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
     /* bitmaps: -b png exists from API 35 */
     int bitmaps = opts->bitmaps < 0 ? dev->sdk >= 35 : opts->bitmaps;
     if (bitmaps && dev->sdk < 35) {
-        snprintf(err, errlen, "bitmap pixels in the dump (am dumpheap -b png) need API 35; %s is API %d: drop "
-                              "--bitmaps (the jdwp plugin fetches pixels live on API 26-34)", dev->serial, dev->sdk);
+        snprintf(err, errlen,
+                 "bitmap pixels in the dump (am dumpheap -b png) need API 35; %s is API %d: drop "
+                 "--bitmaps (the jdwp plugin fetches pixels live on API 26-34)",
+                 dev->serial, dev->sdk);
         return -1;
     }
     /* GC: -g from API 27, before that through the hook (the JDWP plugin) */
@@ -175,7 +190,8 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
             char gerr[512];
             if (g_gc_hook(g_gc_ctx, dev, pid, gerr, sizeof gerr) == 0) res->gc = 1;
             else {
-                snprintf(res->note, sizeof res->note, "GC through JDWP failed (%.180s): the dump is taken without GC", gerr);
+                snprintf(res->note, sizeof res->note, "GC through JDWP failed (%.180s): the dump is taken without GC",
+                         gerr);
                 note_print(res);
             }
         }
@@ -245,8 +261,8 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
             size = -1;
             /* am said nothing wrong but no file appears: give up well before the long timeout */
             if (++missing_polls * poll_ms >= 15000) {
-                snprintf(err, errlen, "am dumpheap %s reported no error but wrote no file %s (am said: %s)", name, remote,
-                         am_first[0] ? am_first : "nothing");
+                snprintf(err, errlen, "am dumpheap %s reported no error but wrote no file %s (am said: %s)", name,
+                         remote, am_first[0] ? am_first : "nothing");
                 return -1;
             }
         } else if (size > 0 && size == last) {

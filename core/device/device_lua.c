@@ -29,7 +29,8 @@ typedef struct {
     hk_device dev;
 } lua_device;
 
-static int l_devices(lua_State *L) {
+static int l_devices(lua_State *L)
+{
     char err[1024];
     hk_adb adb;
     hk_device_info *d;
@@ -39,19 +40,30 @@ static int l_devices(lua_State *L) {
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 6);
-        lua_pushstring(L, d[i].serial); lua_setfield(L, -2, "serial");
-        lua_pushstring(L, d[i].state); lua_setfield(L, -2, "state");
-        lua_pushstring(L, d[i].model); lua_setfield(L, -2, "model");
-        if (d[i].sdk > 0) { lua_pushinteger(L, d[i].sdk); lua_setfield(L, -2, "sdk"); }
-        if (d[i].debuggable >= 0) { lua_pushboolean(L, d[i].debuggable); lua_setfield(L, -2, "debuggable"); }
-        lua_pushstring(L, d[i].hint); lua_setfield(L, -2, "hint");
+        lua_pushstring(L, d[i].serial);
+        lua_setfield(L, -2, "serial");
+        lua_pushstring(L, d[i].state);
+        lua_setfield(L, -2, "state");
+        lua_pushstring(L, d[i].model);
+        lua_setfield(L, -2, "model");
+        if (d[i].sdk > 0) {
+            lua_pushinteger(L, d[i].sdk);
+            lua_setfield(L, -2, "sdk");
+        }
+        if (d[i].debuggable >= 0) {
+            lua_pushboolean(L, d[i].debuggable);
+            lua_setfield(L, -2, "debuggable");
+        }
+        lua_pushstring(L, d[i].hint);
+        lua_setfield(L, -2, "hint");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(d);
     return 1;
 }
 
-static int l_device(lua_State *L) {
+static int l_device(lua_State *L)
+{
     const char *serial = luaL_optstring(L, 1, NULL);
     char err[1024];
     lua_device *ud = lua_newuserdatauv(L, sizeof *ud, 0);
@@ -63,13 +75,15 @@ static int l_device(lua_State *L) {
     return 1;
 }
 
-static lua_device *check_dev(lua_State *L) {
+static lua_device *check_dev(lua_State *L)
+{
     lua_device *ud = luaL_checkudata(L, 1, HK_DEVICE_MT);
     ud->dev.adb = &ud->adb; /* in case the userdata moved (it does not in 5.4, but be safe) */
     return ud;
 }
 
-static int l_shell(lua_State *L) {
+static int l_shell(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     const char *cmd = luaL_checkstring(L, 2);
     char err[1024], *out;
@@ -83,7 +97,8 @@ static int l_shell(lua_State *L) {
     return 2;
 }
 
-static int l_pull(lua_State *L) {
+static int l_pull(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     const char *remote = luaL_checkstring(L, 2), *local = luaL_checkstring(L, 3);
     char err[1024];
@@ -92,7 +107,8 @@ static int l_pull(lua_State *L) {
     return 1;
 }
 
-static int l_processes(lua_State *L) {
+static int l_processes(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     char err[1024];
     hk_process *p;
@@ -101,9 +117,12 @@ static int l_processes(lua_State *L) {
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
-        lua_pushinteger(L, p[i].pid); lua_setfield(L, -2, "pid");
-        lua_pushstring(L, p[i].name); lua_setfield(L, -2, "name");
-        lua_pushboolean(L, p[i].is_app); lua_setfield(L, -2, "app");
+        lua_pushinteger(L, p[i].pid);
+        lua_setfield(L, -2, "pid");
+        lua_pushstring(L, p[i].name);
+        lua_setfield(L, -2, "name");
+        lua_pushboolean(L, p[i].is_app);
+        lua_setfield(L, -2, "app");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(p);
@@ -111,7 +130,8 @@ static int l_processes(lua_State *L) {
 }
 
 /* opts.field: nil keeps the default; booleans map to 0/1 */
-static int opt_bool(lua_State *L, int t, const char *k, int def) {
+static int opt_bool(lua_State *L, int t, const char *k, int def)
+{
     if (lua_isnoneornil(L, t)) return def;
     lua_getfield(L, t, k);
     int v = lua_isnil(L, -1) ? def : lua_toboolean(L, -1);
@@ -119,7 +139,8 @@ static int opt_bool(lua_State *L, int t, const char *k, int def) {
     return v;
 }
 
-static int l_dump_heap(lua_State *L) {
+static int l_dump_heap(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     hk_dump_opts o;
     hk_dump_result r;
@@ -141,16 +162,23 @@ static int l_dump_heap(lua_State *L) {
     if (hk_device_dump_heap(&ud->dev, &o, &r, err, sizeof err) != 0) return fail(L, err);
     lua_pushstring(L, r.path);
     lua_createtable(L, 0, 6);
-    lua_pushstring(L, r.path); lua_setfield(L, -2, "path");
-    lua_pushinteger(L, (lua_Integer)r.bytes); lua_setfield(L, -2, "bytes");
-    lua_pushboolean(L, r.gc); lua_setfield(L, -2, "gc");
-    lua_pushboolean(L, r.bitmaps); lua_setfield(L, -2, "bitmaps");
-    lua_pushinteger(L, r.pid); lua_setfield(L, -2, "pid");
-    lua_pushstring(L, r.note); lua_setfield(L, -2, "note");
+    lua_pushstring(L, r.path);
+    lua_setfield(L, -2, "path");
+    lua_pushinteger(L, (lua_Integer)r.bytes);
+    lua_setfield(L, -2, "bytes");
+    lua_pushboolean(L, r.gc);
+    lua_setfield(L, -2, "gc");
+    lua_pushboolean(L, r.bitmaps);
+    lua_setfield(L, -2, "bitmaps");
+    lua_pushinteger(L, r.pid);
+    lua_setfield(L, -2, "pid");
+    lua_pushstring(L, r.note);
+    lua_setfield(L, -2, "note");
     return 2;
 }
 
-static int l_index(lua_State *L) {
+static int l_index(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     const char *k = luaL_checkstring(L, 2);
     if (!strcmp(k, "serial")) lua_pushstring(L, ud->dev.serial);
@@ -166,17 +194,19 @@ static int l_index(lua_State *L) {
     return 1;
 }
 
-static int l_tostring(lua_State *L) {
+static int l_tostring(lua_State *L)
+{
     lua_device *ud = check_dev(L);
     lua_pushfstring(L, "hk.device(%s, API %d)", ud->dev.serial, ud->dev.sdk);
     return 1;
 }
 
-int hk_device_lua_register(lua_State *L, int hk_table_index) {
+int hk_device_lua_register(lua_State *L, int hk_table_index)
+{
     hk_table_index = lua_absindex(L, hk_table_index);
     if (luaL_newmetatable(L, HK_DEVICE_MT)) {
-        static const luaL_Reg methods[] = {{"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes},
-                                           {"dump_heap", l_dump_heap}, {NULL, NULL}};
+        static const luaL_Reg methods[] = {
+            {"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes}, {"dump_heap", l_dump_heap}, {NULL, NULL}};
         luaL_newlib(L, methods);
         lua_setfield(L, -2, "methods");
         lua_pushcfunction(L, l_index);

@@ -33,8 +33,8 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side);
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj);
 
 typedef struct hk_diff_totals {
-    uint64_t same_objects, same_bytes[2];   /* bytes as each side records them */
-    uint64_t objects[2], bytes[2];          /* unmatched: [BASE] removed, [DUMP] added */
+    uint64_t same_objects, same_bytes[2]; /* bytes as each side records them */
+    uint64_t objects[2], bytes[2];        /* unmatched: [BASE] removed, [DUMP] added */
     uint64_t anchors_classes, anchors_roots;
 } hk_diff_totals;
 void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t);
@@ -45,7 +45,6 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t);
  * above it and that object's field. */
 void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out);
 
-
 /* What differs between an object of BASE and one of DUMP (normally a pair): fields by name
  * (a field only one side has comes with one value), or an array's length and elements (the
  * first 64 that differ).  References are the same when they point at paired objects or at
@@ -53,19 +52,26 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out);
 typedef struct hk_diff_change {
     char name[96];
     int has[2];
-    hk_value value[2];          /* [BASE], [DUMP] */
+    hk_value value[2]; /* [BASE], [DUMP] */
 } hk_diff_change;
 int hk_diff_changes(hk_diff *df, uint32_t base_obj, uint32_t dump_obj, hk_diff_change **rows, uint32_t *n);
 
 /* Unmatched objects of a side (added in DUMP, removed in BASE) by class. */
-typedef struct hk_diff_class_row { const char *cls; uint64_t objects, bytes; } hk_diff_class_row;
+typedef struct hk_diff_class_row {
+    const char *cls;
+    uint64_t objects, bytes;
+} hk_diff_class_row;
 int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *n);
 
 /* Unmatched objects grouped by where they hang: the path of the first unmatched object on the
  * way from the matched part of the heap (its holder's chain and field) and that object's class;
  * entries counts those first objects, objects and bytes everything unmatched under them.
  * Largest bytes first; rows and their paths are freed with hk_diff_groups_free. */
-typedef struct hk_diff_group { char *path; const char *cls; uint64_t entries, objects, bytes; } hk_diff_group;
+typedef struct hk_diff_group {
+    char *path;
+    const char *cls;
+    uint64_t entries, objects, bytes;
+} hk_diff_group;
 int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n);
 void hk_diff_groups_free(hk_diff_group *rows, uint32_t n);
 
@@ -74,12 +80,12 @@ void hk_diff_groups_free(hk_diff_group *rows, uint32_t n);
  * of them, or at least min_bytes of retained size (small noise, such as a JVM's own tables
  * gaining an entry, stays out).  Largest retained growth first.  Computes both dominator trees. */
 typedef struct hk_diff_grower {
-    uint32_t obj[2];            /* BASE and DUMP object */
-    uint64_t count[2];          /* elements on each side */
+    uint32_t obj[2];   /* BASE and DUMP object */
+    uint64_t count[2]; /* elements on each side */
     uint64_t retained[2];
-    const char *elem_class;     /* class of an element in DUMP (the last one), NULL if none */
+    const char *elem_class; /* class of an element in DUMP (the last one), NULL if none */
 } hk_diff_grower;
-int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n,
-                    char *err, size_t errlen);
+int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n, char *err,
+                    size_t errlen);
 
 #endif

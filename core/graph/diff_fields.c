@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ELEMENTS 64     /* differing array elements listed, the rest counted out */
+#define MAX_ELEMENTS 64 /* differing array elements listed, the rest counted out */
 
-typedef struct changes { hk_diff_change *v; size_t n, cap; } changes;
+typedef struct changes {
+    hk_diff_change *v;
+    size_t n, cap;
+} changes;
 
 static void add(changes *c, const char *name, const hk_value *a, const hk_value *b)
 {
@@ -16,8 +19,14 @@ static void add(changes *c, const char *name, const hk_value *a, const hk_value 
     hk_diff_change *x = &c->v[c->n++];
     memset(x, 0, sizeof *x);
     snprintf(x->name, sizeof x->name, "%s", name);
-    if (a) { x->value[0] = *a; x->has[0] = 1; }
-    if (b) { x->value[1] = *b; x->has[1] = 1; }
+    if (a) {
+        x->value[0] = *a;
+        x->has[0] = 1;
+    }
+    if (b) {
+        x->value[1] = *b;
+        x->has[1] = 1;
+    }
 }
 
 static int string_text(hk_dump *d, uint32_t obj, hk_buf *b)
@@ -63,7 +72,10 @@ static void instance_changes(hk_diff *df, uint32_t u, uint32_t v, changes *out)
         hk_read_value(db, pb + fb[k].offset, fb[k].type, &vb);
         uint32_t q = 0;
         while (q < na && (used[q] || strcmp(fa[q].name, fb[k].name))) q++;
-        if (q == na || fa[q].offset + (uint32_t)hk_type_size(da, fa[q].type) > la) { add(out, fb[k].name, NULL, &vb); continue; }
+        if (q == na || fa[q].offset + (uint32_t)hk_type_size(da, fa[q].type) > la) {
+            add(out, fb[k].name, NULL, &vb);
+            continue;
+        }
         used[q] = 1;
         hk_read_value(da, pa + fa[q].offset, fa[q].type, &va);
         if (!same_value(df, &va, &vb)) add(out, fb[k].name, &va, &vb);
@@ -79,7 +91,12 @@ static void instance_changes(hk_diff *df, uint32_t u, uint32_t v, changes *out)
 
 static void element(hk_dump *d, uint32_t arr, int kind, uint32_t k, hk_value *v)
 {
-    if (kind == HK_KIND_OBJ_ARRAY) { memset(v, 0, sizeof *v); v->type = HK_T_OBJECT; v->ref = hk_obj_array_at(d, arr, k); return; }
+    if (kind == HK_KIND_OBJ_ARRAY) {
+        memset(v, 0, sizeof *v);
+        v->type = HK_T_OBJECT;
+        v->ref = hk_obj_array_at(d, arr, k);
+        return;
+    }
     int t = hk_prim_array_type(d, arr);
     const uint8_t *p = hk_prim_array_data(d, arr);
     memset(v, 0, sizeof *v);
@@ -102,8 +119,10 @@ static void array_changes(hk_diff *df, uint32_t u, uint32_t v, int kind, changes
         element(da, u, kind, k, &a);
         element(db, v, kind, k, &b);
         if (same_value(df, &a, &b)) continue;
-        if (listed++ < MAX_ELEMENTS) { snprintf(name, sizeof name, "[%u]", k); add(out, name, &a, &b); }
-        else more++;
+        if (listed++ < MAX_ELEMENTS) {
+            snprintf(name, sizeof name, "[%u]", k);
+            add(out, name, &a, &b);
+        } else more++;
     }
     if (more) {
         hk_value m = {.type = HK_T_INT, .i = more};
@@ -116,7 +135,8 @@ int hk_diff_changes(hk_diff *df, uint32_t base_obj, uint32_t dump_obj, hk_diff_c
     changes c = {0};
     int ka = hk_obj_kind(df->s[0].d, base_obj), kb = hk_obj_kind(df->s[1].d, dump_obj);
     if (ka == kb && ka == HK_KIND_INSTANCE) instance_changes(df, base_obj, dump_obj, &c);
-    else if (ka == kb && (ka == HK_KIND_OBJ_ARRAY || ka == HK_KIND_PRIM_ARRAY)) array_changes(df, base_obj, dump_obj, ka, &c);
+    else if (ka == kb && (ka == HK_KIND_OBJ_ARRAY || ka == HK_KIND_PRIM_ARRAY))
+        array_changes(df, base_obj, dump_obj, ka, &c);
     *rows = c.v;
     *n = (uint32_t)c.n;
     return 0;

@@ -13,18 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct tnode { uint32_t parent, src, dst; } tnode;   /* dst HK_NONE: an anchor */
+typedef struct tnode {
+    uint32_t parent, src, dst;
+} tnode; /* dst HK_NONE: an anchor */
 
 typedef struct trie {
     hkd_side *sd;
-    hk_idmap steps;             /* step key -> step id */
+    hk_idmap steps; /* step key -> step id */
     uint32_t nsteps;
-    hk_idmap nodes;             /* parent << 32 | step id -> path id */
-    tnode *node;                /* by path id; 0 is unused */
+    hk_idmap nodes; /* parent << 32 | step id -> path id */
+    tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
-    uint32_t *pid;              /* object -> path id, 0 unknown */
+    uint32_t *pid; /* object -> path id, 0 unknown */
 } trie;
-
 
 /* Which reference slot of src holds dst: field index, static index, or one for all elements. */
 static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
@@ -38,7 +39,10 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
         if (c) {
             cls = c->index;
             for (uint32_t k = 0; k < c->nstatics; k++)
-                if (c->statics[k].type == HK_T_OBJECT && c->statics[k].value.ref == want) { slot = k; break; }
+                if (c->statics[k].type == HK_T_OBJECT && c->statics[k].value.ref == want) {
+                    slot = k;
+                    break;
+                }
         }
     } else if (kind == HK_KIND_INSTANCE) {
         uint32_t c = hkd_cls(sd, src), nf, len;
@@ -49,7 +53,10 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
                 if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
                 hk_value v;
                 hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
-                if (v.ref == want) { slot = k; break; }
+                if (v.ref == want) {
+                    slot = k;
+                    break;
+                }
             }
         }
     }
@@ -62,7 +69,7 @@ static uint64_t anchor_key(hk_dump *d, uint32_t a)
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, a));
         return (uint64_t)1 << 58 | (c ? c->index : 0);
     }
-    return (uint64_t)2 << 58 | (uint64_t)a;   /* roots: each its own (named by its root type) */
+    return (uint64_t)2 << 58 | (uint64_t)a; /* roots: each its own (named by its root type) */
 }
 
 static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)
@@ -101,7 +108,7 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
 /* The string of a path id. */
 static void render(trie *t, uint32_t id, hk_buf *out)
 {
-    uint32_t (*pairs)[2] = NULL;
+    uint32_t(*pairs)[2] = NULL;
     size_t n = 0, cap = 0;
     while (t->node[id].dst != HK_NONE && n < HKD_MAX_DEPTH) {
         pairs = hk_grow(pairs, &cap, n + 1, sizeof *pairs);
@@ -124,7 +131,10 @@ static void render(trie *t, uint32_t id, hk_buf *out)
 
 /* ---- groups ---- */
 
-typedef struct acc { uint32_t path, rep; uint64_t entries, objects, bytes; } acc;   /* rep: an entry, for its class name */
+typedef struct acc {
+    uint32_t path, rep;
+    uint64_t entries, objects, bytes;
+} acc; /* rep: an entry, for its class name */
 
 static uint64_t fnv(const char *s, uint64_t h)
 {
@@ -133,7 +143,7 @@ static uint64_t fnv(const char *s, uint64_t h)
 }
 
 typedef struct grouper {
-    hk_idmap by_key;            /* hash of (path, class) -> group index */
+    hk_idmap by_key; /* hash of (path, class) -> group index */
     hk_diff_group *g;
     size_t n, cap;
 } grouper;
@@ -193,7 +203,7 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     for (uint32_t k = 0; k < sd->nentries; k++) {
         uint32_t e = sd->entries[k], h = sd->o[e].via;
         uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
-                      : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
+                                        : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
         int inserted;
         uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | hkd_cls(sd, e), (uint32_t)na, &inserted);
         if (inserted) {
@@ -218,7 +228,8 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
         hk_buf_reset(&path);
         if (!a[k].path) hk_buf_puts(&path, "(not reached from the matched heap)");
         else render(&t, a[k].path, &path);
-        hk_diff_group *grp = group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : class_name(d, a[k].rep));
+        hk_diff_group *grp =
+            group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : class_name(d, a[k].rep));
         grp->entries += a[k].entries;
         grp->objects += a[k].objects;
         grp->bytes += a[k].bytes;

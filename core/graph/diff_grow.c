@@ -9,17 +9,37 @@
 
 /* Collection classes (and their subclasses: LinkedHashMap, LinkedHashSet, Stack, ...). */
 static const char *const collections[] = {
-    "java.util.ArrayList", "java.util.Vector", "java.util.LinkedList", "java.util.HashMap",
-    "java.util.Hashtable", "java.util.WeakHashMap", "java.util.IdentityHashMap", "java.util.TreeMap",
-    "java.util.HashSet", "java.util.TreeSet", "java.util.ArrayDeque", "java.util.PriorityQueue",
-    "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.CopyOnWriteArrayList",
-    "java.util.concurrent.CopyOnWriteArraySet", "java.util.concurrent.LinkedBlockingQueue",
-    "java.util.concurrent.LinkedBlockingDeque", "java.util.concurrent.ArrayBlockingQueue",
-    "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
-    "android.util.SparseArray", "android.util.SparseIntArray", "android.util.SparseLongArray",
-    "android.util.SparseBooleanArray", "android.util.LongSparseArray", "android.util.ArrayMap",
-    "android.util.ArraySet", "androidx.collection.SimpleArrayMap", "androidx.collection.ArraySet",
-    "androidx.collection.SparseArrayCompat", "androidx.collection.LongSparseArray",
+    "java.util.ArrayList",
+    "java.util.Vector",
+    "java.util.LinkedList",
+    "java.util.HashMap",
+    "java.util.Hashtable",
+    "java.util.WeakHashMap",
+    "java.util.IdentityHashMap",
+    "java.util.TreeMap",
+    "java.util.HashSet",
+    "java.util.TreeSet",
+    "java.util.ArrayDeque",
+    "java.util.PriorityQueue",
+    "java.util.concurrent.ConcurrentHashMap",
+    "java.util.concurrent.CopyOnWriteArrayList",
+    "java.util.concurrent.CopyOnWriteArraySet",
+    "java.util.concurrent.LinkedBlockingQueue",
+    "java.util.concurrent.LinkedBlockingDeque",
+    "java.util.concurrent.ArrayBlockingQueue",
+    "java.util.concurrent.ConcurrentLinkedQueue",
+    "java.util.concurrent.ConcurrentLinkedDeque",
+    "android.util.SparseArray",
+    "android.util.SparseIntArray",
+    "android.util.SparseLongArray",
+    "android.util.SparseBooleanArray",
+    "android.util.LongSparseArray",
+    "android.util.ArrayMap",
+    "android.util.ArraySet",
+    "androidx.collection.SimpleArrayMap",
+    "androidx.collection.ArraySet",
+    "androidx.collection.SparseArrayCompat",
+    "androidx.collection.LongSparseArray",
 };
 
 static int is_collection(const hk_dump *d, const hk_class *c)
@@ -73,7 +93,7 @@ static int64_t coll_size(hk_dump *d, uint32_t obj, int depth, uint32_t *inner)
     for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
         if (!hk_instance_field(d, obj, counts[k], &v)) continue;
         if (v.type == HK_T_INT) return v.i < 0 ? 0 : v.i;
-        if (v.type == HK_T_OBJECT) {   /* LinkedBlockingQueue.count is an AtomicInteger */
+        if (v.type == HK_T_OBJECT) { /* LinkedBlockingQueue.count is an AtomicInteger */
             uint32_t a = hk_obj_find(d, v.ref);
             if (a != HK_NONE && hk_instance_field(d, a, "value", &v) && v.type == HK_T_INT) return v.i;
         }
@@ -93,15 +113,15 @@ static int64_t coll_size(hk_dump *d, uint32_t obj, int depth, uint32_t *inner)
         return (int64_t)c;
     }
     uint32_t head = ref_field(d, obj, "head");
-    if (head != HK_NONE) return (int64_t)chain_length(d, head, UINT32_MAX) - 1;   /* a dummy head node */
+    if (head != HK_NONE) return (int64_t)chain_length(d, head, UINT32_MAX) - 1; /* a dummy head node */
     return -1;
 }
 
 /* The class of one element (the last one held), for the report. */
 static const char *elem_class(hk_dump *d, uint32_t coll, uint32_t inner)
 {
-    static const char *const arrays[] = {"elementData", "array", "elements", "mValues", "mArray",
-                                         "queue", "items", "table"};
+    static const char *const arrays[] = {"elementData", "array", "elements", "mValues",
+                                         "mArray",      "queue", "items",    "table"};
     uint32_t el = HK_NONE;
     for (size_t k = 0; k < sizeof arrays / sizeof *arrays && el == HK_NONE; k++) {
         uint32_t a = array_field(d, inner, arrays[k]);
@@ -134,8 +154,8 @@ static int grower_cmp(const void *x, const void *y)
 }
 
 /* Enough growth to report: count, or bytes retained. */
-static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uint64_t min_growth,
-                uint64_t min_bytes, uint64_t ret[2])
+static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uint64_t min_growth, uint64_t min_bytes,
+                uint64_t ret[2])
 {
     if (c1 <= c0) return 0;
     ret[0] = hk_graph_retained(df->s[0].d, u);
@@ -143,20 +163,20 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
-int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n,
-                    char *err, size_t errlen)
+int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n, char *err,
+                    size_t errlen)
 {
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
     if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
     uint64_t ret[2];
-    uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1);   /* 0 unknown, 1 other, 2 collection */
+    uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
     const hk_graph *ga = da->graph;
     hk_diff_grower *out = NULL;
     size_t cnt = 0, cap = 0;
     for (uint32_t v = 0; v < db->nobjects; v++) {
         uint32_t u = df->s[1].o[v].match;
         if (u == HK_NONE) continue;
-        if (v + 16 < db->nobjects && df->s[1].o[v + 16].match != HK_NONE) {   /* a counterpart's sizes, ahead */
+        if (v + 16 < db->nobjects && df->s[1].o[v + 16].match != HK_NONE) { /* a counterpart's sizes, ahead */
             uint32_t pu = df->s[1].o[v + 16].match;
             __builtin_prefetch(&ga->out_start[pu]);
         }
@@ -179,16 +199,23 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
                 uint32_t c = hkd_cls(&df->s[1], h);
                 if (c >= db->nclasses || c == db->string_class) continue;
                 if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
-                if (kind[c] == 2) continue;   /* reported as its collection */
+                if (kind[c] == 2) continue; /* reported as its collection */
             }
             /* elements: non-null ones (the graph's edges) of an object array, a primitive
              * array's length (it grew only if its size did) */
             int obj = k == HK_KIND_OBJ_ARRAY;
             uint32_t ea, eb;
             const uint32_t *el = NULL;
-            if (obj) { hk_graph_out(da, u, &ea); el = hk_graph_out(db, v, &eb); c0 = ea; c1 = eb; }
-            else if (hk_obj_shallow_size(db, v) <= hk_obj_shallow_size(da, u)) continue;
-            else { c0 = hk_array_length(da, u); c1 = hk_array_length(db, v); }
+            if (obj) {
+                hk_graph_out(da, u, &ea);
+                el = hk_graph_out(db, v, &eb);
+                c0 = ea;
+                c1 = eb;
+            } else if (hk_obj_shallow_size(db, v) <= hk_obj_shallow_size(da, u)) continue;
+            else {
+                c0 = hk_array_length(da, u);
+                c1 = hk_array_length(db, v);
+            }
             if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             if (obj && eb) ec = hk_obj_class_name(db, el[eb - 1]);
         } else continue;

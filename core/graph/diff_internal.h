@@ -12,19 +12,19 @@
 /* What the diff keeps per object of a side, in one 16-byte record: the matcher reads and
  * writes all of it for the same object at once, so it is one cache line, not five. */
 typedef struct hkd_obj {
-    uint32_t match;             /* counterpart in the other side, HK_NONE */
+    uint32_t match; /* counterpart in the other side, HK_NONE */
     /* matched: the matched object it was paired through, or HKD_ANCHOR.  Unmatched: for the
      * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
      * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
     uint32_t via;
-    uint32_t info;              /* enum hk_kind << 29 | class index (see hkd_cls) */
-    uint32_t refbits;           /* instances: bit k set when strong reference slot k is non-null */
+    uint32_t info;    /* enum hk_kind << 29 | class index (see hkd_cls) */
+    uint32_t refbits; /* instances: bit k set when strong reference slot k is non-null */
 } hkd_obj;
 
 typedef struct hkd_side {
     hk_dump *d;
-    hkd_obj *o;                 /* per object, kind and class read once in file order */
-    hk_idmap root_type;         /* object index + 1 -> root type, for naming anchors */
+    hkd_obj *o;         /* per object, kind and class read once in file order */
+    hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
     int entries_done;
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */
@@ -38,15 +38,18 @@ typedef struct hkd_side {
 
 struct hk_diff {
     hkd_side s[2];
-    uint32_t *cmap;             /* BASE class index -> DUMP class index, HK_NONE */
-    uint32_t *order;            /* BASE objects in the order they were matched */
+    uint32_t *cmap;  /* BASE class index -> DUMP class index, HK_NONE */
+    uint32_t *order; /* BASE objects in the order they were matched */
     uint32_t nmatched;
     uint64_t anchors_classes, anchors_roots;
 };
 
 #define HKD_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
 
-static inline int hkd_kind(const hkd_side *s, uint32_t obj) { return (int)(s->o[obj].info >> 29); }
+static inline int hkd_kind(const hkd_side *s, uint32_t obj)
+{
+    return (int)(s->o[obj].info >> 29);
+}
 /* The class index; primitive arrays without a class: HKD_PRIM(type); class objects: HK_NONE. */
 static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
 {

@@ -9,7 +9,9 @@
 #define HKL_DIFF "hk.Diff"
 
 /* user values: 1 the BASE Dump, 2 the DUMP Dump (they outlive the diff) */
-typedef struct hkl_diff { hk_diff *df; } hkl_diff;
+typedef struct hkl_diff {
+    hk_diff *df;
+} hkl_diff;
 
 static hk_diff *check_diff(lua_State *L)
 {
@@ -75,7 +77,9 @@ static int diff_status(lua_State *L)
     hk_diff *df = check_diff(L);
     uint32_t obj;
     int side = side_of(L, df, 2, &obj);
-    lua_pushstring(L, hk_diff_counterpart(df, side, obj) != HK_NONE ? "same" : side == HK_DIFF_DUMP ? "added" : "removed");
+    lua_pushstring(L, hk_diff_counterpart(df, side, obj) != HK_NONE ? "same"
+                      : side == HK_DIFF_DUMP                        ? "added"
+                                                                    : "removed");
     return 1;
 }
 
@@ -92,10 +96,15 @@ static int diff_path(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, uint64_t v) { lua_pushinteger(L, (lua_Integer)v); lua_setfield(L, -2, k); }
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
 static void set_str(lua_State *L, const char *k, const char *v)
 {
-    if (v) lua_pushstring(L, v); else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+    if (v) lua_pushstring(L, v);
+    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
     lua_setfield(L, -2, k);
 }
 
@@ -176,8 +185,8 @@ static int diff_growers(lua_State *L)
     hk_diff_grower *rows;
     uint32_t n;
     char err[256];
-    if (hk_diff_growers(df, min > 0 ? (uint64_t)min : 1, min_bytes > 0 ? (uint64_t)min_bytes : 1, &rows, &n,
-                        err, sizeof err))
+    if (hk_diff_growers(df, min > 0 ? (uint64_t)min : 1, min_bytes > 0 ? (uint64_t)min_bytes : 1, &rows, &n, err,
+                        sizeof err))
         return luaL_error(L, "%s", err);
     uint32_t show = max > 0 && (lua_Integer)n > max ? (uint32_t)max : n;
     lua_getiuservalue(L, 1, 1);
@@ -217,7 +226,10 @@ static int diff_changes(lua_State *L)
     uint32_t obj;
     int side = side_of(L, df, 2, &obj);
     uint32_t other = hk_diff_counterpart(df, side, obj);
-    if (other == HK_NONE) { lua_pushnil(L); return 1; }
+    if (other == HK_NONE) {
+        lua_pushnil(L);
+        return 1;
+    }
     uint32_t pair[2] = {side == HK_DIFF_BASE ? obj : other, side == HK_DIFF_DUMP ? obj : other};
     hk_diff_change *rows;
     uint32_t n;
@@ -232,7 +244,10 @@ static int diff_changes(lua_State *L)
         for (int s = 0; s < 2; s++) {
             if (rows[k].has[s]) hkl_push_value(L, dumps[s], &rows[k].value[s]);
             else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
-            if (lua_isnil(L, -1)) { lua_pop(L, 1); lua_getfield(L, LUA_REGISTRYINDEX, "hk.null"); }
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+            }
             lua_setfield(L, -2, s ? "dump" : "base");
         }
         lua_rawseti(L, -2, (lua_Integer)k + 1);
@@ -251,9 +266,16 @@ static int diff_tostring(lua_State *L)
 void hk_diff_lua_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"counterpart", diff_counterpart}, {"status", diff_status}, {"path", diff_path},
-        {"totals", diff_totals}, {"by_class", diff_by_class}, {"by_path", diff_by_path},
-        {"growers", diff_growers}, {"changes", diff_changes}, {"close", diff_gc}, {NULL, NULL},
+        {"counterpart", diff_counterpart},
+        {"status", diff_status},
+        {"path", diff_path},
+        {"totals", diff_totals},
+        {"by_class", diff_by_class},
+        {"by_path", diff_by_path},
+        {"growers", diff_growers},
+        {"changes", diff_changes},
+        {"close", diff_gc},
+        {NULL, NULL},
     };
     luaL_newmetatable(L, HKL_DIFF);
     luaL_newlib(L, methods);

@@ -12,14 +12,20 @@
 
 /* Per BASE class: which instance-data offsets hold the same-named reference field in the DUMP
  * class of that name (built on first use). */
-typedef struct fieldpair { uint32_t off[2]; int32_t slot[2]; } fieldpair;
-typedef struct fieldpairs { uint32_t for_cls, n; fieldpair *p; } fieldpairs;
+typedef struct fieldpair {
+    uint32_t off[2];
+    int32_t slot[2];
+} fieldpair;
+typedef struct fieldpairs {
+    uint32_t for_cls, n;
+    fieldpair *p;
+} fieldpairs;
 
 typedef struct matcher {
     hk_diff *df;
     fieldpairs *fp;
     uint32_t qlen;
-    uint32_t *idx[2];           /* scratch: a record's references as object indices */
+    uint32_t *idx[2]; /* scratch: a record's references as object indices */
     size_t cap[2];
 } matcher;
 
@@ -41,7 +47,10 @@ static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_
     return 1;
 }
 
-typedef struct named { const char *name; uint32_t idx; } named;
+typedef struct named {
+    const char *name;
+    uint32_t idx;
+} named;
 static int named_cmp(const void *x, const void *y)
 {
     const named *a = x, *b = y;
@@ -114,7 +123,10 @@ static named *root_keys(hk_dump *d, uint32_t *n)
     named *v = hk_xcalloc(d->nroots + 1, sizeof *v);
     /* thread names, looked up once per serial */
     uint32_t nthreads = 0;
-    struct { uint32_t serial; char *name; } *threads = hk_xcalloc(d->nroots + 1, sizeof *threads);
+    struct {
+        uint32_t serial;
+        char *name;
+    } *threads = hk_xcalloc(d->nroots + 1, sizeof *threads);
     hk_buf key, sv;
     hk_buf_init(&key);
     hk_buf_init(&sv);
@@ -127,7 +139,11 @@ static named *root_keys(hk_dump *d, uint32_t *n)
         if (r->thread) {
             uint32_t t = 0;
             while (t < nthreads && threads[t].serial != r->thread) t++;
-            if (t == nthreads) { threads[t].serial = r->thread; threads[t].name = thread_name(d, r->thread); nthreads++; }
+            if (t == nthreads) {
+                threads[t].serial = r->thread;
+                threads[t].name = thread_name(d, r->thread);
+                nthreads++;
+            }
             tn = threads[t].name;
         }
         const char *cn = hk_obj_class_name(d, obj);
@@ -149,7 +165,10 @@ static named *root_keys(hk_dump *d, uint32_t *n)
     return v;
 }
 
-typedef struct keyed { const char *key; uint32_t pos, obj; } keyed;
+typedef struct keyed {
+    const char *key;
+    uint32_t pos, obj;
+} keyed;
 static int keyed_cmp(const void *x, const void *y)
 {
     const keyed *a = x, *b = y;
@@ -172,8 +191,14 @@ static void match_roots(matcher *m)
     uint32_t i = 0, j = 0;
     while (i < n[0] && j < n[1]) {
         int c = strcmp(ks[0][i].key, ks[1][j].key);
-        if (c < 0) { i++; continue; }
-        if (c > 0) { j++; continue; }
+        if (c < 0) {
+            i++;
+            continue;
+        }
+        if (c > 0) {
+            j++;
+            continue;
+        }
         uint32_t u = ks[0][i++].obj, v = ks[1][j++].obj;
         if (try_pair(m, u, v, HKD_ANCHOR, HKD_ANCHOR)) df->anchors_roots++;
     }
@@ -266,7 +291,7 @@ static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls
         nonnull++;
         if (j < nout) idx[k] = out[j++];
     }
-    if (nonnull != nout)   /* a reference to an object missing from the dump */
+    if (nonnull != nout) /* a reference to an object missing from the dump */
         for (uint32_t k = 0; k < cr->count; k++) idx[k] = hkg_find(d, g, data ? read_ref(d, data, len, offs[k]) : 0);
     return idx;
 }
@@ -296,7 +321,9 @@ static void expand_instance(matcher *m, uint32_t u, uint32_t v)
     }
 }
 
-typedef struct leftover { uint32_t cls, pos, obj; } leftover;
+typedef struct leftover {
+    uint32_t cls, pos, obj;
+} leftover;
 static int leftover_cmp(const void *x, const void *y)
 {
     const leftover *a = x, *b = y;
@@ -409,7 +436,9 @@ static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
         for (uint32_t i = 0; i < n; i++) count[(src[i] >> shift & 0xffff) + 1]++;
         for (uint32_t k = 1; k <= 65536; k++) count[k] += count[k - 1];
         for (uint32_t i = 0; i < n; i++) dst[count[src[i] >> shift & 0xffff]++] = src[i];
-        uint32_t *t = src; src = dst; dst = t;
+        uint32_t *t = src;
+        src = dst;
+        dst = t;
     }
 }
 
@@ -462,7 +491,10 @@ static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
 static void prime_by_class(hk_dump *d, const hkd_side *sd, uint32_t *start)
 {
     uint32_t nc = d->nclasses;
-    if (d->by_class) { free(start); return; }
+    if (d->by_class) {
+        free(start);
+        return;
+    }
     for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
     uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
     for (uint32_t i = 0; i < d->nobjects; i++) {
@@ -512,7 +544,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
             /* the pairs a few steps ahead: their records here, their counterparts' after */
             if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
             if (q + 16 < end) __builtin_prefetch(&ob[oa[df->order[q + 16]].match]);
-            if (q + 8 < end) {   /* and their edge lists */
+            if (q + 8 < end) { /* and their edge lists */
                 uint32_t pu = df->order[q + 8], pv = oa[pu].match;
                 __builtin_prefetch(&ga->out_start[pu]);
                 if (pv != HK_NONE) __builtin_prefetch(&gb->out_start[pv]);
@@ -556,7 +588,10 @@ void hk_diff_free(hk_diff *df)
     free(df);
 }
 
-hk_dump *hk_diff_dump(const hk_diff *df, int side) { return df->s[side].d; }
+hk_dump *hk_diff_dump(const hk_diff *df, int side)
+{
+    return df->s[side].d;
+}
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {

@@ -29,19 +29,29 @@ void hkd_find_entries(hk_diff *df, int side)
             if (sd->o[w].match != HK_NONE) continue;
             const uint32_t *in = hkg_in(g, w, &n);
             for (uint32_t k = 0; k < n; k++)
-                if (sd->o[in[k]].match != HK_NONE) { sd->o[w].via = in[k]; q[qn++] = w; break; }
+                if (sd->o[in[k]].match != HK_NONE) {
+                    sd->o[w].via = in[k];
+                    q[qn++] = w;
+                    break;
+                }
         }
     } else {
         for (uint32_t x = 0; x < d->nobjects; x++) {
             if (sd->o[x].match == HK_NONE) continue;
             const uint32_t *out = hk_graph_out(d, x, &n);
             for (uint32_t k = 0; k < n; k++)
-                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) { sd->o[out[k]].via = x; q[qn++] = out[k]; }
+                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
+                    sd->o[out[k]].via = x;
+                    q[qn++] = out[k];
+                }
         }
     }
     const uint32_t *roots = hk_graph_root_objects(d, &n);
     for (uint32_t k = 0; k < n; k++)
-        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) { sd->o[roots[k]].via = HKD_ANCHOR; q[qn++] = roots[k]; }
+        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) {
+            sd->o[roots[k]].via = HKD_ANCHOR;
+            q[qn++] = roots[k];
+        }
     /* the queue starts with the entries; each object carries its entry's number along, and
      * what is under an entry is tallied as it is reached */
     const hk_graph *g = d->graph;
@@ -79,7 +89,10 @@ void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
         const char *cn = hk_obj_class_name(d, src);
         hk_buf_puts(out, cn ? cn : "?");
     }
-    if (kind == HK_KIND_OBJ_ARRAY) { hk_buf_puts(out, "[*]"); return; }
+    if (kind == HK_KIND_OBJ_ARRAY) {
+        hk_buf_puts(out, "[*]");
+        return;
+    }
     char name[128];
     if (hk_graph_edge_name(d, src, dst, name, sizeof name)) snprintf(name, sizeof name, "?");
     hk_buf_printf(out, ".%s", strncmp(name, "static ", 7) ? name : name + 7);
@@ -109,9 +122,15 @@ void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 
 void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out)
 {
-    if (!n) { hkd_anchor_name(sd, top, out); return; }
+    if (!n) {
+        hkd_anchor_name(sd, top, out);
+        return;
+    }
     if (cut) hk_buf_puts(out, "… > ");
-    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) { hkd_anchor_name(sd, top, out); hk_buf_puts(out, " > "); }
+    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) {
+        hkd_anchor_name(sd, top, out);
+        hk_buf_puts(out, " > ");
+    }
     /* steps: NUL-separated in one buffer, each with its repeat flag */
     hk_buf all, cur;
     hk_buf_init(&all);
@@ -123,13 +142,19 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
         hk_buf_reset(&cur);
         hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
         const char *cs = hk_buf_cstr(&cur);
-        if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) { rep[ns - 1] = 1; continue; }
+        if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) {
+            rep[ns - 1] = 1;
+            continue;
+        }
         starts[ns] = all.len;
         rep[ns++] = 0;
         hk_buf_append(&all, cs, cur.len + 1);
     }
     for (uint32_t k = 0; k < ns; k++) {
-        if (ns > MAX_STEPS && k == 4) { hk_buf_puts(out, "… > "); k = ns - (MAX_STEPS - 5); }
+        if (ns > MAX_STEPS && k == 4) {
+            hk_buf_puts(out, "… > ");
+            k = ns - (MAX_STEPS - 5);
+        }
         const char *st = (const char *)all.data + starts[k];
         hk_buf_printf(out, rep[k] ? "(%s)+%s" : "%s%s", st, k + 1 < ns ? " > " : "");
     }
@@ -148,8 +173,11 @@ static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
         if (sd->o[x].via >= sd->d->nobjects) break;
     }
     uint32_t top = chain[n - 1];
-    uint32_t (*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
-    for (uint32_t k = 0; k + 1 < n; k++) { pairs[k][0] = chain[n - 1 - k]; pairs[k][1] = chain[n - 2 - k]; }
+    uint32_t(*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        pairs[k][0] = chain[n - 1 - k];
+        pairs[k][1] = chain[n - 2 - k];
+    }
     hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
     free(pairs);
 }
@@ -158,12 +186,21 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
 {
     hkd_side *sd = &df->s[side];
     if (obj >= sd->d->nobjects) return;
-    if (sd->o[obj].match != HK_NONE) { matched_path(sd, obj, out); return; }
+    if (sd->o[obj].match != HK_NONE) {
+        matched_path(sd, obj, out);
+        return;
+    }
     hkd_find_entries(df, side);
     uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->o[obj].via;
-    if (e == HKD_UNSEEN) { hk_buf_puts(out, "(not reached from the matched heap)"); return; }
+    if (e == HKD_UNSEEN) {
+        hk_buf_puts(out, "(not reached from the matched heap)");
+        return;
+    }
     uint32_t h = sd->o[e].via;
-    if (h == HKD_ANCHOR) { hkd_anchor_name(sd, e, out); return; }
+    if (h == HKD_ANCHOR) {
+        hkd_anchor_name(sd, e, out);
+        return;
+    }
     matched_path(sd, h, out);
     hk_buf_puts(out, " > ");
     hkd_step(sd->d, h, e, out);

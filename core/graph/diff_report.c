@@ -17,7 +17,10 @@ void hkd_tally(hk_diff *df, int side)
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
     for (uint32_t i = 0; i < d->nobjects; i++) {
         uint64_t sz = hkg_shallow(d, &sizer, i);
-        if (sd->o[i].match != HK_NONE) { sd->same_bytes += sz; continue; }
+        if (sd->o[i].match != HK_NONE) {
+            sd->same_bytes += sz;
+            continue;
+        }
         uint32_t c = hkd_cls(sd, i), slot;
         if (c < d->nclasses) slot = c;
         else if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
@@ -43,8 +46,8 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
     t->anchors_roots = df->anchors_roots;
 }
 
-static const char *const prim_names[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
-                                           "byte[]", "short[]", "int[]", "long[]"};
+static const char *const prim_names[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
+                                           "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
 
 static int class_row_cmp(const void *x, const void *y)
 {
@@ -62,8 +65,9 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
     for (uint32_t s = 0; s < nslots; s++) {
         if (!df->s[side].tally[s].objects) continue;
         acc[k] = df->s[side].tally[s];
-        acc[k].cls = s < d->nclasses ? (d->classes[s].name ? d->classes[s].name : "?")
-                   : s < d->nclasses + 12 ? prim_names[s - d->nclasses] : "java.lang.Class";
+        acc[k].cls = s < d->nclasses        ? (d->classes[s].name ? d->classes[s].name : "?")
+                     : s < d->nclasses + 12 ? prim_names[s - d->nclasses]
+                                            : "java.lang.Class";
         if (!acc[k].cls) acc[k].cls = "?";
         k++;
     }
@@ -72,4 +76,3 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
     *n = k;
     return 0;
 }
-

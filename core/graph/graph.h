@@ -37,16 +37,24 @@
 
 /* Reachability strength, weakest first so that "stronger" compares greater. */
 enum hk_reach {
-    HK_REACH_UNREACHABLE = 0, HK_REACH_PHANTOM = 1, HK_REACH_FINALIZER = 2,
-    HK_REACH_WEAK = 3, HK_REACH_SOFT = 4, HK_REACH_STRONG = 5
+    HK_REACH_UNREACHABLE = 0,
+    HK_REACH_PHANTOM = 1,
+    HK_REACH_FINALIZER = 2,
+    HK_REACH_WEAK = 3,
+    HK_REACH_SOFT = 4,
+    HK_REACH_STRONG = 5
 };
 #define HK_REACH_COUNT 6
 const char *hk_graph_reach_name(int reach);
 
 /* Phases, for hk_graph_ensure. */
 enum {
-    HK_GRAPH_REFS = 1, HK_GRAPH_REFERRERS = 2, HK_GRAPH_REACH = 4, HK_GRAPH_NATIVE = 8,
-    HK_GRAPH_DOM = 16, HK_GRAPH_PATHS = 32
+    HK_GRAPH_REFS = 1,
+    HK_GRAPH_REFERRERS = 2,
+    HK_GRAPH_REACH = 4,
+    HK_GRAPH_NATIVE = 8,
+    HK_GRAPH_DOM = 16,
+    HK_GRAPH_PATHS = 32
 };
 
 /* Computes the phases in mask (and what they need) unless cached: 0, or -1 with err. */
@@ -59,17 +67,17 @@ const uint32_t *hk_graph_out(hk_dump *d, uint32_t obj, uint32_t *n);
 int hk_graph_weak_out(hk_dump *d, uint32_t obj, uint32_t to[2], int kind[2]);
 /* GC roots resolved to object indices, without duplicates. */
 const uint32_t *hk_graph_root_objects(hk_dump *d, uint32_t *n);
-uint64_t hk_graph_edge_count(hk_dump *d);   /* strong + weak */
+uint64_t hk_graph_edge_count(hk_dump *d); /* strong + weak */
 
 /* ---- referrers (HK_GRAPH_REFERRERS) ---- */
 /* Strong referrers of obj (a slice); weak referrers through hk_graph_weak_referrers. */
 const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n);
 /* Reference objects whose referent is obj; fills up to max, returns the total. */
 uint32_t hk_graph_weak_referrers(hk_dump *d, uint32_t obj, uint32_t *out, uint32_t max);
-uint64_t hk_graph_referrer_bytes(hk_dump *d);   /* memory of the referrer index */
+uint64_t hk_graph_referrer_bytes(hk_dump *d); /* memory of the referrer index */
 
 /* ---- reachability (HK_GRAPH_REACH) ---- */
-int hk_graph_reach(hk_dump *d, uint32_t obj);   /* enum hk_reach */
+int hk_graph_reach(hk_dump *d, uint32_t obj); /* enum hk_reach */
 void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t bytes[HK_REACH_COUNT]);
 
 /* ---- native sizes (HK_GRAPH_NATIVE) ---- */
@@ -88,8 +96,7 @@ uint64_t hk_graph_total_bytes(hk_dump *d);
 uint64_t hk_graph_total_native(hk_dump *d);
 /* Objects immediately dominated by obj (HK_NONE: the virtual root), largest retained
  * first; a slice valid until the dump closes.  -1 with err on allocation failure. */
-int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n,
-                       char *err, size_t errlen);
+int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen);
 /* The n objects with the largest retained size, largest first; returns how many.
  * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */
 uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *out);
@@ -101,17 +108,17 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {
-    uint32_t obj;           /* object index */
+    uint32_t obj; /* object index */
     /* how this object holds the next one: field name, "[12]" or "static X" (empty on the
      * last step); a weak referent is named as its field */
     char via[96];
 } hk_graph_step;
 typedef struct hk_graph_path {
-    int found;              /* 0: not reachable from any root */
-    const hk_root *root;    /* the root record the path starts from */
-    int weak;               /* the path crosses a weak/soft/phantom/finalizer edge */
+    int found;           /* 0: not reachable from any root */
+    const hk_root *root; /* the root record the path starts from */
+    int weak;            /* the path crosses a weak/soft/phantom/finalizer edge */
     uint32_t nsteps;
-    hk_graph_step *steps;   /* steps[0] is the root object, the last is the target */
+    hk_graph_step *steps; /* steps[0] is the root object, the last is the target */
 } hk_graph_path;
 /* Shortest path from a GC root to obj over strong edges, preferring roots that are not
  * thread-local or low-priority, and paths that do not enter the finalizer/cleaner lists
@@ -128,7 +135,9 @@ int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t
 int hk_graph_root_rank(int root_type);
 
 /* Seconds spent in each phase (for the benchmark). */
-typedef struct hk_graph_times { double refs, referrers, reach, native, dom, paths; } hk_graph_times;
+typedef struct hk_graph_times {
+    double refs, referrers, reach, native, dom, paths;
+} hk_graph_times;
 void hk_graph_get_times(hk_dump *d, hk_graph_times *t);
 
 #endif

@@ -12,10 +12,10 @@
 #define NONE UINT32_MAX
 
 typedef struct dfs_state {
-    uint32_t *num;      /* object -> preorder number (n + 1 entries) */
-    uint32_t *parent;   /* preorder number -> parent's preorder number */
-    uint32_t *snode, *spos;  /* explicit DFS stack */
-    uint32_t next;      /* next preorder number */
+    uint32_t *num;          /* object -> preorder number (n + 1 entries) */
+    uint32_t *parent;       /* preorder number -> parent's preorder number */
+    uint32_t *snode, *spos; /* explicit DFS stack */
+    uint32_t next;          /* next preorder number */
 } dfs_state;
 
 /* Depth-first from start (already numbered), over strong edges. */
@@ -26,7 +26,10 @@ static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
     s->spos[sp++] = g->out_start[start];
     while (sp) {
         uint32_t x = s->snode[sp - 1], k = s->spos[sp - 1];
-        if (k == g->out_start[x + 1]) { sp--; continue; }
+        if (k == g->out_start[x + 1]) {
+            sp--;
+            continue;
+        }
         s->spos[sp - 1] = k + 1;
         uint32_t t = g->out[k];
         if (s->num[t] != NONE) continue;
@@ -51,7 +54,10 @@ static void map_referrers(hk_graph *g, const uint32_t *map)
     for (uint32_t v = 0; v < g->n; v++) {
         uint32_t x = g->in1[v];
         if (x == HK_NONE) continue;
-        if (!(x & HKG_IN_MANY)) { g->in1[v] = map[x]; continue; }
+        if (!(x & HKG_IN_MANY)) {
+            g->in1[v] = map[x];
+            continue;
+        }
         uint32_t *list = g->in_many + (x & ~HKG_IN_MANY);
         for (uint32_t k = 1; k <= list[0]; k++) list[k] = map[list[k]];
     }
@@ -60,11 +66,16 @@ static void map_referrers(hk_graph *g, const uint32_t *map)
 /* Shallow sizes into the retained sizes' words, in parts on the threads: each reads its
  * objects' records. */
 enum { SHALLOW_PARTS = 32 };
-typedef struct shallow_job { const hk_dump *d; uint64_t *ret; uint32_t n; } shallow_job;
+typedef struct shallow_job {
+    const hk_dump *d;
+    uint64_t *ret;
+    uint32_t n;
+} shallow_job;
 static void shallow_part(void *ctx, int k)
 {
     shallow_job *j = ctx;
-    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS), hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
+    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS),
+             hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
     hkg_sizer sz = {0};
     for (uint32_t i = lo; i < hi; i++) j->ret[i] = hkg_shallow(j->d, &sz, i);
 }
@@ -99,7 +110,8 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     for (uint32_t i = 0; i < n; i++)
         if (s.num[i] == NONE) attach(g, &s, i);
     for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
-    free(s.snode); free(s.spos);
+    free(s.snode);
+    free(s.spos);
     s.snode = s.spos = NULL;
     hkg_drop_out(g);
 
@@ -116,7 +128,11 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     stk = malloc((size_t)m * sizeof *stk);
     if (!g->retained || !anc || !stk) goto oom_mapped;
     uint32_t *semi = (uint32_t *)g->retained, *label = semi + m;
-    for (uint32_t w = 0; w < m; w++) { semi[w] = w; label[w] = w; anc[w] = NONE; }
+    for (uint32_t w = 0; w < m; w++) {
+        semi[w] = w;
+        label[w] = w;
+        anc[w] = NONE;
+    }
     for (uint32_t w = m - 1; w >= 1; w--) {
         uint32_t v = vert[w], sw = w;
         if (g->flags[v] & HKG_F_VROOT) sw = 0;
@@ -126,11 +142,17 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             uint32_t u = in[k];
             /* garbage that points into the live heap must not shape its dominators */
             if (w < live_end && u >= live_end) continue;
-            if (u < w) { if (u < sw) sw = u; continue; }
+            if (u < w) {
+                if (u < sw) sw = u;
+                continue;
+            }
             /* eval(u) with path compression */
             if (anc[u] != NONE) {
                 uint32_t x = u, sp = 0;
-                while (anc[anc[x]] != NONE) { stk[sp++] = x; x = anc[x]; }
+                while (anc[anc[x]] != NONE) {
+                    stk[sp++] = x;
+                    x = anc[x];
+                }
                 while (sp) {
                     uint32_t y = stk[--sp], a = anc[y];
                     if (semi[label[a]] < semi[label[y]]) label[y] = label[a];
@@ -146,7 +168,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     free(stk);
     stk = NULL;
     /* immediate dominators: from the DFS parent up to the semidominator's depth */
-    uint32_t *idom = anc;   /* reuse */
+    uint32_t *idom = anc; /* reuse */
     idom[0] = NONE;
     for (uint32_t w = 1; w < m; w++) {
         uint32_t x = s.parent[w];
@@ -175,7 +197,10 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     hk_idtab_init(rn);
     if (g->native)
         for (uint32_t i = 0; i < n; i++)
-            if (g->native[i]) { hk_idtab_set(rn, (uint64_t)i + 1, g->native[i]); g->flags[i] |= HKG_F_RNATIVE; }
+            if (g->native[i]) {
+                hk_idtab_set(rn, (uint64_t)i + 1, g->native[i]);
+                g->flags[i] |= HKG_F_RNATIVE;
+            }
     g->total_native = 0;
     for (uint32_t w = m - 1; w >= 1; w--) {
         uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
@@ -183,7 +208,10 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         if (!(g->flags[v] & HKG_F_RNATIVE)) continue;
         uint64_t x, y = 0;
         hk_idtab_get(rn, (uint64_t)v + 1, &x);
-        if (p == n) { g->total_native += x; continue; }
+        if (p == n) {
+            g->total_native += x;
+            continue;
+        }
         hk_idtab_get(rn, (uint64_t)p + 1, &y);
         hk_idtab_set(rn, (uint64_t)p + 1, x + y);
         g->flags[p] |= HKG_F_RNATIVE;
@@ -195,9 +223,17 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 oom_mapped:
     map_referrers(g, vert);
 oom:
-    free(s.num); free(vert); free(s.parent); free(s.snode); free(s.spos); free(anc); free(stk);
-    free(g->idom); g->idom = NULL;
-    free(g->retained); g->retained = NULL;
+    free(s.num);
+    free(vert);
+    free(s.parent);
+    free(s.snode);
+    free(s.spos);
+    free(anc);
+    free(stk);
+    free(g->idom);
+    g->idom = NULL;
+    free(g->retained);
+    g->retained = NULL;
     snprintf(err, errlen, "graph: out of memory computing dominators (%u objects)", n);
     return -1;
 }
@@ -225,8 +261,14 @@ uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
     return v;
 }
 
-uint64_t hk_graph_total_bytes(hk_dump *d) { return hk_graph_retained(d, HK_NONE); }
-uint64_t hk_graph_total_native(hk_dump *d) { return hk_graph_retained_native(d, HK_NONE); }
+uint64_t hk_graph_total_bytes(hk_dump *d)
+{
+    return hk_graph_retained(d, HK_NONE);
+}
+uint64_t hk_graph_total_native(hk_dump *d)
+{
+    return hk_graph_retained_native(d, HK_NONE);
+}
 
 int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
 {
@@ -246,7 +288,10 @@ static int by_retained_desc(const void *a, const void *b, void *ctx)
  * sort beats qsort_r's call per comparison. */
 static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
 {
-    if (n > 16) { qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r); return; }
+    if (n > 16) {
+        qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r);
+        return;
+    }
     for (uint32_t i = 1; i < n; i++) {
         uint32_t x = v[i], j = i;
         for (; j && (r[v[j - 1]] < r[x] || (r[v[j - 1]] == r[x] && v[j - 1] > x)); j--) v[j] = v[j - 1];
@@ -254,18 +299,23 @@ static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
     }
 }
 
-int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n,
-                       char *err, size_t errlen)
+int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen)
 {
     hk_graph *g = d->graph;
-    *out = NULL; *n = 0;
-    if (!g || !g->idom) { snprintf(err, errlen, "graph: dominators not computed"); return -1; }
+    *out = NULL;
+    *n = 0;
+    if (!g || !g->idom) {
+        snprintf(err, errlen, "graph: dominators not computed");
+        return -1;
+    }
     const uint32_t cnt = g->n;
     if (!g->kid_start) {
         uint32_t *ks = calloc((size_t)cnt + 3, sizeof *ks), *kids = malloc(((size_t)cnt + 1) * sizeof *kids);
         uint8_t *sorted = calloc((size_t)cnt + 1, 1);
         if (!ks || !kids || !sorted) {
-            free(ks); free(kids); free(sorted);
+            free(ks);
+            free(kids);
+            free(sorted);
             snprintf(err, errlen, "graph: out of memory for the dominator tree");
             return -1;
         }
@@ -278,7 +328,10 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
         g->kids_sorted = sorted;
     }
     uint32_t p = obj == HK_NONE ? cnt : obj;
-    if (p > cnt) { snprintf(err, errlen, "graph: no object %u", obj); return -1; }
+    if (p > cnt) {
+        snprintf(err, errlen, "graph: no object %u", obj);
+        return -1;
+    }
     /* sorted on demand: a walk of the whole tree (class_retained) needs no order */
     if (!g->kids_sorted[p]) {
         if (g->kid_start[p + 1] - g->kid_start[p] > 1)
@@ -304,7 +357,10 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_
         uint32_t k;
         if (h < want) {
             k = h++;
-            while (k && r[out[(k - 1) / 2]] > r[i]) { out[k] = out[(k - 1) / 2]; k = (k - 1) / 2; }
+            while (k && r[out[(k - 1) / 2]] > r[i]) {
+                out[k] = out[(k - 1) / 2];
+                k = (k - 1) / 2;
+            }
         } else {
             k = 0;
             for (;;) {
@@ -326,7 +382,10 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
 {
     hk_graph *g = d->graph;
     *out = NULL;
-    if (!g || !g->retained) { snprintf(err, errlen, "graph: dominators not computed"); return -1; }
+    if (!g || !g->retained) {
+        snprintf(err, errlen, "graph: dominators not computed");
+        return -1;
+    }
     const uint32_t *kids;
     uint32_t nk;
     if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
@@ -341,7 +400,11 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
      * order, where reading each record twice missed the cache on nearly every object */
     uint32_t *cls = malloc(((size_t)g->n + 1) * sizeof *cls);
     if (!per || !open || !snode || !spos || !cls) {
-        free(per); free(open); free(snode); free(spos); free(cls);
+        free(per);
+        free(open);
+        free(snode);
+        free(spos);
+        free(cls);
         snprintf(err, errlen, "graph: out of memory");
         return -1;
     }
@@ -373,7 +436,10 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         uint32_t c = cls[x];
         if (c != HK_NONE) open[c]--;
     }
-    free(open); free(snode); free(spos); free(cls);
+    free(open);
+    free(snode);
+    free(spos);
+    free(cls);
     *out = per;
     return 0;
 }

@@ -7,11 +7,11 @@
 
 /* Per-class edge layout: which instance-data offsets hold references. */
 typedef struct hkg_class_refs {
-    uint32_t start, count;      /* slice of hk_graph.ref_offs: strong reference fields */
-    uint32_t woff[2];           /* weak referent fields (referent, zombie) */
-    uint8_t nweak, wkind;       /* count and enum hk_reach of the weak fields */
-    uint8_t list_link;          /* finalizer/Cleaner list object: paths do not enter */
-    uint8_t cleaner;            /* sun.misc.Cleaner or a subclass */
+    uint32_t start, count; /* slice of hk_graph.ref_offs: strong reference fields */
+    uint32_t woff[2];      /* weak referent fields (referent, zombie) */
+    uint8_t nweak, wkind;  /* count and enum hk_reach of the weak fields */
+    uint8_t list_link;     /* finalizer/Cleaner list object: paths do not enter */
+    uint8_t cleaner;       /* sun.misc.Cleaner or a subclass */
 } hkg_class_refs;
 
 /* One weak edge; the array is sorted by src (built in object order). */
@@ -21,30 +21,35 @@ typedef struct hkg_weak {
 } hkg_weak;
 
 /* Per-object flag bits. */
-enum { HKG_F_WEAK = 1, HKG_F_ROOT = 2, HKG_F_LIST = 4, HKG_F_VROOT = 8 /* virtual root -> obj */,
-       HKG_F_RNATIVE = 16 /* has an entry in retained_native */ };
+enum {
+    HKG_F_WEAK = 1,
+    HKG_F_ROOT = 2,
+    HKG_F_LIST = 4,
+    HKG_F_VROOT = 8 /* virtual root -> obj */,
+    HKG_F_RNATIVE = 16 /* has an entry in retained_native */
+};
 
 typedef struct hk_graph {
-    int done;                   /* mask of computed phases */
-    uint32_t n;                 /* objects */
+    int done;   /* mask of computed phases */
+    uint32_t n; /* objects */
     /* id -> index buckets, per id segment, while the reference pass runs (NULL after:
      * hkg_find then uses the index's own directory) */
-    uint32_t *bucket;           /* per segment: nb[s] + 1 entries */
-    uint32_t *bucket_base;      /* first bucket of segment s */
-    uint32_t *bucket_min;       /* lowest id_lo of segment s */
+    uint32_t *bucket;      /* per segment: nb[s] + 1 entries */
+    uint32_t *bucket_base; /* first bucket of segment s */
+    uint32_t *bucket_min;  /* lowest id_lo of segment s */
     uint8_t *bucket_shift;
     /* forward references */
-    hkg_class_refs *cls;        /* per class index */
+    hkg_class_refs *cls; /* per class index */
     uint32_t *ref_offs;
-    uint32_t *out_start, *out;  /* CSR, n + 1 starts */
+    uint32_t *out_start, *out; /* CSR, n + 1 starts */
     uint64_t nout;
     hkg_weak *weak;
     uint32_t nweak;
     uint8_t *flags;
-    int keep_out;               /* the caller wants out/out_start after dominators */
-    uint32_t *cleaners;         /* instances of Cleaner classes, for native sizes */
+    int keep_out;       /* the caller wants out/out_start after dominators */
+    uint32_t *cleaners; /* instances of Cleaner classes, for native sizes */
     uint32_t ncleaners;
-    uint32_t *roots;            /* distinct root objects */
+    uint32_t *roots; /* distinct root objects */
     uint32_t nroots;
     /* referrers, compact: most objects have one referrer, stored in place; the others
      * point (HKG_IN_MANY | pos) into in_many, where in_many[pos] is the count and the
@@ -55,9 +60,9 @@ typedef struct hk_graph {
     uint8_t *reach;
     uint64_t reach_count[HK_REACH_COUNT], reach_bytes[HK_REACH_COUNT];
     /* native */
-    uint64_t *native;           /* NULL when the dump has none */
+    uint64_t *native; /* NULL when the dump has none */
     /* dominators */
-    uint32_t *idom;             /* HK_NONE: the virtual root */
+    uint32_t *idom; /* HK_NONE: the virtual root */
     uint64_t *retained;
     /* retained native bytes, only where not 0 (the few objects above a native allocation
      * in the dominator tree), keyed by object index + 1 */
@@ -66,20 +71,26 @@ typedef struct hk_graph {
     uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
     uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
     /* paths */
-    uint32_t *parent;           /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
-    uint8_t *pweak;             /* reached only through weak edges or list links */
+    uint32_t *parent; /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
+    uint8_t *pweak;   /* reached only through weak edges or list links */
     hk_graph_times times;
 } hk_graph;
 
-#define HKG_P_ROOT (UINT32_MAX - 1)
+#define HKG_P_ROOT  (UINT32_MAX - 1)
 #define HKG_IN_MANY 0x80000000u
 
 /* The strong referrers of v as a slice. */
 static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
 {
     uint32_t x = g->in1[v];
-    if (x == HK_NONE) { *n = 0; return NULL; }
-    if (!(x & HKG_IN_MANY)) { *n = 1; return &g->in1[v]; }
+    if (x == HK_NONE) {
+        *n = 0;
+        return NULL;
+    }
+    if (!(x & HKG_IN_MANY)) {
+        *n = 1;
+        return &g->in1[v];
+    }
     x &= ~HKG_IN_MANY;
     *n = g->in_many[x];
     return g->in_many + x + 1;
@@ -90,7 +101,10 @@ uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
 /* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
  * every object: most neighbours are instances of the same class, so the last class's
  * size is remembered. */
-typedef struct hkg_sizer { hk_id cid; uint32_t size; } hkg_sizer;
+typedef struct hkg_sizer {
+    hk_id cid;
+    uint32_t size;
+} hkg_sizer;
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i);
 double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */

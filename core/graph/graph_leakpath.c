@@ -17,8 +17,9 @@ enum { S_TIER = 7, S_TARGET = 0x40, S_DONE = 0x80 };
 static int root_tier(int type)
 {
     switch (type) {
-    case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_NATIVE_STACK:
-        return T_LOCAL;
+    case HPROF_ROOT_JAVA_FRAME:
+    case HPROF_ROOT_JNI_LOCAL:
+    case HPROF_ROOT_NATIVE_STACK: return T_LOCAL;
     default:
         switch (hk_graph_root_rank(type)) {
         case 0: return T_ROOT;
@@ -32,8 +33,8 @@ typedef struct search {
     hk_dump *d;
     hk_graph *g;
     const hk_leak_query *q;
-    uint8_t *cls_flag;          /* per class index: 1 instance rules may apply, 2 static rules */
-    uint8_t *ruled;             /* per object bit: its class has rules (so most objects cost
+    uint8_t *cls_flag; /* per class index: 1 instance rules may apply, 2 static rules */
+    uint8_t *ruled;    /* per object bit: its class has rules (so most objects cost
                                  * the search no look at their record) */
     uint8_t *state;
     uint32_t *parent;
@@ -41,7 +42,10 @@ typedef struct search {
     size_t qlen[NTIERS], qcap[NTIERS];
 } search;
 
-typedef struct hit { hk_id id; int32_t rule; } hit;
+typedef struct hit {
+    hk_id id;
+    int32_t rule;
+} hit;
 #define MAXHITS 16
 
 static int is_sub(const hk_dump *d, uint32_t c, uint32_t anc)
@@ -64,7 +68,8 @@ static int hits_of(search *s, uint32_t x, hit *h)
         for (uint32_t r = 0; r < q->nrefs && n < MAXHITS; r++) {
             if (q->refs[r].is_static || !is_sub(d, c, q->refs[r].cls)) continue;
             hk_value v;
-            if (hk_instance_field(d, x, q->refs[r].field, &v) == 1 && v.type == HK_T_OBJECT && v.ref) h[n++] = (hit){v.ref, (int32_t)r};
+            if (hk_instance_field(d, x, q->refs[r].field, &v) == 1 && v.type == HK_T_OBJECT && v.ref)
+                h[n++] = (hit){v.ref, (int32_t)r};
         }
     } else if (kind == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, x));
@@ -96,7 +101,7 @@ static void offer(search *s, uint32_t x, uint32_t from, int tier)
 static void expand(search *s, uint32_t x, int tier)
 {
     hk_graph *g = s->g;
-    if (g->flags[x] & HKG_F_LIST) return;   /* finalizer and Cleaner lists hold nothing alive */
+    if (g->flags[x] & HKG_F_LIST) return; /* finalizer and Cleaner lists hold nothing alive */
     hit h[MAXHITS];
     int nh = (s->ruled[x >> 3] >> (x & 7)) & 1 ? hits_of(s, x, h) : 0;
     for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
@@ -125,7 +130,10 @@ static int32_t best_root(search *s, uint32_t obj, int *tier_out)
         int32_t rr = s->q->root_rule ? s->q->root_rule[k] : -1;
         if (rr == -2) continue;
         int t = rr >= 0 ? T_LIB : root_tier(d->roots[k].type);
-        if (t < bt) { bt = t; best = (int32_t)k; }
+        if (t < bt) {
+            bt = t;
+            best = (int32_t)k;
+        }
     }
     *tier_out = bt;
     return best;
@@ -139,7 +147,10 @@ static int make_path(search *s, uint32_t target, hk_leak_path *p, char *err, siz
     uint32_t len = 1;
     for (uint32_t x = target; s->parent[x] != HKG_P_ROOT; x = s->parent[x]) len++;
     p->objs = malloc(len * sizeof *p->objs);
-    if (!p->objs) { snprintf(err, errlen, "leak paths: out of memory for a path of %u steps", len); return -1; }
+    if (!p->objs) {
+        snprintf(err, errlen, "leak paths: out of memory for a path of %u steps", len);
+        return -1;
+    }
     p->found = 1;
     p->nsteps = len;
     uint32_t x = target;
@@ -157,7 +168,11 @@ static int make_path(search *s, uint32_t target, hk_leak_path *p, char *err, siz
         int nh = hits_of(s, p->objs[k], h);
         hk_id id = hk_obj_id(s->d, p->objs[k + 1]);
         for (int i = 0; i < nh; i++)
-            if (h[i].id == id && !s->q->refs[h[i].rule].ignore) { p->rule = h[i].rule; p->rule_step = (int32_t)k; break; }
+            if (h[i].id == id && !s->q->refs[h[i].rule].ignore) {
+                p->rule = h[i].rule;
+                p->rule_step = (int32_t)k;
+                break;
+            }
     }
     return 0;
 }
@@ -184,7 +199,10 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
     }
     for (uint32_t c = 0; c < d->nclasses; c++)
         for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = d->classes[a].super, depth++)
-            if (mark[a]) { s.cls_flag[c] |= 1; break; }
+            if (mark[a]) {
+                s.cls_flag[c] |= 1;
+                break;
+            }
     free(mark);
     s.ruled = hk_xcalloc(g->n / 8 + 1, 1);
     for (uint32_t c = 0; c < d->nclasses; c++) {
@@ -226,8 +244,16 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
         }
     int rc = 0;
     for (uint32_t k = 0; k < q->ntargets; k++) {
-        if (q->targets[k] >= g->n) { memset(&out[k], 0, sizeof out[k]); out[k].root = out[k].rule = out[k].rule_step = -1; continue; }
-        if (make_path(&s, q->targets[k], &out[k], err, errlen)) { hk_leak_paths_free(out, k); rc = -1; break; }
+        if (q->targets[k] >= g->n) {
+            memset(&out[k], 0, sizeof out[k]);
+            out[k].root = out[k].rule = out[k].rule_step = -1;
+            continue;
+        }
+        if (make_path(&s, q->targets[k], &out[k], err, errlen)) {
+            hk_leak_paths_free(out, k);
+            rc = -1;
+            break;
+        }
     }
     for (int t = 0; t < NTIERS; t++) free(s.queue[t]);
     free(s.cls_flag);

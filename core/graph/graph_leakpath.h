@@ -18,14 +18,14 @@
  * fields on the class object of cls.  Root patterns are given per root record instead (see
  * hk_leak_query.root_rule). */
 typedef struct hk_leak_ref {
-    uint32_t cls;           /* class index */
-    const char *field;      /* field name */
+    uint32_t cls;      /* class index */
+    const char *field; /* field name */
     int is_static;
-    int ignore;             /* 1: never followed; 0: a library leak, followed last */
+    int ignore; /* 1: never followed; 0: a library leak, followed last */
 } hk_leak_ref;
 
 typedef struct hk_leak_query {
-    const uint32_t *targets;    /* object indices */
+    const uint32_t *targets; /* object indices */
     uint32_t ntargets;
     const hk_leak_ref *refs;
     uint32_t nrefs;
@@ -37,8 +37,8 @@ typedef struct hk_leak_query {
 typedef struct hk_leak_path {
     int found;
     uint32_t nsteps;
-    uint32_t *objs;         /* objs[0] is the root object, the last the target */
-    int32_t root;           /* index of the root record in d->roots */
+    uint32_t *objs; /* objs[0] is the root object, the last the target */
+    int32_t root;   /* index of the root record in d->roots */
     /* the library-leak rule the path crosses: a ref index, or the root's rule (root_rule),
      * -1 for none; ref_step is the step whose reference matched (-1 for a root rule) */
     int32_t rule;

@@ -17,12 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
-
-static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk_leak_path *p,
-                      const int *ref_lua)
+static void set_int(lua_State *L, const char *k, lua_Integer v)
 {
-    if (!p->found) { lua_pushboolean(L, 0); return; }
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk_leak_path *p, const int *ref_lua)
+{
+    if (!p->found) {
+        lua_pushboolean(L, 0);
+        return;
+    }
     lua_createtable(L, 0, 5);
     if (p->root >= 0) {
         const hk_root *r = &d->roots[p->root];
@@ -113,7 +119,10 @@ static int dump_leak_paths(lua_State *L)
     hk_leak_query q = {targets, (uint32_t)nt, refs, n, root_rule};
     hk_leak_path *paths = hk_xcalloc((size_t)nt + 1, sizeof *paths);
     char err[256];
-    if (hk_graph_leak_paths(d, &q, paths, err, sizeof err)) { free(paths); return luaL_error(L, "%s", err); }
+    if (hk_graph_leak_paths(d, &q, paths, err, sizeof err)) {
+        free(paths);
+        return luaL_error(L, "%s", err);
+    }
     lua_createtable(L, (int)nt, 0);
     for (lua_Integer k = 0; k < nt; k++) {
         push_path(L, d, &q, &paths[k], ref_lua);

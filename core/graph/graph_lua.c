@@ -88,7 +88,7 @@ static int obj_referrers(lua_State *L)
     push_objects(L, 1, v, n);
     uint32_t nw = hk_graph_weak_referrers(r->d, r->index, NULL, 0);
     if (nw) {
-        uint32_t *w = lua_newuserdatauv(L, (size_t)nw * sizeof *w, 0);   /* freed by the GC */
+        uint32_t *w = lua_newuserdatauv(L, (size_t)nw * sizeof *w, 0); /* freed by the GC */
         hk_graph_weak_referrers(r->d, r->index, w, nw);
         for (uint32_t k = 0; k < nw; k++) {
             hkl_push_object(L, 1, w[k]);
@@ -99,8 +99,16 @@ static int obj_referrers(lua_State *L)
     return 1;
 }
 
-static void set_str(lua_State *L, const char *k, const char *v) { lua_pushstring(L, v); lua_setfield(L, -2, k); }
-static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v); lua_setfield(L, -2, k); }
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+static void set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
 
 /* How a path step is reached, as {type, name}: the first step from its root ("local" for a
  * thread's stack or a native local, "root" otherwise, named by the root type), each later one
@@ -131,7 +139,10 @@ static int dump_path_to_root(lua_State *L)
     hk_graph_path p;
     char err[256];
     if (hk_graph_path_to(d, obj, &p, err, sizeof err)) return hkl_fail(L, "%s", err);
-    if (!p.found) { lua_pushnil(L); return 1; }
+    if (!p.found) {
+        lua_pushnil(L);
+        return 1;
+    }
     lua_createtable(L, (int)p.nsteps, 0);
     for (uint32_t k = 0; k < p.nsteps; k++) {
         lua_createtable(L, 0, 6);
@@ -145,7 +156,10 @@ static int dump_path_to_root(lua_State *L)
         set_str(L, "via", p.steps[k].via);
         push_reference(L, &p, k);
         lua_setfield(L, -2, "reference");
-        if (k + 1 == p.nsteps && p.weak) { lua_pushboolean(L, 1); lua_setfield(L, -2, "weak"); }
+        if (k + 1 == p.nsteps && p.weak) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "weak");
+        }
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     hk_graph_path_free(&p);

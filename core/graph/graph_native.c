@@ -19,7 +19,8 @@ static int64_t registered_size(hk_dump *d, hk_graph *g, uint32_t cleaner, uint32
     hk_value thunk, outer, size, ref, next;
     /* Cleaner.clean() unlinks it with next = prev = itself: its native memory is already freed */
     if (hk_instance_field(d, cleaner, "next", &next) && next.type == HK_T_OBJECT && next.ref &&
-        hkg_find(d, g, next.ref) == cleaner) return -1;
+        hkg_find(d, g, next.ref) == cleaner)
+        return -1;
     if (!hk_instance_field(d, cleaner, "thunk", &thunk) || thunk.type != HK_T_OBJECT) return -1;
     uint32_t t = hkg_find(d, g, thunk.ref);
     if (t == HK_NONE || !ends_with(hk_obj_class_name(d, t), "NativeAllocationRegistry$CleanerThunk")) return -1;

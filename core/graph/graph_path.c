@@ -15,14 +15,18 @@ int hk_graph_root_rank(int t)
     /* Held by a thread's stack, or by native code: JNI global references hold objects native
      * code owns (every live Binder, for one), so a chain from a Java root (a static field, a
      * thread) is the actionable one when there is any; LeakCanary 1.x did not use them at all. */
-    case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_NATIVE_STACK:
-    case HPROF_ROOT_THREAD_BLOCK: case HPROF_ROOT_JNI_MONITOR: case HPROF_ROOT_JNI_GLOBAL:
-        return 1;
-    case HPROF_ROOT_UNKNOWN: case HPROF_ROOT_UNREACHABLE: case HPROF_ROOT_DEBUGGER:
-    case HPROF_ROOT_FINALIZING: case HPROF_ROOT_REFERENCE_CLEANUP:
-        return 2;
-    default:
-        return 0;
+    case HPROF_ROOT_JAVA_FRAME:
+    case HPROF_ROOT_JNI_LOCAL:
+    case HPROF_ROOT_NATIVE_STACK:
+    case HPROF_ROOT_THREAD_BLOCK:
+    case HPROF_ROOT_JNI_MONITOR:
+    case HPROF_ROOT_JNI_GLOBAL: return 1;
+    case HPROF_ROOT_UNKNOWN:
+    case HPROF_ROOT_UNREACHABLE:
+    case HPROF_ROOT_DEBUGGER:
+    case HPROF_ROOT_FINALIZING:
+    case HPROF_ROOT_REFERENCE_CLEANUP: return 2;
+    default: return 0;
     }
 }
 
@@ -38,12 +42,20 @@ static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, 
         if (!lists && (g->flags[x] & HKG_F_LIST)) continue;
         for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
             uint32_t t = g->out[k];
-            if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = g->pweak[x]; q[tail++] = t; }
+            if (parent[t] == HK_NONE) {
+                parent[t] = x;
+                g->pweak[t] = g->pweak[x];
+                q[tail++] = t;
+            }
         }
         if (weak && (g->flags[x] & HKG_F_WEAK))
             for (uint32_t k = hkg_weak_first(g, x); k < g->nweak && g->weak[k].src == x; k++) {
                 uint32_t t = g->weak[k].dst;
-                if (parent[t] == HK_NONE) { parent[t] = x; g->pweak[t] = 1; q[tail++] = t; }
+                if (parent[t] == HK_NONE) {
+                    parent[t] = x;
+                    g->pweak[t] = 1;
+                    q[tail++] = t;
+                }
             }
     }
     *tailp = tail;
@@ -57,8 +69,11 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     g->parent = malloc((n ? n : 1) * sizeof *g->parent);
     g->pweak = calloc(n ? n : 1, 1);
     if (!q || !g->parent || !g->pweak) {
-        free(q); free(g->parent); free(g->pweak);
-        g->parent = NULL; g->pweak = NULL;
+        free(q);
+        free(g->parent);
+        free(g->pweak);
+        g->parent = NULL;
+        g->pweak = NULL;
         snprintf(err, errlen, "graph: out of memory computing paths");
         return -1;
     }
@@ -82,7 +97,10 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         if (g->flags[x] & HKG_F_LIST)
             for (uint32_t e = g->out_start[x]; e < g->out_start[x + 1]; e++) {
                 uint32_t t = g->out[e];
-                if (g->parent[t] == HK_NONE) { g->parent[t] = x; q[tail++] = t; }
+                if (g->parent[t] == HK_NONE) {
+                    g->parent[t] = x;
+                    q[tail++] = t;
+                }
             }
     }
     bfs(g, q, strong_tail, &tail, 1, 0);
@@ -90,7 +108,11 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     uint32_t list_tail = tail;
     for (uint32_t k = 0; k < g->nweak; k++) {
         uint32_t s = g->weak[k].src, t = g->weak[k].dst;
-        if (g->parent[s] != HK_NONE && g->parent[t] == HK_NONE) { g->parent[t] = s; g->pweak[t] = 1; q[tail++] = t; }
+        if (g->parent[s] != HK_NONE && g->parent[t] == HK_NONE) {
+            g->parent[t] = s;
+            g->pweak[t] = 1;
+            q[tail++] = t;
+        }
     }
     bfs(g, q, list_tail, &tail, 1, 1);
     free(q);
@@ -113,14 +135,20 @@ int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t
             if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > dl) continue;
             hk_value v;
             hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
-            if (v.ref == want) { snprintf(buf, len, "%s", f[k].name); return 0; }
+            if (v.ref == want) {
+                snprintf(buf, len, "%s", f[k].name);
+                return 0;
+            }
         }
         return -1;
     }
     case HK_KIND_OBJ_ARRAY: {
         uint32_t cnt = hk_array_length(d, src);
         for (uint32_t k = 0; k < cnt; k++)
-            if (hk_obj_array_at(d, src, k) == want) { snprintf(buf, len, "[%u]", k); return 0; }
+            if (hk_obj_array_at(d, src, k) == want) {
+                snprintf(buf, len, "[%u]", k);
+                return 0;
+            }
         return -1;
     }
     case HK_KIND_CLASS: {
@@ -131,12 +159,17 @@ int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t
                 snprintf(buf, len, "static %s", c->statics[k].name);
                 return 0;
             }
-        if (c->super_id == want) { snprintf(buf, len, "<super>"); return 0; }
-        if (c->loader_id == want) { snprintf(buf, len, "<loader>"); return 0; }
+        if (c->super_id == want) {
+            snprintf(buf, len, "<super>");
+            return 0;
+        }
+        if (c->loader_id == want) {
+            snprintf(buf, len, "<loader>");
+            return 0;
+        }
         return -1;
     }
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -145,20 +178,26 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
     memset(path, 0, sizeof *path);
     if (hk_graph_ensure(d, HK_GRAPH_PATHS, err, errlen)) return -1;
     hk_graph *g = d->graph;
-    if (obj >= g->n) { snprintf(err, errlen, "graph: no object with index %u", obj); return -1; }
+    if (obj >= g->n) {
+        snprintf(err, errlen, "graph: no object with index %u", obj);
+        return -1;
+    }
     if (g->parent[obj] == HK_NONE) return 0;
     uint32_t len = 1;
     for (uint32_t x = obj; g->parent[x] != HKG_P_ROOT; x = g->parent[x]) len++;
     path->steps = calloc(len, sizeof *path->steps);
-    if (!path->steps) { snprintf(err, errlen, "graph: out of memory for a path of %u steps", len); return -1; }
+    if (!path->steps) {
+        snprintf(err, errlen, "graph: out of memory for a path of %u steps", len);
+        return -1;
+    }
     path->nsteps = len;
     path->found = 1;
     path->weak = g->pweak[obj];
     uint32_t x = obj;
     for (uint32_t k = len; k-- > 0; x = g->parent[x]) {
         path->steps[k].obj = x;
-        if (k + 1 < len && hk_graph_edge_name(d, x, path->steps[k + 1].obj, path->steps[k].via,
-                                              sizeof path->steps[k].via))
+        if (k + 1 < len &&
+            hk_graph_edge_name(d, x, path->steps[k + 1].obj, path->steps[k].via, sizeof path->steps[k].via))
             snprintf(path->steps[k].via, sizeof path->steps[k].via, "?");
         if (k == 0) break;
     }
@@ -168,7 +207,10 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
     for (uint32_t k = 0; k < d->nroots; k++) {
         if (d->roots[k].id != rid) continue;
         int r = hk_graph_root_rank(d->roots[k].type);
-        if (r < best) { best = r; path->root = &d->roots[k]; }
+        if (r < best) {
+            best = r;
+            path->root = &d->roots[k];
+        }
     }
     return 0;
 }

@@ -17,7 +17,10 @@ static void visit_weak(const hk_graph *g, uint32_t x, int level, uint8_t *reach,
     /* weak edges of x are contiguous in g->weak (sorted by src) */
     for (uint32_t a = hkg_weak_first(g, x); a < g->nweak && g->weak[a].src == x; a++) {
         uint32_t t = g->weak[a].dst;
-        if (g->weak[a].kind >= level && !reach[t]) { reach[t] = (uint8_t)level; q[(*tail)++] = t; }
+        if (g->weak[a].kind >= level && !reach[t]) {
+            reach[t] = (uint8_t)level;
+            q[(*tail)++] = t;
+        }
     }
 }
 
@@ -28,7 +31,8 @@ int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     uint8_t *reach = calloc(n ? n : 1, 1);
     uint32_t *q = malloc((n ? n : 1) * sizeof *q);
     if (!reach || !q) {
-        free(reach); free(q);
+        free(reach);
+        free(q);
         snprintf(err, errlen, "graph: out of memory computing reachability");
         return -1;
     }
@@ -52,10 +56,12 @@ int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
             uint32_t x = q[head++];
             for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
                 uint32_t t = g->out[k];
-                if (!reach[t]) { reach[t] = (uint8_t)level; q[tail++] = t; }
+                if (!reach[t]) {
+                    reach[t] = (uint8_t)level;
+                    q[tail++] = t;
+                }
             }
-            if (level < HK_REACH_STRONG && (g->flags[x] & HKG_F_WEAK))
-                visit_weak(g, x, level, reach, q, &tail);
+            if (level < HK_REACH_STRONG && (g->flags[x] & HKG_F_WEAK)) visit_weak(g, x, level, reach, q, &tail);
         }
     }
     free(q);

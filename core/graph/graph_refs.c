@@ -1,5 +1,6 @@
 /* The graph's state, the id -> index finder, forward references and the referrer index. */
 #include "graph/graph_internal.h"
+#include "util/hk_report.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_jobs.h"
 
@@ -21,7 +22,10 @@ double hkg_now(void)
 
 static void finder_free(hk_graph *g)
 {
-    free(g->bucket); free(g->bucket_base); free(g->bucket_min); free(g->bucket_shift);
+    free(g->bucket);
+    free(g->bucket_base);
+    free(g->bucket_min);
+    free(g->bucket_shift);
     g->bucket = g->bucket_base = g->bucket_min = NULL;
     g->bucket_shift = NULL;
 }
@@ -31,10 +35,26 @@ static void graph_free(hk_dump *d)
     hk_graph *g = d->graph;
     if (!g) return;
     finder_free(g);
-    free(g->cls); free(g->ref_offs); free(g->out_start); free(g->out); free(g->weak);
-    free(g->flags); free(g->cleaners); free(g->roots); free(g->in1); free(g->in_many); free(g->reach);
-    free(g->native); free(g->idom); free(g->retained); hk_idtab_free(&g->retained_native);
-    free(g->kid_start); free(g->kids); free(g->kids_sorted); free(g->parent); free(g->pweak);
+    free(g->cls);
+    free(g->ref_offs);
+    free(g->out_start);
+    free(g->out);
+    free(g->weak);
+    free(g->flags);
+    free(g->cleaners);
+    free(g->roots);
+    free(g->in1);
+    free(g->in_many);
+    free(g->reach);
+    free(g->native);
+    free(g->idom);
+    free(g->retained);
+    hk_idtab_free(&g->retained_native);
+    free(g->kid_start);
+    free(g->kids);
+    free(g->kids_sorted);
+    free(g->parent);
+    free(g->pweak);
     free(g);
     d->graph = NULL;
 }
@@ -43,7 +63,10 @@ hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
 {
     if (d->graph) return d->graph;
     hk_graph *g = calloc(1, sizeof *g);
-    if (!g) { snprintf(err, errlen, "graph: out of memory"); return NULL; }
+    if (!g) {
+        snprintf(err, errlen, "graph: out of memory");
+        return NULL;
+    }
     g->n = d->nobjects;
     d->graph = g;
     d->cleanup[0] = graph_free;
@@ -78,7 +101,10 @@ static int build_finder(hk_dump *d, hk_graph *g)
         g->bucket_base[s + 1] = (uint32_t)total;
     }
     g->bucket = malloc((total + 1) * sizeof *g->bucket);
-    if (!g->bucket) { free(nb); return -1; }
+    if (!g->bucket) {
+        free(nb);
+        return -1;
+    }
     for (uint32_t s = 0; s < d->nsegs; s++) {
         uint32_t a = d->segs[s].start, b = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects;
         uint32_t *bk = g->bucket + g->bucket_base[s];
@@ -107,7 +133,8 @@ uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
     const uint32_t *ids = d->id_lo;
     while (a < b) {
         uint32_t mid = a + (b - a) / 2;
-        if (ids[mid] < low) a = mid + 1; else b = mid;
+        if (ids[mid] < low) a = mid + 1;
+        else b = mid;
     }
     return a < bk[k + 1] && ids[a] == low ? a : HK_NONE;
 }
@@ -115,14 +142,14 @@ uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 /* ---- Reference kinds ---- */
 int hkg_ref_kind(const hk_dump *d, const hk_class *c)
 {
-    static const struct { const char *name; int kind; } kinds[] = {
-        {"java.lang.ref.SoftReference", HK_REACH_SOFT},
-        {"java.lang.ref.WeakReference", HK_REACH_WEAK},
-        {"java.lang.ref.PhantomReference", HK_REACH_PHANTOM},
-        {"java.lang.ref.FinalizerReference", HK_REACH_FINALIZER},
-        {"java.lang.ref.Finalizer", HK_REACH_FINALIZER},
-        {"java.lang.ref.FinalReference", HK_REACH_FINALIZER},
-        {"java.lang.ref.Reference", HK_REACH_WEAK},   /* an unknown direct subclass */
+    static const struct {
+        const char *name;
+        int kind;
+    } kinds[] = {
+        {"java.lang.ref.SoftReference", HK_REACH_SOFT},       {"java.lang.ref.WeakReference", HK_REACH_WEAK},
+        {"java.lang.ref.PhantomReference", HK_REACH_PHANTOM}, {"java.lang.ref.FinalizerReference", HK_REACH_FINALIZER},
+        {"java.lang.ref.Finalizer", HK_REACH_FINALIZER},      {"java.lang.ref.FinalReference", HK_REACH_FINALIZER},
+        {"java.lang.ref.Reference", HK_REACH_WEAK}, /* an unknown direct subclass */
     };
     static const int by_dump[] = {HK_REACH_STRONG, HK_REACH_SOFT, HK_REACH_WEAK, HK_REACH_FINALIZER, HK_REACH_PHANTOM};
     for (int depth = 0; c && depth < 64; depth++) {
@@ -194,7 +221,10 @@ static int build_class_refs(hk_dump *d, hk_graph *g)
 }
 
 /* A growable edge list. */
-typedef struct edges { uint32_t *v; uint64_t n, cap; } edges;
+typedef struct edges {
+    uint32_t *v;
+    uint64_t n, cap;
+} edges;
 static inline int push(edges *e, uint32_t t)
 {
     if (e->n == e->cap) {
@@ -210,7 +240,7 @@ static inline int push(edges *e, uint32_t t)
 
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
 {
-    if (d->obj_sizes) return d->obj_sizes[i];   /* per-object sizes (a Perfetto heap graph) */
+    if (d->obj_sizes) return d->obj_sizes[i]; /* per-object sizes (a Perfetto heap graph) */
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     if (*r != HPROF_INSTANCE_DUMP) return hk_obj_shallow_size(d, i);
     hk_id cid = hk_rec_instance_class(d, r);
@@ -235,7 +265,12 @@ typedef struct refs_part {
     uint32_t ncleaners, ccap;
     int oom;
 } refs_part;
-typedef struct refs_job { hk_dump *d; hk_graph *g; int first; refs_part *parts; } refs_job;
+typedef struct refs_job {
+    hk_dump *d;
+    hk_graph *g;
+    int first;
+    refs_part *parts;
+} refs_job;
 
 static int part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
 {
@@ -334,10 +369,9 @@ static void scan_part(void *ctx, int part)
             }
             break;
         }
-        default:
-            break;
+        default: break;
         }
-        if (e->n > UINT32_MAX) goto oom;   /* reported as too many references by the join */
+        if (e->n > UINT32_MAX) goto oom; /* reported as too many references by the join */
         g->out_start[i + 1] = (uint32_t)e->n;
     }
     return;
@@ -347,7 +381,11 @@ oom:
 
 static void parts_free(refs_part *parts)
 {
-    for (int k = 0; k < REF_PARTS; k++) { free(parts[k].e.v); free(parts[k].weak); free(parts[k].cleaners); }
+    for (int k = 0; k < REF_PARTS; k++) {
+        free(parts[k].e.v);
+        free(parts[k].weak);
+        free(parts[k].cleaners);
+    }
     free(parts);
 }
 
@@ -410,7 +448,8 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         for (int k = 0; k < REF_PARTS; k++) {
             if (parts[k].nweak) memcpy(g->weak + g->nweak, parts[k].weak, parts[k].nweak * sizeof *g->weak);
             g->nweak += parts[k].nweak;
-            if (parts[k].ncleaners) memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
+            if (parts[k].ncleaners)
+                memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
             g->ncleaners += parts[k].ncleaners;
         }
         /* roots, without duplicates */
@@ -459,7 +498,8 @@ int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     uint32_t *in1 = calloc(n ? n : 1, sizeof *in1);
     if (!in1) goto oom;
-    for (uint64_t k = 0; k < g->nout; k++) if (in1[g->out[k]] < 2) in1[g->out[k]]++;
+    for (uint64_t k = 0; k < g->nout; k++)
+        if (in1[g->out[k]] < 2) in1[g->out[k]]++;
     /* second count only for objects with several referrers, into their slots */
     uint64_t many = 0;
     uint32_t *deg = NULL;
@@ -468,18 +508,36 @@ int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     if (nmany) {
         /* exact degrees of the objects with several referrers, counted in a scratch array */
         deg = calloc(n, sizeof *deg);
-        if (!deg) { free(in1); goto oom; }
-        for (uint64_t k = 0; k < g->nout; k++) if (in1[g->out[k]] == 2) deg[g->out[k]]++;
-        for (uint32_t v = 0; v < n; v++) if (in1[v] == 2) many += 1 + (uint64_t)deg[v];
-        if (many >= HKG_IN_MANY) { free(in1); free(deg); snprintf(err, errlen, "graph: too many referrers for the referrer index"); return -1; }
+        if (!deg) {
+            free(in1);
+            goto oom;
+        }
+        for (uint64_t k = 0; k < g->nout; k++)
+            if (in1[g->out[k]] == 2) deg[g->out[k]]++;
+        for (uint32_t v = 0; v < n; v++)
+            if (in1[v] == 2) many += 1 + (uint64_t)deg[v];
+        if (many >= HKG_IN_MANY) {
+            free(in1);
+            free(deg);
+            snprintf(err, errlen, "graph: too many referrers for the referrer index");
+            return -1;
+        }
     }
     uint32_t *ov = malloc((many ? many : 1) * sizeof *ov);
-    if (!ov) { free(in1); free(deg); goto oom; }
+    if (!ov) {
+        free(in1);
+        free(deg);
+        goto oom;
+    }
     uint64_t pos = 0;
     for (uint32_t v = 0; v < n; v++) {
         if (in1[v] == 0) in1[v] = HK_NONE;
-        else if (in1[v] == 1) in1[v] = HKG_IN_MANY - 1;     /* pending: filled below */
-        else { ov[pos] = 0; in1[v] = HKG_IN_MANY | (uint32_t)pos; pos += 1 + deg[v]; }
+        else if (in1[v] == 1) in1[v] = HKG_IN_MANY - 1; /* pending: filled below */
+        else {
+            ov[pos] = 0;
+            in1[v] = HKG_IN_MANY | (uint32_t)pos;
+            pos += 1 + deg[v];
+        }
     }
     free(deg);
     for (uint32_t i = 0; i < n; i++)
@@ -510,29 +568,40 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
     /* what a phase needs only when it is still to be computed: the edges may have been
      * dropped after dominators, and need not come back for them */
     if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
-    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS) & ~g->done) mask |= HK_GRAPH_REFS;
-    static const struct { int bit; const char *what; int (*fn)(hk_dump *, hk_graph *, char *, size_t); } phases[] = {
-        {HK_GRAPH_REFS, "references", hkg_build_refs}, {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
+    if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS) & ~g->done)
+        mask |= HK_GRAPH_REFS;
+    static const struct {
+        int bit;
+        const char *what;
+        int (*fn)(hk_dump *, hk_graph *, char *, size_t);
+    } phases[] = {
+        {HK_GRAPH_REFS, "references", hkg_build_refs},     {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
         {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},
-        {HK_GRAPH_DOM, "dominators", hkg_build_dom}, {HK_GRAPH_PATHS, "paths from roots", hkg_build_paths},
+        {HK_GRAPH_DOM, "dominators", hkg_build_dom},       {HK_GRAPH_PATHS, "paths from roots", hkg_build_paths},
     };
     /* a few seconds on a big heap: say what is happening when someone is watching */
-    int tty = isatty(2), shown = 0;
+    int shown = 0;
     for (size_t k = 0; k < sizeof phases / sizeof phases[0]; k++) {
         if (!(mask & phases[k].bit) || (g->done & phases[k].bit)) continue;
-        if (tty && d->nobjects > 1000000) { fprintf(stderr, "\r\033[Kheap graph: %s...", phases[k].what); shown = 1; }
+        if (d->nobjects > 1000000) {
+            hk_report(HK_REPORT_PROGRESS, "heap graph: %s...", phases[k].what);
+            shown = 1;
+        }
         int rc = phases[k].fn(d, g, err, errlen);
-        if (rc) { if (shown) fputs("\r\033[K", stderr); return -1; }
+        if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
+        if (rc) return -1;
         g->done |= phases[k].bit;
     }
-    if (shown) fputs("\r\033[K", stderr);
     return 0;
 }
 
 const uint32_t *hk_graph_out(hk_dump *d, uint32_t obj, uint32_t *n)
 {
     hk_graph *g = d->graph;
-    if (!g || !(g->done & HK_GRAPH_REFS) || obj >= g->n) { *n = 0; return NULL; }
+    if (!g || !(g->done & HK_GRAPH_REFS) || obj >= g->n) {
+        *n = 0;
+        return NULL;
+    }
     *n = g->out_start[obj + 1] - g->out_start[obj];
     return g->out + g->out_start[obj];
 }
@@ -542,7 +611,8 @@ uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj)
     uint32_t a = 0, b = g->nweak;
     while (a < b) {
         uint32_t m = a + (b - a) / 2;
-        if (g->weak[m].src < obj) a = m + 1; else b = m;
+        if (g->weak[m].src < obj) a = m + 1;
+        else b = m;
     }
     return a;
 }
@@ -562,7 +632,10 @@ int hk_graph_weak_out(hk_dump *d, uint32_t obj, uint32_t to[2], int kind[2])
 const uint32_t *hk_graph_root_objects(hk_dump *d, uint32_t *n)
 {
     hk_graph *g = d->graph;
-    if (!g || !(g->done & HK_GRAPH_REFS)) { *n = 0; return NULL; }
+    if (!g || !(g->done & HK_GRAPH_REFS)) {
+        *n = 0;
+        return NULL;
+    }
     *n = g->nroots;
     return g->roots;
 }
@@ -576,7 +649,10 @@ uint64_t hk_graph_edge_count(hk_dump *d)
 const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n)
 {
     hk_graph *g = d->graph;
-    if (!g || !(g->done & HK_GRAPH_REFERRERS) || obj >= g->n) { *n = 0; return NULL; }
+    if (!g || !(g->done & HK_GRAPH_REFERRERS) || obj >= g->n) {
+        *n = 0;
+        return NULL;
+    }
     return hkg_in(g, obj, n);
 }
 
@@ -603,5 +679,6 @@ uint64_t hk_graph_referrer_bytes(hk_dump *d)
 void hk_graph_get_times(hk_dump *d, hk_graph_times *t)
 {
     hk_graph *g = d->graph;
-    if (g) *t = g->times; else memset(t, 0, sizeof *t);
+    if (g) *t = g->times;
+    else memset(t, 0, sizeof *t);
 }

@@ -107,7 +107,7 @@ static int l_fetch_bitmaps(lua_State *L)
     if (!f) {
         if (name) return hkl_fail(L, "no live fetcher named '%s' is loaded (hprofkit plugins lists them)", name);
         return hkl_fail(L, "no live bitmap fetcher is loaded: enable the jdwp plugin in plugins.ini "
-                             "([jdwp] path = jdwp.so) or pass --plugins FILE");
+                           "([jdwp] path = jdwp.so) or pass --plugins FILE");
     }
     hk_fetch_result res;
     memset(&res, 0, sizeof res);

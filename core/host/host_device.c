@@ -12,8 +12,7 @@ static int open_device(const char *serial, hk_adb *adb, hk_device *dev, char *er
     return hk_device_open(adb, serial, dev, err, errlen);
 }
 
-int hk_host_device_shell(const char *serial, const char *cmd, hk_buf *out, int *exit_code,
-                         char *err, size_t errlen)
+int hk_host_device_shell(const char *serial, const char *cmd, hk_buf *out, int *exit_code, char *err, size_t errlen)
 {
     hk_adb adb;
     hk_device dev;
@@ -42,8 +41,8 @@ int hk_host_device_open(const char *serial, const char *service, int *fd, char *
     return 0;
 }
 
-int hk_host_device_dump_heap(const char *serial, const char *process, int gc, int bitmaps,
-                             const char *local_path, char *err, size_t errlen)
+int hk_host_device_dump_heap(const char *serial, const char *process, int gc, int bitmaps, const char *local_path,
+                             char *err, size_t errlen)
 {
     hk_adb adb;
     hk_device dev;

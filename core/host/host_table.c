@@ -37,9 +37,11 @@ static void host_log(hk_plugin *self, int level, const char *fmt, ...)
     static const char *names[] = {"debug", "info", "warning", "error"};
     hk_buf b;
     hk_buf_init(&b);
-    if (progress_shown) { hk_buf_puts(&b, "\r\033[K"); progress_shown = 0; }
-    hk_buf_printf(&b, "hprofkit: %s: %s: ", self ? self->name : "plugin",
-                  names[level < 0 ? 0 : level > 3 ? 3 : level]);
+    if (progress_shown) {
+        hk_buf_puts(&b, "\r\033[K");
+        progress_shown = 0;
+    }
+    hk_buf_printf(&b, "hprofkit: %s: %s: ", self ? self->name : "plugin", names[level < 0 ? 0 : level > 3 ? 3 : level]);
     va_list ap;
     va_start(ap, fmt);
     hk_buf_vprintf(&b, fmt, ap);
@@ -68,7 +70,10 @@ static void host_progress(hk_plugin *self, const char *fmt, ...)
 
 /* ---- buffers ---- */
 
-static void host_buf_append(hk_buf *b, const void *data, size_t n) { hk_buf_append(b, data, n); }
+static void host_buf_append(hk_buf *b, const void *data, size_t n)
+{
+    hk_buf_append(b, data, n);
+}
 
 static void host_buf_printf(hk_buf *b, const char *fmt, ...)
 {
@@ -78,14 +83,20 @@ static void host_buf_printf(hk_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-static void host_buf_json_string(hk_buf *b, const char *s, size_t n) { hk_buf_json_string(b, s, n); }
+static void host_buf_json_string(hk_buf *b, const char *s, size_t n)
+{
+    hk_buf_json_string(b, s, n);
+}
 
 static const unsigned char *host_buf_data(const hk_buf *b)
 {
     return b->data ? b->data : (const unsigned char *)"";
 }
 
-static size_t host_buf_len(const hk_buf *b) { return b->len; }
+static size_t host_buf_len(const hk_buf *b)
+{
+    return b->len;
+}
 
 static hk_buf *host_buf_new(void)
 {
@@ -100,11 +111,17 @@ static void host_buf_free(hk_buf *b)
     hk_buf_free(b);
     free(b);
 }
-static void host_buf_reset(hk_buf *b) { hk_buf_reset(b); }
+static void host_buf_reset(hk_buf *b)
+{
+    hk_buf_reset(b);
+}
 
 /* ---- heap access ---- */
 
-static const char *host_dump_path(hk_dump *d) { return d ? d->path : NULL; }
+static const char *host_dump_path(hk_dump *d)
+{
+    return d ? d->path : NULL;
+}
 
 static int host_dump_sdk(hk_dump *d)
 {
@@ -165,8 +182,7 @@ static int walk_class(hk_dump *d, uint32_t c, int (*cb)(void *, hk_id), void *ct
     return 0;
 }
 
-static int host_instances(hk_dump *d, hk_id cls, int with_subclasses,
-                          int (*cb)(void *ctx, hk_id obj), void *ctx)
+static int host_instances(hk_dump *d, hk_id cls, int with_subclasses, int (*cb)(void *ctx, hk_id obj), void *ctx)
 {
     const hk_class *c = d ? hk_class_by_id(d, cls) : NULL;
     if (!c || !cb) return 0;
@@ -219,7 +235,10 @@ static hk_dump *host_dump_open(const char *path, char *err, size_t errlen)
     return hk_dump_open(path, NULL, NULL, err, errlen);
 }
 
-static void host_dump_close(hk_dump *d) { hk_dump_close(d); }
+static void host_dump_close(hk_dump *d)
+{
+    hk_dump_close(d);
+}
 
 /* ---- the table ---- */
 
@@ -263,4 +282,7 @@ static const hk_host host_table = {
     .buf_free = host_buf_free,
 };
 
-const hk_host *hk_host_table(void) { return &host_table; }
+const hk_host *hk_host_table(void)
+{
+    return &host_table;
+}

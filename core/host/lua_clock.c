@@ -38,7 +38,10 @@ static int l_sleep(lua_State *L)
     double s = luaL_checknumber(L, 1);
     double end = now_s() + (s > 0 ? s : 0);
     for (;;) {
-        if (g_interrupted) { lua_pushboolean(L, 0); return 1; }
+        if (g_interrupted) {
+            lua_pushboolean(L, 0);
+            return 1;
+        }
         double left = end - now_s();
         if (left <= 0) break;
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};

@@ -17,13 +17,16 @@ struct hkl_host {
     lua_State *L;
 };
 
-lua_State *hkl_host_state(hkl_host *h) { return h->L; }
+lua_State *hkl_host_state(hkl_host *h)
+{
+    return h->L;
+}
 
 static void push_writer_mt(lua_State *L);
 
 static int traceback(lua_State *L)
 {
-    if (lua_istable(L, 1)) {   /* an error object (hk.usage_error): kept, with where it was raised */
+    if (lua_istable(L, 1)) { /* an error object (hk.usage_error): kept, with where it was raised */
         luaL_traceback(L, L, NULL, 1);
         lua_setfield(L, 1, "traceback");
         lua_settop(L, 1);
@@ -52,7 +55,10 @@ void hk_progress_index(void *ctx, uint64_t done, uint64_t total)
 {
     const char *what = ctx ? ctx : "indexing";
     if (!isatty(2)) return;
-    if (done >= total) { fprintf(stderr, "\r\033[K"); return; }
+    if (done >= total) {
+        fprintf(stderr, "\r\033[K");
+        return;
+    }
     fprintf(stderr, "\r\033[K%s: %3d%% (%llu of %llu MB)", what, (int)(done * 100 / (total ? total : 1)),
             (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
 }
@@ -86,8 +92,8 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
         lua_getfield(L, -1, "source");
         const char *old = lua_tostring(L, -1);
         if (old && strcmp(old, current_source(L)))
-            fprintf(stderr, "hprofkit: note: %s '%s' from %s replaces the one from %s\n", what, name,
-                    current_source(L), old);
+            fprintf(stderr, "hprofkit: note: %s '%s' from %s replaces the one from %s\n", what, name, current_source(L),
+                    old);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -98,17 +104,28 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
     return 1;
 }
 
-static int l_query(lua_State *L) { return register_def(L, "hk.queries", "query", "run"); }
+static int l_query(lua_State *L)
+{
+    return register_def(L, "hk.queries", "query", "run");
+}
 /* hk.watcher{ name=, help=, on_sample= }: a trigger for `watch --watcher NAME` */
-static int l_watcher(lua_State *L) { return register_def(L, "hk.watchers", "watcher", "on_sample"); }
-static int l_renderer(lua_State *L) { return register_def(L, "hk.renderers", "renderer", "render"); }
-static int l_leak_finder(lua_State *L) { return register_def(L, "hk.leak_finders", "leak finder", "find"); }
+static int l_watcher(lua_State *L)
+{
+    return register_def(L, "hk.watchers", "watcher", "on_sample");
+}
+static int l_renderer(lua_State *L)
+{
+    return register_def(L, "hk.renderers", "renderer", "render");
+}
+static int l_leak_finder(lua_State *L)
+{
+    return register_def(L, "hk.leak_finders", "leak finder", "find");
+}
 
 /* Registries without names, in registration order (built-in scripts load first, so user
  * entries come last): object inspectors and reference matchers.  fn_field, when given, must
  * be a function; class, when required, a non-empty string. */
-static int register_entry(lua_State *L, const char *registry, const char *what, const char *fn_field,
-                          int need_class)
+static int register_entry(lua_State *L, const char *registry, const char *what, const char *fn_field, int need_class)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "class");
@@ -131,7 +148,10 @@ static int register_entry(lua_State *L, const char *registry, const char *what, 
     return 1;
 }
 
-static int l_inspector(lua_State *L) { return register_entry(L, "hk.inspectors", "inspector", "inspect", 1); }
+static int l_inspector(lua_State *L)
+{
+    return register_entry(L, "hk.inspectors", "inspector", "inspect", 1);
+}
 
 /* hk.reference_matcher{kind = "library" | "ignore", class =, field = | static = | root = ...} */
 static int l_reference_matcher(lua_State *L)
@@ -157,17 +177,50 @@ static int l_reference_matcher(lua_State *L)
     return register_entry(L, "hk.reference_matchers", "reference_matcher", NULL, !thread_form);
 }
 
-void hkl_push_queries(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries"); }
-void hkl_push_renderers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers"); }
+void hkl_push_queries(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.queries");
+}
+void hkl_push_renderers(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers");
+}
 
-void hkl_push_watchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers"); }
+void hkl_push_watchers(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers");
+}
 
-static int l_queries(lua_State *L) { hkl_push_queries(L); return 1; }
-static int l_watchers(lua_State *L) { hkl_push_watchers(L); return 1; }
-static int l_renderers(lua_State *L) { hkl_push_renderers(L); return 1; }
-static int l_leak_finders(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.leak_finders"); return 1; }
-static int l_inspectors(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.inspectors"); return 1; }
-static int l_reference_matchers(lua_State *L) { lua_getfield(L, LUA_REGISTRYINDEX, "hk.reference_matchers"); return 1; }
+static int l_queries(lua_State *L)
+{
+    hkl_push_queries(L);
+    return 1;
+}
+static int l_watchers(lua_State *L)
+{
+    hkl_push_watchers(L);
+    return 1;
+}
+static int l_renderers(lua_State *L)
+{
+    hkl_push_renderers(L);
+    return 1;
+}
+static int l_leak_finders(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.leak_finders");
+    return 1;
+}
+static int l_inspectors(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.inspectors");
+    return 1;
+}
+static int l_reference_matchers(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.reference_matchers");
+    return 1;
+}
 
 /* hk.dump_method(name, fn): fn becomes dump:name(...), for methods written in Lua (dump:leaks) */
 static int l_dump_method(lua_State *L)
@@ -276,7 +329,11 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
 {
     hkl_host *h = calloc(1, sizeof *h);
     lua_State *L = h ? luaL_newstate() : NULL;
-    if (!L) { free(h); snprintf(err, errlen, "cannot create the Lua state (out of memory)"); return NULL; }
+    if (!L) {
+        free(h);
+        snprintf(err, errlen, "cannot create the Lua state (out of memory)");
+        return NULL;
+    }
     h->L = L;
     luaL_openlibs(L);
     /* queries make millions of short-lived Objects: the generational collector suits them */
@@ -290,16 +347,28 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
         lua_newtable(L);
         lua_setfield(L, LUA_REGISTRYINDEX, lists[i]);
     }
-    static const luaL_Reg fns[] = {
-        {"query", l_query}, {"renderer", l_renderer}, {"queries", l_queries},
-        {"renderers", l_renderers}, {"open", l_open}, {"read_file", l_read_file},
-        {"write_file", l_write_file}, {"watcher", l_watcher}, {"watchers", l_watchers},
-        {"json_decode", l_json_decode}, {"hex", l_hex}, {"warn", l_warn}, {"isatty", l_isatty},
-        {"leak_finder", l_leak_finder}, {"leak_finders", l_leak_finders}, {"inspector", l_inspector},
-        {"inspectors", l_inspectors}, {"reference_matcher", l_reference_matcher},
-        {"reference_matchers", l_reference_matchers}, {"sha1", l_sha1},
-        {"dump_method", l_dump_method},
-        {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"query", l_query},
+                                   {"renderer", l_renderer},
+                                   {"queries", l_queries},
+                                   {"renderers", l_renderers},
+                                   {"open", l_open},
+                                   {"read_file", l_read_file},
+                                   {"write_file", l_write_file},
+                                   {"watcher", l_watcher},
+                                   {"watchers", l_watchers},
+                                   {"json_decode", l_json_decode},
+                                   {"hex", l_hex},
+                                   {"warn", l_warn},
+                                   {"isatty", l_isatty},
+                                   {"leak_finder", l_leak_finder},
+                                   {"leak_finders", l_leak_finders},
+                                   {"inspector", l_inspector},
+                                   {"inspectors", l_inspectors},
+                                   {"reference_matcher", l_reference_matcher},
+                                   {"reference_matchers", l_reference_matchers},
+                                   {"sha1", l_sha1},
+                                   {"dump_method", l_dump_method},
+                                   {NULL, NULL}};
     luaL_newlib(L, fns);
     /* hk.null: a unique value for JSON null, so absent values survive in tables */
     lua_pushlightuserdata(L, (void *)&hkl_host_new);
@@ -344,7 +413,10 @@ static int load_file(hkl_host *h, const char *path)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int load_lua_files(hkl_host *h, const char *dir)
 {
@@ -404,7 +476,9 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     return 0;
 }
 
-typedef struct writer { hk_buf *b; } writer;
+typedef struct writer {
+    hk_buf *b;
+} writer;
 
 static int w_write(lua_State *L)
 {

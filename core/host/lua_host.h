@@ -16,8 +16,8 @@
 #include "hprof/hprof.h"
 
 /* Type names, also the metatable names in the registry. */
-#define HKL_DUMP "hk.Dump"
-#define HKL_CLASS "hk.Class"
+#define HKL_DUMP   "hk.Dump"
+#define HKL_CLASS  "hk.Class"
 #define HKL_OBJECT "hk.Object"
 
 /* A Dump userdata: owns the index unless borrowed. */
@@ -33,7 +33,7 @@ typedef struct hkl_dump {
 typedef struct hkl_ref {
     hk_dump *d;
     const hkl_dump *owner;
-    uint32_t index;         /* class index for Class, object index for Object */
+    uint32_t index; /* class index for Class, object index for Object */
 } hkl_ref;
 
 hk_dump *hkl_check_dump(lua_State *L, int idx);

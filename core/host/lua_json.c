@@ -12,7 +12,10 @@ typedef struct jp {
     int depth;
 } jp;
 
-static void ws(jp *p) { while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')) p->s++; }
+static void ws(jp *p)
+{
+    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r')) p->s++;
+}
 
 static int bad(jp *p, const char *what, const char *start)
 {
@@ -44,7 +47,10 @@ static int string(lua_State *L, jp *p, const char *start)
     luaL_buffinit(L, &b);
     while (p->s < p->end && *p->s != '"') {
         char c = *p->s++;
-        if (c != '\\') { luaL_addchar(&b, c); continue; }
+        if (c != '\\') {
+            luaL_addchar(&b, c);
+            continue;
+        }
         if (p->s >= p->end) return bad(p, "unterminated escape", start);
         c = *p->s++;
         switch (c) {
@@ -97,19 +103,34 @@ static int value(lua_State *L, jp *p, const char *start)
         lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
         lua_setmetatable(L, -2);
         ws(p);
-        if (p->s < p->end && *p->s == '}') { p->s++; goto done; }
+        if (p->s < p->end && *p->s == '}') {
+            p->s++;
+            goto done;
+        }
         for (;;) {
             ws(p);
-            if (p->s >= p->end || *p->s != '"') { rc = bad(p, "object key expected", start); goto done; }
+            if (p->s >= p->end || *p->s != '"') {
+                rc = bad(p, "object key expected", start);
+                goto done;
+            }
             if ((rc = string(L, p, start)) < 0) goto done;
             ws(p);
-            if (p->s >= p->end || *p->s != ':') { rc = bad(p, "':' expected", start); goto done; }
+            if (p->s >= p->end || *p->s != ':') {
+                rc = bad(p, "':' expected", start);
+                goto done;
+            }
             p->s++;
             if ((rc = value(L, p, start)) < 0) goto done;
             lua_rawset(L, -3);
             ws(p);
-            if (p->s < p->end && *p->s == ',') { p->s++; continue; }
-            if (p->s < p->end && *p->s == '}') { p->s++; break; }
+            if (p->s < p->end && *p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (p->s < p->end && *p->s == '}') {
+                p->s++;
+                break;
+            }
             rc = bad(p, "',' or '}' expected", start);
             goto done;
         }
@@ -117,32 +138,50 @@ static int value(lua_State *L, jp *p, const char *start)
         p->s++;
         lua_newtable(L);
         ws(p);
-        if (p->s < p->end && *p->s == ']') { p->s++; goto done; }
+        if (p->s < p->end && *p->s == ']') {
+            p->s++;
+            goto done;
+        }
         for (lua_Integer i = 1;; i++) {
             if ((rc = value(L, p, start)) < 0) goto done;
             lua_rawseti(L, -2, i);
             ws(p);
-            if (p->s < p->end && *p->s == ',') { p->s++; continue; }
-            if (p->s < p->end && *p->s == ']') { p->s++; break; }
+            if (p->s < p->end && *p->s == ',') {
+                p->s++;
+                continue;
+            }
+            if (p->s < p->end && *p->s == ']') {
+                p->s++;
+                break;
+            }
             rc = bad(p, "',' or ']' expected", start);
             goto done;
         }
     } else if (c == '"') {
         rc = string(L, p, start);
     } else if (p->end - p->s >= 4 && !strncmp(p->s, "true", 4)) {
-        p->s += 4; lua_pushboolean(L, 1);
+        p->s += 4;
+        lua_pushboolean(L, 1);
     } else if (p->end - p->s >= 5 && !strncmp(p->s, "false", 5)) {
-        p->s += 5; lua_pushboolean(L, 0);
+        p->s += 5;
+        lua_pushboolean(L, 0);
     } else if (p->end - p->s >= 4 && !strncmp(p->s, "null", 4)) {
-        p->s += 4; lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+        p->s += 4;
+        lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
     } else {
         char tmp[64];
         size_t n = 0;
         while (p->s + n < p->end && n < sizeof tmp - 1 && strchr("+-0123456789.eE", p->s[n])) n++;
-        if (!n) { rc = bad(p, "value expected", start); goto done; }
+        if (!n) {
+            rc = bad(p, "value expected", start);
+            goto done;
+        }
         memcpy(tmp, p->s, n);
         tmp[n] = 0;
-        if (!lua_stringtonumber(L, tmp)) { rc = bad(p, "bad number", start); goto done; }
+        if (!lua_stringtonumber(L, tmp)) {
+            rc = bad(p, "bad number", start);
+            goto done;
+        }
         p->s += n;
     }
 done:
@@ -154,8 +193,14 @@ int hkl_push_json(lua_State *L, const char *text, size_t len, char *err, size_t 
 {
     jp p = {text, text + len, err, errlen, 0};
     int top = lua_gettop(L);
-    if (value(L, &p, text) < 0) { lua_settop(L, top); return -1; }
+    if (value(L, &p, text) < 0) {
+        lua_settop(L, top);
+        return -1;
+    }
     ws(&p);
-    if (p.s != p.end) { lua_settop(L, top); return bad(&p, "trailing characters", text); }
+    if (p.s != p.end) {
+        lua_settop(L, top);
+        return bad(&p, "trailing characters", text);
+    }
     return 0;
 }

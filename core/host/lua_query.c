@@ -51,7 +51,10 @@ int hkl_fail(lua_State *L, const char *fmt, ...)
     return lua_error(L);
 }
 
-static int l_usage_error(lua_State *L) { return raise_usage(L, luaL_checkstring(L, 1)); }
+static int l_usage_error(lua_State *L)
+{
+    return raise_usage(L, luaL_checkstring(L, 1));
+}
 
 static int is_error_object(lua_State *L, int idx)
 {
@@ -76,7 +79,7 @@ const char *hkl_error_text(lua_State *L, int idx)
     if (lua_istable(L, idx)) {
         lua_getfield(L, idx, "message");
         const char *s = lua_tostring(L, -1);
-        lua_pop(L, 1);   /* the string stays alive in the table */
+        lua_pop(L, 1); /* the string stays alive in the table */
         return s ? s : "(no message)";
     }
     const char *s = lua_tostring(L, idx);
@@ -87,7 +90,10 @@ const char *hkl_error_text(lua_State *L, int idx)
 static void copy_value(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
-    if (!lua_istable(L, idx)) { lua_pushvalue(L, idx); return; }
+    if (!lua_istable(L, idx)) {
+        lua_pushvalue(L, idx);
+        return;
+    }
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
@@ -109,7 +115,7 @@ static int declared(lua_State *L, int def_idx, const char *key)
                 lua_rawgeti(L, -1, i);
                 size_t plen = 0, klen = strlen(key);
                 const char *p = lua_isstring(L, -1) ? lua_tolstring(L, -1, &plen) : NULL;
-                found = p && (!strcmp(p, key) ||   /* "files..." declares files */
+                found = p && (!strcmp(p, key) || /* "files..." declares files */
                               (plen == klen + 3 && !strncmp(p, key, klen) && !strcmp(p + klen, "...")));
                 lua_pop(L, 1);
             }

@@ -14,13 +14,19 @@ static char key_dump, key_class, key_object;
 
 static void *key_of(const char *type)
 {
-    return !strcmp(type, HKL_DUMP) ? (void *)&key_dump : !strcmp(type, HKL_CLASS) ? (void *)&key_class
-                                                                                : (void *)&key_object;
+    return !strcmp(type, HKL_DUMP)    ? (void *)&key_dump
+           : !strcmp(type, HKL_CLASS) ? (void *)&key_class
+                                      : (void *)&key_object;
 }
 
 /* Field lookups by name, cached by (class, the Lua string's address): a query reads the same
  * field of many instances.  A hit is confirmed with one strcmp, as the address may be reused. */
-typedef struct field_slot { const hk_dump *d; uint32_t cls; const char *key; const hk_field *f; } field_slot;
+typedef struct field_slot {
+    const hk_dump *d;
+    uint32_t cls;
+    const char *key;
+    const hk_field *f;
+} field_slot;
 static field_slot field_cache[256];
 
 /* ---- type plumbing: each metatable has `methods` and `props` tables ---- */
@@ -37,10 +43,13 @@ static int type_index(lua_State *L)
          * rather than through lua_call, which costs as much as the getter itself */
         lua_CFunction getter = lua_tocfunction(L, -1);
         lua_settop(L, 1);
-        if (getter) { getter(L); return 1; }
+        if (getter) {
+            getter(L);
+            return 1;
+        }
         return luaL_error(L, "internal: property is not a C function");
     }
-    return 1;   /* nil */
+    return 1; /* nil */
 }
 
 static void get_type_tables(lua_State *L, const char *type)
@@ -196,14 +205,20 @@ hk_id hkl_check_id(lua_State *L, int idx)
  * class table, so one left by a closed dump is never believed. */
 static uint32_t instance_class(const hk_dump *d, const uint8_t *rec)
 {
-    static struct { const hk_dump *d; hk_id cid; uint32_t cls; } cache[64];
+    static struct {
+        const hk_dump *d;
+        hk_id cid;
+        uint32_t cls;
+    } cache[64];
     hk_id cid = hk_rec_instance_class(d, rec);
     size_t k = (size_t)(cid >> 3 ^ cid >> 9) & 63;
     uint32_t c = cache[k].cls;
     if (cache[k].d == d && cache[k].cid == cid && c < d->nclasses && d->classes[c].id == cid) return c;
     uint32_t *cp = hk_idmap_get(&d->class_by_id, cid);
     c = cp ? *cp : HK_NONE;
-    cache[k].d = d; cache[k].cid = cid; cache[k].cls = c;
+    cache[k].d = d;
+    cache[k].cid = cid;
+    cache[k].cls = c;
     return c;
 }
 
@@ -212,9 +227,15 @@ static void push_value_of(lua_State *L, int dump_idx, hk_dump *d, const hk_value
 {
     switch (v->type) {
     case HK_T_OBJECT: {
-        if (!v->ref) { lua_pushnil(L); return; }
+        if (!v->ref) {
+            lua_pushnil(L);
+            return;
+        }
         uint32_t o = hk_obj_find(d, v->ref);
-        if (o == HK_NONE) { lua_pushnil(L); return; }
+        if (o == HK_NONE) {
+            lua_pushnil(L);
+            return;
+        }
         const uint8_t *rec = d->data + hk_obj_offset(d, o);
         if (d->string_class != HK_NONE && *rec == HPROF_INSTANCE_DUMP &&
             hk_rec_instance_class(d, rec) == d->classes[d->string_class].id) {
@@ -231,7 +252,8 @@ static void push_value_of(lua_State *L, int dump_idx, hk_dump *d, const hk_value
         return;
     }
     case HK_T_BOOLEAN: lua_pushboolean(L, v->i != 0); return;
-    case HK_T_FLOAT: case HK_T_DOUBLE: lua_pushnumber(L, v->d); return;
+    case HK_T_FLOAT:
+    case HK_T_DOUBLE: lua_pushnumber(L, v->d); return;
     default: lua_pushinteger(L, v->i); return;
     }
 }
@@ -248,7 +270,7 @@ static int dump_gc(lua_State *L)
     hkl_dump *u = test_type(L, 1, &key_dump);
     if (!u) return luaL_typeerror(L, 1, "dump");
     if (u->d && !u->borrowed) {
-        memset(field_cache, 0, sizeof field_cache);   /* it points into this dump's classes */
+        memset(field_cache, 0, sizeof field_cache); /* it points into this dump's classes */
         hk_dump_close(u->d);
     }
     u->d = NULL;
@@ -257,7 +279,8 @@ static int dump_gc(lua_State *L)
 
 static void set_str(lua_State *L, const char *k, const char *v)
 {
-    if (v) lua_pushstring(L, v); else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+    if (v) lua_pushstring(L, v);
+    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
     lua_setfield(L, -2, k);
 }
 
@@ -290,7 +313,8 @@ static int dump_info(lua_State *L)
         lua_rawseti(L, -2, h + 1);
     }
     lua_setfield(L, -2, "heaps");
-    if (o.sdk >= 0) set_int(L, "sdk", o.sdk); else set_str(L, "sdk", NULL);
+    if (o.sdk >= 0) set_int(L, "sdk", o.sdk);
+    else set_str(L, "sdk", NULL);
     set_str(L, "fingerprint", o.fingerprint);
     set_str(L, "manufacturer", o.manufacturer);
     set_str(L, "model", o.model);
@@ -322,7 +346,11 @@ static int dump_info(lua_State *L)
     return 1;
 }
 
-static int dump_path(lua_State *L) { lua_pushstring(L, hkl_check_dump(L, 1)->path); return 1; }
+static int dump_path(lua_State *L)
+{
+    lua_pushstring(L, hkl_check_dump(L, 1)->path);
+    return 1;
+}
 
 static int dump_classes(lua_State *L)
 {
@@ -339,7 +367,8 @@ static int dump_class(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     hk_class *c;
-    if (lua_type(L, 2) == LUA_TSTRING && strncmp(lua_tostring(L, 2), "0x", 2)) c = hk_class_by_name(d, lua_tostring(L, 2));
+    if (lua_type(L, 2) == LUA_TSTRING && strncmp(lua_tostring(L, 2), "0x", 2))
+        c = hk_class_by_name(d, lua_tostring(L, 2));
     else c = hk_class_by_id(d, hkl_check_id(L, 2));
     hkl_push_class(L, 1, c ? c->index : HK_NONE);
     return 1;
@@ -372,7 +401,10 @@ static int dump_objects(lua_State *L)
     return 1;
 }
 
-typedef struct hist_row { const char *name; uint64_t count, bytes; } hist_row;
+typedef struct hist_row {
+    const char *name;
+    uint64_t count, bytes;
+} hist_row;
 
 static int hist_cmp(const void *a, const void *b)
 {
@@ -395,7 +427,8 @@ static int dump_histogram(lua_State *L)
             hk_buf b;
             hk_buf_init(&b);
             for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(&b, "%s%s", h ? ", " : "", d->heap_names[h]);
-            lua_pushfstring(L, "no heap named '%s' in this dump (heaps: %s)", heap, d->nheaps ? hk_buf_cstr(&b) : "none");
+            lua_pushfstring(L, "no heap named '%s' in this dump (heaps: %s)", heap,
+                            d->nheaps ? hk_buf_cstr(&b) : "none");
             hk_buf_free(&b);
             return lua_error(L);
         }
@@ -411,8 +444,8 @@ static int dump_histogram(lua_State *L)
         }
         if (r.count) rows[n++] = r;
     }
-    static const char *const pn[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
-                                       "byte[]", "short[]", "int[]", "long[]"};
+    static const char *const pn[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
+                                       "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
     for (int t = 4; t < 12; t++) {
         hist_row r = {pn[t], 0, 0};
         for (int h = 0; h < HK_MAX_HEAPS; h++) {
@@ -451,13 +484,15 @@ static int dump_index_stats(lua_State *L)
                      (uint64_t)d->nsegs * sizeof *d->segs + (d->dir ? ((uint64_t)d->ndir + 1) * 4 : 0);
     uint64_t classes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
     for (uint32_t i = 0; i < d->nclasses; i++)
-        classes += (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
+        classes +=
+            (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
     uint64_t names = (uint64_t)d->narena * 65536;
-    uint64_t maps = ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap +
-                     d->traces.map.cap + d->class_serials.map.cap) * 12 +
-                    ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap +
-                     d->class_serials.cap) * 8 +
-                    (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
+    uint64_t maps =
+        ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap + d->traces.map.cap +
+         d->class_serials.map.cap) *
+            12 +
+        ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap + d->class_serials.cap) * 8 +
+        (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
     lua_createtable(L, 0, 6);
     set_int(L, "objects", d->nobjects);
     set_int(L, "object_table_bytes", (lua_Integer)table);
@@ -471,7 +506,10 @@ static int dump_index_stats(lua_State *L)
     return 1;
 }
 
-static int dump_close_m(lua_State *L) { return dump_gc(L); }
+static int dump_close_m(lua_State *L)
+{
+    return dump_gc(L);
+}
 
 static int dump_tostring(lua_State *L)
 {
@@ -488,11 +526,31 @@ static hk_class *cls_of(lua_State *L, int idx)
     return &r->d->classes[r->index];
 }
 
-static int cls_name(lua_State *L) { lua_pushstring(L, cls_of(L, 1)->name); return 1; }
-static int cls_id(lua_State *L) { hkl_push_id(L, cls_of(L, 1)->id); return 1; }
-static int cls_super(lua_State *L) { hkl_push_class(L, 1, cls_of(L, 1)->super); return 1; }
-static int cls_instance_size(lua_State *L) { lua_pushinteger(L, cls_of(L, 1)->instance_size); return 1; }
-static int cls_object(lua_State *L) { hkl_push_object(L, 1, cls_of(L, 1)->object); return 1; }
+static int cls_name(lua_State *L)
+{
+    lua_pushstring(L, cls_of(L, 1)->name);
+    return 1;
+}
+static int cls_id(lua_State *L)
+{
+    hkl_push_id(L, cls_of(L, 1)->id);
+    return 1;
+}
+static int cls_super(lua_State *L)
+{
+    hkl_push_class(L, 1, cls_of(L, 1)->super);
+    return 1;
+}
+static int cls_instance_size(lua_State *L)
+{
+    lua_pushinteger(L, cls_of(L, 1)->instance_size);
+    return 1;
+}
+static int cls_object(lua_State *L)
+{
+    hkl_push_object(L, 1, cls_of(L, 1)->object);
+    return 1;
+}
 
 static int cls_instance_count(lua_State *L)
 {
@@ -511,7 +569,7 @@ typedef struct inst_iter {
     const uint32_t *objs;
     uint32_t n, pos, ci, nclasses;
     const char *field;
-    const hk_field *f;      /* field resolved in the current class, NULL when it has none */
+    const hk_field *f; /* field resolved in the current class, NULL when it has none */
     uint32_t classes[];
 } inst_iter;
 
@@ -519,14 +577,14 @@ static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name);
 
 static int instances_iter(lua_State *L)
 {
-    hkl_check_class(L, lua_upvalueindex(1));   /* the dump may have been closed in the loop */
+    hkl_check_class(L, lua_upvalueindex(1)); /* the dump may have been closed in the loop */
     inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
         uint32_t c = it->classes[it->ci++];
         it->objs = hk_class_instances(it->d, c, &it->n);
         it->pos = 0;
-        if (it->field) it->f = find_field(it->d, c, it->field);   /* once per class */
+        if (it->field) it->f = find_field(it->d, c, it->field); /* once per class */
     }
     uint32_t obj = it->objs[it->pos++];
     hkl_push_object(L, lua_upvalueindex(1), obj);
@@ -556,7 +614,7 @@ static int cls_instances(lua_State *L)
         subs = lua_toboolean(L, -1);
         lua_getfield(L, 2, "field");
         field = lua_tostring(L, -1);
-        lua_replace(L, 2);     /* keeps the name alive as argument 2, then upvalue 3 */
+        lua_replace(L, 2); /* keeps the name alive as argument 2, then upvalue 3 */
         lua_pop(L, 1);
     } else {
         subs = lua_toboolean(L, 2);
@@ -567,8 +625,7 @@ static int cls_instances(lua_State *L)
     if (subs)
         for (uint32_t c = 0; c < r->d->nclasses; c++)
             k += hk_class_is_subclass(r->d, &r->d->classes[c], &r->d->classes[r->index]);
-    else
-        k = 1;
+    else k = 1;
     lua_pushvalue(L, 1);
     inst_iter *it = lua_newuserdatauv(L, sizeof *it + k * sizeof(uint32_t), 0);
     memset(it, 0, sizeof *it);
@@ -610,9 +667,15 @@ static int cls_field_values(lua_State *L)
         for (uint32_t c = subs ? 0 : r->index; c < (subs ? d->nclasses : r->index + 1); c++) {
             if (subs && !hk_class_is_subclass(d, &d->classes[c], &d->classes[r->index])) continue;
             const uint32_t *objs = hk_class_instances(d, c, &n);
-            if (!pass) { total += n; continue; }
+            if (!pass) {
+                total += n;
+                continue;
+            }
             const hk_field *f = find_field(d, c, name);
-            if (!f) { at += n; continue; }
+            if (!f) {
+                at += n;
+                continue;
+            }
             uint32_t need = f->offset + (uint32_t)hk_type_size(d, f->type), len;
             for (uint32_t k = 0; k < n; k++) {
                 at++;
@@ -625,7 +688,10 @@ static int cls_field_values(lua_State *L)
                 lua_rawseti(L, 4, at);
             }
         }
-        if (!pass) { lua_settop(L, 3); lua_createtable(L, (int)total, 0); }
+        if (!pass) {
+            lua_settop(L, 3);
+            lua_createtable(L, (int)total, 0);
+        }
     }
     lua_pushinteger(L, total);
     return 2;
@@ -671,7 +737,10 @@ static int cls_static(lua_State *L)
 {
     hk_class *c = cls_of(L, 1);
     const hk_static *s = hk_class_static(c, luaL_checkstring(L, 2));
-    if (!s) { lua_pushnil(L); return 1; }
+    if (!s) {
+        lua_pushnil(L);
+        return 1;
+    }
     hkl_push_value(L, 1, &s->value);
     return 1;
 }
@@ -733,7 +802,10 @@ static int obj_label(lua_State *L)
     hkl_ref *r = hkl_check_object(L, 1);
     if (hk_obj_kind(r->d, r->index) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(r->d, hk_obj_id(r->d, r->index));
-        if (c) { lua_pushfstring(L, "class %s", c->name); return 1; }
+        if (c) {
+            lua_pushfstring(L, "class %s", c->name);
+            return 1;
+        }
     }
     lua_pushstring(L, hk_obj_class_name(r->d, r->index));
     return 1;
@@ -758,7 +830,8 @@ static int obj_heap(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
     int h = hk_obj_heap(r->d, r->index);
-    if (h < 0) lua_pushnil(L); else lua_pushstring(L, hk_heap_name(r->d, h));
+    if (h < 0) lua_pushnil(L);
+    else lua_pushstring(L, hk_heap_name(r->d, h));
     return 1;
 }
 
@@ -800,7 +873,12 @@ static const hk_field *find_field(hk_dump *d, uint32_t cls, const char *name)
     uint32_t n;
     const hk_field *all = hk_class_layout(d, &d->classes[cls], &n);
     const hk_field *f = hk_field_named(all, n, name);
-    if (f) { s->d = d; s->cls = cls; s->key = name; s->f = f; }
+    if (f) {
+        s->d = d;
+        s->cls = cls;
+        s->key = name;
+        s->f = f;
+    }
     return f;
 }
 
@@ -826,11 +904,17 @@ static int obj_field(lua_State *L)
     if (hk_obj_kind(r->d, r->index) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(r->d, hk_obj_id(r->d, r->index));
         const hk_static *s = c ? hk_class_static(c, name) : NULL;
-        if (!s) { lua_pushnil(L); return 1; }
+        if (!s) {
+            lua_pushnil(L);
+            return 1;
+        }
         hkl_push_value(L, 1, &s->value);
         return 1;
     }
-    if (!read_field(r->d, r->index, name, &v)) { lua_pushnil(L); return 1; }
+    if (!read_field(r->d, r->index, name, &v)) {
+        lua_pushnil(L);
+        return 1;
+    }
     push_value_of(L, 1, r->d, &v);
     return 1;
 }
@@ -888,7 +972,10 @@ static int obj_at(lua_State *L)
     int kind = hk_obj_kind(r->d, r->index);
     if (kind != HK_KIND_OBJ_ARRAY && kind != HK_KIND_PRIM_ARRAY) return luaL_error(L, "at(): not an array");
     uint32_t n = hk_array_length(r->d, r->index);
-    if (i < 0 || i >= n) { lua_pushnil(L); return 1; }
+    if (i < 0 || i >= n) {
+        lua_pushnil(L);
+        return 1;
+    }
     hk_value v;
     if (kind == HK_KIND_OBJ_ARRAY) {
         v.type = HK_T_OBJECT;
@@ -896,7 +983,10 @@ static int obj_at(lua_State *L)
     } else {
         const uint8_t *data = hk_prim_array_data(r->d, r->index);
         int t = hk_prim_array_type(r->d, r->index);
-        if (!data) { lua_pushnil(L); return 1; }
+        if (!data) {
+            lua_pushnil(L);
+            return 1;
+        }
         hk_read_value(r->d, data + (uint64_t)i * (uint64_t)hk_type_size(r->d, t), t, &v);
     }
     hkl_push_value(L, 1, &v);
@@ -908,7 +998,10 @@ static int obj_bytes(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
     const uint8_t *data = hk_prim_array_data(r->d, r->index);
-    if (!data) { lua_pushnil(L); return 1; }
+    if (!data) {
+        lua_pushnil(L);
+        return 1;
+    }
     int t = hk_prim_array_type(r->d, r->index);
     lua_pushlstring(L, (const char *)data, (size_t)hk_array_length(r->d, r->index) * (size_t)hk_type_size(r->d, t));
     return 1;
@@ -969,33 +1062,45 @@ static void new_type(lua_State *L, const char *name, const luaL_Reg *methods, co
 
 void hkl_types_open(lua_State *L)
 {
-    static const luaL_Reg dump_m[] = {
-        {"info", dump_info}, {"classes", dump_classes}, {"class", dump_class},
-        {"object", dump_object}, {"objects", dump_objects}, {"histogram", dump_histogram},
-        {"index_stats", dump_index_stats}, {"close", dump_close_m}, {NULL, NULL}};
+    static const luaL_Reg dump_m[] = {{"info", dump_info},
+                                      {"classes", dump_classes},
+                                      {"class", dump_class},
+                                      {"object", dump_object},
+                                      {"objects", dump_objects},
+                                      {"histogram", dump_histogram},
+                                      {"index_stats", dump_index_stats},
+                                      {"close", dump_close_m},
+                                      {NULL, NULL}};
     static const luaL_Reg dump_p[] = {{"path", dump_path}, {NULL, NULL}};
-    static const luaL_Reg dump_meta[] = {{"__gc", dump_gc}, {"__close", dump_gc},
-                                         {"__tostring", dump_tostring}, {NULL, NULL}};
+    static const luaL_Reg dump_meta[] = {
+        {"__gc", dump_gc}, {"__close", dump_gc}, {"__tostring", dump_tostring}, {NULL, NULL}};
     new_type(L, HKL_DUMP, dump_m, dump_p, dump_meta);
 
-    static const luaL_Reg cls_m[] = {
-        {"instances", cls_instances}, {"field_values", cls_field_values}, {"fields", cls_fields}, {"statics", cls_statics},
-        {"static", cls_static}, {"is_subclass_of", cls_is_subclass_of}, {NULL, NULL}};
-    static const luaL_Reg cls_p[] = {
-        {"name", cls_name}, {"id", cls_id}, {"super", cls_super},
-        {"instance_size", cls_instance_size}, {"instance_count", cls_instance_count},
-        {"object", cls_object}, {NULL, NULL}};
+    static const luaL_Reg cls_m[] = {{"instances", cls_instances},
+                                     {"field_values", cls_field_values},
+                                     {"fields", cls_fields},
+                                     {"statics", cls_statics},
+                                     {"static", cls_static},
+                                     {"is_subclass_of", cls_is_subclass_of},
+                                     {NULL, NULL}};
+    static const luaL_Reg cls_p[] = {{"name", cls_name},
+                                     {"id", cls_id},
+                                     {"super", cls_super},
+                                     {"instance_size", cls_instance_size},
+                                     {"instance_count", cls_instance_count},
+                                     {"object", cls_object},
+                                     {NULL, NULL}};
     static const luaL_Reg cls_meta[] = {{"__eq", ref_eq}, {"__tostring", cls_tostring}, {NULL, NULL}};
     new_type(L, HKL_CLASS, cls_m, cls_p, cls_meta);
 
-    static const luaL_Reg obj_m[] = {
-        {"field", obj_field}, {"ref", obj_ref}, {"fields", obj_fields}, {"at", obj_at},
-        {"bytes", obj_bytes}, {"is_instance_of", obj_is_instance_of}, {NULL, NULL}};
+    static const luaL_Reg obj_m[] = {{"field", obj_field}, {"ref", obj_ref},     {"fields", obj_fields},
+                                     {"at", obj_at},       {"bytes", obj_bytes}, {"is_instance_of", obj_is_instance_of},
+                                     {NULL, NULL}};
     static const luaL_Reg obj_p[] = {
-        {"id", obj_id}, {"class", obj_class}, {"class_name", obj_class_name}, {"label", obj_label},
-        {"shallow_size", obj_shallow}, {"kind", obj_kind}, {"heap", obj_heap},
-        {"length", obj_length}, {"elem_type", obj_elem_type}, {"value", obj_value},
-        {"as_class", obj_as_class}, {NULL, NULL}};
+        {"id", obj_id},       {"class", obj_class},          {"class_name", obj_class_name},
+        {"label", obj_label}, {"shallow_size", obj_shallow}, {"kind", obj_kind},
+        {"heap", obj_heap},   {"length", obj_length},        {"elem_type", obj_elem_type},
+        {"value", obj_value}, {"as_class", obj_as_class},    {NULL, NULL}};
     static const luaL_Reg obj_meta[] = {{"__eq", ref_eq}, {"__tostring", obj_tostring}, {NULL, NULL}};
     new_type(L, HKL_OBJECT, obj_m, obj_p, obj_meta);
 }

@@ -16,14 +16,15 @@ static void print_lines(const char *who, const hk_buf *b)
     }
 }
 
-hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who,
-                        int *status, char *err, size_t errlen)
+hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who, int *status,
+                        char *err, size_t errlen)
 {
     char beside[4096], what[300];
     hk_map *map = NULL;
     if (!map_path && look_beside && hk_map_beside(path, beside, sizeof beside)) {
         map_path = beside;
-        fprintf(stderr, "%s: note: using the map %s found beside the dump (--map FILE to choose another)\n", who, beside);
+        fprintf(stderr, "%s: note: using the map %s found beside the dump (--map FILE to choose another)\n", who,
+                beside);
     }
     if (map_path && !(map = hk_map_load(map_path, what, sizeof what))) {
         snprintf(err, errlen, "cannot read the map: %s", what);
@@ -32,14 +33,22 @@ hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside,
     }
     snprintf(what, sizeof what, "indexing %s", path);
     hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, errlen);
-    if (!d) { hk_map_free(map); *status = 1; return NULL; }
+    if (!d) {
+        hk_map_free(map);
+        *status = 1;
+        return NULL;
+    }
     if (map) {
         hk_buf notes;
         hk_buf_init(&notes);
         int rc = hk_dump_apply_map(d, map, &notes, err, errlen);
         print_lines(who, &notes);
         hk_buf_free(&notes);
-        if (rc < 0) { hk_dump_close(d); *status = 2; return NULL; }
+        if (rc < 0) {
+            hk_dump_close(d);
+            *status = 2;
+            return NULL;
+        }
     }
     return d;
 }
@@ -58,7 +67,10 @@ static int obj_allocation_stack(lua_State *L)
     hkl_ref *r = hkl_check_object(L, 1);
     uint32_t n;
     hk_frame *f = hk_obj_allocation_stack(r->d, r->index, &n);
-    if (!f) { lua_pushnil(L); return 1; }
+    if (!f) {
+        lua_pushnil(L);
+        return 1;
+    }
     lua_createtable(L, (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 5);
@@ -66,7 +78,10 @@ static int obj_allocation_stack(lua_State *L)
         lua_setfield(L, -2, "class");
         lua_pushlstring(L, f[i].method, f[i].method_len);
         lua_setfield(L, -2, "method");
-        if (f[i].file) { lua_pushlstring(L, f[i].file, f[i].file_len); lua_setfield(L, -2, "file"); }
+        if (f[i].file) {
+            lua_pushlstring(L, f[i].file, f[i].file_len);
+            lua_setfield(L, -2, "file");
+        }
         lua_pushinteger(L, f[i].line);
         lua_setfield(L, -2, "line");
         lua_pushboolean(L, f[i].inlined);
@@ -81,7 +96,8 @@ static int obj_allocation_stack(lua_State *L)
 static int dump_map(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    if (d->map) lua_pushstring(L, d->map->path); else lua_pushnil(L);
+    if (d->map) lua_pushstring(L, d->map->path);
+    else lua_pushnil(L);
     return 1;
 }
 
@@ -99,7 +115,10 @@ static int l_read_map(lua_State *L)
     lua_setfield(L, -2, "classes");
     lua_pushinteger(L, m->nmembers);
     lua_setfield(L, -2, "members");
-    if (m->map_id) { lua_pushstring(L, m->map_id); lua_setfield(L, -2, "map_id"); }
+    if (m->map_id) {
+        lua_pushstring(L, m->map_id);
+        lua_setfield(L, -2, "map_id");
+    }
     lua_pushinteger(L, m->nwarnings);
     lua_setfield(L, -2, "malformed");
     lua_newtable(L);

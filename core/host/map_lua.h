@@ -9,8 +9,8 @@
  * map beside the dump (DUMP.map, STEM.map), said in a note.  Notes and warnings go to
  * stderr prefixed with who.  On failure returns NULL with err and *status: 1 when the
  * dump failed, 2 when the map given cannot be read (a user error). */
-hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who,
-                        int *status, char *err, size_t errlen);
+hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who, int *status,
+                        char *err, size_t errlen);
 void hk_map_lua_open(lua_State *L);
 
 #endif

@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
 {
@@ -43,7 +42,10 @@ static void add_error(hk_plugins *ps, char *line)
 hk_plugins *hk_plugins_new(void)
 {
     hk_plugins *ps = calloc(1, sizeof *ps);
-    if (!ps) { fputs("hprofkit: out of memory\n", stderr); abort(); }
+    if (!ps) {
+        fputs("hprofkit: out of memory\n", stderr);
+        abort();
+    }
     return ps;
 }
 
@@ -80,9 +82,19 @@ void hk_plugins_free(hk_plugins *ps)
     for (size_t i = 0; i < ps->nplugins; i++) {
         struct hk_plugin *p = ps->plugins[i];
         free_regs(p);
-        free(p->name); free(p->version); free(p->summary); free(p->path); free(p->ini);
-        free(p->error); free(p->path_raw); free(p->ini_dir); free(p->plugin_dir);
-        for (size_t k = 0; k < p->nconf; k++) { free(p->keys[k]); free(p->vals[k]); }
+        free(p->name);
+        free(p->version);
+        free(p->summary);
+        free(p->path);
+        free(p->ini);
+        free(p->error);
+        free(p->path_raw);
+        free(p->ini_dir);
+        free(p->plugin_dir);
+        for (size_t k = 0; k < p->nconf; k++) {
+            free(p->keys[k]);
+            free(p->vals[k]);
+        }
         free(p->keys);
         free(p->vals);
         free(p);
@@ -135,8 +147,14 @@ static int parse_bool(const char *v, int *out)
 {
     static const char *yes[] = {"yes", "true", "1", "on"}, *no[] = {"no", "false", "0", "off"};
     for (size_t i = 0; i < 4; i++) {
-        if (!strcasecmp(v, yes[i])) { *out = 1; return 0; }
-        if (!strcasecmp(v, no[i])) { *out = 0; return 0; }
+        if (!strcasecmp(v, yes[i])) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcasecmp(v, no[i])) {
+            *out = 0;
+            return 0;
+        }
     }
     return -1;
 }
@@ -157,13 +175,15 @@ static int on_ini(void *user, const char *sect, const char *key, const char *val
         set_str(&p->plugin_dir, c->plugin_dir ? c->plugin_dir : "");
     } else if (!strcmp(key, "enabled")) {
         if (parse_bool(value, &p->enabled) < 0) {
-            snprintf(c->bad, sizeof c->bad, "[%s] enabled = '%s': expected yes/no/true/false/1/0",
-                     sect, value);
+            snprintf(c->bad, sizeof c->bad, "[%s] enabled = '%s': expected yes/no/true/false/1/0", sect, value);
             return 0;
         }
     } else {
         for (size_t k = 0; k < p->nconf; k++)
-            if (!strcmp(p->keys[k], key)) { set_str(&p->vals[k], value); return 1; }
+            if (!strcmp(p->keys[k], key)) {
+                set_str(&p->vals[k], value);
+                return 1;
+            }
         p->keys = hk_xrealloc(p->keys, (p->nconf + 1) * sizeof *p->keys);
         p->vals = hk_xrealloc(p->vals, (p->nconf + 1) * sizeof *p->vals);
         p->keys[p->nconf] = hk_xstrdup(key);
@@ -173,14 +193,13 @@ static int on_ini(void *user, const char *sect, const char *key, const char *val
     return 1;
 }
 
-int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required,
-                       char *err, size_t errlen)
+int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required, char *err,
+                       size_t errlen)
 {
     struct stat st;
     if (stat(ini_path, &st) < 0) {
         if (!required && errno == ENOENT) return 0;
-        snprintf(err, errlen, "plugins file %s: %s (check --plugins / HPROFKIT_PLUGINS)", ini_path,
-                 strerror(errno));
+        snprintf(err, errlen, "plugins file %s: %s (check --plugins / HPROFKIT_PLUGINS)", ini_path, strerror(errno));
         add_error(ps, hk_xstrdup(err));
         return -1;
     }
@@ -197,8 +216,7 @@ int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_
     if (rc == 0) return 0;
     if (rc < 0) snprintf(err, errlen, "plugins file %s: cannot read it", ini_path);
     else if (c.bad[0]) snprintf(err, errlen, "plugins file %s:%d: %s", ini_path, rc, c.bad);
-    else snprintf(err, errlen, "plugins file %s:%d: syntax error (expected [name] or key = value)",
-                  ini_path, rc);
+    else snprintf(err, errlen, "plugins file %s:%d: syntax error (expected [name] or key = value)", ini_path, rc);
     add_error(ps, hk_xstrdup(err));
     return -1;
 }
@@ -280,7 +298,12 @@ static int elf_header(const char *path, unsigned char h[20])
     if (!f) return -1;
     size_t n = fread(h, 1, 20, f);
     fclose(f);
-    return n == 20 && !memcmp(h, "\x7f" "ELF", 4) ? 0 : -1;
+    return n == 20 && !memcmp(h,
+                              "\x7f"
+                              "ELF",
+                              4)
+               ? 0
+               : -1;
 }
 
 static unsigned elf_machine(const unsigned char h[20])
@@ -297,24 +320,26 @@ static char *foreign_elf(const char *path)
     const char *tn = machine_name(tm), *on = machine_name(om);
     return xprintf("it is built for %s (ELF machine %u, %d-bit), this hprofkit runs on %s "
                    "(ELF machine %u, %d-bit): rebuild the plugin for this machine",
-                   tn ? tn : "another architecture", tm, theirs[4] == 2 ? 64 : 32,
-                   on ? on : "this machine", om, ours[4] == 2 ? 64 : 32);
+                   tn ? tn : "another architecture", tm, theirs[4] == 2 ? 64 : 32, on ? on : "this machine", om,
+                   ours[4] == 2 ? 64 : 32);
 }
 
 static void load_one(struct hk_plugin *p)
 {
-    if (!p->enabled) { p->status = HK_PLUGIN_DISABLED; return; }
+    if (!p->enabled) {
+        p->status = HK_PLUGIN_DISABLED;
+        return;
+    }
     if (!p->path_raw || !p->path_raw[0]) {
-        fail(p, xprintf("plugin %s: no `path` in %s (add path = NAME.so to its section)", p->name,
-                        p->ini));
+        fail(p, xprintf("plugin %s: no `path` in %s (add path = NAME.so to its section)", p->name, p->ini));
         return;
     }
     char *tried = NULL;
     char *path = resolve(p, &tried);
     if (!path) {
         set_str(&p->path, tried);
-        fail(p, xprintf("plugin %s: no such file: %s (tried %s); fix `path` in %s", p->name,
-                        p->path_raw, tried, p->ini));
+        fail(p,
+             xprintf("plugin %s: no such file: %s (tried %s); fix `path` in %s", p->name, p->path_raw, tried, p->ini));
         free(tried);
         return;
     }
@@ -331,28 +356,29 @@ static void load_one(struct hk_plugin *p)
             return;
         }
         fail(p, xprintf("plugin %s (%s): cannot load it: %s (built for another ABI/architecture, or "
-                        "not a shared object?)", p->name, p->path, e ? e : "unknown dlopen error"));
+                        "not a shared object?)",
+                        p->name, p->path, e ? e : "unknown dlopen error"));
         return;
     }
     /* the ABI first: nothing else in the plugin is trusted before it matches */
     const uint32_t *abi = dlsym(dl, HK_PLUGIN_ABI_SYMBOL);
     if (!abi) {
-        fail(p, xprintf("plugin %s (%s): not a hprofkit plugin: no %s symbol", p->name, p->path,
-                        HK_PLUGIN_ABI_SYMBOL));
+        fail(p, xprintf("plugin %s (%s): not a hprofkit plugin: no %s symbol", p->name, p->path, HK_PLUGIN_ABI_SYMBOL));
         dlclose(dl);
         return;
     }
     if (*abi != HK_ABI_VERSION) {
         fail(p, xprintf("plugin %s was built for ABI %u, this hprofkit speaks ABI %u: rebuild it "
-                        "against this sdk/hprofkit.h (%s)", p->name, *abi, HK_ABI_VERSION, p->path));
+                        "against this sdk/hprofkit.h (%s)",
+                        p->name, *abi, HK_ABI_VERSION, p->path));
         dlclose(dl);
         return;
     }
     hk_plugin_init_fn init;
     *(void **)&init = dlsym(dl, HK_PLUGIN_INIT_SYMBOL);
     if (!init) {
-        fail(p, xprintf("plugin %s (%s): has %s but no %s function", p->name, p->path,
-                        HK_PLUGIN_ABI_SYMBOL, HK_PLUGIN_INIT_SYMBOL));
+        fail(p, xprintf("plugin %s (%s): has %s but no %s function", p->name, p->path, HK_PLUGIN_ABI_SYMBOL,
+                        HK_PLUGIN_INIT_SYMBOL));
         dlclose(dl);
         return;
     }
@@ -362,8 +388,7 @@ static void load_one(struct hk_plugin *p)
         /* roll back: nothing of a failed plugin stays registered */
         free_regs(p);
         p->dl = NULL;
-        fail(p, xprintf("plugin %s: init failed: %s", p->name,
-                        e[0] ? e : "(the plugin gave no reason)"));
+        fail(p, xprintf("plugin %s: init failed: %s", p->name, e[0] ? e : "(the plugin gave no reason)"));
         dlclose(dl);
         return;
     }
@@ -383,17 +408,23 @@ int hk_plugins_load(hk_plugins *ps)
     return failed;
 }
 
-size_t hk_plugins_count(const hk_plugins *ps) { return ps->nplugins; }
+size_t hk_plugins_count(const hk_plugins *ps)
+{
+    return ps->nplugins;
+}
 
 const hk_plugin_info *hk_plugins_at(const hk_plugins *ps, size_t i)
 {
     if (i >= ps->nplugins) return NULL;
     struct hk_plugin *p = ps->plugins[i];
     p->info = (hk_plugin_info){
-        .name = p->name, .version = p->version ? p->version : "",
+        .name = p->name,
+        .version = p->version ? p->version : "",
         .summary = p->summary ? p->summary : "",
         .path = p->path ? p->path : (p->path_raw ? p->path_raw : ""),
-        .ini = p->ini ? p->ini : "", .status = p->status, .error = p->error ? p->error : "",
+        .ini = p->ini ? p->ini : "",
+        .status = p->status,
+        .error = p->error ? p->error : "",
     };
     return &p->info;
 }
@@ -417,7 +448,7 @@ int hk_plugin_describe(hk_plugin *self, const char *name, const char *version, c
 
 static int reg_error(hk_plugin *self, char *msg)
 {
-    add_error(self->ps, msg);   /* the CLI shows every error once, after loading */
+    add_error(self->ps, msg); /* the CLI shows every error once, after loading */
     return -1;
 }
 
@@ -433,18 +464,18 @@ static int valid_name(const char *s)
 {
     if (!s || !*s) return 0;
     for (; *s; s++)
-        if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= 'a' && *s <= 'z') ||
-              (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+        if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9')))
             return 0;
     return 1;
 }
 
-int hk_plugin_register_function(hk_plugin *self, const char *name, const char *help,
-                                hk_function_fn fn, void *ud)
+int hk_plugin_register_function(hk_plugin *self, const char *name, const char *help, hk_function_fn fn, void *ud)
 {
     if (!valid_name(name) || !fn)
         return reg_error(self, xprintf("plugin %s: register_function: needs a name of letters, "
-                                       "digits, _ and - and a function", self->name));
+                                       "digits, _ and - and a function",
+                                       self->name));
     char *full = full_name(self, name);
     if (strchr(full + strlen(self->name) + 1, '.') || hk_plugins_function(self->ps, full)) {
         int rc = reg_error(self, xprintf("plugin %s: function %s is %s", self->name, full,
@@ -467,10 +498,10 @@ int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *sr
 {
     if (!src || !valid_name(src->name) || !src->image)
         return reg_error(self, xprintf("plugin %s: register_bitmap_source: needs a name and an "
-                                       "image function", self->name));
+                                       "image function",
+                                       self->name));
     if (hk_plugins_bitmap_source(self->ps, src->name, NULL))
-        return reg_error(self, xprintf("plugin %s: bitmap source %s is already registered",
-                                       self->name, src->name));
+        return reg_error(self, xprintf("plugin %s: bitmap source %s is already registered", self->name, src->name));
     hk_bitmap_source_reg *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->src = *src;
@@ -488,10 +519,10 @@ int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
 {
     if (!f || !valid_name(f->name) || !f->fetch_bitmaps)
         return reg_error(self, xprintf("plugin %s: register_fetcher: needs a name and a "
-                                       "fetch_bitmaps function", self->name));
+                                       "fetch_bitmaps function",
+                                       self->name));
     if (hk_plugins_fetcher(self->ps, f->name, NULL))
-        return reg_error(self, xprintf("plugin %s: fetcher %s is already registered", self->name,
-                                       f->name));
+        return reg_error(self, xprintf("plugin %s: fetcher %s is already registered", self->name, f->name));
     hk_fetcher_reg *r = calloc(1, sizeof *r);
     if (!r) abort();
     r->f = *f;
@@ -557,7 +588,10 @@ size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out)
 
 size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out)
 {
-    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    if (i >= ps->nplugins) {
+        *out = NULL;
+        return 0;
+    }
     *out = (const hk_function_reg *const *)ps->plugins[i]->funcs;
     return ps->plugins[i]->nfuncs;
 }
@@ -570,8 +604,8 @@ const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name
     return NULL;
 }
 
-int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv,
-                    const size_t *argl, hk_buf *out, char *err, size_t errlen)
+int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv, const size_t *argl,
+                    hk_buf *out, char *err, size_t errlen)
 {
     const hk_function_reg *r = hk_plugins_function(ps, full_name);
     if (!r) {
@@ -599,7 +633,10 @@ size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs,
 
 size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out)
 {
-    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    if (i >= ps->nplugins) {
+        *out = NULL;
+        return 0;
+    }
     *out = (const hk_bitmap_source_reg *const *)ps->plugins[i]->srcs;
     return ps->plugins[i]->nsrcs;
 }
@@ -626,7 +663,10 @@ size_t hk_plugins_fetchers(hk_plugins *ps, const hk_fetcher ***fs, void ***uds)
 
 size_t hk_plugins_plugin_fetchers(hk_plugins *ps, size_t i, const hk_fetcher_reg *const **out)
 {
-    if (i >= ps->nplugins) { *out = NULL; return 0; }
+    if (i >= ps->nplugins) {
+        *out = NULL;
+        return 0;
+    }
     *out = (const hk_fetcher_reg *const *)ps->plugins[i]->fetchers;
     return ps->plugins[i]->nfetchers;
 }

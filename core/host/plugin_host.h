@@ -27,7 +27,7 @@ enum hk_plugin_status { HK_PLUGIN_PENDING = 0, HK_PLUGIN_OK, HK_PLUGIN_ERROR, HK
 
 /* A registered plugin function; its full name is "<plugin>.<name>". */
 typedef struct hk_function_reg {
-    char *name;             /* "example.hello" */
+    char *name; /* "example.hello" */
     char *help;
     hk_function_fn fn;
     void *ud;
@@ -35,7 +35,7 @@ typedef struct hk_function_reg {
 } hk_function_reg;
 
 typedef struct hk_bitmap_source_reg {
-    hk_bitmap_source src;   /* a copy; name and help point at host-owned strings */
+    hk_bitmap_source src; /* a copy; name and help point at host-owned strings */
     void *ud;
     struct hk_plugin *plugin;
 } hk_bitmap_source_reg;
@@ -48,13 +48,13 @@ typedef struct hk_fetcher_reg {
 
 /* What the host knows of one plugin (one section of a plugins.ini). */
 typedef struct hk_plugin_info {
-    const char *name;       /* the section name; describe() may not rename it */
-    const char *version;    /* from describe(), "" when the plugin did not say */
+    const char *name;    /* the section name; describe() may not rename it */
+    const char *version; /* from describe(), "" when the plugin did not say */
     const char *summary;
-    const char *path;       /* the .so loaded, or the path(s) tried */
-    const char *ini;        /* the plugins.ini that last set this section */
+    const char *path; /* the .so loaded, or the path(s) tried */
+    const char *ini;  /* the plugins.ini that last set this section */
     enum hk_plugin_status status;
-    const char *error;      /* why it failed ("" when ok): names the plugin and the reason */
+    const char *error; /* why it failed ("" when ok): names the plugin and the reason */
 } hk_plugin_info;
 
 hk_plugins *hk_plugins_new(void);
@@ -67,8 +67,8 @@ void hk_plugins_free(hk_plugins *ps);
  * directory, then plugin_dir, then plugin_dir/NAME/ (the build-tree layout).  A missing
  * file is an error only when required.  Returns 0 or -1 with err (the file is unreadable or
  * has a syntax error; the error is also kept in hk_plugins_errors). */
-int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required,
-                       char *err, size_t errlen);
+int hk_plugins_add_ini(hk_plugins *ps, const char *ini_path, const char *plugin_dir, int required, char *err,
+                       size_t errlen);
 /* Every file named by HPROFKIT_PLUGINS (colon-separated), each required. */
 int hk_plugins_add_env(hk_plugins *ps, const char *plugin_dir, char *err, size_t errlen);
 /* Loads every enabled plugin not yet loaded; returns how many failed. */
@@ -86,8 +86,8 @@ size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out);
 size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out);
 const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name);
 /* Calls a function by full name; an error is prefixed "plugin NAME: FUNC: ". */
-int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv,
-                    const size_t *argl, hk_buf *out, char *err, size_t errlen);
+int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv, const size_t *argl,
+                    hk_buf *out, char *err, size_t errlen);
 
 size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs, void ***uds);
 size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out);

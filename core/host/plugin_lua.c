@@ -150,8 +150,10 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
             lua_rawset(L, hk);
         } else if (t != LUA_TTABLE) {
             /* hk.open, hk.query ... win over a plugin of the same name */
-            fprintf(stderr, "hprofkit: warning: plugin function %s is not available in Lua: "
-                    "hk.%.*s is already a %s\n", full, (int)(dot - full), full, lua_typename(L, t));
+            fprintf(stderr,
+                    "hprofkit: warning: plugin function %s is not available in Lua: "
+                    "hk.%.*s is already a %s\n",
+                    full, (int)(dot - full), full, lua_typename(L, t));
             lua_pop(L, 1);
             continue;
         }

@@ -16,8 +16,11 @@
 
 typedef struct {
     sqlite3 *db;
-    struct { char *sql; sqlite3_stmt *st; } cache[STMT_CACHE];
-    int next;   /* the slot the next new statement replaces */
+    struct {
+        char *sql;
+        sqlite3_stmt *st;
+    } cache[STMT_CACHE];
+    int next; /* the slot the next new statement replaces */
 } hkl_sqlite;
 
 static hkl_sqlite *check_db(lua_State *L)
@@ -108,7 +111,7 @@ static sqlite3_stmt *prepare(lua_State *L, hkl_sqlite *s)
             break;
         }
         case LUA_TBOOLEAN: rc = sqlite3_bind_int(st, k, lua_toboolean(L, i)); break;
-        default: rc = sqlite3_bind_null(st, k); break;   /* nil, hk.null */
+        default: rc = sqlite3_bind_null(st, k); break; /* nil, hk.null */
         }
         if (rc != SQLITE_OK) hkl_fail(L, "sqlite: parameter %d: %s", k, sqlite3_errmsg(s->db));
     }
@@ -121,9 +124,7 @@ static void push_column(lua_State *L, sqlite3_stmt *st, int c)
     case SQLITE_INTEGER: lua_pushinteger(L, sqlite3_column_int64(st, c)); break;
     case SQLITE_FLOAT: lua_pushnumber(L, sqlite3_column_double(st, c)); break;
     case SQLITE_NULL: lua_pushnil(L); break;
-    default:
-        lua_pushlstring(L, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c));
-        break;
+    default: lua_pushlstring(L, (const char *)sqlite3_column_text(st, c), (size_t)sqlite3_column_bytes(st, c)); break;
     }
 }
 

@@ -41,9 +41,12 @@ static int dump_duplicates(lua_State *L)
     uint32_t n;
     char err[256];
     int rc = hk_dup_groups(d, kind, uses, &ready, &g, &n, err, sizeof err);
-    if (lua_type(L, -1) == LUA_TUSERDATA) {   /* made here: keep it if it was filled */
-        if (ready) { lua_pushvalue(L, 1); lua_insert(L, -2); lua_rawset(L, cache); }
-        else lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TUSERDATA) { /* made here: keep it if it was filled */
+        if (ready) {
+            lua_pushvalue(L, 1);
+            lua_insert(L, -2);
+            lua_rawset(L, cache);
+        } else lua_pop(L, 1);
     }
     lua_pop(L, 1);
     if (rc) return luaL_error(L, "%s", err);
@@ -103,8 +106,15 @@ static int l_png_thumbnail(lua_State *L)
     int w, h;
     char err[256];
     if (max < 1) return luaL_argerror(L, 2, "must be at least 1");
-    if (hk_png_size(png, n, &w, &h) < 0) { lua_pushnil(L); lua_pushstring(L, "not a PNG"); return 2; }
-    if (w <= max && h <= max) { lua_pushvalue(L, 1); return 1; }
+    if (hk_png_size(png, n, &w, &h) < 0) {
+        lua_pushnil(L);
+        lua_pushstring(L, "not a PNG");
+        return 2;
+    }
+    if (w <= max && h <= max) {
+        lua_pushvalue(L, 1);
+        return 1;
+    }
     unsigned char *rgba;
     if (hk_png_decode_rgba(png, n, &rgba, &w, &h, err, sizeof err) < 0) {
         lua_pushnil(L);

@@ -16,15 +16,25 @@
 
 /* Top-level record tags. */
 enum {
-    HPROF_STRING = 0x01, HPROF_LOAD_CLASS = 0x02, HPROF_UNLOAD_CLASS = 0x03,
-    HPROF_STACK_FRAME = 0x04, HPROF_STACK_TRACE = 0x05, HPROF_ALLOC_SITES = 0x06,
-    HPROF_HEAP_SUMMARY = 0x07, HPROF_START_THREAD = 0x0a, HPROF_END_THREAD = 0x0b,
-    HPROF_HEAP_DUMP = 0x0c, HPROF_CPU_SAMPLES = 0x0d, HPROF_CONTROL_SETTINGS = 0x0e,
-    HPROF_HEAP_DUMP_SEGMENT = 0x1c, HPROF_HEAP_DUMP_END = 0x2c,
+    HPROF_STRING = 0x01,
+    HPROF_LOAD_CLASS = 0x02,
+    HPROF_UNLOAD_CLASS = 0x03,
+    HPROF_STACK_FRAME = 0x04,
+    HPROF_STACK_TRACE = 0x05,
+    HPROF_ALLOC_SITES = 0x06,
+    HPROF_HEAP_SUMMARY = 0x07,
+    HPROF_START_THREAD = 0x0a,
+    HPROF_END_THREAD = 0x0b,
+    HPROF_HEAP_DUMP = 0x0c,
+    HPROF_CPU_SAMPLES = 0x0d,
+    HPROF_CONTROL_SETTINGS = 0x0e,
+    HPROF_HEAP_DUMP_SEGMENT = 0x1c,
+    HPROF_HEAP_DUMP_END = 0x2c,
     /* hprofkit's own records, in dumps it builds from Perfetto heap graphs (other readers skip
      * them by their length): per-object sizes where the class's size is not the object's
      * (id, u8 size)*, and the reference kind of classes the graph names (id, u1 hk_ref_kind)* */
-    HPROF_HK_OBJECT_SIZES = 0xf0, HPROF_HK_REF_KINDS = 0xf1
+    HPROF_HK_OBJECT_SIZES = 0xf0,
+    HPROF_HK_REF_KINDS = 0xf1
 };
 
 /* A class's reference kind when the dump says it (HPROF_HK_REF_KINDS); 0: from its name. */
@@ -32,28 +42,41 @@ enum hk_ref_kind { HK_REF_SOFT = 1, HK_REF_WEAK, HK_REF_FINALIZER, HK_REF_PHANTO
 
 /* Heap sub-record tags, HotSpot's and ART's. */
 enum {
-    HPROF_ROOT_UNKNOWN = 0xff, HPROF_ROOT_JNI_GLOBAL = 0x01, HPROF_ROOT_JNI_LOCAL = 0x02,
-    HPROF_ROOT_JAVA_FRAME = 0x03, HPROF_ROOT_NATIVE_STACK = 0x04, HPROF_ROOT_STICKY_CLASS = 0x05,
-    HPROF_ROOT_THREAD_BLOCK = 0x06, HPROF_ROOT_MONITOR_USED = 0x07,
-    HPROF_ROOT_THREAD_OBJECT = 0x08, HPROF_ROOT_INTERNED_STRING = 0x89,
-    HPROF_ROOT_FINALIZING = 0x8a, HPROF_ROOT_DEBUGGER = 0x8b,
-    HPROF_ROOT_REFERENCE_CLEANUP = 0x8c, HPROF_ROOT_VM_INTERNAL = 0x8d,
-    HPROF_ROOT_JNI_MONITOR = 0x8e, HPROF_ROOT_UNREACHABLE = 0x90,
-    HPROF_CLASS_DUMP = 0x20, HPROF_INSTANCE_DUMP = 0x21, HPROF_OBJ_ARRAY_DUMP = 0x22,
-    HPROF_PRIM_ARRAY_DUMP = 0x23, HPROF_PRIM_ARRAY_NODATA = 0xc3, HPROF_HEAP_DUMP_INFO = 0xfe
+    HPROF_ROOT_UNKNOWN = 0xff,
+    HPROF_ROOT_JNI_GLOBAL = 0x01,
+    HPROF_ROOT_JNI_LOCAL = 0x02,
+    HPROF_ROOT_JAVA_FRAME = 0x03,
+    HPROF_ROOT_NATIVE_STACK = 0x04,
+    HPROF_ROOT_STICKY_CLASS = 0x05,
+    HPROF_ROOT_THREAD_BLOCK = 0x06,
+    HPROF_ROOT_MONITOR_USED = 0x07,
+    HPROF_ROOT_THREAD_OBJECT = 0x08,
+    HPROF_ROOT_INTERNED_STRING = 0x89,
+    HPROF_ROOT_FINALIZING = 0x8a,
+    HPROF_ROOT_DEBUGGER = 0x8b,
+    HPROF_ROOT_REFERENCE_CLEANUP = 0x8c,
+    HPROF_ROOT_VM_INTERNAL = 0x8d,
+    HPROF_ROOT_JNI_MONITOR = 0x8e,
+    HPROF_ROOT_UNREACHABLE = 0x90,
+    HPROF_CLASS_DUMP = 0x20,
+    HPROF_INSTANCE_DUMP = 0x21,
+    HPROF_OBJ_ARRAY_DUMP = 0x22,
+    HPROF_PRIM_ARRAY_DUMP = 0x23,
+    HPROF_PRIM_ARRAY_NODATA = 0xc3,
+    HPROF_HEAP_DUMP_INFO = 0xfe
 };
 
 /* What kind of object a record is (the sub-record tag says it). */
 enum hk_kind { HK_KIND_CLASS = 1, HK_KIND_INSTANCE, HK_KIND_OBJ_ARRAY, HK_KIND_PRIM_ARRAY };
 
 #define HK_MAX_HEAPS 8
-#define HK_NONE UINT32_MAX
+#define HK_NONE      UINT32_MAX
 
 typedef struct hk_field {
-    const char *name;       /* the source name when a map renamed it */
-    const char *obf_name;   /* the dump's name */
-    uint8_t type;           /* enum hk_type */
-    uint32_t offset;        /* in the instance data (flattened layouts) */
+    const char *name;     /* the source name when a map renamed it */
+    const char *obf_name; /* the dump's name */
+    uint8_t type;         /* enum hk_type */
+    uint32_t offset;      /* in the instance data (flattened layouts) */
 } hk_field;
 
 typedef struct hk_static {
@@ -67,40 +90,40 @@ typedef struct hk_class {
     hk_id id;
     hk_id super_id;
     hk_id loader_id;
-    uint32_t index;         /* in d->classes */
-    uint32_t super;         /* index of the superclass, HK_NONE for none */
-    uint32_t object;        /* index in the object table */
-    const char *name;       /* Java source name: java.lang.String, byte[], a.B$C (mapped) */
-    const char *obf_name;   /* the name the dump gives it (the same without a map) */
-    uint32_t instance_size; /* as the dump records it (ART: real size; HotSpot: field bytes) */
+    uint32_t index;           /* in d->classes */
+    uint32_t super;           /* index of the superclass, HK_NONE for none */
+    uint32_t object;          /* index in the object table */
+    const char *name;         /* Java source name: java.lang.String, byte[], a.B$C (mapped) */
+    const char *obf_name;     /* the name the dump gives it (the same without a map) */
+    uint32_t instance_size;   /* as the dump records it (ART: real size; HotSpot: field bytes) */
     uint32_t own_fields_size; /* bytes of this class's own fields in instance data */
-    uint16_t nfields;       /* this class's own fields, offsets relative to its block */
+    uint16_t nfields;         /* this class's own fields, offsets relative to its block */
     hk_field *fields;
     uint16_t nstatics;
     hk_static *statics;
-    uint64_t static_bytes;  /* size of static values: the class object's shallow size */
+    uint64_t static_bytes; /* size of static values: the class object's shallow size */
     /* flattened layout (own fields first, then each superclass's), built lazily */
     hk_field *all_fields;
     uint32_t nall_fields;
     uint32_t all_fields_size;
     uint8_t heap;
-    uint8_t ref_kind;       /* enum hk_ref_kind, 0 when the dump does not say */
+    uint8_t ref_kind; /* enum hk_ref_kind, 0 when the dump does not say */
 } hk_class;
 
 typedef struct hk_root {
     hk_id id;
-    uint8_t type;           /* the sub-record tag */
-    uint32_t thread;        /* thread serial, 0 when not given */
-    uint32_t frame;         /* frame number (JNI_LOCAL, JAVA_FRAME, JNI_MONITOR), else 0 */
+    uint8_t type;    /* the sub-record tag */
+    uint32_t thread; /* thread serial, 0 when not given */
+    uint32_t frame;  /* frame number (JNI_LOCAL, JAVA_FRAME, JNI_MONITOR), else 0 */
 } hk_root;
 
 typedef struct hk_heap_range {
-    uint64_t offset;        /* records at or after this file offset ... */
-    uint8_t heap;           /* ... belong to this heap index */
+    uint64_t offset; /* records at or after this file offset ... */
+    uint8_t heap;    /* ... belong to this heap index */
 } hk_heap_range;
 
 typedef struct hk_idseg {
-    uint32_t start;         /* first object index whose id has this high word */
+    uint32_t start; /* first object index whose id has this high word */
     uint32_t hi;
 } hk_idseg;
 
@@ -108,9 +131,9 @@ struct hk_dump {
     char *path;
     const uint8_t *data;
     size_t size;
-    int mapped;             /* data is an mmap (else malloc'd, e.g. from gzip) */
+    int mapped; /* data is an mmap (else malloc'd, e.g. from gzip) */
 
-    char format[24];        /* "JAVA PROFILE 1.0.3" */
+    char format[24]; /* "JAVA PROFILE 1.0.3" */
     uint32_t id_size;
     uint64_t timestamp_ms;
 
@@ -131,19 +154,19 @@ struct hk_dump {
 
     uint32_t header_size;
 
-    hk_idtab strings;       /* string id -> offset of the STRING record body */
-    hk_idtab load_names;    /* class id -> name string id, from LOAD_CLASS */
+    hk_idtab strings;    /* string id -> offset of the STRING record body */
+    hk_idtab load_names; /* class id -> name string id, from LOAD_CLASS */
     /* allocation stacks: frame id -> STACK_FRAME body, serial -> STACK_TRACE body,
      * class serial -> class id (frames name their class by serial); keys are stored + 1,
      * as ART counts frame ids and serials from 0 and a table key of 0 means empty */
     hk_idtab frames, traces, class_serials;
-    hk_map *map;            /* the R8/ProGuard map applied to the names, NULL for none */
+    hk_map *map; /* the R8/ProGuard map applied to the names, NULL for none */
     /* classes */
     hk_class *classes;
     uint32_t nclasses;
-    hk_idmap class_by_id;   /* class id -> index in classes */
-    uint32_t class_class;   /* java.lang.Class, HK_NONE when absent */
-    uint32_t string_class;  /* java.lang.String */
+    hk_idmap class_by_id;          /* class id -> index in classes */
+    uint32_t class_class;          /* java.lang.Class, HK_NONE when absent */
+    uint32_t string_class;         /* java.lang.String */
     uint32_t prim_array_class[12]; /* element type -> class index of "T[]", or HK_NONE */
 
     hk_root *roots;
@@ -193,8 +216,7 @@ typedef void (*hk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 /* Open and index a dump (.hprof or .hprof.gz).  On failure returns NULL with err
  * naming the file offset and what was expected. */
-hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx,
-                      char *err, size_t errlen);
+hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 /* Index a dump held in memory (the fuzz target); data must outlive the dump. */
 hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
@@ -211,14 +233,14 @@ static inline int hk_obj_kind_tag(const hk_dump *d, uint32_t i)
 hk_id hk_obj_id(const hk_dump *d, uint32_t i);
 /* Object index for an id, or HK_NONE. */
 uint32_t hk_obj_find(const hk_dump *d, hk_id id);
-int hk_obj_kind(const hk_dump *d, uint32_t i);          /* enum hk_kind */
+int hk_obj_kind(const hk_dump *d, uint32_t i); /* enum hk_kind */
 /* Class index of an object (a class object's class is java.lang.Class if present),
  * for a primitive array its "T[]" class or HK_NONE. */
 uint32_t hk_obj_class(const hk_dump *d, uint32_t i);
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i);
 /* The size the records give, before HPROF_HK_OBJECT_SIZES. */
 uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i);
-int hk_obj_heap(const hk_dump *d, uint32_t i);          /* heap index, -1 none */
+int hk_obj_heap(const hk_dump *d, uint32_t i); /* heap index, -1 none */
 /* Class name of an object, including primitive arrays ("byte[]"). */
 const char *hk_obj_class_name(const hk_dump *d, uint32_t i);
 
@@ -226,7 +248,7 @@ const char *hk_obj_class_name(const hk_dump *d, uint32_t i);
 const uint8_t *hk_instance_data(const hk_dump *d, uint32_t i, uint32_t *len);
 /* Array access. */
 uint32_t hk_array_length(const hk_dump *d, uint32_t i);
-int hk_prim_array_type(const hk_dump *d, uint32_t i);  /* element hk_type */
+int hk_prim_array_type(const hk_dump *d, uint32_t i);            /* element hk_type */
 const uint8_t *hk_prim_array_data(const hk_dump *d, uint32_t i); /* NULL for NODATA */
 hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k);
 hk_id hk_obj_array_class_id(const hk_dump *d, uint32_t i);
@@ -274,7 +296,7 @@ enum hk_chars_encoding { HK_CHARS_LATIN1 = 0, HK_CHARS_UTF16BE, HK_CHARS_UTF16LE
 typedef struct hk_chars {
     const uint8_t *p;
     uint32_t units;
-    int encoding;           /* enum hk_chars_encoding: 1 or 2 bytes a unit */
+    int encoding; /* enum hk_chars_encoding: 1 or 2 bytes a unit */
     uint32_t array;
 } hk_chars;
 /* 0, or -1 if obj is not a java.lang.String. */
@@ -289,8 +311,8 @@ const char *hk_type_name(int type);
 
 /* ---- origin (Android) ---- */
 typedef struct hk_origin {
-    int sdk;                /* -1 when absent */
-    char *fingerprint, *manufacturer, *model, *process;  /* NULL when absent */
+    int sdk;                                            /* -1 when absent */
+    char *fingerprint, *manufacturer, *model, *process; /* NULL when absent */
 } hk_origin;
 void hk_origin_read(hk_dump *d, hk_origin *o);
 void hk_origin_free(hk_origin *o);

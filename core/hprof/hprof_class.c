@@ -18,7 +18,7 @@ char *hk_arena_strdup(hk_dump *d, const char *s, size_t n)
         d->arena_cap = cap;
     }
     char *dst = d->arena[d->narena - 1] + d->arena_used;
-    if (n) memcpy(dst, s, n);   /* an empty name may come as NULL (an empty buffer) */
+    if (n) memcpy(dst, s, n); /* an empty name may come as NULL (an empty buffer) */
     dst[n] = 0;
     d->arena_used += n + 1;
     return dst;
@@ -36,9 +36,14 @@ const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len)
 static const char *prim_name(char c)
 {
     switch (c) {
-    case 'Z': return "boolean"; case 'C': return "char"; case 'F': return "float";
-    case 'D': return "double"; case 'B': return "byte"; case 'S': return "short";
-    case 'I': return "int"; case 'J': return "long";
+    case 'Z': return "boolean";
+    case 'C': return "char";
+    case 'F': return "float";
+    case 'D': return "double";
+    case 'B': return "byte";
+    case 'S': return "short";
+    case 'I': return "int";
+    case 'J': return "long";
     default: return NULL;
     }
 }
@@ -57,7 +62,8 @@ static const char *java_name(hk_dump *d, const char *s, size_t n)
     } else {
         hk_buf_append(&b, s, n);
     }
-    for (size_t i = 0; i < b.len; i++) if (b.data[i] == '/') b.data[i] = '.';
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] == '/') b.data[i] = '.';
     for (size_t i = 0; i < dims; i++) hk_buf_puts(&b, "[]");
     const char *r = hk_arena_strdup(d, (const char *)b.data, b.len);
     hk_buf_free(&b);
@@ -73,10 +79,11 @@ static const char *name_of_sid(hk_dump *d, hk_id sid)
 
 static int prim_type_of_array_name(const char *name)
 {
-    static const struct { const char *n; int t; } map[] = {
-        {"boolean[]", HK_T_BOOLEAN}, {"char[]", HK_T_CHAR}, {"float[]", HK_T_FLOAT},
-        {"double[]", HK_T_DOUBLE}, {"byte[]", HK_T_BYTE}, {"short[]", HK_T_SHORT},
-        {"int[]", HK_T_INT}, {"long[]", HK_T_LONG}};
+    static const struct {
+        const char *n;
+        int t;
+    } map[] = {{"boolean[]", HK_T_BOOLEAN}, {"char[]", HK_T_CHAR},   {"float[]", HK_T_FLOAT}, {"double[]", HK_T_DOUBLE},
+               {"byte[]", HK_T_BYTE},       {"short[]", HK_T_SHORT}, {"int[]", HK_T_INT},     {"long[]", HK_T_LONG}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(name, map[i].n)) return map[i].t;
     return 0;
@@ -89,12 +96,16 @@ static int heap_of_offset(const hk_dump *d, uint64_t off)
     if (!hi || d->heap_ranges[0].offset > off) return -1;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (d->heap_ranges[mid].offset <= off) lo = mid; else hi = mid;
+        if (d->heap_ranges[mid].offset <= off) lo = mid;
+        else hi = mid;
     }
     return d->heap_ranges[lo].heap;
 }
 
-int hk_obj_heap(const hk_dump *d, uint32_t i) { return heap_of_offset(d, hk_obj_offset(d, i)); }
+int hk_obj_heap(const hk_dump *d, uint32_t i)
+{
+    return heap_of_offset(d, hk_obj_offset(d, i));
+}
 
 static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t errlen)
 {
@@ -106,9 +117,11 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     const uint8_t *q = r + 1 + idsz + 4 + 6 * idsz;
     c->instance_size = hk_be32(q);
     q += 4;
-    uint16_t ncp = hk_be16(q); q += 2;
+    uint16_t ncp = hk_be16(q);
+    q += 2;
     for (uint16_t i = 0; i < ncp; i++) q += 3 + hk_type_size(d, q[2]);
-    c->nstatics = hk_be16(q); q += 2;
+    c->nstatics = hk_be16(q);
+    q += 2;
     c->statics = calloc(c->nstatics ? c->nstatics : 1, sizeof *c->statics);
     for (uint16_t i = 0; i < c->nstatics; i++) {
         hk_static *s = &c->statics[i];
@@ -118,7 +131,8 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
         c->static_bytes += (uint64_t)hk_type_size(d, s->type);
         q += idsz + 1 + hk_type_size(d, s->type);
     }
-    c->nfields = hk_be16(q); q += 2;
+    c->nfields = hk_be16(q);
+    q += 2;
     c->fields = calloc(c->nfields ? c->nfields : 1, sizeof *c->fields);
     uint32_t o = 0;
     for (uint16_t i = 0; i < c->nfields; i++) {
@@ -144,14 +158,18 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     c->obf_name = c->name;
     int h = heap_of_offset(d, off);
     c->heap = (uint8_t)(h < 0 ? 0 : h);
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     return 0;
 }
 
 int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen)
 {
     d->classes = calloc(n ? n : 1, sizeof *d->classes);
-    if (!d->classes) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!d->classes) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     d->nclasses = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
         hk_class *c = &d->classes[i];
@@ -172,7 +190,9 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
         if (c->super_id) {
             uint32_t *s = hk_idmap_get(&d->class_by_id, c->super_id);
             if (!s) {
-                snprintf(err, errlen, "%s: at offset %llu: class %s names superclass 0x%llx, which is not in the dump (an id that points nowhere)",
+                snprintf(err, errlen,
+                         "%s: at offset %llu: class %s names superclass 0x%llx, which is not in the dump (an id that "
+                         "points nowhere)",
                          d->path, (unsigned long long)offs[i], c->name, (unsigned long long)c->super_id);
                 return -1;
             }
@@ -184,8 +204,8 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
         uint32_t k = d->classes[i].super, steps = 0;
         while (k != HK_NONE && steps++ <= n) k = d->classes[k].super;
         if (steps > n) {
-            snprintf(err, errlen, "%s: at offset %llu: class %s has a superclass cycle",
-                     d->path, (unsigned long long)offs[i], d->classes[i].name);
+            snprintf(err, errlen, "%s: at offset %llu: class %s has a superclass cycle", d->path,
+                     (unsigned long long)offs[i], d->classes[i].name);
             return -1;
         }
     }
@@ -202,7 +222,7 @@ hk_class *hk_class_by_name(const hk_dump *d, const char *name)
 {
     for (uint32_t i = 0; i < d->nclasses; i++)
         if (!strcmp(d->classes[i].name, name)) return &d->classes[i];
-    for (uint32_t i = 0; i < d->nclasses; i++)   /* the dump's name, when a map renamed it */
+    for (uint32_t i = 0; i < d->nclasses; i++) /* the dump's name, when a map renamed it */
         if (!strcmp(d->classes[i].obf_name, name)) return &d->classes[i];
     return NULL;
 }

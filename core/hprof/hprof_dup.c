@@ -9,10 +9,10 @@
  * candidate into (hash, object) in object order, scatter those into buckets by the hash's top
  * bits, then group each bucket in a small open-addressing table that stays in the cache. */
 #define BUCKET_BITS 10
-#define PREFETCH 16
+#define PREFETCH    16
 
 typedef struct entry {
-    uint32_t hash;          /* 32 bits: a collision only costs one comparison of the bytes */
+    uint32_t hash; /* 32 bits: a collision only costs one comparison of the bytes */
     uint32_t obj;
 } entry;
 
@@ -49,17 +49,17 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t seed)
 /* What a member is compared by: its bytes as the dump holds them (an array's data, a String's
  * characters undecoded: the same text is held the same way, Latin-1 or UTF-16, by one VM). */
 typedef struct member_key {
-    int type;               /* element type of an array, 100 + the encoding for a String */
+    int type; /* element type of an array, 100 + the encoding for a String */
     const uint8_t *p;
     size_t n;
-    uint32_t array;         /* a String's value array */
+    uint32_t array; /* a String's value array */
 } member_key;
 
 typedef struct scan {
     hk_dump *d;
     int kind;
-    uint8_t *uses;          /* per object: how many Strings have it as value (0, 1, 2+) */
-    int count_uses;         /* uses is being filled by this scan */
+    uint8_t *uses;  /* per object: how many Strings have it as value (0, 1, 2+) */
+    int count_uses; /* uses is being filled by this scan */
 } scan;
 
 static int key_of(scan *sc, uint32_t obj, member_key *k)
@@ -74,7 +74,7 @@ static int key_of(scan *sc, uint32_t obj, member_key *k)
         return 0;
     }
     k->p = hk_prim_array_data(sc->d, obj);
-    if (!k->p) return -1;   /* PRIMITIVE_ARRAY_NODATA: nothing to compare */
+    if (!k->p) return -1; /* PRIMITIVE_ARRAY_NODATA: nothing to compare */
     k->type = hk_prim_array_type(sc->d, obj);
     k->n = (size_t)hk_array_length(sc->d, obj) * (size_t)hk_type_size(sc->d, k->type);
     k->array = HK_NONE;
@@ -104,12 +104,12 @@ static int same_value(scan *sc, uint32_t a, uint32_t b)
 
 /* Groups one bucket's entries (in object order, so a group's first is its lowest id) and
  * appends the groups of two or more to *out. */
-static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t cap,
-                         hk_dup_group **out, size_t *nout, size_t *outcap)
+static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t cap, hk_dup_group **out, size_t *nout,
+                         size_t *outcap)
 {
     memset(tab, 0, cap * sizeof *tab);
     for (size_t i = 0; i < n; i++) {
-        size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1);   /* not the bits that chose the bucket */
+        size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1); /* not the bits that chose the bucket */
         for (; tab[j].count; j = (j + 1) & (cap - 1))
             if (tab[j].hash == e[i].hash && same_value(sc, tab[j].first, e[i].obj)) break;
         if (tab[j].count) tab[j].count++;
@@ -177,8 +177,8 @@ static int by_waste(const void *pa, const void *pb)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
-int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out,
-                  uint32_t *n, char *err, size_t errlen)
+int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out, uint32_t *n, char *err,
+                  size_t errlen)
 {
     *out = NULL;
     *n = 0;
@@ -188,12 +188,12 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     }
     scan sc = {d, kind, uses, !*uses_ready};
     hashes h = {0};
-    h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays;   /* at most */
+    h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays; /* at most */
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) {
         uint32_t cnt;
         const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) {   /* ascending ids */
+        for (uint32_t k = 0; k < cnt; k++) { /* ascending ids */
             if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
             hash_one(&sc, &h, v[k]);
         }
@@ -204,7 +204,8 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
         int classless = 0;
         for (int t = 0; t < 12; t++) {
             if (hk_type_size(d, t) <= 0 || t == HK_T_OBJECT) continue;
-            for (int heap = 0; heap < HK_MAX_HEAPS; heap++) if (d->prim_counts[t][heap]) classless = 1;
+            for (int heap = 0; heap < HK_MAX_HEAPS; heap++)
+                if (d->prim_counts[t][heap]) classless = 1;
             uint32_t c = d->prim_array_class[t], cnt;
             if (c == HK_NONE) continue;
             const uint32_t *v = hk_class_instances(d, c, &cnt);
@@ -228,7 +229,7 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
         start[b + 1] += start[b];
         pos[b] = start[b];
     }
-    entry *by = hk_xrealloc(NULL, (h.n ? h.n : 1) * sizeof *by);   /* every slot is written */
+    entry *by = hk_xrealloc(NULL, (h.n ? h.n : 1) * sizeof *by); /* every slot is written */
     for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (32 - BUCKET_BITS)]++] = h.e[i];
     free(h.e);
     size_t cap = 16;

@@ -8,11 +8,11 @@
 enum hk_dup_kind { HK_DUP_STRINGS = 1, HK_DUP_ARRAYS };
 
 typedef struct hk_dup_group {
-    uint32_t first;         /* the member with the lowest id: the group's example */
-    uint32_t count;         /* members, 2 or more */
-    uint64_t bytes;         /* one member's bytes (a String: its own, and its value array's
+    uint32_t first;  /* the member with the lowest id: the group's example */
+    uint32_t count;  /* members, 2 or more */
+    uint64_t bytes;  /* one member's bytes (a String: its own, and its value array's
                              * when no other String shares that array) */
-    uint64_t wasted;        /* (count - 1) x bytes: what keeping one copy would save */
+    uint64_t wasted; /* (count - 1) x bytes: what keeping one copy would save */
 } hk_dup_group;
 
 /* The groups of 2 or more equal Strings (same text) or primitive arrays (same element type,
@@ -22,7 +22,7 @@ typedef struct hk_dup_group {
  * for more), filled by the first call (*uses_ready becomes 1) and read by later calls on the
  * same dump, which so skip that pass.  0, or -1 with err when the dump has no
  * java.lang.String for HK_DUP_STRINGS. */
-int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out,
-                  uint32_t *n, char *err, size_t errlen);
+int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out, uint32_t *n, char *err,
+                  size_t errlen);
 
 #endif

@@ -32,12 +32,12 @@ static void recount(hk_dump *d, uint32_t i, uint64_t old, uint64_t now)
     *slot = *slot - old + now;
 }
 
-static int whole_pairs(const hk_dump *d, uint32_t len, uint32_t step, uint64_t off, const char *what,
-                       char *err, size_t errlen)
+static int whole_pairs(const hk_dump *d, uint32_t len, uint32_t step, uint64_t off, const char *what, char *err,
+                       size_t errlen)
 {
     if (len % step == 0) return 0;
-    snprintf(err, errlen, "%s: at offset %llu: %s record of %u bytes is not a whole number of entries",
-             d->path, (unsigned long long)off, what, len);
+    snprintf(err, errlen, "%s: at offset %llu: %s record of %u bytes is not a whole number of entries", d->path,
+             (unsigned long long)off, what, len);
     return -1;
 }
 
@@ -51,7 +51,7 @@ static int apply_sizes(hk_dump *d, const uint8_t *p, uint32_t len, uint64_t off,
     }
     for (uint32_t k = 0; k < len; k += step) {
         uint32_t i = hk_obj_find(d, hk_be_id(d, p + k));
-        if (i == HK_NONE) continue;     /* a size for an object the dump lacks says nothing */
+        if (i == HK_NONE) continue; /* a size for an object the dump lacks says nothing */
         uint64_t now = hk_be64(p + k + d->id_size);
         recount(d, i, d->obj_sizes[i], now);
         d->obj_sizes[i] = now;

@@ -16,15 +16,26 @@
 static int read_gzip(hk_dump *d, int fd, char *err, size_t errlen)
 {
     gzFile gz = gzdopen(dup(fd), "rb");
-    if (!gz) { snprintf(err, errlen, "%s: cannot open as gzip", d->path); return -1; }
+    if (!gz) {
+        snprintf(err, errlen, "%s: cannot open as gzip", d->path);
+        return -1;
+    }
     gzbuffer(gz, 1 << 20);
     size_t cap = 1 << 24, len = 0;
     uint8_t *buf = malloc(cap);
     for (;;) {
-        if (!buf) { gzclose(gz); snprintf(err, errlen, "%s: out of memory inflating", d->path); return -1; }
+        if (!buf) {
+            gzclose(gz);
+            snprintf(err, errlen, "%s: out of memory inflating", d->path);
+            return -1;
+        }
         if (len == cap) {
             uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) { free(buf); buf = NULL; continue; }
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                continue;
+            }
             buf = nb;
             cap *= 2;
         }
@@ -66,7 +77,8 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
         return -1;
     }
     if (strcmp(p, "JAVA PROFILE 1.0.1") && strcmp(p, "JAVA PROFILE 1.0.2") && strcmp(p, "JAVA PROFILE 1.0.3")) {
-        snprintf(err, errlen, "%s: unsupported HPROF version \"%.*s\" at offset 0 (1.0.1, 1.0.2 and 1.0.3 are supported)",
+        snprintf(err, errlen,
+                 "%s: unsupported HPROF version \"%.*s\" at offset 0 (1.0.1, 1.0.2 and 1.0.3 are supported)",
                  d->path ? d->path : "dump", (int)n, p);
         return -1;
     }
@@ -78,8 +90,8 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
     }
     d->id_size = hk_be32(d->data + n + 1);
     if (d->id_size != 4 && d->id_size != 8) {
-        snprintf(err, errlen, "%s: at offset %zu: id size %u (expected 4 or 8)",
-                 d->path ? d->path : "dump", n + 1, d->id_size);
+        snprintf(err, errlen, "%s: at offset %zu: id size %u (expected 4 or 8)", d->path ? d->path : "dump", n + 1,
+                 d->id_size);
         return -1;
     }
     d->timestamp_ms = hk_be64(d->data + n + 5);
@@ -133,7 +145,10 @@ static hk_dump *finish_open(hk_dump *d, hk_progress_fn progress, void *pctx, cha
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file", path);
@@ -141,13 +156,20 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
         return NULL;
     }
     hk_dump *d = dump_new(path);
-    if (!d) { close(fd); snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!d) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     uint8_t magic[2] = {0, 0};
     ssize_t got = pread(fd, magic, 2, 0);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
         int rc = read_gzip(d, fd, err, errlen);
         close(fd);
-        if (rc < 0) { hk_dump_close(d); return NULL; }
+        if (rc < 0) {
+            hk_dump_close(d);
+            return NULL;
+        }
     } else {
         if (st.st_size == 0) {
             snprintf(err, errlen, "%s: empty file, not an HPROF heap dump", path);
@@ -178,7 +200,7 @@ hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t er
     if (!d) return NULL;
     d->data = data;
     d->size = size;
-    d->mapped = 2;   /* borrowed */
+    d->mapped = 2; /* borrowed */
     return finish_open(d, NULL, NULL, err, errlen);
 }
 

@@ -13,22 +13,29 @@ typedef struct pass {
     hk_dump *d;
     char *err;
     size_t errlen;
-    hk_objtab objs;         /* sorted by id at the end */
+    hk_objtab objs; /* sorted by id at the end */
     /* class id -> counter slot, direct-mapped in front of the hash map: a heap has a few
      * thousand classes and most objects belong to a few hundred of them */
-    struct { uint64_t key; uint32_t slot; } cache[1024];
+    struct {
+        uint64_t key;
+        uint32_t slot;
+    } cache[1024];
     hk_root *roots;
     size_t caproots;
     hk_heap_range *ranges;
     size_t capranges;
-    uint64_t *class_offs;   /* offsets of CLASS_DUMP records */
+    uint64_t *class_offs; /* offsets of CLASS_DUMP records */
     size_t nclass_offs, capclass_offs;
     /* counters keyed by class id, [slot][heap] */
     hk_idmap counter_slot;
-    struct counter { uint64_t key; uint32_t n[HK_MAX_HEAPS]; uint64_t b[HK_MAX_HEAPS]; } *counters;
+    struct counter {
+        uint64_t key;
+        uint32_t n[HK_MAX_HEAPS];
+        uint64_t b[HK_MAX_HEAPS];
+    } * counters;
     size_t ncounters, capcounters;
     int cur_heap;
-    uint64_t *ext_offs;     /* offsets of hprofkit's own records */
+    uint64_t *ext_offs; /* offsets of hprofkit's own records */
     size_t next_offs, capext_offs;
     hk_progress_fn progress;
     void *pctx;
@@ -41,12 +48,10 @@ static int fail_at(pass *p, uint64_t off, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(p->err, p->errlen, "%s: at offset %llu (0x%llx): %s",
-             p->d->path ? p->d->path : "dump", (unsigned long long)off,
-             (unsigned long long)off, msg);
+    snprintf(p->err, p->errlen, "%s: at offset %llu (0x%llx): %s", p->d->path ? p->d->path : "dump",
+             (unsigned long long)off, (unsigned long long)off, msg);
     return -1;
 }
-
 
 /* Counters of primitive arrays are keyed by element type above any id a dump uses (small ids
  * are real: a heap graph's objects may be numbered from 1). */
@@ -74,7 +79,7 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
         p->counters[p->ncounters].key = class_key;
         p->ncounters++;
     }
-    p->cache[ci].key = class_key + 1;   /* + 1: an empty entry (0) never matches */
+    p->cache[ci].key = class_key + 1; /* + 1: an empty entry (0) never matches */
     p->cache[ci].slot = *slot;
     p->counters[*slot].n[h]++;
     p->counters[*slot].b[h] += bytes;
@@ -83,23 +88,21 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
 static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
 {
     hk_dump *d = p->d;
-    if (d->nroots + 1 > p->caproots)
-        d->roots = hk_grow(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
+    if (d->nroots + 1 > p->caproots) d->roots = hk_grow(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
     hk_root *root = &d->roots[d->nroots++];
     memset(root, 0, sizeof *root);
     root->type = (uint8_t)tag;
     root->id = rd_id(r + 1, idsz);
     switch (tag) {
-    case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_MONITOR:
+    case HPROF_ROOT_JNI_LOCAL:
+    case HPROF_ROOT_JAVA_FRAME:
+    case HPROF_ROOT_JNI_MONITOR:
         root->thread = hk_be32(r + 1 + idsz);
         root->frame = hk_be32(r + 1 + idsz + 4);
         break;
-    case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK:
-        root->thread = hk_be32(r + 1 + idsz);
-        break;
-    case HPROF_ROOT_THREAD_OBJECT:
-        root->thread = hk_be32(r + 1 + idsz);
-        break;
+    case HPROF_ROOT_NATIVE_STACK:
+    case HPROF_ROOT_THREAD_BLOCK: root->thread = hk_be32(r + 1 + idsz); break;
+    case HPROF_ROOT_THREAD_OBJECT: root->thread = hk_be32(r + 1 + idsz); break;
     default: break;
     }
     return 0;
@@ -118,7 +121,11 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
         uint32_t len;
         const char *name = hk_string_by_id(d, name_sid, &len);
         char tmp[32];
-        if (!name) { snprintf(tmp, sizeof tmp, "heap-0x%x", heap_id); name = tmp; len = (uint32_t)strlen(tmp); }
+        if (!name) {
+            snprintf(tmp, sizeof tmp, "heap-0x%x", heap_id);
+            name = tmp;
+            len = (uint32_t)strlen(tmp);
+        }
         d->heap_names[h] = strndup(name, len);
     }
     p->cur_heap = h;
@@ -136,7 +143,8 @@ static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_
     uint32_t idsz = d->id_size;
     const uint8_t *q = r + 1 + idsz + 4 + 6 * idsz + 4;
     if (q + 2 > end) return 0;
-    uint16_t n = hk_be16(q); q += 2;
+    uint16_t n = hk_be16(q);
+    q += 2;
     for (uint16_t i = 0; i < n; i++) {
         if (q + 3 > end) return 0;
         int t = q[2];
@@ -145,7 +153,8 @@ static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_
         q += 3 + sz;
     }
     if (q + 2 > end) return 0;
-    n = hk_be16(q); q += 2;
+    n = hk_be16(q);
+    q += 2;
     for (uint16_t i = 0; i < n; i++) {
         if (q + idsz + 1 > end) return 0;
         int sz = hk_type_size(d, q[idsz]);
@@ -153,7 +162,8 @@ static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_
         q += idsz + 1 + sz;
     }
     if (q + 2 > end) return 0;
-    n = hk_be16(q); q += 2;
+    n = hk_be16(q);
+    q += 2;
     if (q + (uint64_t)n * (idsz + 1) > end) return 0;
     for (uint16_t i = 0; i < n; i++)
         if (hk_type_size(d, q[i * (idsz + 1) + idsz]) <= 0) return 0;
@@ -164,15 +174,22 @@ static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_
 static int root_body_size(int tag, uint32_t idsz)
 {
     switch (tag) {
-    case HPROF_ROOT_UNKNOWN: case HPROF_ROOT_STICKY_CLASS: case HPROF_ROOT_MONITOR_USED:
-    case HPROF_ROOT_INTERNED_STRING: case HPROF_ROOT_FINALIZING: case HPROF_ROOT_DEBUGGER:
-    case HPROF_ROOT_REFERENCE_CLEANUP: case HPROF_ROOT_VM_INTERNAL: case HPROF_ROOT_UNREACHABLE:
-        return (int)idsz;
+    case HPROF_ROOT_UNKNOWN:
+    case HPROF_ROOT_STICKY_CLASS:
+    case HPROF_ROOT_MONITOR_USED:
+    case HPROF_ROOT_INTERNED_STRING:
+    case HPROF_ROOT_FINALIZING:
+    case HPROF_ROOT_DEBUGGER:
+    case HPROF_ROOT_REFERENCE_CLEANUP:
+    case HPROF_ROOT_VM_INTERNAL:
+    case HPROF_ROOT_UNREACHABLE: return (int)idsz;
     case HPROF_ROOT_JNI_GLOBAL: return (int)(2 * idsz);
-    case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_MONITOR:
-    case HPROF_ROOT_THREAD_OBJECT:
-        return (int)idsz + 8;
-    case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK: return (int)idsz + 4;
+    case HPROF_ROOT_JNI_LOCAL:
+    case HPROF_ROOT_JAVA_FRAME:
+    case HPROF_ROOT_JNI_MONITOR:
+    case HPROF_ROOT_THREAD_OBJECT: return (int)idsz + 8;
+    case HPROF_ROOT_NATIVE_STACK:
+    case HPROF_ROOT_THREAD_BLOCK: return (int)idsz + 4;
     default: return -1;
     }
 }
@@ -211,13 +228,13 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
             r += sz;
             break;
         }
-        case HPROF_PRIM_ARRAY_DUMP: case HPROF_PRIM_ARRAY_NODATA: {
+        case HPROF_PRIM_ARRAY_DUMP:
+        case HPROF_PRIM_ARRAY_NODATA: {
             if (left < 1 + (uint64_t)idsz + 9) goto short_rec;
             uint32_t n = hk_be32(r + 1 + idsz + 4);
             int t = r[1 + idsz + 8];
             int esz = hk_type_size_fast(idsz, t);
-            if (esz <= 0 || t == HK_T_OBJECT)
-                return fail_at(p, off, "primitive array with invalid element type %d", t);
+            if (esz <= 0 || t == HK_T_OBJECT) return fail_at(p, off, "primitive array with invalid element type %d", t);
             uint64_t sz = 1 + (uint64_t)idsz + 9 + (tag == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
             if (sz > left) goto short_rec;
             hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
@@ -228,8 +245,11 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
         }
         case HPROF_CLASS_DUMP: {
             uint64_t sz = class_dump_size(d, r, end);
-            if (!sz) return fail_at(p, off, "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
-                                    "heap dump", (unsigned long long)rec_off);
+            if (!sz)
+                return fail_at(
+                    p, off,
+                    "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
+                    "heap dump", (unsigned long long)rec_off);
             hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
             p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
             p->class_offs[p->nclass_offs++] = off;
@@ -245,7 +265,9 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
         default: {
             int n = root_body_size(tag, idsz);
             if (n < 0)
-                return fail_at(p, off, "unknown heap sub-record tag 0x%02x (inside the heap dump record at offset %llu); the dump is corrupt or from an unsupported VM",
+                return fail_at(p, off,
+                               "unknown heap sub-record tag 0x%02x (inside the heap dump record at offset %llu); the "
+                               "dump is corrupt or from an unsupported VM",
                                tag, (unsigned long long)rec_off);
             if ((uint64_t)n + 1 > left) goto short_rec;
             add_root(p, r, tag, idsz);
@@ -254,7 +276,9 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
         }
         continue;
     short_rec:
-        return fail_at(p, off, "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset %llu): truncated or corrupt",
+        return fail_at(p, off,
+                       "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset %llu): "
+                       "truncated or corrupt",
                        tag, (unsigned long long)end_off);
     }
     return 0;
@@ -289,11 +313,14 @@ static int attach_counters(pass *p)
                 /* find one object that names it, for the message */
                 for (uint32_t i = 0; i < d->nobjects; i++) {
                     int k = hk_obj_kind(d, i);
-                    hk_id c = k == HK_KIND_INSTANCE ? hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 4)
-                            : k == HK_KIND_OBJ_ARRAY ? hk_obj_array_class_id(d, i) : 0;
+                    hk_id c = k == HK_KIND_INSTANCE    ? hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 4)
+                              : k == HK_KIND_OBJ_ARRAY ? hk_obj_array_class_id(d, i)
+                                                       : 0;
                     if (c == key)
-                        return fail_at(p, hk_obj_offset(d, i), "object 0x%llx names class 0x%llx, which is not in the dump (an id that points nowhere)",
-                                       (unsigned long long)hk_obj_id(d, i), (unsigned long long)key);
+                        return fail_at(
+                            p, hk_obj_offset(d, i),
+                            "object 0x%llx names class 0x%llx, which is not in the dump (an id that points nowhere)",
+                            (unsigned long long)hk_obj_id(d, i), (unsigned long long)key);
                 }
                 return fail_at(p, 0, "class 0x%llx is used but not in the dump", (unsigned long long)key);
             }
@@ -339,8 +366,8 @@ static int top_records(pass *p)
         uint32_t len = hk_be32(base + off + 5);
         uint64_t body = off + 9;
         if (len > size - body)
-            return fail_at(p, off, "record 0x%02x claims %u bytes but only %llu remain: the dump is truncated",
-                           tag, len, (unsigned long long)(size - body));
+            return fail_at(p, off, "record 0x%02x claims %u bytes but only %llu remain: the dump is truncated", tag,
+                           len, (unsigned long long)(size - body));
         if (p->progress && off >= next_progress) {
             p->progress(p->pctx, off, size);
             next_progress = off + (64u << 20);
@@ -362,22 +389,21 @@ static int top_records(pass *p)
             break;
         case HPROF_STACK_TRACE:
             if (len < 12) return fail_at(p, off, "STACK_TRACE record too short");
-            if ((len - 12) / d->id_size >= hk_be32(base + body + 8))   /* else: no stack, not no dump */
+            if ((len - 12) / d->id_size >= hk_be32(base + body + 8)) /* else: no stack, not no dump */
                 hk_idtab_set(&d->traces, (uint64_t)hk_be32(base + body) + 1, body);
             break;
-        case HPROF_HEAP_DUMP: case HPROF_HEAP_DUMP_SEGMENT:
+        case HPROF_HEAP_DUMP:
+        case HPROF_HEAP_DUMP_SEGMENT:
             if (tag == HPROF_HEAP_DUMP_SEGMENT || !saw_segment) saw_segment = tag;
             if (heap_records(p, body, body + len, off) < 0) return -1;
             break;
-        case HPROF_HEAP_DUMP_END:
-            saw_end = 1;
-            break;
-        case HPROF_HK_OBJECT_SIZES: case HPROF_HK_REF_KINDS:
+        case HPROF_HEAP_DUMP_END: saw_end = 1; break;
+        case HPROF_HK_OBJECT_SIZES:
+        case HPROF_HK_REF_KINDS:
             p->ext_offs = hk_grow(p->ext_offs, &p->capext_offs, p->next_offs + 1, sizeof(uint64_t));
             p->ext_offs[p->next_offs++] = off;
             break;
-        default:
-            break;  /* unknown or uninteresting: skipped by its length */
+        default: break; /* unknown or uninteresting: skipped by its length */
         }
         off = body + len;
     }

@@ -5,12 +5,18 @@
 
 #include "hprof/hprof.h"
 
-static inline uint16_t hk_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t hk_be16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
 static inline uint32_t hk_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
-static inline uint64_t hk_be64(const uint8_t *p) { return (uint64_t)hk_be32(p) << 32 | hk_be32(p + 4); }
+static inline uint64_t hk_be64(const uint8_t *p)
+{
+    return (uint64_t)hk_be32(p) << 32 | hk_be32(p + 4);
+}
 static inline hk_id hk_be_id(const hk_dump *d, const uint8_t *p)
 {
     return d->id_size == 4 ? hk_be32(p) : hk_be64(p);
@@ -23,7 +29,8 @@ static inline uint32_t hk_seg_find(const hk_dump *d, uint32_t hiw)
     uint32_t lo = 0, hi = d->nsegs;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (d->segs[mid].hi <= hiw) lo = mid; else hi = mid;
+        if (d->segs[mid].hi <= hiw) lo = mid;
+        else hi = mid;
     }
     return lo;
 }

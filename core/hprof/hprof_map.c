@@ -14,7 +14,10 @@ static size_t strip_dims(const char *name, uint32_t *dims)
 {
     size_t n = strlen(name);
     *dims = 0;
-    while (n > 2 && name[n - 2] == '[' && name[n - 1] == ']') { n -= 2; (*dims)++; }
+    while (n > 2 && name[n - 2] == '[' && name[n - 1] == ']') {
+        n -= 2;
+        (*dims)++;
+    }
     return n;
 }
 
@@ -55,7 +58,8 @@ static int looks_obfuscated(const char *name)
     const char *s = dot ? dot + 1 : name;
     size_t k = n - (size_t)(s - name);
     if (k == 0 || k > 2) return 0;
-    for (size_t i = 0; i < k; i++) if (!isalpha((unsigned char)s[i])) return 0;
+    for (size_t i = 0; i < k; i++)
+        if (!isalpha((unsigned char)s[i])) return 0;
     return 1;
 }
 
@@ -72,7 +76,10 @@ static int retrace_id(const hk_dump *d, char *out, size_t n)
         if (!p) continue;
         p += sizeof tag - 1;
         size_t k = 0;
-        while (p + k < s + len && k + 1 < n && isalnum(p[k])) { out[k] = (char)p[k]; k++; }
+        while (p + k < s + len && k + 1 < n && isalnum(p[k])) {
+            out[k] = (char)p[k];
+            k++;
+        }
         out[k] = 0;
         if (k) return 1;
     }
@@ -82,7 +89,8 @@ static int retrace_id(const hk_dump *d, char *out, size_t n)
 static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)
 {
     if (!m->nclasses) {
-        hk_buf_printf(notes, "warning: %s has no class lines ('original.Name -> obfuscated:'): is it a mapping file?\n", m->path);
+        hk_buf_printf(notes, "warning: %s has no class lines ('original.Name -> obfuscated:'): is it a mapping file?\n",
+                      m->path);
         return;
     }
     uint32_t short_names = 0, short_known = 0, renamed = 0, already_source = 0, map_renames = 0;
@@ -104,17 +112,21 @@ static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)
     if (map_renames && !renamed)
         snprintf(why, sizeof why, "none of the %u classes it renames is in the dump", map_renames);
     else if (already_source > renamed)
-        snprintf(why, sizeof why, "%u classes it renames are in the dump under their source names, %u under its short ones",
+        snprintf(why, sizeof why,
+                 "%u classes it renames are in the dump under their source names, %u under its short ones",
                  already_source, renamed);
     else if (short_names >= 10 && short_known * 2 < short_names)
-        snprintf(why, sizeof why, "it knows %u of the dump's %u obfuscated-looking class names", short_known, short_names);
+        snprintf(why, sizeof why, "it knows %u of the dump's %u obfuscated-looking class names", short_known,
+                 short_names);
     if (why[0])
         hk_buf_printf(notes, "warning: the map %s does not fit %s (%s); names are shown as the map gives them\n",
                       m->path, d->path, why);
     char id[128];
     if (m->map_id && retrace_id(d, id, sizeof id) && strcmp(id, m->map_id))
-        hk_buf_printf(notes, "warning: the map %s has pg_map_id %s but the app in %s carries go/retraceme %s: "
-                      "it is another build's map\n", m->path, m->map_id, d->path, id);
+        hk_buf_printf(notes,
+                      "warning: the map %s has pg_map_id %s but the app in %s carries go/retraceme %s: "
+                      "it is another build's map\n",
+                      m->path, m->map_id, d->path, id);
 }
 
 int hk_dump_apply_map(hk_dump *d, hk_map *map, hk_buf *notes, char *err, size_t errlen)
@@ -127,7 +139,7 @@ int hk_dump_apply_map(hk_dump *d, hk_map *map, hk_buf *notes, char *err, size_t 
     d->map = map;
     for (uint32_t i = 0; i < d->nclasses; i++) {
         rename_class(d, &d->classes[i], map);
-        free(d->classes[i].all_fields);     /* layouts copy names: rebuilt on next use */
+        free(d->classes[i].all_fields); /* layouts copy names: rebuilt on next use */
         d->classes[i].all_fields = NULL;
     }
     if (map->nwarnings) {

@@ -12,10 +12,14 @@ int hk_type_size(const hk_dump *d, int type)
 {
     switch (type) {
     case HK_T_OBJECT: return (int)d->id_size;
-    case HK_T_BOOLEAN: case HK_T_BYTE: return 1;
-    case HK_T_CHAR: case HK_T_SHORT: return 2;
-    case HK_T_FLOAT: case HK_T_INT: return 4;
-    case HK_T_DOUBLE: case HK_T_LONG: return 8;
+    case HK_T_BOOLEAN:
+    case HK_T_BYTE: return 1;
+    case HK_T_CHAR:
+    case HK_T_SHORT: return 2;
+    case HK_T_FLOAT:
+    case HK_T_INT: return 4;
+    case HK_T_DOUBLE:
+    case HK_T_LONG: return 8;
     default: return -1;
     }
 }
@@ -23,10 +27,14 @@ int hk_type_size(const hk_dump *d, int type)
 const char *hk_type_name(int type)
 {
     switch (type) {
-    case HK_T_OBJECT: return "object"; case HK_T_BOOLEAN: return "boolean";
-    case HK_T_CHAR: return "char"; case HK_T_FLOAT: return "float";
-    case HK_T_DOUBLE: return "double"; case HK_T_BYTE: return "byte";
-    case HK_T_SHORT: return "short"; case HK_T_INT: return "int";
+    case HK_T_OBJECT: return "object";
+    case HK_T_BOOLEAN: return "boolean";
+    case HK_T_CHAR: return "char";
+    case HK_T_FLOAT: return "float";
+    case HK_T_DOUBLE: return "double";
+    case HK_T_BYTE: return "byte";
+    case HK_T_SHORT: return "short";
+    case HK_T_INT: return "int";
     case HK_T_LONG: return "long";
     default: return "?";
     }
@@ -44,8 +52,18 @@ void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *v)
     case HK_T_SHORT: v->i = (int16_t)hk_be16(p); break;
     case HK_T_INT: v->i = (int32_t)hk_be32(p); break;
     case HK_T_LONG: v->i = (int64_t)hk_be64(p); break;
-    case HK_T_FLOAT: { uint32_t u = hk_be32(p); float f; memcpy(&f, &u, 4); v->d = f; break; }
-    case HK_T_DOUBLE: { uint64_t u = hk_be64(p); memcpy(&v->d, &u, 8); break; }
+    case HK_T_FLOAT: {
+        uint32_t u = hk_be32(p);
+        float f;
+        memcpy(&f, &u, 4);
+        v->d = f;
+        break;
+    }
+    case HK_T_DOUBLE: {
+        uint64_t u = hk_be64(p);
+        memcpy(&v->d, &u, 8);
+        break;
+    }
     default: break;
     }
 }
@@ -56,7 +74,8 @@ hk_id hk_obj_id(const hk_dump *d, uint32_t i)
     uint32_t lo = 0, hi = d->nsegs;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (d->segs[mid].start <= i) lo = mid; else hi = mid;
+        if (d->segs[mid].start <= i) lo = mid;
+        else hi = mid;
     }
     return (hk_id)d->segs[lo].hi << 32 | d->id_lo[i];
 }
@@ -73,7 +92,8 @@ uint32_t hk_obj_find(const hk_dump *d, hk_id id)
         uint32_t a = d->dir[b], e = d->dir[b + 1];
         while (a < e) {
             uint32_t mid = a + (e - a) / 2;
-            if (d->id_lo[mid] < low) a = mid + 1; else e = mid;
+            if (d->id_lo[mid] < low) a = mid + 1;
+            else e = mid;
         }
         return a < d->dir[b + 1] && d->id_lo[a] == low ? a : HK_NONE;
     }
@@ -84,7 +104,8 @@ uint32_t hk_obj_find(const hk_dump *d, hk_id id)
     const uint32_t *ids = d->id_lo;
     while (a < b) {
         uint32_t mid = a + (b - a) / 2;
-        if (ids[mid] < low) a = mid + 1; else b = mid;
+        if (ids[mid] < low) a = mid + 1;
+        else b = mid;
     }
     return a < end && ids[a] == low ? a : HK_NONE;
 }
@@ -109,14 +130,9 @@ uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     uint32_t *c;
     switch (*r) {
-    case HPROF_INSTANCE_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r));
-        return c ? *c : HK_NONE;
-    case HPROF_OBJ_ARRAY_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
-        return c ? *c : HK_NONE;
-    case HPROF_CLASS_DUMP:
-        return d->class_class;
+    case HPROF_INSTANCE_DUMP: c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r)); return c ? *c : HK_NONE;
+    case HPROF_OBJ_ARRAY_DUMP: c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i)); return c ? *c : HK_NONE;
+    case HPROF_CLASS_DUMP: return d->class_class;
     default: {
         int t = r[1 + d->id_size + 8];
         return t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
@@ -131,8 +147,8 @@ const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
     uint32_t c = hk_obj_class(d, i);
     if (c != HK_NONE) return d->classes[c].name;
     if (*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA) {
-        static const char *const n[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
-                                          "byte[]", "short[]", "int[]", "long[]"};
+        static const char *const n[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
+                                          "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
         int t = r[1 + d->id_size + 8];
         return t >= 4 && t < 12 ? n[t] : "?[]";
     }
@@ -222,14 +238,24 @@ int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
 static void put_utf8(hk_buf *b, uint32_t cp)
 {
     char s[4];
-    if (cp < 0x80) { s[0] = (char)cp; hk_buf_append(b, s, 1); }
-    else if (cp < 0x800) { s[0] = (char)(0xC0 | cp >> 6); s[1] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 2); }
-    else if (cp < 0x10000) {
-        s[0] = (char)(0xE0 | cp >> 12); s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        s[2] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 3);
+    if (cp < 0x80) {
+        s[0] = (char)cp;
+        hk_buf_append(b, s, 1);
+    } else if (cp < 0x800) {
+        s[0] = (char)(0xC0 | cp >> 6);
+        s[1] = (char)(0x80 | (cp & 0x3F));
+        hk_buf_append(b, s, 2);
+    } else if (cp < 0x10000) {
+        s[0] = (char)(0xE0 | cp >> 12);
+        s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        s[2] = (char)(0x80 | (cp & 0x3F));
+        hk_buf_append(b, s, 3);
     } else {
-        s[0] = (char)(0xF0 | cp >> 18); s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        s[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); s[3] = (char)(0x80 | (cp & 0x3F)); hk_buf_append(b, s, 4);
+        s[0] = (char)(0xF0 | cp >> 18);
+        s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        s[3] = (char)(0x80 | (cp & 0x3F));
+        hk_buf_append(b, s, 4);
     }
 }
 
@@ -241,7 +267,11 @@ static void utf16_to_utf8(hk_buf *out, const uint8_t *p, uint32_t units, int big
         uint32_t u = big_endian ? hk_be16(p + 2 * k) : (uint32_t)(p[2 * k] | p[2 * k + 1] << 8);
         if (u >= 0xD800 && u < 0xDC00 && k + 1 < units) {
             uint32_t v = big_endian ? hk_be16(p + 2 * k + 2) : (uint32_t)(p[2 * k + 2] | p[2 * k + 3] << 8);
-            if (v >= 0xDC00 && v < 0xE000) { put_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00)); k++; continue; }
+            if (v >= 0xDC00 && v < 0xE000) {
+                put_utf8(out, 0x10000 + ((u - 0xD800) << 10) + (v - 0xDC00));
+                k++;
+                continue;
+            }
         }
         put_utf8(out, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
     }
@@ -252,15 +282,14 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
     memset(out, 0, sizeof *out);
     out->array = HK_NONE;
     uint32_t c = hk_obj_class(d, obj);
-    if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE)
-        return -1;
+    if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE) return -1;
     /* one record and one layout for the four fields (this runs once per String in scans) */
     uint32_t dlen, nf;
     const uint8_t *rec = hk_instance_data(d, obj, &dlen);
     const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
     hk_value value = {0}, count = {0}, offset = {0}, coder = {0};
     int has_value = 0, has_count = 0, has_offset = 0, has_coder = 0;
-    for (uint32_t k = 0; k < nf && rec; k++) {   /* one walk of the layout for the four names */
+    for (uint32_t k = 0; k < nf && rec; k++) { /* one walk of the layout for the four names */
         hk_value *to = NULL;
         int *has = NULL;
         const char *name = f[k].name;
@@ -280,7 +309,7 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
-    if (!data) return -1;   /* no contents (NODATA, a Perfetto heap graph): the text is absent */
+    if (!data) return -1; /* no contents (NODATA, a Perfetto heap graph): the text is absent */
     has_count = has_count && count.type == HK_T_INT;
     has_offset = has_offset && offset.type == HK_T_INT;
     has_coder = has_coder && coder.type == HK_T_BYTE;
@@ -300,7 +329,11 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
         out->units = len;
     } else if (t == HK_T_BYTE) {
         out->p = data;
-        if (has_coder && coder.i == 1) { out->encoding = HK_CHARS_UTF16LE; out->units = n / 2; return 0; }
+        if (has_coder && coder.i == 1) {
+            out->encoding = HK_CHARS_UTF16LE;
+            out->units = n / 2;
+            return 0;
+        }
         if (has_count && !has_coder) {
             uint64_t cnt = (uint64_t)count.i;
             if (cnt > n && (cnt >> 1) <= n) cnt >>= 1;
@@ -318,8 +351,7 @@ int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
     if (hk_string_chars(d, obj, &ch) < 0) return -1;
     if (ch.encoding == HK_CHARS_LATIN1)
         for (uint32_t k = 0; k < ch.units; k++) put_utf8(out, ch.p[k]);
-    else if (ch.p)
-        utf16_to_utf8(out, ch.p, ch.units, ch.encoding == HK_CHARS_UTF16BE);
+    else if (ch.p) utf16_to_utf8(out, ch.p, ch.units, ch.encoding == HK_CHARS_UTF16BE);
     return 0;
 }
 
@@ -338,15 +370,26 @@ int hk_parse_id(const char *s, hk_id *out)
     return 0;
 }
 
-static const struct { int tag; const char *name; } root_names[] = {
-    {HPROF_ROOT_UNKNOWN, "UNKNOWN"}, {HPROF_ROOT_JNI_GLOBAL, "JNI_GLOBAL"},
-    {HPROF_ROOT_JNI_LOCAL, "JNI_LOCAL"}, {HPROF_ROOT_JAVA_FRAME, "JAVA_FRAME"},
-    {HPROF_ROOT_NATIVE_STACK, "NATIVE_STACK"}, {HPROF_ROOT_STICKY_CLASS, "STICKY_CLASS"},
-    {HPROF_ROOT_THREAD_BLOCK, "THREAD_BLOCK"}, {HPROF_ROOT_MONITOR_USED, "MONITOR_USED"},
-    {HPROF_ROOT_THREAD_OBJECT, "THREAD_OBJECT"}, {HPROF_ROOT_INTERNED_STRING, "INTERNED_STRING"},
-    {HPROF_ROOT_FINALIZING, "FINALIZING"}, {HPROF_ROOT_DEBUGGER, "DEBUGGER"},
-    {HPROF_ROOT_REFERENCE_CLEANUP, "REFERENCE_CLEANUP"}, {HPROF_ROOT_VM_INTERNAL, "VM_INTERNAL"},
-    {HPROF_ROOT_JNI_MONITOR, "JNI_MONITOR"}, {HPROF_ROOT_UNREACHABLE, "UNREACHABLE"},
+static const struct {
+    int tag;
+    const char *name;
+} root_names[] = {
+    {HPROF_ROOT_UNKNOWN, "UNKNOWN"},
+    {HPROF_ROOT_JNI_GLOBAL, "JNI_GLOBAL"},
+    {HPROF_ROOT_JNI_LOCAL, "JNI_LOCAL"},
+    {HPROF_ROOT_JAVA_FRAME, "JAVA_FRAME"},
+    {HPROF_ROOT_NATIVE_STACK, "NATIVE_STACK"},
+    {HPROF_ROOT_STICKY_CLASS, "STICKY_CLASS"},
+    {HPROF_ROOT_THREAD_BLOCK, "THREAD_BLOCK"},
+    {HPROF_ROOT_MONITOR_USED, "MONITOR_USED"},
+    {HPROF_ROOT_THREAD_OBJECT, "THREAD_OBJECT"},
+    {HPROF_ROOT_INTERNED_STRING, "INTERNED_STRING"},
+    {HPROF_ROOT_FINALIZING, "FINALIZING"},
+    {HPROF_ROOT_DEBUGGER, "DEBUGGER"},
+    {HPROF_ROOT_REFERENCE_CLEANUP, "REFERENCE_CLEANUP"},
+    {HPROF_ROOT_VM_INTERNAL, "VM_INTERNAL"},
+    {HPROF_ROOT_JNI_MONITOR, "JNI_MONITOR"},
+    {HPROF_ROOT_UNREACHABLE, "UNREACHABLE"},
 };
 
 const char *hk_root_type_name(int type)

@@ -52,7 +52,8 @@ static size_t hi_index(const hk_objtab *t, size_t i)
     size_t a = 0, b = t->nhis;
     while (b - a > 1) {
         size_t m = (a + b) / 2;
-        if (t->his[m].start <= i) a = m; else b = m;
+        if (t->his[m].start <= i) a = m;
+        else b = m;
     }
     return a;
 }
@@ -75,7 +76,12 @@ static int bits_of(uint64_t v)
 }
 
 /* Ids with their offsets, 13 bytes per object: the radix sort's working form. */
-typedef struct wide { uint64_t *ids; uint32_t *off_lo; uint8_t *off_hi; size_t n; } wide;
+typedef struct wide {
+    uint64_t *ids;
+    uint32_t *off_lo;
+    uint8_t *off_hi;
+    size_t n;
+} wide;
 
 static void wide_free(wide *w)
 {
@@ -95,9 +101,15 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n, int lo, int hi)
         memset(count, 0, sizeof count);
         for (size_t i = 0; i < n; i++) count[(src[i] >> shift) & (RADIX - 1)]++;
         size_t sum = 0;
-        for (int v = 0; v < RADIX; v++) { size_t c = count[v]; count[v] = sum; sum += c; }
+        for (int v = 0; v < RADIX; v++) {
+            size_t c = count[v];
+            count[v] = sum;
+            sum += c;
+        }
         for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & (RADIX - 1)]++] = src[i];
-        uint64_t *s = src; src = dst; dst = s;
+        uint64_t *s = src;
+        src = dst;
+        dst = s;
     }
     if (src != a) memcpy(a, src, n * sizeof *a);
 }
@@ -132,15 +144,27 @@ static int radix_table(wide *t, uint64_t file_size)
     } else {
         /* key in the high bits, the element's position below it */
         int pos_bits = bits_of(n);
-        if (key_bits + pos_bits > 64) { free(tmp); return -1; }
+        if (key_bits + pos_bits > 64) {
+            free(tmp);
+            return -1;
+        }
         for (i = 0; i < n; i++) tmp[i] = ((t->ids[i] - min) >> shift) << pos_bits | i;
         uint64_t *tmp2 = malloc(n * sizeof *tmp2);
-        if (!tmp2) { free(tmp); return -1; }
+        if (!tmp2) {
+            free(tmp);
+            return -1;
+        }
         radix_sort(tmp, tmp2, n, pos_bits, pos_bits + key_bits);
         uint64_t mask = (1ULL << pos_bits) - 1;
         uint32_t *lo = malloc(n * sizeof *lo);
         uint8_t *hi = malloc(n);
-        if (!lo || !hi) { free(lo); free(hi); free(tmp); free(tmp2); return -1; }
+        if (!lo || !hi) {
+            free(lo);
+            free(hi);
+            free(tmp);
+            free(tmp2);
+            return -1;
+        }
         for (i = 0; i < n; i++) {
             size_t k = tmp[i] & mask;
             lo[i] = t->off_lo[k];
@@ -207,7 +231,7 @@ static void releaser_done(releaser *r, size_t a, size_t b)
         r->left[p] -= (uint16_t)(upto - a);
         uintptr_t ps = r->page0 + p * r->pg;
         if (!r->left[p] && ps >= r->base && page_end <= r->end)
-            madvise((void *)ps, r->pg, MADV_DONTNEED);   /* a hint: failure only costs memory */
+            madvise((void *)ps, r->pg, MADV_DONTNEED); /* a hint: failure only costs memory */
         a = upto;
     }
 }
@@ -231,7 +255,10 @@ static inline void emit(merged *o, uint64_t id, uint32_t lo, uint8_t hi)
     o->n++;
 }
 
-typedef struct run { uint64_t first, last; size_t start, len; } run;
+typedef struct run {
+    uint64_t first, last;
+    size_t start, len;
+} run;
 
 static int run_cmp(const void *a, const void *b)
 {
@@ -264,7 +291,10 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
         if (i == n || id < last) {
             run r = {first, last, start, i - start};
             if (r.len >= LONG_RUN) runs[nlong++] = r;
-            else { runs[nruns - 1 - (seen - nlong)] = r; short_total += r.len; }
+            else {
+                runs[nruns - 1 - (seen - nlong)] = r;
+                short_total += r.len;
+            }
             seen++;
             start = i;
             first = id;
@@ -273,13 +303,17 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
     }
     qsort(runs, nlong, sizeof *runs, run_cmp);
     for (size_t r = 1; r < nlong; r++)
-        if (runs[r].first <= runs[r - 1].last) { free(runs); return 0; }
+        if (runs[r].first <= runs[r - 1].last) {
+            free(runs);
+            return 0;
+        }
     /* the short runs, sorted on their own */
     wide sh = {0};
     merged o = {d, capsegs, malloc(n * sizeof *o.id_lo), malloc(n * sizeof *o.off_lo), malloc(n), 0};
     releaser rel[3] = {{0}};
     int have_rel = !releaser_init(&rel[0], t->id_lo, n, 4) + !releaser_init(&rel[1], t->off_lo, n, 4) +
-                   !releaser_init(&rel[2], t->off_hi, n, 1) == 3;
+                       !releaser_init(&rel[2], t->off_hi, n, 1) ==
+                   3;
     if (!o.id_lo || !o.off_lo || !o.off_hi) goto oom;
     if (short_total) {
         sh.n = short_total;
@@ -295,7 +329,8 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
                 sh.off_lo[m] = t->off_lo[j];
                 sh.off_hi[m] = t->off_hi[j];
             }
-            if (have_rel) for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
+            if (have_rel)
+                for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
         }
         if (radix_table(&sh, file_size) < 0) goto oom;
     }
@@ -303,13 +338,19 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
     for (size_t r = 0; r <= nlong; r++) {
         /* short elements that come before this long run (or all the rest after the last) */
         uint64_t bound = r < nlong ? runs[r].first : UINT64_MAX;
-        while (si < sh.n && sh.ids[si] < bound) { emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]); si++; }
+        while (si < sh.n && sh.ids[si] < bound) {
+            emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]);
+            si++;
+        }
         if (r == nlong) break;
         /* the long run, interleaved with any short elements inside its range */
         size_t a = runs[r].start, b = a + runs[r].len, kk = hi_index(t, a);
         for (size_t j = a; j < b; j++) {
             uint64_t id = full_id(t, &kk, j);
-            while (si < sh.n && sh.ids[si] < id) { emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]); si++; }
+            while (si < sh.n && sh.ids[si] < id) {
+                emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]);
+                si++;
+            }
             emit(&o, id, t->off_lo[j], t->off_hi[j]);
             /* a run may be most of the dump: give its pages back as it goes */
             if (have_rel && ((j + 1 - a) % RELEASE_EVERY == 0 || j + 1 == b))
@@ -327,7 +368,9 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
     free(runs);
     return 1;
 oom:
-    free(o.id_lo); free(o.off_lo); free(o.off_hi);
+    free(o.id_lo);
+    free(o.off_lo);
+    free(o.off_hi);
     for (int x = 0; x < 3; x++) free(rel[x].left);
     wide_free(&sh);
     free(runs);
@@ -345,7 +388,10 @@ static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_si
     t->id_lo = NULL;
     t->off_lo = NULL;
     t->off_hi = NULL;
-    if (radix_table(&w, file_size) < 0) { wide_free(&w); return -1; }
+    if (radix_table(&w, file_size) < 0) {
+        wide_free(&w);
+        return -1;
+    }
     /* the low words go into the allocation the ids used, each written after its id is read */
     uint32_t *lo = (uint32_t *)w.ids;
     for (size_t i = 0; i < n; i++) {
@@ -370,7 +416,7 @@ static void build_directory(hk_dump *d)
     while (shift < 32 && (span >> shift) >= want) shift++;
     uint32_t nb = (span >> shift) + 1;
     uint32_t *dir = malloc(((size_t)nb + 1) * sizeof *dir);
-    if (!dir) return;   /* lookups fall back to binary search */
+    if (!dir) return; /* lookups fall back to binary search */
     uint32_t i = 0;
     for (uint32_t b = 0; b <= nb; b++) {
         while (i < n && ((d->id_lo[i] - base) >> shift) < b) i++;
@@ -385,7 +431,10 @@ static void build_directory(hk_dump *d)
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
 {
     size_t n = t->n, capsegs = 0, k = 0;
-    if (n >= UINT32_MAX) { snprintf(err, errlen, "%s: more than 4 billion objects", d->path); return -1; }
+    if (n >= UINT32_MAX) {
+        snprintf(err, errlen, "%s: more than 4 billion objects", d->path);
+        return -1;
+    }
     int sorted = 1;
     uint64_t prev = 0;
     for (size_t i = 0; i < n && sorted; i++) {
@@ -405,16 +454,17 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
         return -1;
     }
     if (n && d->segs[0].hi == 0 && t->id_lo[0] == 0) {
-        snprintf(err, errlen, "%s: at offset %llu: an object with id 0, which is the null reference: the dump is corrupt",
-                 d->path, (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
+        snprintf(err, errlen,
+                 "%s: at offset %llu: an object with id 0, which is the null reference: the dump is corrupt", d->path,
+                 (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
         return -1;
     }
     uint32_t s = 0;
     for (size_t i = 1; i < n; i++) {
         while (s + 1 < d->nsegs && d->segs[s + 1].start <= i) s++;
         if (d->segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) {
-            snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)",
-                     d->path, (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
+            snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
+                     (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
                      (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
                      (unsigned long long)offset_at(t->off_lo, t->off_hi, i - 1));
             return -1;

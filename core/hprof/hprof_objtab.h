@@ -10,7 +10,10 @@
 #include "hprof/hprof.h"
 
 /* Objects from `start` on (in pass order) have high id word `hi`, until the next run. */
-typedef struct hk_hirun { size_t start; uint32_t hi; } hk_hirun;
+typedef struct hk_hirun {
+    size_t start;
+    uint32_t hi;
+} hk_hirun;
 
 typedef struct hk_objtab {
     uint32_t *id_lo;

@@ -10,7 +10,10 @@ static char *string_of(hk_dump *d, hk_id id)
     if (o == HK_NONE) return NULL;
     hk_buf b;
     hk_buf_init(&b);
-    if (hk_string_value(d, o, &b) < 0) { hk_buf_free(&b); return NULL; }
+    if (hk_string_value(d, o, &b) < 0) {
+        hk_buf_free(&b);
+        return NULL;
+    }
     char *s = strndup(b.data ? (const char *)b.data : "", b.len);
     hk_buf_free(&b);
     return s;

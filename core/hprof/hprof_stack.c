@@ -33,15 +33,22 @@ static uint32_t add_frame(hk_dump *d, uint64_t body, hk_frame *out, uint32_t max
     f.line = (int32_t)hk_be32(p + 4 * idsz + 4);
     uint64_t class_id;
     const hk_class *c = hk_idtab_get(&d->class_serials, (uint64_t)hk_be32(p + 4 * idsz) + 1, &class_id)
-                        ? hk_class_by_id(d, class_id) : NULL;
+                            ? hk_class_by_id(d, class_id)
+                            : NULL;
     f.class_name = c ? c->name : "?";
     f.class_len = strlen(f.class_name);
-    if (!f.method) { f.method = "?"; f.method_len = 1; }
+    if (!f.method) {
+        f.method = "?";
+        f.method_len = 1;
+    }
     if (c && d->map) {
         const hk_map_class *mc = hk_map_class_by_obf(d->map, c->obf_name, strlen(c->obf_name));
         uint32_t k = mc ? hk_map_frames(d->map, mc, f.method, f.method_len, f.line, out, max) : 0;
         for (uint32_t i = 0; i < k; i++)
-            if (!out[i].file) { out[i].file = f.file; out[i].file_len = f.file_len; }
+            if (!out[i].file) {
+                out[i].file = f.file;
+                out[i].file_len = f.file_len;
+            }
         if (k) return k;
     }
     out[0] = f;
@@ -65,7 +72,10 @@ hk_frame *hk_obj_allocation_stack(hk_dump *d, uint32_t obj, uint32_t *n)
         if (cap - used < 64) out = hk_grow(out, &cap, used + 64, sizeof *out);
         used += add_frame(d, frame, out + used, 64);
     }
-    if (!used) { free(out); return NULL; }
+    if (!used) {
+        free(out);
+        return NULL;
+    }
     *n = (uint32_t)used;
     return out;
 }

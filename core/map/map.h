@@ -13,34 +13,34 @@
 #include "util/hk_buf.h"
 
 typedef struct hk_map_class {
-    const char *src, *obf;      /* com.example.Foo$Bar -> a.b */
-    const char *file;           /* R8's sourceFile metadata, NULL when absent */
-    uint32_t first, n;          /* its members: map->members[first .. first + n) */
+    const char *src, *obf; /* com.example.Foo$Bar -> a.b */
+    const char *file;      /* R8's sourceFile metadata, NULL when absent */
+    uint32_t first, n;     /* its members: map->members[first .. first + n) */
 } hk_map_class;
 
 typedef struct hk_map_member {
-    const char *src;            /* field or method name; a method inlined from another
+    const char *src; /* field or method name; a method inlined from another
                                  * class is qualified: com.example.Other.helper */
     const char *obf;
     uint8_t is_method;
-    int32_t obf_lo, obf_hi;     /* minified line range, -1 when the line has none */
-    int32_t orig_lo, orig_hi;   /* original lines (orig_hi == orig_lo: one line), -1: none */
+    int32_t obf_lo, obf_hi;   /* minified line range, -1 when the line has none */
+    int32_t orig_lo, orig_hi; /* original lines (orig_hi == orig_lo: one line), -1: none */
 } hk_map_member;
 
 #define HK_MAP_KEEP_WARNINGS 20
 
 typedef struct hk_map {
     char *path;
-    hk_buf text;                /* the file, NUL-terminated in place */
+    hk_buf text; /* the file, NUL-terminated in place */
     hk_map_class *classes;
     uint32_t nclasses;
     hk_map_member *members;
     uint32_t nmembers;
-    const char *map_id;         /* "# pg_map_id: ..." when present */
-    uint32_t *by_obf, *by_src;  /* open-addressing tables of class index + 1 */
+    const char *map_id;        /* "# pg_map_id: ..." when present */
+    uint32_t *by_obf, *by_src; /* open-addressing tables of class index + 1 */
     uint32_t hash_cap;
-    hk_buf warnings;            /* "warning: PATH:LINE: what\n", the first HK_MAP_KEEP_WARNINGS */
-    uint32_t nwarnings;         /* all of them */
+    hk_buf warnings;    /* "warning: PATH:LINE: what\n", the first HK_MAP_KEEP_WARNINGS */
+    uint32_t nwarnings; /* all of them */
 } hk_map;
 
 /* Reads and parses a mapping file.  A line that cannot be read becomes a warning naming
@@ -58,15 +58,15 @@ const char *hk_map_field(const hk_map *m, const hk_map_class *c, const char *obf
 
 /* One stack frame, by source names (the strings are not NUL-terminated: use the lengths). */
 typedef struct hk_frame {
-    const char *class_name, *method, *file;   /* file may be NULL */
+    const char *class_name, *method, *file; /* file may be NULL */
     size_t class_len, method_len, file_len;
-    int32_t line;               /* > 0 a line; HPROF's 0/-1 unknown, -2 compiled, -3 native */
-    uint8_t inlined;            /* R8 inlined it into the frame that follows */
+    int32_t line;    /* > 0 a line; HPROF's 0/-1 unknown, -2 compiled, -3 native */
+    uint8_t inlined; /* R8 inlined it into the frame that follows */
 } hk_frame;
 /* The original frames for method obf at line (<= 0: unknown) of class c, innermost
  * (inlined) first; returns how many were written to out (at most max), 0 when the map
  * does not know the method. */
-uint32_t hk_map_frames(const hk_map *m, const hk_map_class *c, const char *obf, size_t obf_len,
-                       int32_t line, hk_frame *out, uint32_t max);
+uint32_t hk_map_frames(const hk_map *m, const hk_map_class *c, const char *obf, size_t obf_len, int32_t line,
+                       hk_frame *out, uint32_t max);
 
 #endif

@@ -16,7 +16,10 @@ const char *hk_map_field(const hk_map *m, const hk_map_class *c, const char *obf
     return NULL;
 }
 
-static int same_name(const char *s, const char *name, size_t n) { return !strncmp(s, name, n) && !s[n]; }
+static int same_name(const char *s, const char *name, size_t n)
+{
+    return !strncmp(s, name, n) && !s[n];
+}
 
 static int same_range(const hk_map_member *a, const hk_map_member *b)
 {
@@ -26,7 +29,7 @@ static int same_range(const hk_map_member *a, const hk_map_member *b)
 static int32_t original_line(const hk_map_member *mem, int32_t line)
 {
     if (line <= 0) return line;
-    if (mem->orig_lo < 0) return line;                  /* ProGuard without original lines */
+    if (mem->orig_lo < 0) return line; /* ProGuard without original lines */
     if (mem->obf_lo < 0 || mem->orig_hi == mem->orig_lo) return mem->orig_lo;
     int64_t l = (int64_t)mem->orig_lo + line - mem->obf_lo;
     return l > mem->orig_hi ? mem->orig_hi : (int32_t)l;
@@ -36,7 +39,11 @@ static int32_t original_line(const hk_map_member *mem, int32_t line)
 static void file_of(const hk_map *m, const char *name, size_t n, hk_frame *f)
 {
     const hk_map_class *c = hk_map_class_by_src(m, name, n);
-    if (c && c->file) { f->file = c->file; f->file_len = strlen(c->file); return; }
+    if (c && c->file) {
+        f->file = c->file;
+        f->file_len = strlen(c->file);
+        return;
+    }
     f->file = NULL;
     f->file_len = 0;
 }
@@ -55,19 +62,24 @@ static void fill(const hk_map *m, const hk_map_class *c, const hk_map_member *me
     }
     f->method_len = strlen(f->method);
     f->line = original_line(mem, line);
-    if (!dot && c->file) { f->file = c->file; f->file_len = strlen(c->file); }
-    else file_of(m, f->class_name, f->class_len, f);
+    if (!dot && c->file) {
+        f->file = c->file;
+        f->file_len = strlen(c->file);
+    } else file_of(m, f->class_name, f->class_len, f);
 }
 
-uint32_t hk_map_frames(const hk_map *m, const hk_map_class *c, const char *obf, size_t obf_len,
-                       int32_t line, hk_frame *out, uint32_t max)
+uint32_t hk_map_frames(const hk_map *m, const hk_map_class *c, const char *obf, size_t obf_len, int32_t line,
+                       hk_frame *out, uint32_t max)
 {
     const hk_map_member *first = NULL, *fallback = NULL;
     uint32_t end = c->first + c->n;
     for (uint32_t i = c->first; i < end; i++) {
         const hk_map_member *mem = &m->members[i];
         if (!mem->is_method || !same_name(mem->obf, obf, obf_len)) continue;
-        if (line > 0 && mem->obf_lo >= 0 && mem->obf_lo <= line && line <= mem->obf_hi) { first = mem; break; }
+        if (line > 0 && mem->obf_lo >= 0 && mem->obf_lo <= line && line <= mem->obf_hi) {
+            first = mem;
+            break;
+        }
         if (!fallback || (fallback->obf_lo >= 0 && mem->obf_lo < 0)) fallback = mem;
     }
     if (!max) return 0;

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef struct parser {
     hk_map *m;
     size_t capclasses, capmembers;
     uint32_t line;
-    int in_class;               /* a class line was read and its members may follow */
-    int member_meta;            /* the last line was a member: JSON after it is the member's */
+    int in_class;    /* a class line was read and its members may follow */
+    int member_meta; /* the last line was a member: JSON after it is the member's */
 } parser;
 
 static void warn(parser *p, const char *what)
@@ -22,7 +21,11 @@ static void warn(parser *p, const char *what)
         hk_buf_printf(&m->warnings, "warning: %s:%u: %s\n", m->path, p->line, what);
 }
 
-static char *skip_space(char *s) { while (*s == ' ' || *s == '\t') s++; return s; }
+static char *skip_space(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
 
 static void trim_end(char *s, char *end)
 {
@@ -57,14 +60,20 @@ static void comment(parser *p, char *s)
 {
     hk_map *m = p->m;
     s = skip_space(s + 1);
-    if (!strncmp(s, "pg_map_id:", 10)) { m->map_id = skip_space(s + 10); return; }
+    if (!strncmp(s, "pg_map_id:", 10)) {
+        m->map_id = skip_space(s + 10);
+        return;
+    }
     if (*s != '{' || !p->in_class || p->member_meta) return;
     if (!strstr(s, "\"id\":\"sourceFile\"")) return;
     char *f = strstr(s, "\"fileName\":\"");
     if (!f) return;
     f += 12;
     char *q = strchr(f, '"');
-    if (!q) { warn(p, "sourceFile metadata without a closing quote"); return; }
+    if (!q) {
+        warn(p, "sourceFile metadata without a closing quote");
+        return;
+    }
     *q = 0;
     m->classes[m->nclasses - 1].file = f;
 }
@@ -97,9 +106,15 @@ static void member_line(parser *p, char *s)
 {
     hk_map *m = p->m;
     p->member_meta = 0;
-    if (!p->in_class) { warn(p, "a member line outside any class"); return; }
+    if (!p->in_class) {
+        warn(p, "a member line outside any class");
+        return;
+    }
     char *obf = split_arrow(s);
-    if (!obf || !*obf || strchr(obf, ' ')) { warn(p, "expected a member line 'type name -> obfuscated'"); return; }
+    if (!obf || !*obf || strchr(obf, ' ')) {
+        warn(p, "expected a member line 'type name -> obfuscated'");
+        return;
+    }
     hk_map_member mem = {.obf = obf, .obf_lo = -1, .obf_hi = -1, .orig_lo = -1, .orig_hi = -1};
     if (*s >= '0' && *s <= '9') {
         mem.obf_lo = read_num(&s);
@@ -109,19 +124,28 @@ static void member_line(parser *p, char *s)
         }
     }
     char *name = strchr(s, ' ');
-    if (!name || name == s) { warn(p, "expected 'type name' before '->'"); return; }
+    if (!name || name == s) {
+        warn(p, "expected 'type name' before '->'");
+        return;
+    }
     name = skip_space(name);
     char *paren = strchr(name, '(');
     if (paren) {
         char *close = strchr(paren, ')');
-        if (!close || paren == name) { warn(p, "a method without a closing ')'"); return; }
+        if (!close || paren == name) {
+            warn(p, "a method without a closing ')'");
+            return;
+        }
         *paren = 0;
         char *t = close + 1;
         if (*t == ':') {
             t++;
             mem.orig_lo = read_num(&t);
             mem.orig_hi = mem.orig_lo;
-            if (*t == ':') { t++; mem.orig_hi = read_num(&t); }
+            if (*t == ':') {
+                t++;
+                mem.orig_hi = read_num(&t);
+            }
             if (mem.orig_lo < 0 || mem.orig_hi < 0 || *t) {
                 warn(p, "expected original line numbers ':start[:end]' after the method");
                 return;
@@ -201,7 +225,7 @@ hk_map *hk_map_parse(const char *name, hk_buf *text)
     m->text.data[m->text.len] = 0;
     parser p = {.m = m};
     char *s = (char *)m->text.data, *end = s + m->text.len;
-    if (m->text.len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) s += 3;   /* a UTF-8 byte order mark */
+    if (m->text.len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) s += 3; /* a UTF-8 byte order mark */
     while (s < end) {
         char *nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl) nl = end;
@@ -209,10 +233,12 @@ hk_map *hk_map_parse(const char *name, hk_buf *text)
         p.line++;
         trim_end(s, nl);
         char *t = skip_space(s);
-        if (!*t) { /* blank */ }
-        else if (*t == '#') comment(&p, t);
-        else if (t == s) { p.member_meta = 0; class_line(&p, s); }
-        else member_line(&p, t);
+        if (!*t) { /* blank */
+        } else if (*t == '#') comment(&p, t);
+        else if (t == s) {
+            p.member_meta = 0;
+            class_line(&p, s);
+        } else member_line(&p, t);
         s = nl + 1;
     }
     build_tables(m);
@@ -223,7 +249,10 @@ hk_map *hk_map_load(const char *path, char *err, size_t errlen)
 {
     hk_buf text;
     hk_buf_init(&text);
-    if (hk_file_read_all(path, &text, err, errlen) < 0) { hk_buf_free(&text); return NULL; }
+    if (hk_file_read_all(path, &text, err, errlen) < 0) {
+        hk_buf_free(&text);
+        return NULL;
+    }
     return hk_map_parse(path, &text);
 }
 

@@ -22,19 +22,21 @@ void hk_trace_select(int pid, const char *process);
 int hk_trace_probe(const uint8_t *data, size_t n);
 
 /* One image that came with an embedded dump, keyed by the Bitmap's native pointer. */
-typedef struct hk_trace_image { uint64_t ptr; hk_buf png; } hk_trace_image;
+typedef struct hk_trace_image {
+    uint64_t ptr;
+    hk_buf png;
+} hk_trace_image;
 
 typedef struct hk_trace_result {
-    hk_buf hprof;               /* the dump's HPROF bytes */
-    char *source;               /* "key: value" lines: what the trace held and what was picked */
-    hk_trace_image *images;     /* PNGs of an embedded dump (HprofBitmap) */
+    hk_buf hprof;           /* the dump's HPROF bytes */
+    char *source;           /* "key: value" lines: what the trace held and what was picked */
+    hk_trace_image *images; /* PNGs of an embedded dump (HprofBitmap) */
     size_t nimages;
 } hk_trace_result;
 
 /* Reads a trace and returns the picked process's dump as HPROF.  -1 with err when the
  * trace holds no dump, the pick matches none, or the dump cannot be rebuilt. */
-int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res,
-                      char *err, size_t errlen);
+int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen);
 void hk_trace_result_free(hk_trace_result *res);
 
 /* Writing a dump as a trace: a heap graph (references and sizes; heap_graph = 1) or the HPROF
@@ -42,14 +44,13 @@ void hk_trace_result_free(hk_trace_result *res);
  * HprofBitmap packets named by pointer.  The file is written atomically. */
 typedef struct hk_trace_write_opts {
     int heap_graph;
-    int pid;                    /* the process the trace says it is (1 when unknown) */
-    const char *process;        /* its name for the process_tree packet, or NULL */
+    int pid;             /* the process the trace says it is (1 when unknown) */
+    const char *process; /* its name for the process_tree packet, or NULL */
     size_t chunk_bytes;
     const hk_trace_image *images;
     size_t nimages;
 } hk_trace_write_opts;
 struct hk_dump;
-int hk_trace_write(struct hk_dump *d, const hk_trace_write_opts *opts, const char *path,
-                   char *err, size_t errlen);
+int hk_trace_write(struct hk_dump *d, const hk_trace_write_opts *opts, const char *path, char *err, size_t errlen);
 
 #endif

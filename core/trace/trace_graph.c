@@ -17,7 +17,10 @@ void pf_graph_free(pf_graph *g)
     free(g->refs);
     free(g->ref_fields);
     free(g->vals);
-    for (size_t i = 0; i < g->ntypes; i++) { free(g->types[i].name); free(g->types[i].fields); }
+    for (size_t i = 0; i < g->ntypes; i++) {
+        free(g->types[i].name);
+        free(g->types[i].fields);
+    }
     free(g->types);
     for (size_t i = 0; i < g->nfields; i++) free(g->fields[i].s);
     free(g->fields);
@@ -76,11 +79,11 @@ static void add_object(pf_graph *g, const HeapGraphObject *o)
     uint32_t oi = (uint32_t)g->nobjs++;
     pf_obj *po = &g->objs[oi];
     memset(po, 0, sizeof *po);
-    po->id = o->identifier_case == PERFETTO__PROTOS__HEAP_GRAPH_OBJECT__IDENTIFIER_ID_DELTA
-           ? g->last_id + o->id_delta : o->id;
+    po->id = o->identifier_case == PERFETTO__PROTOS__HEAP_GRAPH_OBJECT__IDENTIFIER_ID_DELTA ? g->last_id + o->id_delta
+                                                                                            : o->id;
     g->last_id = po->id;
     po->type_id = o->has_type_id ? o->type_id : 0;
-    po->has_size = o->has_self_size && o->self_size;   /* Perfetto: 0 means the type's size */
+    po->has_size = o->has_self_size && o->self_size; /* Perfetto: 0 means the type's size */
     po->self_size = o->self_size;
     if (o->has_heap_type_delta) g->heap = o->heap_type_delta;
     po->heap = (uint8_t)(g->heap >= 0 && g->heap <= 3 ? g->heap : 0);
@@ -103,7 +106,8 @@ static void add_object(pf_graph *g, const HeapGraphObject *o)
         g->nrefs++;
     }
     po->nrefs = (uint32_t)(g->nrefs - po->ref_start);
-    if (o->has_native_allocation_registry_size_field) add_value(g, oi, PF_V_NATIVE_SIZE, o->native_allocation_registry_size_field);
+    if (o->has_native_allocation_registry_size_field)
+        add_value(g, oi, PF_V_NATIVE_SIZE, o->native_allocation_registry_size_field);
     if (o->has_bitmap_id_field) add_value(g, oi, PF_V_BITMAP_ID, o->bitmap_id_field);
     if (o->has_bitmap_source_id_field) add_value(g, oi, PF_V_BITMAP_SOURCE_ID, o->bitmap_source_id_field);
     if (o->has_bitmap_width_field) add_value(g, oi, PF_V_BITMAP_WIDTH, o->bitmap_width_field);
@@ -119,8 +123,9 @@ void pf_graph_add(pf_trace *t, uint32_t seq, uint64_t ts, const HeapGraph *hg)
     pf_graph *g = graph_for(t, seq, pid, index, ts);
     if (index != g->next_index) {
         if (index > g->next_index) g->missing += (uint32_t)(index - g->next_index);
-        else pf_warn(t, "heap graph of pid %d: packet index %llu repeats or goes back (expected %llu)",
-                     pid, (unsigned long long)index, (unsigned long long)g->next_index);
+        else
+            pf_warn(t, "heap graph of pid %d: packet index %llu repeats or goes back (expected %llu)", pid,
+                    (unsigned long long)index, (unsigned long long)g->next_index);
     }
     g->next_index = index + 1;
     for (size_t i = 0; i < hg->n_objects; i++) add_object(g, hg->objects[i]);

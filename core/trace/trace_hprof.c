@@ -12,10 +12,13 @@
 #include <string.h>
 
 enum { KIND_ARRAY = 4, KIND_SOFT = 8, KIND_WEAK, KIND_FINALIZER, KIND_PHANTOM };
-#define RUNTIME_FIELD UINT64_MAX   /* trace_graph.c's mark for runtime_internal_object_id */
+#define RUNTIME_FIELD UINT64_MAX /* trace_graph.c's mark for runtime_internal_object_id */
 
-static const struct { const char *name; uint8_t type; } value_field[PF_V_COUNT] = {
-    [PF_V_NATIVE_SIZE] = {"size", HK_T_LONG},          /* libcore.util.NativeAllocationRegistry */
+static const struct {
+    const char *name;
+    uint8_t type;
+} value_field[PF_V_COUNT] = {
+    [PF_V_NATIVE_SIZE] = {"size", HK_T_LONG}, /* libcore.util.NativeAllocationRegistry */
     [PF_V_BITMAP_ID] = {"mId", HK_T_LONG},
     [PF_V_BITMAP_SOURCE_ID] = {"mSourceId", HK_T_LONG},
     [PF_V_BITMAP_WIDTH] = {"mWidth", HK_T_INT},
@@ -25,16 +28,16 @@ static const struct { const char *name; uint8_t type; } value_field[PF_V_COUNT] 
 
 typedef struct cls {
     char *name;
-    int64_t type;           /* index in g->types, -1 for a class only a class object names */
-    int64_t obj;            /* its class object in g->objs, -1 when the graph has none */
+    int64_t type; /* index in g->types, -1 for a class only a class object names */
+    int64_t obj;  /* its class object in g->objs, -1 when the graph has none */
     uint64_t id;
-    int64_t super;          /* index in classes, -1 */
-    uint32_t *fsid;         /* name string ids of its own reference fields */
-    uint64_t *fields;       /* their field-name iids */
+    int64_t super;    /* index in classes, -1 */
+    uint32_t *fsid;   /* name string ids of its own reference fields */
+    uint64_t *fields; /* their field-name iids */
     uint32_t nfields;
-    uint8_t values;         /* value fields it carries (bit per pf_value_kind) */
-    uint32_t nruntime;      /* "runtimeInternalObjects" slots after its fields: the most any instance has */
-    uint8_t prim;           /* element type for primitive arrays */
+    uint8_t values;    /* value fields it carries (bit per pf_value_kind) */
+    uint32_t nruntime; /* "runtimeInternalObjects" slots after its fields: the most any instance has */
+    uint8_t prim;      /* element type for primitive arrays */
     uint8_t array;
     uint32_t name_sid;
 } cls;
@@ -42,34 +45,59 @@ typedef struct cls {
 typedef struct build {
     pf_trace *t;
     pf_graph *g;
-    hk_buf *out;            /* header, STRING and LOAD_CLASS records */
-    hk_buf heap;            /* heap sub-records, cut into segments at the end */
-    size_t *cuts; size_t ncuts, capcuts;
+    hk_buf *out; /* header, STRING and LOAD_CLASS records */
+    hk_buf heap; /* heap sub-records, cut into segments at the end */
+    size_t *cuts;
+    size_t ncuts, capcuts;
     uint32_t idsz;
-    cls *c; size_t nc, capc;
-    int64_t *type_cls;      /* type index -> class */
-    int64_t *obj_cls;       /* object index -> class it is the class object of, else -2 - its class */
+    cls *c;
+    size_t nc, capc;
+    int64_t *type_cls; /* type index -> class */
+    int64_t *obj_cls;  /* object index -> class it is the class object of, else -2 - its class */
     hk_idmap type_map, field_map, unknown_map, str_map;
-    char **strs; size_t nstrs, capstrs;
-    uint32_t *field_sid;    /* field-name index -> string id, 0 until interned */
-    hk_buf sizes;           /* body of HPROF_HK_OBJECT_SIZES */
+    char **strs;
+    size_t nstrs, capstrs;
+    uint32_t *field_sid; /* field-name index -> string id, 0 until interned */
+    hk_buf sizes;        /* body of HPROF_HK_OBJECT_SIZES */
     uint32_t value_sid[PF_V_COUNT];
     uint64_t dropped, unknown_types;
     /* an instance's field slots, reused from object to object */
-    uint64_t *slot; uint8_t *filled; size_t capslots;
+    uint64_t *slot;
+    uint8_t *filled;
+    size_t capslots;
 } build;
 
-static void put_u1(hk_buf *b, uint8_t v) { hk_buf_append(b, &v, 1); }
-static void put_u2(hk_buf *b, uint16_t v) { uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v}; hk_buf_append(b, x, 2); }
+static void put_u1(hk_buf *b, uint8_t v)
+{
+    hk_buf_append(b, &v, 1);
+}
+static void put_u2(hk_buf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    hk_buf_append(b, x, 2);
+}
 static void put_u4(hk_buf *b, uint32_t v)
 {
     uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
     hk_buf_append(b, x, 4);
 }
-static void put_u8(hk_buf *b, uint64_t v) { put_u4(b, (uint32_t)(v >> 32)); put_u4(b, (uint32_t)v); }
-static void put_id(build *B, hk_buf *b, uint64_t v) { if (B->idsz == 4) put_u4(b, (uint32_t)v); else put_u8(b, v); }
+static void put_u8(hk_buf *b, uint64_t v)
+{
+    put_u4(b, (uint32_t)(v >> 32));
+    put_u4(b, (uint32_t)v);
+}
+static void put_id(build *B, hk_buf *b, uint64_t v)
+{
+    if (B->idsz == 4) put_u4(b, (uint32_t)v);
+    else put_u8(b, v);
+}
 
-static void record_head(hk_buf *b, uint8_t tag, uint32_t len) { put_u1(b, tag); put_u4(b, 0); put_u4(b, len); }
+static void record_head(hk_buf *b, uint8_t tag, uint32_t len)
+{
+    put_u1(b, tag);
+    put_u4(b, 0);
+    put_u4(b, len);
+}
 
 /* A STRING record for s, once per distinct text; returns its id. */
 static uint32_t intern(build *B, const char *s)
@@ -125,9 +153,12 @@ static int64_t new_class(build *B, const char *name, int64_t type)
     c->super = -1;
     size_t n = strlen(name);
     if (n > 2 && !strcmp(name + n - 2, "[]")) {
-        static const struct { const char *n; uint8_t t; } prims[] = {
-            {"boolean[]", HK_T_BOOLEAN}, {"char[]", HK_T_CHAR}, {"float[]", HK_T_FLOAT}, {"double[]", HK_T_DOUBLE},
-            {"byte[]", HK_T_BYTE}, {"short[]", HK_T_SHORT}, {"int[]", HK_T_INT}, {"long[]", HK_T_LONG}};
+        static const struct {
+            const char *n;
+            uint8_t t;
+        } prims[] = {{"boolean[]", HK_T_BOOLEAN}, {"char[]", HK_T_CHAR}, {"float[]", HK_T_FLOAT},
+                     {"double[]", HK_T_DOUBLE},   {"byte[]", HK_T_BYTE}, {"short[]", HK_T_SHORT},
+                     {"int[]", HK_T_INT},         {"long[]", HK_T_LONG}};
         c->array = 1;
         for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++)
             if (!strcmp(name, prims[k].n)) c->prim = prims[k].t;
@@ -137,7 +168,10 @@ static int64_t new_class(build *B, const char *name, int64_t type)
     return (int64_t)B->nc++;
 }
 
-static int is_class_type(const pf_type *ty) { return !strncmp(ty->name, "java.lang.Class<", 16) && ty->name[strlen(ty->name) - 1] == '>'; }
+static int is_class_type(const pf_type *ty)
+{
+    return !strncmp(ty->name, "java.lang.Class<", 16) && ty->name[strlen(ty->name) - 1] == '>';
+}
 
 static const pf_type *type_of(build *B, uint64_t type_id, int64_t *ti)
 {
@@ -159,12 +193,15 @@ static int64_t class_of_type(build *B, uint64_t type_id)
     int64_t k = new_class(B, tmp, -1);
     int ins;
     hk_idmap_put(&B->unknown_map, type_id + 1, (uint32_t)k, &ins);
-    pf_warn(B->t, "heap graph of pid %d: objects use type %llu, which it never defines: class \"%s\"",
-            B->g->pid, (unsigned long long)type_id, tmp);
+    pf_warn(B->t, "heap graph of pid %d: objects use type %llu, which it never defines: class \"%s\"", B->g->pid,
+            (unsigned long long)type_id, tmp);
     return k;
 }
 
-typedef struct named { const char *name; uint32_t k; } named;
+typedef struct named {
+    const char *name;
+    uint32_t k;
+} named;
 
 static int by_name(const void *a, const void *b)
 {
@@ -181,8 +218,9 @@ static void make_classes(build *B)
     for (size_t i = 0; i < g->ntypes; i++) {
         int ins;
         uint32_t *v = hk_idmap_put(&B->type_map, g->types[i].id + 1, (uint32_t)i, &ins);
-        if (!ins) pf_warn(B->t, "heap graph of pid %d: type %llu is defined twice; the first definition is used",
-                          g->pid, (unsigned long long)g->types[i].id);
+        if (!ins)
+            pf_warn(B->t, "heap graph of pid %d: type %llu is defined twice; the first definition is used", g->pid,
+                    (unsigned long long)g->types[i].id);
         (void)v;
         B->type_cls[i] = is_class_type(&g->types[i]) ? -1 : new_class(B, g->types[i].name, (int64_t)i);
     }
@@ -201,11 +239,15 @@ static void make_classes(build *B)
         size_t lo = 0, hi = ntyped;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (strcmp(order[mid].name, inner) < 0) lo = mid + 1; else hi = mid;
+            if (strcmp(order[mid].name, inner) < 0) lo = mid + 1;
+            else hi = mid;
         }
         int64_t k = -1;
         for (; lo < ntyped && !strcmp(order[lo].name, inner); lo++)
-            if (B->c[order[lo].k].obj < 0) { k = order[lo].k; break; }
+            if (B->c[order[lo].k].obj < 0) {
+                k = order[lo].k;
+                break;
+            }
         if (k < 0) k = new_class(B, inner, -1);
         free(inner);
         B->c[k].obj = (int64_t)oi;
@@ -223,8 +265,8 @@ static void link_supers(build *B)
         int64_t ti;
         const pf_type *st = type_of(B, g->types[c->type].superclass_id, &ti);
         if (!st || B->type_cls[ti] < 0) {
-            pf_warn(B->t, "heap graph of pid %d: class %s names superclass type %llu, which it never defines",
-                    g->pid, c->name, (unsigned long long)g->types[c->type].superclass_id);
+            pf_warn(B->t, "heap graph of pid %d: class %s names superclass type %llu, which it never defines", g->pid,
+                    c->name, (unsigned long long)g->types[c->type].superclass_id);
             continue;
         }
         c->super = B->type_cls[ti];
@@ -268,15 +310,17 @@ static void make_fields(build *B)
 {
     pf_graph *g = B->g;
     uint32_t *count = hk_xcalloc(B->nc ? B->nc : 1, sizeof *count);
-    uint32_t (*vcount)[PF_V_COUNT] = hk_xcalloc(B->nc ? B->nc : 1, sizeof *vcount);
+    uint32_t(*vcount)[PF_V_COUNT] = hk_xcalloc(B->nc ? B->nc : 1, sizeof *vcount);
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         if (B->obj_cls[oi] >= 0) continue;
         int64_t k = -2 - B->obj_cls[oi];
         count[k]++;
-        for (int v = 0; v < PF_V_COUNT; v++) if (g->objs[oi].values >> v & 1) vcount[k][v]++;
+        for (int v = 0; v < PF_V_COUNT; v++)
+            if (g->objs[oi].values >> v & 1) vcount[k][v]++;
         cls *c = &B->c[k];
         uint32_t nrt = 0;
-        for (uint32_t r = 0; r < g->objs[oi].nrefs; r++) nrt += g->ref_fields[g->objs[oi].ref_start + r] == RUNTIME_FIELD;
+        for (uint32_t r = 0; r < g->objs[oi].nrefs; r++)
+            nrt += g->ref_fields[g->objs[oi].ref_start + r] == RUNTIME_FIELD;
         if (!c->array && nrt > c->nruntime) c->nruntime = nrt;
         if (c->array || !g->objs[oi].has_fields || (c->type >= 0 && g->types[c->type].nfields)) continue;
         const pf_obj *o = &g->objs[oi];
@@ -298,8 +342,8 @@ static void make_fields(build *B)
         }
         /* a class record holds at most 65535 fields */
         if (c->nfields + c->nruntime > 65535 - PF_V_COUNT) {
-            pf_warn(B->t, "heap graph of pid %d: class %s has %u fields; those past %u are dropped",
-                    g->pid, c->name, c->nfields + c->nruntime, 65535 - PF_V_COUNT);
+            pf_warn(B->t, "heap graph of pid %d: class %s has %u fields; those past %u are dropped", g->pid, c->name,
+                    c->nfields + c->nruntime, 65535 - PF_V_COUNT);
             if (c->nfields > 65535 - PF_V_COUNT) c->nfields = 65535 - PF_V_COUNT;
             c->nruntime = 65535 - PF_V_COUNT - c->nfields;
         }
@@ -308,8 +352,8 @@ static void make_fields(build *B)
         /* a value only some instances have would read as 0 on the others: leave it absent */
         for (int v = 0; v < PF_V_COUNT; v++)
             if (vcount[k][v] && vcount[k][v] != count[k])
-                pf_warn(B->t, "heap graph of pid %d: %u of %u %s objects record %s: left absent on all",
-                        g->pid, vcount[k][v], count[k], c->name, value_field[v].name);
+                pf_warn(B->t, "heap graph of pid %d: %u of %u %s objects record %s: left absent on all", g->pid,
+                        vcount[k][v], count[k], c->name, value_field[v].name);
     }
     free(count);
     free(vcount);
@@ -320,17 +364,25 @@ static void assign_ids(build *B)
 {
     pf_graph *g = B->g;
     uint64_t max = 0;
-    for (size_t i = 0; i < g->nobjs; i++) if (g->objs[i].id > max) max = g->objs[i].id;
-    for (size_t i = 0; i < g->nrefs; i++) if (g->refs[i] > max && g->ref_fields[i] != RUNTIME_FIELD) max = g->refs[i];
-    for (size_t i = 0; i < g->nroots; i++) if (g->roots[i].id > max) max = g->roots[i].id;
-    for (size_t i = 0; i < g->ntypes; i++) if (g->types[i].classloader_id > max) max = g->types[i].classloader_id;
+    for (size_t i = 0; i < g->nobjs; i++)
+        if (g->objs[i].id > max) max = g->objs[i].id;
+    for (size_t i = 0; i < g->nrefs; i++)
+        if (g->refs[i] > max && g->ref_fields[i] != RUNTIME_FIELD) max = g->refs[i];
+    for (size_t i = 0; i < g->nroots; i++)
+        if (g->roots[i].id > max) max = g->roots[i].id;
+    for (size_t i = 0; i < g->ntypes; i++)
+        if (g->types[i].classloader_id > max) max = g->types[i].classloader_id;
     uint64_t next = (max | 7) + 1, nsyn = 0;
-    for (size_t k = 0; k < B->nc; k++) if (B->c[k].obj < 0) nsyn++;
+    for (size_t k = 0; k < B->nc; k++)
+        if (B->c[k].obj < 0) nsyn++;
     B->idsz = next + nsyn * 8 <= UINT32_MAX ? 4 : 8;
     for (size_t k = 0; k < B->nc; k++) {
         cls *c = &B->c[k];
         if (c->obj >= 0) c->id = g->objs[c->obj].id;
-        else { c->id = next; next += 8; }
+        else {
+            c->id = next;
+            next += 8;
+        }
     }
 }
 
@@ -368,7 +420,8 @@ static const pf_value *first_value(const pf_graph *g, uint32_t oi)
     size_t lo = 0, hi = g->nvals;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (g->vals[mid].obj < oi) lo = mid + 1; else hi = mid;
+        if (g->vals[mid].obj < oi) lo = mid + 1;
+        else hi = mid;
     }
     return lo < g->nvals && g->vals[lo].obj == oi ? &g->vals[lo] : NULL;
 }
@@ -388,7 +441,10 @@ static void class_dump(build *B, cls *c)
     put_u2(h, 0);
     /* the class object's references are its static fields */
     uint32_t ns = o ? o->nrefs : 0;
-    if (ns > 65535) { B->dropped += ns - 65535; ns = 65535; }
+    if (ns > 65535) {
+        B->dropped += ns - 65535;
+        ns = 65535;
+    }
     put_u2(h, (uint16_t)ns);
     for (uint32_t r = 0; r < ns; r++) {
         uint64_t f = g->ref_fields[o->ref_start + r];
@@ -447,20 +503,31 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
             for (int64_t k = c - B->c; k >= 0 && !found; k = B->c[k].super) {
                 const cls *kc = &B->c[k];
                 for (uint32_t j = 0; j < kc->nfields + kc->nruntime && !found; j++)
-                    if ((j < kc->nfields ? kc->fields[j] : RUNTIME_FIELD) == f && !filled[base + j]) { s = base + j; found = 1; }
+                    if ((j < kc->nfields ? kc->fields[j] : RUNTIME_FIELD) == f && !filled[base + j]) {
+                        s = base + j;
+                        found = 1;
+                    }
                 base += kc->nfields + kc->nruntime;
             }
-            if (!found) { B->dropped++; continue; }
+            if (!found) {
+                B->dropped++;
+                continue;
+            }
         } else {
             /* fields in layout order, most derived class first, runtime slots skipped */
             uint32_t base = 0, pos = r;
             int found = 0;
             for (int64_t k = c - B->c; k >= 0 && !found; k = B->c[k].super) {
-                if (pos < B->c[k].nfields) { s = base + pos; found = 1; }
-                else pos -= B->c[k].nfields;
+                if (pos < B->c[k].nfields) {
+                    s = base + pos;
+                    found = 1;
+                } else pos -= B->c[k].nfields;
                 base += B->c[k].nfields + B->c[k].nruntime;
             }
-            if (!found) { B->dropped++; continue; }
+            if (!found) {
+                B->dropped++;
+                continue;
+            }
         }
         slot[s] = id;
         filled[s] = 1;
@@ -481,7 +548,8 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
             int64_t x = 0;
             for (const pf_value *p = vals; p && p < g->vals + g->nvals && p->obj == oi; p++)
                 if (p->kind == v) x = p->v;
-            if (value_field[v].type == HK_T_INT) put_u4(h, (uint32_t)x); else put_u8(h, (uint64_t)x);
+            if (value_field[v].type == HK_T_INT) put_u4(h, (uint32_t)x);
+            else put_u8(h, (uint64_t)x);
         }
     }
     note_size(B, o->id, class_size(B, c), self_size(B, o));
@@ -524,12 +592,11 @@ static void array_dump(build *B, uint32_t oi, cls *c)
 static void roots(build *B)
 {
     /* HeapGraphRoot.Type in order -> the HPROF sub-record tag */
-    static const uint8_t tag[15] = {
-        HPROF_ROOT_UNKNOWN, HPROF_ROOT_JNI_GLOBAL, HPROF_ROOT_JNI_LOCAL, HPROF_ROOT_JAVA_FRAME,
-        HPROF_ROOT_NATIVE_STACK, HPROF_ROOT_STICKY_CLASS, HPROF_ROOT_THREAD_BLOCK,
-        HPROF_ROOT_MONITOR_USED, HPROF_ROOT_THREAD_OBJECT, HPROF_ROOT_INTERNED_STRING,
-        HPROF_ROOT_FINALIZING, HPROF_ROOT_DEBUGGER, HPROF_ROOT_REFERENCE_CLEANUP,
-        HPROF_ROOT_VM_INTERNAL, HPROF_ROOT_JNI_MONITOR};
+    static const uint8_t tag[15] = {HPROF_ROOT_UNKNOWN,           HPROF_ROOT_JNI_GLOBAL,   HPROF_ROOT_JNI_LOCAL,
+                                    HPROF_ROOT_JAVA_FRAME,        HPROF_ROOT_NATIVE_STACK, HPROF_ROOT_STICKY_CLASS,
+                                    HPROF_ROOT_THREAD_BLOCK,      HPROF_ROOT_MONITOR_USED, HPROF_ROOT_THREAD_OBJECT,
+                                    HPROF_ROOT_INTERNED_STRING,   HPROF_ROOT_FINALIZING,   HPROF_ROOT_DEBUGGER,
+                                    HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL,  HPROF_ROOT_JNI_MONITOR};
     hk_buf *h = &B->heap;
     for (size_t i = 0; i < B->g->nroots; i++) {
         int t = B->g->roots[i].type;
@@ -538,9 +605,15 @@ static void roots(build *B)
         put_id(B, h, B->g->roots[i].id);
         switch (tg) {
         case HPROF_ROOT_JNI_GLOBAL: put_id(B, h, 0); break;
-        case HPROF_ROOT_JNI_LOCAL: case HPROF_ROOT_JAVA_FRAME: case HPROF_ROOT_JNI_MONITOR:
-        case HPROF_ROOT_THREAD_OBJECT: put_u4(h, 0); put_u4(h, 0); break;
-        case HPROF_ROOT_NATIVE_STACK: case HPROF_ROOT_THREAD_BLOCK: put_u4(h, 0); break;
+        case HPROF_ROOT_JNI_LOCAL:
+        case HPROF_ROOT_JAVA_FRAME:
+        case HPROF_ROOT_JNI_MONITOR:
+        case HPROF_ROOT_THREAD_OBJECT:
+            put_u4(h, 0);
+            put_u4(h, 0);
+            break;
+        case HPROF_ROOT_NATIVE_STACK:
+        case HPROF_ROOT_THREAD_BLOCK: put_u4(h, 0); break;
         default: break;
         }
     }
@@ -556,8 +629,10 @@ static void roots(build *B)
 
 static void objects_of_heap(build *B, int heap)
 {
-    static const struct { uint32_t id; const char *name; } heaps[4] = {
-        {0, NULL}, {'A', "app"}, {'Z', "zygote"}, {'I', "image"}};
+    static const struct {
+        uint32_t id;
+        const char *name;
+    } heaps[4] = {{0, NULL}, {'A', "app"}, {'Z', "zygote"}, {'I', "image"}};
     pf_graph *g = B->g;
     int any = 0;
     for (size_t oi = 0; oi < g->nobjs && !any; oi++) any = g->objs[oi].heap == heap;
@@ -570,7 +645,10 @@ static void objects_of_heap(build *B, int heap)
     }
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         if (g->objs[oi].heap != heap) continue;
-        if (B->obj_cls[oi] >= 0) { class_dump(B, &B->c[B->obj_cls[oi]]); continue; }
+        if (B->obj_cls[oi] >= 0) {
+            class_dump(B, &B->c[B->obj_cls[oi]]);
+            continue;
+        }
         cls *c = &B->c[-2 - B->obj_cls[oi]];
         if (c->array) array_dump(B, (uint32_t)oi, c);
         else instance_dump(B, (uint32_t)oi, c);
@@ -579,7 +657,11 @@ static void objects_of_heap(build *B, int heap)
 
 static void build_free(build *B)
 {
-    for (size_t k = 0; k < B->nc; k++) { free(B->c[k].name); free(B->c[k].fields); free(B->c[k].fsid); }
+    for (size_t k = 0; k < B->nc; k++) {
+        free(B->c[k].name);
+        free(B->c[k].fields);
+        free(B->c[k].fsid);
+    }
     free(B->c);
     free(B->type_cls);
     free(B->obj_cls);
@@ -611,7 +693,7 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
     for (size_t i = 0; i < g->nfields; i++) {
         int ins;
         hk_idmap_put(&B.field_map, g->fields[i].iid + 1, (uint32_t)i, &ins);
-        if (!ins) *hk_idmap_get(&B.field_map, g->fields[i].iid + 1) = (uint32_t)i;  /* the last one holds */
+        if (!ins) *hk_idmap_get(&B.field_map, g->fields[i].iid + 1) = (uint32_t)i; /* the last one holds */
     }
     B.field_sid = hk_xcalloc(g->nfields ? g->nfields : 1, sizeof *B.field_sid);
     make_classes(&B);
@@ -636,7 +718,8 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
         put_id(&B, out, sid);
     }
     roots(&B);
-    for (size_t k = 0; k < B.nc; k++) if (B.c[k].obj < 0) class_dump(&B, &B.c[k]);
+    for (size_t k = 0; k < B.nc; k++)
+        if (B.c[k].obj < 0) class_dump(&B, &B.c[k]);
     for (int heap = 0; heap < 4; heap++) objects_of_heap(&B, heap);
     if (B.dropped)
         pf_warn(t, "heap graph of pid %d: %llu references matched no field of their object's class and were dropped",
@@ -647,7 +730,7 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
         size_t end = i < B.ncuts ? B.cuts[i] : B.heap.len;
         if (end == start && i < B.ncuts) continue;
         record_head(out, HPROF_HEAP_DUMP_SEGMENT, (uint32_t)(end - start));
-        if (end > start) hk_buf_append(out, B.heap.data + start, end - start);   /* data is NULL when empty */
+        if (end > start) hk_buf_append(out, B.heap.data + start, end - start); /* data is NULL when empty */
         start = end;
     }
     record_head(out, HPROF_HEAP_DUMP_END, 0);
@@ -661,8 +744,10 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
         int kind = B.c[k].type >= 0 ? g->types[B.c[k].type].kind : 0;
         if (kind < KIND_SOFT || kind > KIND_PHANTOM) continue;
         put_id(&B, &kinds, B.c[k].id);
-        put_u1(&kinds, (uint8_t)(kind == KIND_SOFT ? HK_REF_SOFT : kind == KIND_WEAK ? HK_REF_WEAK
-                                 : kind == KIND_FINALIZER ? HK_REF_FINALIZER : HK_REF_PHANTOM));
+        put_u1(&kinds, (uint8_t)(kind == KIND_SOFT        ? HK_REF_SOFT
+                                 : kind == KIND_WEAK      ? HK_REF_WEAK
+                                 : kind == KIND_FINALIZER ? HK_REF_FINALIZER
+                                                          : HK_REF_PHANTOM));
     }
     if (kinds.len) {
         record_head(out, HPROF_HK_REF_KINDS, (uint32_t)kinds.len);
@@ -670,6 +755,7 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
     }
     hk_buf_free(&kinds);
     build_free(&B);
-    (void)err; (void)errlen;
+    (void)err;
+    (void)errlen;
     return 0;
 }

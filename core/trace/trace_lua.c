@@ -19,7 +19,8 @@ static int dump_write_perfetto(lua_State *L)
     lua_getfield(L, 2, "to");
     const char *to = luaL_checkstring(L, -1);
     if (!strcmp(to, "heapgraph")) o.heap_graph = 1;
-    else if (strcmp(to, "embedded")) return luaL_error(L, "write_perfetto: to is \"heapgraph\" or \"embedded\", not \"%s\"", to);
+    else if (strcmp(to, "embedded"))
+        return luaL_error(L, "write_perfetto: to is \"heapgraph\" or \"embedded\", not \"%s\"", to);
     lua_getfield(L, 2, "path");
     const char *path = luaL_checkstring(L, -1);
     lua_getfield(L, 2, "pid");

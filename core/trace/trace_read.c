@@ -13,7 +13,10 @@
 #include "trace.pb-c.h"
 #include "hprof_dump.pb-c.h"
 
-static struct { int pid; char *process; } pick;
+static struct {
+    int pid;
+    char *process;
+} pick;
 
 void hk_trace_select(int pid, const char *process)
 {
@@ -49,7 +52,10 @@ static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
     for (int s = 0; s < 64 && *p < end; s += 7) {
         uint8_t b = *(*p)++;
         r |= (uint64_t)(b & 0x7f) << s;
-        if (!(b & 0x80)) { *v = r; return 0; }
+        if (!(b & 0x80)) {
+            *v = r;
+            return 0;
+        }
     }
     return -1;
 }
@@ -91,7 +97,10 @@ static void add_hprof_chunk(pf_trace *t, uint32_t seq, uint64_t ts, const Hprofk
     int pid = hd->has_pid ? hd->pid : 0;
     pf_embedded *e = NULL;
     for (size_t i = t->ndumps; i-- > 0;)
-        if (t->dumps[i].pid == pid && t->dumps[i].seq == seq && !t->dumps[i].done) { e = &t->dumps[i]; break; }
+        if (t->dumps[i].pid == pid && t->dumps[i].seq == seq && !t->dumps[i].done) {
+            e = &t->dumps[i];
+            break;
+        }
     uint32_t idx = hd->has_chunk_index ? hd->chunk_index : 0;
     if (!e) {
         t->dumps = hk_grow(t->dumps, &t->capdumps, t->ndumps + 1, sizeof *t->dumps);
@@ -129,7 +138,10 @@ static int inflate_packets(pf_trace *t, const uint8_t *z, size_t n, int depth, c
     hk_buf_init(&out);
     z_stream s;
     memset(&s, 0, sizeof s);
-    if (inflateInit(&s) != Z_OK) { snprintf(err, errlen, "zlib: cannot start inflating"); return -1; }
+    if (inflateInit(&s) != Z_OK) {
+        snprintf(err, errlen, "zlib: cannot start inflating");
+        return -1;
+    }
     s.next_in = (Bytef *)z;
     s.avail_in = (uInt)n;
     int rc;
@@ -162,8 +174,14 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
     uint32_t seq = tp->optional_trusted_packet_sequence_id_case ? tp->trusted_packet_sequence_id : 0;
     uint64_t ts = tp->has_timestamp ? tp->timestamp : 0;
     int used = 0, rc = 0;
-    if (tp->process_tree) { add_process_tree(t, tp->process_tree); used = 1; }
-    if (tp->heap_graph) { pf_graph_add(t, seq, ts, tp->heap_graph); used = 1; }
+    if (tp->process_tree) {
+        add_process_tree(t, tp->process_tree);
+        used = 1;
+    }
+    if (tp->heap_graph) {
+        pf_graph_add(t, seq, ts, tp->heap_graph);
+        used = 1;
+    }
     if (tp->has_compressed_packets) {
         used = 1;
         if (depth > 0) pf_warn(t, "compressed_packets inside compressed_packets: skipped");
@@ -177,8 +195,14 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
     if (tp->base.n_unknown_fields) {
         /* hprofkit's own fields sit beside Perfetto's in the same packet */
         Hprofkit__HprofTracePacket *hp = hprofkit__hprof_trace_packet__unpack(NULL, n, p);
-        if (hp && hp->hprof_dump) { add_hprof_chunk(t, seq, ts, hp->hprof_dump); used = 1; }
-        if (hp && hp->hprof_bitmap) { add_bitmap(t, hp->hprof_bitmap); used = 1; }
+        if (hp && hp->hprof_dump) {
+            add_hprof_chunk(t, seq, ts, hp->hprof_dump);
+            used = 1;
+        }
+        if (hp && hp->hprof_bitmap) {
+            add_bitmap(t, hp->hprof_bitmap);
+            used = 1;
+        }
         if (hp && hp->has_heap_graph_from_hprof && hp->heap_graph_from_hprof) t->from_hprof = 1;
         if (hp) hprofkit__hprof_trace_packet__free_unpacked(hp, NULL);
     }
@@ -196,9 +220,17 @@ static int packets(pf_trace *t, const uint8_t *data, size_t n, int depth, char *
         uint64_t key, len;
         if (varint(&p, end, &key) < 0) goto cut;
         switch (key & 7) {
-        case 0: if (varint(&p, end, &len) < 0) goto cut; continue;
-        case 1: if (end - p < 8) goto cut; p += 8; continue;
-        case 5: if (end - p < 4) goto cut; p += 4; continue;
+        case 0:
+            if (varint(&p, end, &len) < 0) goto cut;
+            continue;
+        case 1:
+            if (end - p < 8) goto cut;
+            p += 8;
+            continue;
+        case 5:
+            if (end - p < 4) goto cut;
+            p += 4;
+            continue;
         case 2:
             if (varint(&p, end, &len) < 0 || len > (uint64_t)(end - p)) goto cut;
             if (key >> 3 == 1 && packet(t, p, (size_t)len, depth, err, errlen) < 0) return -1;
@@ -227,7 +259,10 @@ static void trace_free(pf_trace *t)
     free(t->graphs);
     for (size_t i = 0; i < t->ndumps; i++) hk_buf_free(&t->dumps[i].data);
     free(t->dumps);
-    for (size_t i = 0; i < t->npngs; i++) { free(t->pngs[i].name); hk_buf_free(&t->pngs[i].png); }
+    for (size_t i = 0; i < t->npngs; i++) {
+        free(t->pngs[i].name);
+        hk_buf_free(&t->pngs[i].png);
+    }
     free(t->pngs);
     for (size_t i = 0; i < t->nprocs; i++) free(t->procs[i].name);
     free(t->procs);
@@ -251,18 +286,16 @@ static void list_dumps(const pf_trace *t, hk_buf *b, int chosen_graph, int chose
     for (size_t i = 0; i < t->ngraphs; i++) {
         const pf_graph *g = &t->graphs[i];
         const char *name = pf_process_name(t, g->pid);
-        hk_buf_printf(b, "trace dump: pid %d%s%s%s: heap graph, %zu objects, %zu types, %zu roots%s%s\n",
-                      g->pid, name ? " (" : "", name ? name : "", name ? ")" : "", g->nobjs, g->ntypes,
-                      g->nroots, g->missing || !g->done ? ", incomplete" : "",
-                      (int)i == chosen_graph ? " [opened]" : "");
+        hk_buf_printf(b, "trace dump: pid %d%s%s%s: heap graph, %zu objects, %zu types, %zu roots%s%s\n", g->pid,
+                      name ? " (" : "", name ? name : "", name ? ")" : "", g->nobjs, g->ntypes, g->nroots,
+                      g->missing || !g->done ? ", incomplete" : "", (int)i == chosen_graph ? " [opened]" : "");
     }
     for (size_t i = 0; i < t->ndumps; i++) {
         const pf_embedded *e = &t->dumps[i];
         const char *name = pf_process_name(t, e->pid);
-        hk_buf_printf(b, "trace dump: pid %d%s%s%s: embedded HPROF, %zu bytes in %u chunks%s%s\n",
-                      e->pid, name ? " (" : "", name ? name : "", name ? ")" : "", e->data.len,
-                      e->next_chunk, e->missing || !e->done ? ", incomplete" : "",
-                      (int)i == chosen_dump ? " [opened]" : "");
+        hk_buf_printf(b, "trace dump: pid %d%s%s%s: embedded HPROF, %zu bytes in %u chunks%s%s\n", e->pid,
+                      name ? " (" : "", name ? name : "", name ? ")" : "", e->data.len, e->next_chunk,
+                      e->missing || !e->done ? ", incomplete" : "", (int)i == chosen_dump ? " [opened]" : "");
     }
 }
 
@@ -283,8 +316,7 @@ static void take_images(pf_trace *t, int pid, hk_trace_result *res)
     }
 }
 
-int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res,
-                      char *err, size_t errlen)
+int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     pf_trace t;
@@ -292,15 +324,18 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
     int rc = packets(&t, data, n, 0, err, errlen);
     int g = -1, e = -1;
     if (rc == 0) {
-        for (size_t i = 0; i < t.ngraphs && g < 0; i++) if (matches(&t, t.graphs[i].pid)) g = (int)i;
-        for (size_t i = 0; i < t.ndumps && g < 0 && e < 0; i++) if (matches(&t, t.dumps[i].pid)) e = (int)i;
+        for (size_t i = 0; i < t.ngraphs && g < 0; i++)
+            if (matches(&t, t.graphs[i].pid)) g = (int)i;
+        for (size_t i = 0; i < t.ndumps && g < 0 && e < 0; i++)
+            if (matches(&t, t.dumps[i].pid)) e = (int)i;
         if (g < 0 && e < 0) {
             hk_buf l;
             hk_buf_init(&l);
             list_dumps(&t, &l, -1, -1);
             if (!t.ngraphs && !t.ndumps)
-                snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
-                         path, (unsigned long long)t.packets);
+                snprintf(err, errlen,
+                         "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump", path,
+                         (unsigned long long)t.packets);
             else
                 snprintf(err, errlen, "%s: no dump in the trace matches --trace-pid/--trace-process; it holds:\n%s",
                          path, hk_buf_cstr(&l));
@@ -315,7 +350,8 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
     if (rc == 0 && g >= 0) {
         pf_graph *gr = &t.graphs[g];
         if (gr->missing || !gr->done)
-            pf_warn(&t, "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
+            pf_warn(&t,
+                    "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
                     gr->pid, gr->missing, gr->done ? "" : ", no last packet");
         rc = pf_graph_to_hprof(&t, gr, &res->hprof, err, errlen);
     } else if (rc == 0) {
@@ -351,8 +387,13 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
                     break;
                 }
         }
-        if (g >= 0) hk_buf_puts(&s, "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
-        if (g >= 0 && !t.from_hprof) hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's GC and Perfetto)\n");
+        if (g >= 0)
+            hk_buf_puts(
+                &s,
+                "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
+        if (g >= 0 && !t.from_hprof)
+            hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's "
+                            "GC and Perfetto)\n");
         if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);
         if (t.warnings) hk_buf_printf(&s, "trace warnings: %u\n", t.warnings);
         hk_buf_append(&s, t.notes.data, t.notes.len);

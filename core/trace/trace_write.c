@@ -20,14 +20,17 @@ typedef Perfetto__Protos__HeapGraphObject HeapGraphObject;
 typedef Perfetto__Protos__HeapGraphType HeapGraphType;
 typedef Perfetto__Protos__InternedString InternedString;
 
-#define SEQ 1               /* every packet on one sequence, in order */
+#define SEQ                1 /* every packet on one sequence, in order */
 #define OBJECTS_PER_PACKET 20000
 
 static void put_varint(hk_buf *b, uint64_t v)
 {
     uint8_t x[10];
     int n = 0;
-    do { x[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>= 7; } while (v);
+    do {
+        x[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
     hk_buf_append(b, x, (size_t)n);
 }
 
@@ -124,14 +127,17 @@ static void embedded(hk_buf *out, const hk_dump *d, const hk_trace_write_opts *o
 
 /* Type ids: class k is 2k+1, its class object's type "java.lang.Class<name>" 2k+2; primitive
  * arrays the dump has no class for get 2n+1+t. */
-static uint64_t type_of_class(uint32_t c) { return 2 * (uint64_t)c + 1; }
+static uint64_t type_of_class(uint32_t c)
+{
+    return 2 * (uint64_t)c + 1;
+}
 
 typedef struct hg {
     hk_dump *d;
-    InternedString **fields;    /* field names, iid = index + 1 */
+    InternedString **fields; /* field names, iid = index + 1 */
     size_t nfields, capfields;
-    uint64_t *class_field0;     /* iid of class k's first own field (its fields are consecutive) */
-    uint64_t *static_field0;    /* iid of class k's first static */
+    uint64_t *class_field0;  /* iid of class k's first own field (its fields are consecutive) */
+    uint64_t *static_field0; /* iid of class k's first static */
 } hg;
 
 static uint64_t add_field(hg *h, const char *cls, const char *name)
@@ -174,7 +180,10 @@ static HeapGraphType **make_types(hg *h, size_t *ntypes)
         HeapGraphType *t = new_type(type_of_class(c), cl->name);
         t->has_object_size = 1;
         t->object_size = cl->instance_size;
-        if (cl->super != HK_NONE) { t->has_superclass_id = 1; t->superclass_id = type_of_class(cl->super); }
+        if (cl->super != HK_NONE) {
+            t->has_superclass_id = 1;
+            t->superclass_id = type_of_class(cl->super);
+        }
         t->has_classloader_id = 1;
         t->classloader_id = cl->loader_id;
         uint32_t nref = 0;
@@ -183,7 +192,8 @@ static HeapGraphType **make_types(hg *h, size_t *ntypes)
         t->reference_field_id = hk_xcalloc(nref ? nref : 1, sizeof *t->reference_field_id);
         nref = 0;
         for (uint16_t f = 0; f < cl->nfields; f++)
-            if (cl->fields[f].type == HK_T_OBJECT) t->reference_field_id[nref++] = add_field(h, cl->name, cl->fields[f].name);
+            if (cl->fields[f].type == HK_T_OBJECT)
+                t->reference_field_id[nref++] = add_field(h, cl->name, cl->fields[f].name);
         h->static_field0[c] = h->nfields + 1;
         for (uint16_t s = 0; s < cl->nstatics; s++)
             if (cl->statics[s].type == HK_T_OBJECT) add_field(h, cl->name, cl->statics[s].name);
@@ -192,8 +202,8 @@ static HeapGraphType **make_types(hg *h, size_t *ntypes)
         snprintf(tmp, sizeof tmp, "java.lang.Class<%s>", cl->name);
         types[k++] = new_type(type_of_class(c) + 1, tmp);
     }
-    static const char *const prim[12] = {0, 0, 0, 0, "boolean[]", "char[]", "float[]", "double[]",
-                                         "byte[]", "short[]", "int[]", "long[]"};
+    static const char *const prim[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
+                                         "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
     for (int p = 4; p < 12; p++)
         if (d->prim_array_class[p] == HK_NONE) types[k++] = new_type(2 * (uint64_t)d->nclasses + 1 + p, prim[p]);
     *ntypes = k;
@@ -213,15 +223,29 @@ static int heap_type(const hk_dump *d, int heap)
 static void set_values(hk_dump *d, uint32_t i, const char *cls, HeapGraphObject *o)
 {
     hk_value v;
-    if (!strcmp(cls, "libcore.util.NativeAllocationRegistry") && hk_instance_field(d, i, "size", &v) && v.type == HK_T_LONG) {
+    if (!strcmp(cls, "libcore.util.NativeAllocationRegistry") && hk_instance_field(d, i, "size", &v) &&
+        v.type == HK_T_LONG) {
         o->has_native_allocation_registry_size_field = 1;
         o->native_allocation_registry_size_field = v.i;
     } else if (!strcmp(cls, "android.graphics.Bitmap")) {
-        if (hk_instance_field(d, i, "mWidth", &v) && v.type == HK_T_INT) { o->has_bitmap_width_field = 1; o->bitmap_width_field = (uint32_t)v.i; }
-        if (hk_instance_field(d, i, "mHeight", &v) && v.type == HK_T_INT) { o->has_bitmap_height_field = 1; o->bitmap_height_field = (uint32_t)v.i; }
-        if (hk_instance_field(d, i, "mId", &v) && v.type == HK_T_LONG) { o->has_bitmap_id_field = 1; o->bitmap_id_field = v.i; }
-        if (hk_instance_field(d, i, "mSourceId", &v) && v.type == HK_T_LONG) { o->has_bitmap_source_id_field = 1; o->bitmap_source_id_field = v.i; }
-    } else if (!strcmp(cls, "android.content.pm.ApplicationInfo") && hk_instance_field(d, i, "longVersionCode", &v) && v.type == HK_T_LONG) {
+        if (hk_instance_field(d, i, "mWidth", &v) && v.type == HK_T_INT) {
+            o->has_bitmap_width_field = 1;
+            o->bitmap_width_field = (uint32_t)v.i;
+        }
+        if (hk_instance_field(d, i, "mHeight", &v) && v.type == HK_T_INT) {
+            o->has_bitmap_height_field = 1;
+            o->bitmap_height_field = (uint32_t)v.i;
+        }
+        if (hk_instance_field(d, i, "mId", &v) && v.type == HK_T_LONG) {
+            o->has_bitmap_id_field = 1;
+            o->bitmap_id_field = v.i;
+        }
+        if (hk_instance_field(d, i, "mSourceId", &v) && v.type == HK_T_LONG) {
+            o->has_bitmap_source_id_field = 1;
+            o->bitmap_source_id_field = v.i;
+        }
+    } else if (!strcmp(cls, "android.content.pm.ApplicationInfo") && hk_instance_field(d, i, "longVersionCode", &v) &&
+               v.type == HK_T_LONG) {
         o->has_application_info_long_version_code_field = 1;
         o->application_info_long_version_code_field = v.i;
     }
@@ -237,7 +261,11 @@ static void make_object(hg *h, uint32_t i, HeapGraphObject *o, int *last_heap)
     o->has_self_size = 1;
     o->self_size = hk_obj_shallow_size(d, i);
     int ht = heap_type(d, hk_obj_heap(d, i));
-    if (ht != *last_heap) { o->has_heap_type_delta = 1; o->heap_type_delta = ht; *last_heap = ht; }
+    if (ht != *last_heap) {
+        o->has_heap_type_delta = 1;
+        o->heap_type_delta = ht;
+        *last_heap = ht;
+    }
     o->has_type_id = 1;
     uint32_t c = hk_obj_class(d, i);
     switch (hk_obj_kind(d, i)) {
@@ -249,7 +277,8 @@ static void make_object(hg *h, uint32_t i, HeapGraphObject *o, int *last_heap)
         o->reference_object_id = hk_xcalloc(nf ? nf : 1, sizeof *o->reference_object_id);
         for (uint32_t k = 0; k < nf; k++)
             if (f[k].type == HK_T_OBJECT)
-                o->reference_object_id[o->n_reference_object_id++] = f[k].offset + d->id_size <= len ? hk_be_id(d, data + f[k].offset) : 0;
+                o->reference_object_id[o->n_reference_object_id++] =
+                    f[k].offset + d->id_size <= len ? hk_be_id(d, data + f[k].offset) : 0;
         set_values(d, i, d->classes[c].name, o);
         break;
     }
@@ -283,20 +312,30 @@ static void make_object(hg *h, uint32_t i, HeapGraphObject *o, int *last_heap)
 static int root_type(int tag)
 {
     switch (tag) {
-    case HPROF_ROOT_JNI_GLOBAL: return 1; case HPROF_ROOT_JNI_LOCAL: return 2;
-    case HPROF_ROOT_JAVA_FRAME: return 3; case HPROF_ROOT_NATIVE_STACK: return 4;
-    case HPROF_ROOT_STICKY_CLASS: return 5; case HPROF_ROOT_THREAD_BLOCK: return 6;
-    case HPROF_ROOT_MONITOR_USED: return 7; case HPROF_ROOT_THREAD_OBJECT: return 8;
-    case HPROF_ROOT_INTERNED_STRING: return 9; case HPROF_ROOT_FINALIZING: return 10;
-    case HPROF_ROOT_DEBUGGER: return 11; case HPROF_ROOT_REFERENCE_CLEANUP: return 12;
-    case HPROF_ROOT_VM_INTERNAL: return 13; case HPROF_ROOT_JNI_MONITOR: return 14;
+    case HPROF_ROOT_JNI_GLOBAL: return 1;
+    case HPROF_ROOT_JNI_LOCAL: return 2;
+    case HPROF_ROOT_JAVA_FRAME: return 3;
+    case HPROF_ROOT_NATIVE_STACK: return 4;
+    case HPROF_ROOT_STICKY_CLASS: return 5;
+    case HPROF_ROOT_THREAD_BLOCK: return 6;
+    case HPROF_ROOT_MONITOR_USED: return 7;
+    case HPROF_ROOT_THREAD_OBJECT: return 8;
+    case HPROF_ROOT_INTERNED_STRING: return 9;
+    case HPROF_ROOT_FINALIZING: return 10;
+    case HPROF_ROOT_DEBUGGER: return 11;
+    case HPROF_ROOT_REFERENCE_CLEANUP: return 12;
+    case HPROF_ROOT_VM_INTERNAL: return 13;
+    case HPROF_ROOT_JNI_MONITOR: return 14;
     default: return 0;
     }
 }
 
 static void free_objects(HeapGraphObject *objs, size_t n)
 {
-    for (size_t k = 0; k < n; k++) { free(objs[k].reference_object_id); free(objs[k].reference_field_id); }
+    for (size_t k = 0; k < n; k++) {
+        free(objs[k].reference_object_id);
+        free(objs[k].reference_field_id);
+    }
 }
 
 static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
@@ -313,7 +352,10 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
         r->object_ids = hk_xcalloc(d->nroots + 1, sizeof *r->object_ids);
         for (uint32_t k = 0; k < d->nroots; k++)
             if (root_type(d->roots[k].type) == t) r->object_ids[r->n_object_ids++] = d->roots[k].id;
-        if (!r->n_object_ids) { free(r->object_ids); continue; }
+        if (!r->n_object_ids) {
+            free(r->object_ids);
+            continue;
+        }
         r->has_root_type = 1;
         r->root_type = t;
         rootp[nroots++] = r;
@@ -365,7 +407,10 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
         free(types[k]);
     }
     free(types);
-    for (size_t k = 0; k < h.nfields; k++) { free(h.fields[k]->str.data); free(h.fields[k]); }
+    for (size_t k = 0; k < h.nfields; k++) {
+        free(h.fields[k]->str.data);
+        free(h.fields[k]);
+    }
     free(h.fields);
     free(h.class_field0);
     free(h.static_field0);

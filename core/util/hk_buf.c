@@ -5,9 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void hk_buf_init(hk_buf *b) { b->data = NULL; b->len = b->cap = 0; }
-void hk_buf_free(hk_buf *b) { free(b->data); hk_buf_init(b); }
-void hk_buf_reset(hk_buf *b) { b->len = 0; }
+void hk_buf_init(hk_buf *b)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+void hk_buf_free(hk_buf *b)
+{
+    free(b->data);
+    hk_buf_init(b);
+}
+void hk_buf_reset(hk_buf *b)
+{
+    b->len = 0;
+}
 
 void hk_buf_reserve(hk_buf *b, size_t extra)
 {
@@ -26,8 +37,14 @@ void hk_buf_append(hk_buf *b, const void *data, size_t n)
     b->len += n;
 }
 
-void hk_buf_putc(hk_buf *b, char c) { hk_buf_append(b, &c, 1); }
-void hk_buf_puts(hk_buf *b, const char *s) { hk_buf_append(b, s, strlen(s)); }
+void hk_buf_putc(hk_buf *b, char c)
+{
+    hk_buf_append(b, &c, 1);
+}
+void hk_buf_puts(hk_buf *b, const char *s)
+{
+    hk_buf_append(b, s, strlen(s));
+}
 
 void hk_buf_vprintf(hk_buf *b, const char *fmt, va_list ap)
 {
@@ -38,7 +55,10 @@ void hk_buf_vprintf(hk_buf *b, const char *fmt, va_list ap)
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap2);
     va_end(ap2);
     if (n <= 0) return;
-    if ((size_t)n < sizeof tmp) { hk_buf_append(b, tmp, (size_t)n); return; }
+    if ((size_t)n < sizeof tmp) {
+        hk_buf_append(b, tmp, (size_t)n);
+        return;
+    }
     hk_buf_reserve(b, (size_t)n);
     vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
@@ -74,15 +94,31 @@ void hk_buf_json_string(hk_buf *b, const char *str, size_t n)
     hk_buf_putc(b, '"');
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
-        if (c == '"' || c == '\\') { hk_buf_putc(b, '\\'); hk_buf_putc(b, (char)c); i++; }
-        else if (c == '\n') { hk_buf_puts(b, "\\n"); i++; }
-        else if (c == '\t') { hk_buf_puts(b, "\\t"); i++; }
-        else if (c == '\r') { hk_buf_puts(b, "\\r"); i++; }
-        else if (c < 0x20 || c == 0x7f) { hk_buf_printf(b, "\\u%04x", c); i++; }
-        else {
+        if (c == '"' || c == '\\') {
+            hk_buf_putc(b, '\\');
+            hk_buf_putc(b, (char)c);
+            i++;
+        } else if (c == '\n') {
+            hk_buf_puts(b, "\\n");
+            i++;
+        } else if (c == '\t') {
+            hk_buf_puts(b, "\\t");
+            i++;
+        } else if (c == '\r') {
+            hk_buf_puts(b, "\\r");
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            hk_buf_printf(b, "\\u%04x", c);
+            i++;
+        } else {
             size_t l = utf8_seq(s + i, n - i);
-            if (l) { hk_buf_append(b, s + i, l); i += l; }
-            else { hk_buf_puts(b, "\\ufffd"); i++; }
+            if (l) {
+                hk_buf_append(b, s + i, l);
+                i += l;
+            } else {
+                hk_buf_puts(b, "\\ufffd");
+                i++;
+            }
         }
     }
     hk_buf_putc(b, '"');

@@ -26,13 +26,18 @@ int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
-    if (!tmp) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     /* same directory as path, so rename() stays on one filesystem */
     snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s "
-                 "(does the directory exist and is it writable?)", path, strerror(errno));
+        snprintf(err, errlen,
+                 "%s: cannot create a temporary file beside it: %s "
+                 "(does the directory exist and is it writable?)",
+                 path, strerror(errno));
         free(tmp);
         return -1;
     }
@@ -60,7 +65,10 @@ int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err
 int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory, expected a file", path);

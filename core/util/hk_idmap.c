@@ -12,8 +12,18 @@ static inline size_t slot_of(uint64_t key, size_t cap)
     return (size_t)key & (cap - 1);
 }
 
-void hk_idmap_init(hk_idmap *m) { m->keys = NULL; m->vals = NULL; m->cap = m->len = 0; }
-void hk_idmap_free(hk_idmap *m) { free(m->keys); free(m->vals); hk_idmap_init(m); }
+void hk_idmap_init(hk_idmap *m)
+{
+    m->keys = NULL;
+    m->vals = NULL;
+    m->cap = m->len = 0;
+}
+void hk_idmap_free(hk_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    hk_idmap_init(m);
+}
 
 static void grow(hk_idmap *m)
 {
@@ -39,7 +49,10 @@ uint32_t *hk_idmap_put(hk_idmap *m, uint64_t key, uint32_t init, int *inserted)
     if ((m->len + 1) * 4 > m->cap * 3) grow(m);
     size_t s = slot_of(key, m->cap);
     while (m->keys[s]) {
-        if (m->keys[s] == key) { if (inserted) *inserted = 0; return &m->vals[s]; }
+        if (m->keys[s] == key) {
+            if (inserted) *inserted = 0;
+            return &m->vals[s];
+        }
         s = (s + 1) & (m->cap - 1);
     }
     m->keys[s] = key;
@@ -60,8 +73,18 @@ uint32_t *hk_idmap_get(const hk_idmap *m, uint64_t key)
     return NULL;
 }
 
-void hk_idtab_init(hk_idtab *t) { hk_idmap_init(&t->map); t->vals = NULL; t->n = t->cap = 0; }
-void hk_idtab_free(hk_idtab *t) { hk_idmap_free(&t->map); free(t->vals); hk_idtab_init(t); }
+void hk_idtab_init(hk_idtab *t)
+{
+    hk_idmap_init(&t->map);
+    t->vals = NULL;
+    t->n = t->cap = 0;
+}
+void hk_idtab_free(hk_idtab *t)
+{
+    hk_idmap_free(&t->map);
+    free(t->vals);
+    hk_idtab_init(t);
+}
 
 void hk_idtab_set(hk_idtab *t, uint64_t key, uint64_t val)
 {

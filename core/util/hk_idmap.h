@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 typedef struct hk_idmap {
-    uint64_t *keys;     /* 0 marks an empty slot: id 0 is null in HPROF and never stored */
+    uint64_t *keys; /* 0 marks an empty slot: id 0 is null in HPROF and never stored */
     uint32_t *vals;
     size_t cap, len;
 } hk_idmap;
@@ -17,8 +17,6 @@ void hk_idmap_free(hk_idmap *m);
 uint32_t *hk_idmap_put(hk_idmap *m, uint64_t key, uint32_t init, int *inserted);
 /* Returns a pointer to the value, or NULL. */
 uint32_t *hk_idmap_get(const hk_idmap *m, uint64_t key);
-
-
 
 /* An id -> 64-bit value table (string and record offsets), on top of hk_idmap. */
 typedef struct hk_idtab {

@@ -10,8 +10,8 @@ static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, 
 /* libpng reports errors by longjmp; the handlers below carry the message out. */
 typedef struct png_ctx {
     char msg[200];
-    hk_buf *out;            /* encoding */
-    const unsigned char *in;/* decoding */
+    hk_buf *out;             /* encoding */
+    const unsigned char *in; /* decoding */
     size_t inlen, inpos;
 } png_ctx;
 
@@ -22,7 +22,11 @@ static void on_error(png_structp png, png_const_charp msg)
     png_longjmp(png, 1);
 }
 
-static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
 
 static void on_write(png_structp png, png_bytep data, png_size_t n)
 {
@@ -30,7 +34,10 @@ static void on_write(png_structp png, png_bytep data, png_size_t n)
     hk_buf_append(c->out, data, n);
 }
 
-static void on_flush(png_structp png) { (void)png; }
+static void on_flush(png_structp png)
+{
+    (void)png;
+}
 
 static void on_read(png_structp png, png_bytep data, png_size_t n)
 {
@@ -40,12 +47,11 @@ static void on_read(png_structp png, png_bytep data, png_size_t n)
     c->inpos += n;
 }
 
-int hk_png_encode_rgba(const unsigned char *rgba, int width, int height, hk_buf *out,
-                       char *err, size_t errlen)
+int hk_png_encode_rgba(const unsigned char *rgba, int width, int height, hk_buf *out, char *err, size_t errlen)
 {
     if (width <= 0 || height <= 0 || (uint64_t)width * (uint64_t)height > (1ull << 30)) {
-        snprintf(err, errlen, "png: cannot encode a %dx%d image (width and height must be 1..2^30 pixels)",
-                 width, height);
+        snprintf(err, errlen, "png: cannot encode a %dx%d image (width and height must be 1..2^30 pixels)", width,
+                 height);
         return -1;
     }
     png_ctx c = {.out = out};
@@ -70,11 +76,10 @@ int hk_png_encode_rgba(const unsigned char *rgba, int width, int height, hk_buf 
      * Z_RLE is slower and larger, levels 2-3 gain <3 %).  Bulk export is the main caller. */
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
     png_set_compression_level(png, 1);
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGBA,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
-    for (int y = 0; y < height; y++)
-        png_write_row(png, (png_const_bytep)(rgba + (size_t)y * (size_t)width * 4));
+    for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgba + (size_t)y * (size_t)width * 4));
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     return 0;
@@ -97,8 +102,8 @@ int hk_png_size(const void *png, size_t n, int *width, int *height)
     return 0;
 }
 
-int hk_png_decode_rgba(const void *data, size_t n, unsigned char **rgba, int *width, int *height,
-                       char *err, size_t errlen)
+int hk_png_decode_rgba(const void *data, size_t n, unsigned char **rgba, int *width, int *height, char *err,
+                       size_t errlen)
 {
     *rgba = NULL;
     int w, h;

@@ -23,9 +23,9 @@ typedef struct dd_entry {
 
 typedef struct dd_state {
     hk_dump *d;
-    int indexed;            /* 0 not yet, 1 done */
-    int present;            /* the dump has a non-null Bitmap.dumpData */
-    int format;             /* CompressFormat.nativeInt: JPEG 0, PNG 1, WEBP 2, ... */
+    int indexed; /* 0 not yet, 1 done */
+    int present; /* the dump has a non-null Bitmap.dumpData */
+    int format;  /* CompressFormat.nativeInt: JPEG 0, PNG 1, WEBP 2, ... */
     dd_entry *v;
     size_t n;
 } dd_state;
@@ -34,7 +34,10 @@ static int dd_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
     (void)ud;
     dd_state *s = calloc(1, sizeof *s);
-    if (!s) { snprintf(err, errlen, "dumpdata: out of memory"); return -1; }
+    if (!s) {
+        snprintf(err, errlen, "dumpdata: out of memory");
+        return -1;
+    }
     s->d = d;
     *state = s;
     return 0;
@@ -70,8 +73,7 @@ static void dd_index(dd_state *s)
     hk_id dd = v.ref;
     hk_value count, format, natives, buffers;
     if (dd_host->field(d, dd, "count", &count) != 1 || dd_host->field(d, dd, "natives", &natives) != 1 ||
-        dd_host->field(d, dd, "buffers", &buffers) != 1 || natives.type != HK_T_OBJECT ||
-        buffers.type != HK_T_OBJECT)
+        dd_host->field(d, dd, "buffers", &buffers) != 1 || natives.type != HK_T_OBJECT || buffers.type != HK_T_OBJECT)
         return;
     s->present = 1;
     s->format = dd_host->field(d, dd, "format", &format) == 1 ? (int)format.i : 1;
@@ -106,7 +108,8 @@ static int dd_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     if (!s->indexed) dd_index(s);
     if (!s->present) return HK_IMAGE_NONE;
     if (s->format != 1) {
-        snprintf(note, notelen, "Bitmap.dumpData holds %s images (format %d); only PNG can be checked "
+        snprintf(note, notelen,
+                 "Bitmap.dumpData holds %s images (format %d); only PNG can be checked "
                  "against the bitmap's size: take the dump with am dumpheap -b png",
                  format_name(s->format), s->format);
         return HK_IMAGE_NONE;
@@ -114,8 +117,7 @@ static int dd_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     dd_entry key = {.ptr = bm->native_ptr};
     dd_entry *e = bsearch(&key, s->v, s->n, sizeof *s->v, by_ptr);
     if (!e) {
-        snprintf(note, notelen, "no entry in Bitmap.dumpData for pointer 0x%llx",
-                 (unsigned long long)bm->native_ptr);
+        snprintf(note, notelen, "no entry in Bitmap.dumpData for pointer 0x%llx", (unsigned long long)bm->native_ptr);
         return HK_IMAGE_NONE;
     }
     int et = 0;

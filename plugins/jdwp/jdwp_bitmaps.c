@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BITMAP_SIG "Landroid/graphics/Bitmap;"
-#define FORMAT_SIG "Landroid/graphics/Bitmap$CompressFormat;"
-#define BAOS_SIG "Ljava/io/ByteArrayOutputStream;"
+#define BITMAP_SIG   "Landroid/graphics/Bitmap;"
+#define FORMAT_SIG   "Landroid/graphics/Bitmap$CompressFormat;"
+#define BAOS_SIG     "Ljava/io/ByteArrayOutputStream;"
 #define COMPRESS_SIG "(Landroid/graphics/Bitmap$CompressFormat;ILjava/io/OutputStream;)Z"
 /* A single compressed image larger than this is refused (a 4K RGBA PNG is ~40 MB worst case). */
 #define JDWP_MAX_IMAGE ((size_t)256 << 20)
@@ -23,279 +23,336 @@
 enum { F_PTR, F_WIDTH, F_HEIGHT, F_RECYCLED, F_COUNT };
 
 typedef struct jdwp_bitmap {
-  uint64_t obj, ptr;
-  int32_t width, height;
+    uint64_t obj, ptr;
+    int32_t width, height;
 } jdwp_bitmap;
 
 /* What compress needs, resolved once on the event thread. */
 typedef struct jdwp_compress_kit {
-  uint64_t thread, bitmap_class, compress, png, baos_class, baos_init, to_byte_array;
+    uint64_t thread, bitmap_class, compress, png, baos_class, baos_init, to_byte_array;
 } jdwp_compress_kit;
 
-static double jdwp_secs(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+static double jdwp_secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len,
-                           char *err, size_t errlen) {
-  char tmp[4096], dst[4096];
-  if (snprintf(dst, sizeof dst, "%s/%s", dir, name) >= (int)sizeof dst ||
-      snprintf(tmp, sizeof tmp, "%s/.%s.tmpXXXXXX", dir, name) >= (int)sizeof tmp) {
-    snprintf(err, errlen, "output path too long: %s/%s", dir, name);
-    return -1;
-  }
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
-    return -1;
-  }
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      snprintf(err, errlen, "cannot write %s: %s", tmp, w < 0 ? strerror(errno) : "short write");
-      close(fd);
-      unlink(tmp);
-      return -1;
+int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+    char tmp[4096], dst[4096];
+    if (snprintf(dst, sizeof dst, "%s/%s", dir, name) >= (int)sizeof dst ||
+        snprintf(tmp, sizeof tmp, "%s/.%s.tmpXXXXXX", dir, name) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "output path too long: %s/%s", dir, name);
+        return -1;
     }
-    off += (size_t)w;
-  }
-  fchmod(fd, 0644);
-  if (close(fd) < 0 || rename(tmp, dst) < 0) {
-    snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            snprintf(err, errlen, "cannot write %s: %s", tmp, w < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    fchmod(fd, 0644);
+    if (close(fd) < 0 || rename(tmp, dst) < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", dst, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
 }
 
-static int jdwp_bitmap_cmp(const void *a, const void *b) {
-  const jdwp_bitmap *x = a, *y = b;
-  int64_t px = (int64_t)x->width * x->height, py = (int64_t)y->width * y->height;
-  if (px != py) return px > py ? -1 : 1;
-  return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+static int jdwp_bitmap_cmp(const void *a, const void *b)
+{
+    const jdwp_bitmap *x = a, *y = b;
+    int64_t px = (int64_t)x->width * x->height, py = (int64_t)y->width * y->height;
+    if (px != py) return px > py ? -1 : 1;
+    return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
 }
 
 /* Lists Bitmaps with their fields (VM running: nothing here needs a thread), keeps the
  * drawable ones sorted largest first. */
-static int jdwp_list_bitmaps(jdwp_conn *c, uint64_t cls, jdwp_bitmap **out, jdwp_fetch_summary *s,
-                             char *err, size_t errlen) {
-  static const char *const names[F_COUNT] = {"mNativePtr", "mWidth", "mHeight", "mRecycled"};
-  uint64_t fields[F_COUNT];
-  if (jdwp_fields_find(c, cls, names, F_COUNT, fields, err, errlen) < 0) return -1;
-  uint64_t *objs;
-  size_t n;
-  if (jdwp_instances(c, cls, &objs, &n, err, errlen) < 0) return -1;
-  s->instances = n;
-  jdwp_value *vals = calloc(n ? n * F_COUNT : 1, sizeof *vals);
-  jdwp_bitmap *bm = calloc(n ? n : 1, sizeof *bm);
-  if (!vals || !bm) {
-    free(objs); free(vals); free(bm);
-    snprintf(err, errlen, "out of memory for %zu bitmaps", n);
-    return -1;
-  }
-  if (jdwp_get_values_many(c, objs, n, fields, F_COUNT, vals, err, errlen) < 0) {
-    free(objs); free(vals); free(bm);
-    return -1;
-  }
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    const jdwp_value *v = vals + i * F_COUNT;
-    if (!v[F_PTR].tag) { s->skipped_gone++; continue; }
-    if (v[F_RECYCLED].v) { s->skipped_recycled++; continue; }
-    int32_t w = (int32_t)(uint32_t)v[F_WIDTH].v, h = (int32_t)(uint32_t)v[F_HEIGHT].v;
-    if (w <= 0 || h <= 0) { s->skipped_empty++; continue; }
-    if (!v[F_PTR].v) { s->skipped_null_ptr++; continue; }
-    bm[k++] = (jdwp_bitmap){.obj = objs[i], .ptr = v[F_PTR].v, .width = w, .height = h};
-  }
-  s->skipped = s->skipped_gone + s->skipped_recycled + s->skipped_empty + s->skipped_null_ptr;
-  qsort(bm, k, sizeof *bm, jdwp_bitmap_cmp);
-  s->candidates = k;
-  free(objs);
-  free(vals);
-  *out = bm;
-  return 0;
+static int jdwp_list_bitmaps(jdwp_conn *c, uint64_t cls, jdwp_bitmap **out, jdwp_fetch_summary *s, char *err,
+                             size_t errlen)
+{
+    static const char *const names[F_COUNT] = {"mNativePtr", "mWidth", "mHeight", "mRecycled"};
+    uint64_t fields[F_COUNT];
+    if (jdwp_fields_find(c, cls, names, F_COUNT, fields, err, errlen) < 0) return -1;
+    uint64_t *objs;
+    size_t n;
+    if (jdwp_instances(c, cls, &objs, &n, err, errlen) < 0) return -1;
+    s->instances = n;
+    jdwp_value *vals = calloc(n ? n * F_COUNT : 1, sizeof *vals);
+    jdwp_bitmap *bm = calloc(n ? n : 1, sizeof *bm);
+    if (!vals || !bm) {
+        free(objs);
+        free(vals);
+        free(bm);
+        snprintf(err, errlen, "out of memory for %zu bitmaps", n);
+        return -1;
+    }
+    if (jdwp_get_values_many(c, objs, n, fields, F_COUNT, vals, err, errlen) < 0) {
+        free(objs);
+        free(vals);
+        free(bm);
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const jdwp_value *v = vals + i * F_COUNT;
+        if (!v[F_PTR].tag) {
+            s->skipped_gone++;
+            continue;
+        }
+        if (v[F_RECYCLED].v) {
+            s->skipped_recycled++;
+            continue;
+        }
+        int32_t w = (int32_t)(uint32_t)v[F_WIDTH].v, h = (int32_t)(uint32_t)v[F_HEIGHT].v;
+        if (w <= 0 || h <= 0) {
+            s->skipped_empty++;
+            continue;
+        }
+        if (!v[F_PTR].v) {
+            s->skipped_null_ptr++;
+            continue;
+        }
+        bm[k++] = (jdwp_bitmap){.obj = objs[i], .ptr = v[F_PTR].v, .width = w, .height = h};
+    }
+    s->skipped = s->skipped_gone + s->skipped_recycled + s->skipped_empty + s->skipped_null_ptr;
+    qsort(bm, k, sizeof *bm, jdwp_bitmap_cmp);
+    s->candidates = k;
+    free(objs);
+    free(vals);
+    *out = bm;
+    return 0;
 }
 
-static int jdwp_resolve_kit(jdwp_conn *c, jdwp_compress_kit *kit, jdwp_fetch_summary *s,
-                            char *err, size_t errlen) {
-  char e[300];
-  if (jdwp_method_find(c, kit->bitmap_class, "compress", COMPRESS_SIG, &kit->compress, e, sizeof e) < 0) {
-    snprintf(err, errlen, "Bitmap.compress(CompressFormat, int, OutputStream) is missing in the app: %s", e);
-    return -1;
-  }
-  uint64_t loader, fmt;
-  int loaded;
-  if (jdwp_class_loader(c, kit->bitmap_class, &loader, err, errlen) < 0) return -1;
-  if (jdwp_class_load(c, kit->thread, FORMAT_SIG, loader, &fmt, &loaded, err, errlen) < 0) return -1;
-  s->classes_loaded += loaded;
-  static const char *const png_name[1] = {"PNG"};
-  uint64_t png_field;
-  jdwp_value png;
-  if (jdwp_fields_find(c, fmt, png_name, 1, &png_field, err, errlen) < 0 ||
-      jdwp_static_value(c, fmt, png_field, &png, err, errlen) < 0)
-    return -1;
-  if (!png.v) { snprintf(err, errlen, "Bitmap.CompressFormat.PNG is null in the app"); return -1; }
-  kit->png = png.v;
-  if (jdwp_class_load(c, kit->thread, BAOS_SIG, loader, &kit->baos_class, &loaded, err, errlen) < 0) return -1;
-  s->classes_loaded += loaded;
-  if (jdwp_method_find(c, kit->baos_class, "<init>", "()V", &kit->baos_init, err, errlen) < 0 ||
-      jdwp_method_find(c, kit->baos_class, "toByteArray", "()[B", &kit->to_byte_array, err, errlen) < 0)
-    return -1;
-  return 0;
+static int jdwp_resolve_kit(jdwp_conn *c, jdwp_compress_kit *kit, jdwp_fetch_summary *s, char *err, size_t errlen)
+{
+    char e[300];
+    if (jdwp_method_find(c, kit->bitmap_class, "compress", COMPRESS_SIG, &kit->compress, e, sizeof e) < 0) {
+        snprintf(err, errlen, "Bitmap.compress(CompressFormat, int, OutputStream) is missing in the app: %s", e);
+        return -1;
+    }
+    uint64_t loader, fmt;
+    int loaded;
+    if (jdwp_class_loader(c, kit->bitmap_class, &loader, err, errlen) < 0) return -1;
+    if (jdwp_class_load(c, kit->thread, FORMAT_SIG, loader, &fmt, &loaded, err, errlen) < 0) return -1;
+    s->classes_loaded += loaded;
+    static const char *const png_name[1] = {"PNG"};
+    uint64_t png_field;
+    jdwp_value png;
+    if (jdwp_fields_find(c, fmt, png_name, 1, &png_field, err, errlen) < 0 ||
+        jdwp_static_value(c, fmt, png_field, &png, err, errlen) < 0)
+        return -1;
+    if (!png.v) {
+        snprintf(err, errlen, "Bitmap.CompressFormat.PNG is null in the app");
+        return -1;
+    }
+    kit->png = png.v;
+    if (jdwp_class_load(c, kit->thread, BAOS_SIG, loader, &kit->baos_class, &loaded, err, errlen) < 0) return -1;
+    s->classes_loaded += loaded;
+    if (jdwp_method_find(c, kit->baos_class, "<init>", "()V", &kit->baos_init, err, errlen) < 0 ||
+        jdwp_method_find(c, kit->baos_class, "toByteArray", "()[B", &kit->to_byte_array, err, errlen) < 0)
+        return -1;
+    return 0;
 }
 
 /* One bitmap: new stream, compress, toByteArray, read. *png malloc'd on success. *over_budget
  * set (and nothing read) when the image would pass the byte budget. */
-static int jdwp_compress_one(jdwp_conn *c, const jdwp_compress_kit *kit, const jdwp_bitmap *b,
-                             int timeout_ms, uint64_t bytes_left, int *over_budget,
-                             uint8_t **png, size_t *len, char *err, size_t errlen) {
-  *png = NULL;
-  *over_budget = 0;
-  uint64_t stream = 0, arr = 0;
-  int rc = -1;
-  if (jdwp_new_instance(c, kit->baos_class, kit->thread, kit->baos_init, NULL, 0, &stream, err, errlen) < 0)
-    return -1;
-  if (jdwp_disable_gc(c, stream, err, errlen) < 0) return -1;
-  jdwp_value args[3] = {{'L', kit->png}, {'I', 100}, {'L', stream}};
-  jdwp_invoke_result res;
-  if (jdwp_invoke_method(c, b->obj, kit->thread, kit->bitmap_class, kit->compress, args, 3,
-                         timeout_ms, &res, err, errlen) < 0)
-    goto out;
-  if (!res.ret.v) { snprintf(err, errlen, "Bitmap.compress returned false"); goto out; }
-  if (jdwp_invoke_method(c, stream, kit->thread, kit->baos_class, kit->to_byte_array, NULL, 0,
-                         -1, &res, err, errlen) < 0)
-    goto out;
-  arr = res.ret.v;
-  if (!arr) { snprintf(err, errlen, "ByteArrayOutputStream.toByteArray returned null"); goto out; }
-  if (jdwp_disable_gc(c, arr, err, errlen) < 0) { arr = 0; goto out; }
-  uint32_t n;
-  if (jdwp_array_length(c, arr, &n, err, errlen) < 0) goto out;
-  if (n > bytes_left) { *over_budget = 1; rc = 0; goto out; }
-  if (n > JDWP_MAX_IMAGE) {
-    snprintf(err, errlen, "a %u-byte PNG is over the %zu-byte limit for one image", n, JDWP_MAX_IMAGE);
-    goto out;
-  }
-  rc = jdwp_byte_array_read(c, arr, n, png, err, errlen);
-  *len = n;
-  if (rc == 0 && (*len < 24 || memcmp(*png, "\x89PNG\r\n\x1a\n", 8) != 0)) {
-    snprintf(err, errlen, "Bitmap.compress wrote something that is not a PNG");
-    free(*png);
+static int jdwp_compress_one(jdwp_conn *c, const jdwp_compress_kit *kit, const jdwp_bitmap *b, int timeout_ms,
+                             uint64_t bytes_left, int *over_budget, uint8_t **png, size_t *len, char *err,
+                             size_t errlen)
+{
     *png = NULL;
-    rc = -1;
-  }
+    *over_budget = 0;
+    uint64_t stream = 0, arr = 0;
+    int rc = -1;
+    if (jdwp_new_instance(c, kit->baos_class, kit->thread, kit->baos_init, NULL, 0, &stream, err, errlen) < 0)
+        return -1;
+    if (jdwp_disable_gc(c, stream, err, errlen) < 0) return -1;
+    jdwp_value args[3] = {{'L', kit->png}, {'I', 100}, {'L', stream}};
+    jdwp_invoke_result res;
+    if (jdwp_invoke_method(c, b->obj, kit->thread, kit->bitmap_class, kit->compress, args, 3, timeout_ms, &res, err,
+                           errlen) < 0)
+        goto out;
+    if (!res.ret.v) {
+        snprintf(err, errlen, "Bitmap.compress returned false");
+        goto out;
+    }
+    if (jdwp_invoke_method(c, stream, kit->thread, kit->baos_class, kit->to_byte_array, NULL, 0, -1, &res, err,
+                           errlen) < 0)
+        goto out;
+    arr = res.ret.v;
+    if (!arr) {
+        snprintf(err, errlen, "ByteArrayOutputStream.toByteArray returned null");
+        goto out;
+    }
+    if (jdwp_disable_gc(c, arr, err, errlen) < 0) {
+        arr = 0;
+        goto out;
+    }
+    uint32_t n;
+    if (jdwp_array_length(c, arr, &n, err, errlen) < 0) goto out;
+    if (n > bytes_left) {
+        *over_budget = 1;
+        rc = 0;
+        goto out;
+    }
+    if (n > JDWP_MAX_IMAGE) {
+        snprintf(err, errlen, "a %u-byte PNG is over the %zu-byte limit for one image", n, JDWP_MAX_IMAGE);
+        goto out;
+    }
+    rc = jdwp_byte_array_read(c, arr, n, png, err, errlen);
+    *len = n;
+    if (rc == 0 && (*len < 24 || memcmp(*png, "\x89PNG\r\n\x1a\n", 8) != 0)) {
+        snprintf(err, errlen, "Bitmap.compress wrote something that is not a PNG");
+        free(*png);
+        *png = NULL;
+        rc = -1;
+    }
 out:
-  jdwp_enable_gc(c, arr);
-  jdwp_enable_gc(c, stream);
-  return rc;
+    jdwp_enable_gc(c, arr);
+    jdwp_enable_gc(c, stream);
+    return rc;
 }
 
-int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s,
-                       char *err, size_t errlen) {
-  memset(s, 0, sizeof *s);
-  double t0 = jdwp_secs();
-  double budget_s = o->budget_seconds > 0 ? o->budget_seconds : JDWP_BUDGET_SECONDS;
-  uint64_t budget_b = o->budget_bytes ? o->budget_bytes : JDWP_BUDGET_BYTES;
-  int rc = -1, held = 0;
-  jdwp_bitmap *bm = NULL;
-  jdwp_compress_kit kit = {0};
+int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    double t0 = jdwp_secs();
+    double budget_s = o->budget_seconds > 0 ? o->budget_seconds : JDWP_BUDGET_SECONDS;
+    uint64_t budget_b = o->budget_bytes ? o->budget_bytes : JDWP_BUDGET_BYTES;
+    int rc = -1, held = 0;
+    jdwp_bitmap *bm = NULL;
+    jdwp_compress_kit kit = {0};
 
-  if (mkdir(o->outdir, 0755) < 0 && errno != EEXIST) {
-    snprintf(err, errlen, "cannot create %s: %s", o->outdir, strerror(errno));
-    goto done;
-  }
-  int can;
-  if (jdwp_can_list_instances(c, &can, err, errlen) < 0) goto done;
-  if (!can) {
-    snprintf(err, errlen, "this VM cannot list the instances of a class (JDWP canGetInstanceInfo is off); "
-             "live bitmaps need Android 8 (API 26) or later");
-    goto done;
-  }
-  if (jdwp_class_find(c, BITMAP_SIG, &kit.bitmap_class, err, errlen) < 0) goto done;
-  if (!kit.bitmap_class) {
-    snprintf(err, errlen, "android.graphics.Bitmap was never loaded in this process: it has no bitmaps");
-    goto done;
-  }
-  if (jdwp_list_bitmaps(c, kit.bitmap_class, &bm, s, err, errlen) < 0) goto done;
-  if (s->candidates == 0) { rc = 0; goto done; }
-
-  if (jdwp_safe_point(c, o->safe_point_ms ? o->safe_point_ms : JDWP_SAFE_POINT_MS, o->nudge,
-                      o->nudge_ctx, &kit.thread, err, errlen) < 0)
-    goto done;
-  held = 1;
-  double th = jdwp_secs();
-  s->seconds_safe_point = th - t0;
-  if (jdwp_resolve_kit(c, &kit, s, err, errlen) < 0) goto done;
-
-  rc = 0;
-  for (size_t i = 0; i < s->candidates; i++) {
-    double left = budget_s - (jdwp_secs() - th);
-    if (left <= 0) { s->stopped_by_time = 1; break; }
-    if (s->bytes >= budget_b) { s->stopped_by_bytes = 1; break; }
-    const jdwp_bitmap *b = &bm[i];
-    uint8_t *png;
-    size_t len;
-    int over;
-    char e[300];
-    /* compress may outlive the budget; give it the rest of the budget plus a grace. */
-    int tmo = (int)(left * 1000) + 30000;
-    int r = jdwp_compress_one(c, &kit, b, tmo, budget_b - s->bytes, &over, &png, &len, e, sizeof e);
-    if (r == 0 && over) { s->stopped_by_bytes = 1; break; }
-    if (r == 0) {
-      char name[40];
-      snprintf(name, sizeof name, "0x%" PRIx64 ".png", b->ptr);
-      r = jdwp_write_file_atomic(o->outdir, name, png, len, e, sizeof e);
-      free(png);
-      if (r < 0) {  /* a disk problem will not get better on the next bitmap */
-        snprintf(err, errlen, "%s", e);
-        s->not_attempted = s->candidates - i;
-        rc = -1;
-        break;
-      }
-      s->fetched++;
-      s->bytes += len;
-      if (s->fetched == 1) s->seconds_first_image = jdwp_secs() - t0;
-    } else if (jdwp_last_error(c) == JDWP_ERR_TIMEOUT) {
-      /* The app is still inside that call: further invokes on its thread would all fail. */
-      s->failed++;
-      snprintf(err, errlen, "the app did not finish with bitmap 0x%" PRIx64 " in time (%.200s); stopped "
-               "after %zu images, which are kept", b->ptr, e, s->fetched);
-      s->not_attempted = s->candidates - i - 1;
-      rc = -1;
-      break;
-    } else if (jdwp_conn_dead(c)) {
-      s->lost_connection = 1;
-      s->failed++;
-      snprintf(err, errlen, "connection to the app lost after %zu of %zu bitmaps (%s); the %zu images "
-               "fetched so far are kept", i, s->candidates, e, s->fetched);
-      s->not_attempted = s->candidates - i - 1;
-      rc = -1;
-      break;
-    } else {
-      if (!s->failed) snprintf(s->first_failure, sizeof s->first_failure, "0x%" PRIx64 ": %.200s", b->ptr, e);
-      s->failed++;
+    if (mkdir(o->outdir, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", o->outdir, strerror(errno));
+        goto done;
     }
-    if (o->progress) {
-      jdwp_fetch_progress p = {.k = i + 1, .n = s->candidates, .ptr = b->ptr, .ok = r == 0,
-                               .bytes = s->bytes, .seconds_left = budget_s - (jdwp_secs() - th)};
-      o->progress(o->progress_ctx, &p);
+    int can;
+    if (jdwp_can_list_instances(c, &can, err, errlen) < 0) goto done;
+    if (!can) {
+        snprintf(err, errlen,
+                 "this VM cannot list the instances of a class (JDWP canGetInstanceInfo is off); "
+                 "live bitmaps need Android 8 (API 26) or later");
+        goto done;
     }
-  }
-  s->stopped_by_budget = s->stopped_by_time || s->stopped_by_bytes;
-  if (s->stopped_by_budget) s->not_attempted = s->candidates - s->fetched - s->failed;
+    if (jdwp_class_find(c, BITMAP_SIG, &kit.bitmap_class, err, errlen) < 0) goto done;
+    if (!kit.bitmap_class) {
+        snprintf(err, errlen, "android.graphics.Bitmap was never loaded in this process: it has no bitmaps");
+        goto done;
+    }
+    if (jdwp_list_bitmaps(c, kit.bitmap_class, &bm, s, err, errlen) < 0) goto done;
+    if (s->candidates == 0) {
+        rc = 0;
+        goto done;
+    }
+
+    if (jdwp_safe_point(c, o->safe_point_ms ? o->safe_point_ms : JDWP_SAFE_POINT_MS, o->nudge, o->nudge_ctx,
+                        &kit.thread, err, errlen) < 0)
+        goto done;
+    held = 1;
+    double th = jdwp_secs();
+    s->seconds_safe_point = th - t0;
+    if (jdwp_resolve_kit(c, &kit, s, err, errlen) < 0) goto done;
+
+    rc = 0;
+    for (size_t i = 0; i < s->candidates; i++) {
+        double left = budget_s - (jdwp_secs() - th);
+        if (left <= 0) {
+            s->stopped_by_time = 1;
+            break;
+        }
+        if (s->bytes >= budget_b) {
+            s->stopped_by_bytes = 1;
+            break;
+        }
+        const jdwp_bitmap *b = &bm[i];
+        uint8_t *png;
+        size_t len;
+        int over;
+        char e[300];
+        /* compress may outlive the budget; give it the rest of the budget plus a grace. */
+        int tmo = (int)(left * 1000) + 30000;
+        int r = jdwp_compress_one(c, &kit, b, tmo, budget_b - s->bytes, &over, &png, &len, e, sizeof e);
+        if (r == 0 && over) {
+            s->stopped_by_bytes = 1;
+            break;
+        }
+        if (r == 0) {
+            char name[40];
+            snprintf(name, sizeof name, "0x%" PRIx64 ".png", b->ptr);
+            r = jdwp_write_file_atomic(o->outdir, name, png, len, e, sizeof e);
+            free(png);
+            if (r < 0) { /* a disk problem will not get better on the next bitmap */
+                snprintf(err, errlen, "%s", e);
+                s->not_attempted = s->candidates - i;
+                rc = -1;
+                break;
+            }
+            s->fetched++;
+            s->bytes += len;
+            if (s->fetched == 1) s->seconds_first_image = jdwp_secs() - t0;
+        } else if (jdwp_last_error(c) == JDWP_ERR_TIMEOUT) {
+            /* The app is still inside that call: further invokes on its thread would all fail. */
+            s->failed++;
+            snprintf(err, errlen,
+                     "the app did not finish with bitmap 0x%" PRIx64 " in time (%.200s); stopped "
+                     "after %zu images, which are kept",
+                     b->ptr, e, s->fetched);
+            s->not_attempted = s->candidates - i - 1;
+            rc = -1;
+            break;
+        } else if (jdwp_conn_dead(c)) {
+            s->lost_connection = 1;
+            s->failed++;
+            snprintf(err, errlen,
+                     "connection to the app lost after %zu of %zu bitmaps (%s); the %zu images "
+                     "fetched so far are kept",
+                     i, s->candidates, e, s->fetched);
+            s->not_attempted = s->candidates - i - 1;
+            rc = -1;
+            break;
+        } else {
+            if (!s->failed) snprintf(s->first_failure, sizeof s->first_failure, "0x%" PRIx64 ": %.200s", b->ptr, e);
+            s->failed++;
+        }
+        if (o->progress) {
+            jdwp_fetch_progress p = {.k = i + 1,
+                                     .n = s->candidates,
+                                     .ptr = b->ptr,
+                                     .ok = r == 0,
+                                     .bytes = s->bytes,
+                                     .seconds_left = budget_s - (jdwp_secs() - th)};
+            o->progress(o->progress_ctx, &p);
+        }
+    }
+    s->stopped_by_budget = s->stopped_by_time || s->stopped_by_bytes;
+    if (s->stopped_by_budget) s->not_attempted = s->candidates - s->fetched - s->failed;
 
 done:
-  if (held && !jdwp_conn_dead(c)) {
-    char e[200];
-    if (jdwp_vm_resume(c, e, sizeof e) < 0 && rc == 0) {
-      snprintf(err, errlen, "%s", e);
-      rc = -1;
+    if (held && !jdwp_conn_dead(c)) {
+        char e[200];
+        if (jdwp_vm_resume(c, e, sizeof e) < 0 && rc == 0) {
+            snprintf(err, errlen, "%s", e);
+            rc = -1;
+        }
     }
-  }
-  free(bm);
-  s->seconds_total = jdwp_secs() - t0;
-  return rc;
+    free(bm);
+    s->seconds_total = jdwp_secs() - t0;
+    return rc;
 }

@@ -17,125 +17,133 @@ static const hk_host *jdwp_host;
 static hk_plugin *jdwp_self;
 
 typedef struct jdwp_nudge_ctx {
-  const char *serial;
-  int pid;
+    const char *serial;
+    int pid;
 } jdwp_nudge_ctx;
 
 /* `dumpsys meminfo PID`: the framework calls into the app over binder, so even an idle or
  * background app runs code and hits the MethodEntry request, without changing what it shows. */
-static int jdwp_plugin_nudge(void *ctx, char *err, size_t errlen) {
-  const jdwp_nudge_ctx *n = ctx;
-  if (!jdwp_host->device_shell || !n->pid) return 0;
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "dumpsys meminfo %d", n->pid);
-  hk_buf *out = NULL;
-  int code = 0;
-  /* The output is not needed; the host's device_shell wants a buffer only when given one. */
-  return jdwp_host->device_shell(n->serial, cmd, out, &code, err, errlen);
+static int jdwp_plugin_nudge(void *ctx, char *err, size_t errlen)
+{
+    const jdwp_nudge_ctx *n = ctx;
+    if (!jdwp_host->device_shell || !n->pid) return 0;
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "dumpsys meminfo %d", n->pid);
+    hk_buf *out = NULL;
+    int code = 0;
+    /* The output is not needed; the host's device_shell wants a buffer only when given one. */
+    return jdwp_host->device_shell(n->serial, cmd, out, &code, err, errlen);
 }
 
-static void jdwp_plugin_progress(void *ctx, const jdwp_fetch_progress *p) {
-  (void)ctx;
-  jdwp_host->progress(jdwp_self, "bitmap %zu of %zu, %llu bytes, %.0f s left in the budget", p->k,
-                      p->n, (unsigned long long)p->bytes, p->seconds_left);
+static void jdwp_plugin_progress(void *ctx, const jdwp_fetch_progress *p)
+{
+    (void)ctx;
+    jdwp_host->progress(jdwp_self, "bitmap %zu of %zu, %llu bytes, %.0f s left in the budget", p->k, p->n,
+                        (unsigned long long)p->bytes, p->seconds_left);
 }
 
 /* Opens the JDWP stream the request names: a JVM on HOST:PORT, or jdwp:PID on a device. */
-static int jdwp_plugin_connect(const hk_fetch_request *req, jdwp_conn **c, char *err, size_t errlen) {
-  int fd;
-  if (req->jdwp_addr) {
-    if (jdwp_tcp_connect(req->jdwp_addr, JDWP_PLUGIN_TIMEOUT_MS, &fd, err, errlen) < 0) return -1;
-  } else {
-    if (!req->pid) {
-      snprintf(err, errlen, "no process to attach to: give --pid PID or --jdwp HOST:PORT");
-      return -1;
+static int jdwp_plugin_connect(const hk_fetch_request *req, jdwp_conn **c, char *err, size_t errlen)
+{
+    int fd;
+    if (req->jdwp_addr) {
+        if (jdwp_tcp_connect(req->jdwp_addr, JDWP_PLUGIN_TIMEOUT_MS, &fd, err, errlen) < 0) return -1;
+    } else {
+        if (!req->pid) {
+            snprintf(err, errlen, "no process to attach to: give --pid PID or --jdwp HOST:PORT");
+            return -1;
+        }
+        char svc[32];
+        snprintf(svc, sizeof svc, "jdwp:%d", req->pid);
+        if (jdwp_host->device_open(req->serial, svc, &fd, err, errlen) < 0) return -1;
     }
-    char svc[32];
-    snprintf(svc, sizeof svc, "jdwp:%d", req->pid);
-    if (jdwp_host->device_open(req->serial, svc, &fd, err, errlen) < 0) return -1;
-  }
-  return jdwp_conn_open(c, fd, JDWP_PLUGIN_TIMEOUT_MS, err, errlen);
+    return jdwp_conn_open(c, fd, JDWP_PLUGIN_TIMEOUT_MS, err, errlen);
 }
 
 /* A plugins.ini number, or def when the key is absent or not a positive number. */
-static double jdwp_plugin_setting(const char *key, double def) {
-  const char *v = jdwp_host->config(jdwp_self, key);
-  if (!v) return def;
-  char *end;
-  double d = strtod(v, &end);
-  if (end == v || d <= 0) {
-    jdwp_host->log(jdwp_self, HK_LOG_WARN, "plugins.ini [jdwp] %s = '%s' is not a positive number; using %g",
-                   key, v, def);
-    return def;
-  }
-  return d;
+static double jdwp_plugin_setting(const char *key, double def)
+{
+    const char *v = jdwp_host->config(jdwp_self, key);
+    if (!v) return def;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || d <= 0) {
+        jdwp_host->log(jdwp_self, HK_LOG_WARN, "plugins.ini [jdwp] %s = '%s' is not a positive number; using %g", key,
+                       v, def);
+        return def;
+    }
+    return d;
 }
 
-static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err,
-                             size_t errlen) {
-  (void)ud;
-  memset(res, 0, sizeof *res);
-  jdwp_conn *c;
-  if (jdwp_plugin_connect(req, &c, err, errlen) < 0) return -1;
-  jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
-  jdwp_fetch_opts o = {
-    .outdir = req->out_dir,
-    .budget_seconds = req->budget_seconds > 0 ? req->budget_seconds
-                                              : jdwp_plugin_setting("budget_seconds", JDWP_BUDGET_SECONDS),
-    .budget_bytes = req->budget_bytes ? req->budget_bytes
-                                      : (uint64_t)jdwp_plugin_setting("budget_bytes", (double)JDWP_BUDGET_BYTES),
-    .safe_point_ms = (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
-    .nudge = jdwp_plugin_nudge,
-    .nudge_ctx = &nctx,
-    .progress = jdwp_plugin_progress,
-  };
-  jdwp_fetch_summary s;
-  int rc = jdwp_fetch_bitmaps(c, &o, &s, err, errlen);
-  jdwp_conn_close(c);
-  res->fetched = (int)s.fetched;
-  res->skipped = (int)s.skipped;
-  res->failed = (int)s.failed;
-  res->stopped_by_budget = s.stopped_by_budget;
-  res->bytes = s.bytes;
-  res->seconds = s.seconds_total;
-  if (s.failed && s.first_failure[0])
-    jdwp_host->log(jdwp_self, HK_LOG_WARN, "%zu bitmaps failed; the first: %s", s.failed, s.first_failure);
-  if (s.stopped_by_budget)
-    jdwp_host->log(jdwp_self, HK_LOG_INFO, "the %s budget stopped the fetch with %zu bitmaps left (largest first, "
-                   "so the small ones were left)", s.stopped_by_time ? "time" : "byte", s.not_attempted);
-  return rc;
+static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err, size_t errlen)
+{
+    (void)ud;
+    memset(res, 0, sizeof *res);
+    jdwp_conn *c;
+    if (jdwp_plugin_connect(req, &c, err, errlen) < 0) return -1;
+    jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
+    jdwp_fetch_opts o = {
+        .outdir = req->out_dir,
+        .budget_seconds =
+            req->budget_seconds > 0 ? req->budget_seconds : jdwp_plugin_setting("budget_seconds", JDWP_BUDGET_SECONDS),
+        .budget_bytes = req->budget_bytes ? req->budget_bytes
+                                          : (uint64_t)jdwp_plugin_setting("budget_bytes", (double)JDWP_BUDGET_BYTES),
+        .safe_point_ms = (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
+        .nudge = jdwp_plugin_nudge,
+        .nudge_ctx = &nctx,
+        .progress = jdwp_plugin_progress,
+    };
+    jdwp_fetch_summary s;
+    int rc = jdwp_fetch_bitmaps(c, &o, &s, err, errlen);
+    jdwp_conn_close(c);
+    res->fetched = (int)s.fetched;
+    res->skipped = (int)s.skipped;
+    res->failed = (int)s.failed;
+    res->stopped_by_budget = s.stopped_by_budget;
+    res->bytes = s.bytes;
+    res->seconds = s.seconds_total;
+    if (s.failed && s.first_failure[0])
+        jdwp_host->log(jdwp_self, HK_LOG_WARN, "%zu bitmaps failed; the first: %s", s.failed, s.first_failure);
+    if (s.stopped_by_budget)
+        jdwp_host->log(jdwp_self, HK_LOG_INFO,
+                       "the %s budget stopped the fetch with %zu bitmaps left (largest first, "
+                       "so the small ones were left)",
+                       s.stopped_by_time ? "time" : "byte", s.not_attempted);
+    return rc;
 }
 
-static int jdwp_plugin_gc(void *ud, const hk_fetch_request *req, char *err, size_t errlen) {
-  (void)ud;
-  jdwp_conn *c;
-  if (jdwp_plugin_connect(req, &c, err, errlen) < 0) return -1;
-  jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
-  int rc = jdwp_gc(c, (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
-                   jdwp_plugin_nudge, &nctx, err, errlen);
-  jdwp_conn_close(c);
-  return rc;
+static int jdwp_plugin_gc(void *ud, const hk_fetch_request *req, char *err, size_t errlen)
+{
+    (void)ud;
+    jdwp_conn *c;
+    if (jdwp_plugin_connect(req, &c, err, errlen) < 0) return -1;
+    jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
+    int rc = jdwp_gc(c, (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
+                     jdwp_plugin_nudge, &nctx, err, errlen);
+    jdwp_conn_close(c);
+    return rc;
 }
 
 static const hk_fetcher jdwp_fetcher = {
-  .name = "jdwp",
-  .help = "live bitmaps (API 26-34) and a GC before a dump (API < 27), by attaching as a debugger "
-          "over adb jdwp:PID or HOST:PORT; the app must be debuggable and have no other debugger",
-  .fetch_bitmaps = jdwp_plugin_fetch,
-  .gc = jdwp_plugin_gc,
+    .name = "jdwp",
+    .help = "live bitmaps (API 26-34) and a GC before a dump (API < 27), by attaching as a debugger "
+            "over adb jdwp:PID or HOST:PORT; the app must be debuggable and have no other debugger",
+    .fetch_bitmaps = jdwp_plugin_fetch,
+    .gc = jdwp_plugin_gc,
 };
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen) {
-  if (host->size < offsetof(hk_host, device_dump_heap) + sizeof host->device_dump_heap) {
-    snprintf(err, errlen, "the host's function table is older than this plugin needs");
-    return -1;
-  }
-  jdwp_host = host;
-  jdwp_self = self;
-  if (host->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol") < 0 ||
-      host->register_fetcher(self, &jdwp_fetcher, NULL) < 0) {
-    snprintf(err, errlen, "the host refused the jdwp fetcher registration");
-    return -1;
-  }
-  return 0;
+HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
+{
+    if (host->size < offsetof(hk_host, device_dump_heap) + sizeof host->device_dump_heap) {
+        snprintf(err, errlen, "the host's function table is older than this plugin needs");
+        return -1;
+    }
+    jdwp_host = host;
+    jdwp_self = self;
+    if (host->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol") < 0 ||
+        host->register_fetcher(self, &jdwp_fetcher, NULL) < 0) {
+        snprintf(err, errlen, "the host refused the jdwp fetcher registration");
+        return -1;
+    }
+    return 0;
 }

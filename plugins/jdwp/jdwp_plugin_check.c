@@ -14,86 +14,94 @@ static const hk_fetcher *check_fetcher;
 static void *check_ud;
 static const char *check_budget_bytes;
 
-static int check_describe(hk_plugin *self, const char *name, const char *version, const char *summary) {
-  (void)self;
-  fprintf(stderr, "plugin %s %s: %s\n", name, version, summary);
-  return 0;
+static int check_describe(hk_plugin *self, const char *name, const char *version, const char *summary)
+{
+    (void)self;
+    fprintf(stderr, "plugin %s %s: %s\n", name, version, summary);
+    return 0;
 }
 
-static int check_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud) {
-  (void)self;
-  check_fetcher = f;
-  check_ud = ud;
-  return 0;
+static int check_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
+{
+    (void)self;
+    check_fetcher = f;
+    check_ud = ud;
+    return 0;
 }
 
-static const char *check_config(hk_plugin *self, const char *key) {
-  (void)self;
-  return !strcmp(key, "budget_bytes") ? check_budget_bytes : NULL;
+static const char *check_config(hk_plugin *self, const char *key)
+{
+    (void)self;
+    return !strcmp(key, "budget_bytes") ? check_budget_bytes : NULL;
 }
 
-static void check_log(hk_plugin *self, int level, const char *fmt, ...) {
-  (void)self;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "log[%d]: ", level);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
+static void check_log(hk_plugin *self, int level, const char *fmt, ...)
+{
+    (void)self;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "log[%d]: ", level);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
-static void check_progress(hk_plugin *self, const char *fmt, ...) {
-  (void)self;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "progress: ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
+static void check_progress(hk_plugin *self, const char *fmt, ...)
+{
+    (void)self;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "progress: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
-int main(int argc, char **argv) {
-  if (argc < 4) {
-    fprintf(stderr, "usage: jdwp_plugin_check PLUGIN.so fetch|gc HOST:PORT [OUTDIR [budget_bytes]]\n");
-    return 2;
-  }
-  check_budget_bytes = argc > 5 ? argv[5] : NULL;
-  void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (!h) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
-  const uint32_t *abi = dlsym(h, HK_PLUGIN_ABI_SYMBOL);
-  hk_plugin_init_fn init = (hk_plugin_init_fn)dlsym(h, HK_PLUGIN_INIT_SYMBOL);
-  if (!abi || !init || *abi != HK_ABI_VERSION) {
-    fprintf(stderr, "not a plugin for ABI %u\n", HK_ABI_VERSION);
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: jdwp_plugin_check PLUGIN.so fetch|gc HOST:PORT [OUTDIR [budget_bytes]]\n");
+        return 2;
+    }
+    check_budget_bytes = argc > 5 ? argv[5] : NULL;
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return 1;
+    }
+    const uint32_t *abi = dlsym(h, HK_PLUGIN_ABI_SYMBOL);
+    hk_plugin_init_fn init = (hk_plugin_init_fn)dlsym(h, HK_PLUGIN_INIT_SYMBOL);
+    if (!abi || !init || *abi != HK_ABI_VERSION) {
+        fprintf(stderr, "not a plugin for ABI %u\n", HK_ABI_VERSION);
+        dlclose(h);
+        return 1;
+    }
+    hk_host host = {0};
+    host.abi_version = HK_ABI_VERSION;
+    host.size = sizeof host;
+    host.describe = check_describe;
+    host.register_fetcher = check_register_fetcher;
+    host.config = check_config;
+    host.log = check_log;
+    host.progress = check_progress;
+    char err[512] = "";
+    if (init(&host, (hk_plugin *)&host, err, sizeof err) < 0 || !check_fetcher) {
+        fprintf(stderr, "init: %s\n", err[0] ? err : "no fetcher registered");
+        dlclose(h);
+        return 1;
+    }
+    hk_fetch_request req = {.jdwp_addr = argv[3], .out_dir = argc > 4 ? argv[4] : "."};
+    int rc;
+    if (!strcmp(argv[2], "gc")) {
+        rc = check_fetcher->gc(check_ud, &req, err, sizeof err);
+        if (rc == 0) printf("fetcher=%s gc=ok\n", check_fetcher->name);
+    } else {
+        hk_fetch_result res;
+        rc = check_fetcher->fetch_bitmaps(check_ud, &req, &res, err, sizeof err);
+        printf("fetcher=%s fetched=%d skipped=%d failed=%d stopped_by_budget=%d bytes=%llu\n", check_fetcher->name,
+               res.fetched, res.skipped, res.failed, res.stopped_by_budget, (unsigned long long)res.bytes);
+    }
+    if (rc < 0) fprintf(stderr, "error: %s\n", err);
     dlclose(h);
-    return 1;
-  }
-  hk_host host = {0};
-  host.abi_version = HK_ABI_VERSION;
-  host.size = sizeof host;
-  host.describe = check_describe;
-  host.register_fetcher = check_register_fetcher;
-  host.config = check_config;
-  host.log = check_log;
-  host.progress = check_progress;
-  char err[512] = "";
-  if (init(&host, (hk_plugin *)&host, err, sizeof err) < 0 || !check_fetcher) {
-    fprintf(stderr, "init: %s\n", err[0] ? err : "no fetcher registered");
-    dlclose(h);
-    return 1;
-  }
-  hk_fetch_request req = {.jdwp_addr = argv[3], .out_dir = argc > 4 ? argv[4] : "."};
-  int rc;
-  if (!strcmp(argv[2], "gc")) {
-    rc = check_fetcher->gc(check_ud, &req, err, sizeof err);
-    if (rc == 0) printf("fetcher=%s gc=ok\n", check_fetcher->name);
-  } else {
-    hk_fetch_result res;
-    rc = check_fetcher->fetch_bitmaps(check_ud, &req, &res, err, sizeof err);
-    printf("fetcher=%s fetched=%d skipped=%d failed=%d stopped_by_budget=%d bytes=%llu\n",
-           check_fetcher->name, res.fetched, res.skipped, res.failed, res.stopped_by_budget,
-           (unsigned long long)res.bytes);
-  }
-  if (rc < 0) fprintf(stderr, "error: %s\n", err);
-  dlclose(h);
-  return rc < 0 ? 1 : 0;
+    return rc < 0 ? 1 : 0;
 }

@@ -8,18 +8,42 @@
 
 /* Command sets and commands used by hprofkit (layouts: shared/reference/jdwp-commands.txt). */
 enum {
-  JDWP_VM = 1, JDWP_VM_CLASSES_BY_SIG = 2, JDWP_VM_DISPOSE = 6, JDWP_VM_IDSIZES = 7,
-  JDWP_VM_RESUME = 9, JDWP_VM_CREATE_STRING = 11, JDWP_VM_CAPABILITIES_NEW = 17,
-  JDWP_RT = 2, JDWP_RT_SIGNATURE = 1, JDWP_RT_CLASS_LOADER = 2, JDWP_RT_FIELDS = 4,
-  JDWP_RT_METHODS = 5, JDWP_RT_GET_VALUES = 6, JDWP_RT_INSTANCES = 16,
-  JDWP_CT = 3, JDWP_CT_SUPERCLASS = 1, JDWP_CT_INVOKE = 3, JDWP_CT_NEW_INSTANCE = 4,
-  JDWP_OR = 9, JDWP_OR_REFERENCE_TYPE = 1, JDWP_OR_GET_VALUES = 2, JDWP_OR_INVOKE = 6,
-  JDWP_OR_DISABLE_GC = 7, JDWP_OR_ENABLE_GC = 8,
-  JDWP_SR = 10, JDWP_SR_VALUE = 1,
-  JDWP_AR = 13, JDWP_AR_LENGTH = 1, JDWP_AR_GET_VALUES = 2,
-  JDWP_ER = 15, JDWP_ER_SET = 1, JDWP_ER_CLEAR = 2,
-  JDWP_COR = 17, JDWP_COR_REFLECTED_TYPE = 1,
-  JDWP_EV = 64, JDWP_EV_COMPOSITE = 100,
+    JDWP_VM = 1,
+    JDWP_VM_CLASSES_BY_SIG = 2,
+    JDWP_VM_DISPOSE = 6,
+    JDWP_VM_IDSIZES = 7,
+    JDWP_VM_RESUME = 9,
+    JDWP_VM_CREATE_STRING = 11,
+    JDWP_VM_CAPABILITIES_NEW = 17,
+    JDWP_RT = 2,
+    JDWP_RT_SIGNATURE = 1,
+    JDWP_RT_CLASS_LOADER = 2,
+    JDWP_RT_FIELDS = 4,
+    JDWP_RT_METHODS = 5,
+    JDWP_RT_GET_VALUES = 6,
+    JDWP_RT_INSTANCES = 16,
+    JDWP_CT = 3,
+    JDWP_CT_SUPERCLASS = 1,
+    JDWP_CT_INVOKE = 3,
+    JDWP_CT_NEW_INSTANCE = 4,
+    JDWP_OR = 9,
+    JDWP_OR_REFERENCE_TYPE = 1,
+    JDWP_OR_GET_VALUES = 2,
+    JDWP_OR_INVOKE = 6,
+    JDWP_OR_DISABLE_GC = 7,
+    JDWP_OR_ENABLE_GC = 8,
+    JDWP_SR = 10,
+    JDWP_SR_VALUE = 1,
+    JDWP_AR = 13,
+    JDWP_AR_LENGTH = 1,
+    JDWP_AR_GET_VALUES = 2,
+    JDWP_ER = 15,
+    JDWP_ER_SET = 1,
+    JDWP_ER_CLEAR = 2,
+    JDWP_COR = 17,
+    JDWP_COR_REFLECTED_TYPE = 1,
+    JDWP_EV = 64,
+    JDWP_EV_COMPOSITE = 100,
 };
 
 /* Event kinds and suspend policies we use. */
@@ -28,42 +52,46 @@ enum { JDWP_SUSPEND_NONE = 0, JDWP_SUSPEND_THREAD = 1, JDWP_SUSPEND_ALL = 2 };
 
 /* A few error codes callers branch on; jdwp_error_name() knows them all. */
 enum {
-  JDWP_ERR_NONE = 0, JDWP_ERR_INVALID_THREAD = 10, JDWP_ERR_THREAD_NOT_SUSPENDED = 13,
-  JDWP_ERR_INVALID_OBJECT = 20, JDWP_ERR_INVALID_CLASS = 21, JDWP_ERR_NOT_IMPLEMENTED = 99,
-  JDWP_ERR_VM_DEAD = 112,
-  /* Not a JDWP code: the last wait timed out (jdwp_last_error). */
-  JDWP_ERR_TIMEOUT = -1,
+    JDWP_ERR_NONE = 0,
+    JDWP_ERR_INVALID_THREAD = 10,
+    JDWP_ERR_THREAD_NOT_SUSPENDED = 13,
+    JDWP_ERR_INVALID_OBJECT = 20,
+    JDWP_ERR_INVALID_CLASS = 21,
+    JDWP_ERR_NOT_IMPLEMENTED = 99,
+    JDWP_ERR_VM_DEAD = 112,
+    /* Not a JDWP code: the last wait timed out (jdwp_last_error). */
+    JDWP_ERR_TIMEOUT = -1,
 };
 
 /* A received packet: a reply (is_reply) or a command sent by the VM (an event). */
 typedef struct jdwp_packet {
-  struct jdwp_packet *next;
-  uint32_t id;
-  int is_reply;
-  uint16_t error;          /* replies only */
-  uint8_t cmdset, cmd;     /* commands only */
-  uint8_t *data;
-  size_t len;
+    struct jdwp_packet *next;
+    uint32_t id;
+    int is_reply;
+    uint16_t error;      /* replies only */
+    uint8_t cmdset, cmd; /* commands only */
+    uint8_t *data;
+    size_t len;
 } jdwp_packet;
 
 /* Outgoing command data, grown as needed; an allocation failure is remembered and reported at send. */
 typedef struct jdwp_out {
-  uint8_t *p;
-  size_t len, cap;
-  int oom;
+    uint8_t *p;
+    size_t len, cap;
+    int oom;
 } jdwp_out;
 
 /* Reading a reply; any overrun sets bad and yields zeros, checked once at the end. */
 typedef struct jdwp_in {
-  const uint8_t *p;
-  size_t len, pos;
-  int bad;
+    const uint8_t *p;
+    size_t len, pos;
+    int bad;
 } jdwp_in;
 
 /* A tagged JDWP value; objects, arrays, strings, ... carry their id in v. */
 typedef struct jdwp_value {
-  uint8_t tag;
-  uint64_t v;
+    uint8_t tag;
+    uint64_t v;
 } jdwp_value;
 
 typedef struct jdwp_conn jdwp_conn;
@@ -88,16 +116,15 @@ size_t jdwp_frame_id_size(const jdwp_conn *c);
 int jdwp_last_error(const jdwp_conn *c);
 
 /* Sends a command; *id identifies its reply. */
-int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint32_t *id,
-              char *err, size_t errlen);
+int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint32_t *id, char *err, size_t errlen);
 /* Waits up to timeout_ms (<0: connection default) for the reply to id. Events read meanwhile are
  * queued, other replies stashed. A JDWP error in the reply fails with "WHAT: NAME (code)". The caller
  * frees *reply with jdwp_packet_free. */
-int jdwp_wait_reply(jdwp_conn *c, uint32_t id, int timeout_ms, const char *what,
-                    jdwp_packet **reply, char *err, size_t errlen);
+int jdwp_wait_reply(jdwp_conn *c, uint32_t id, int timeout_ms, const char *what, jdwp_packet **reply, char *err,
+                    size_t errlen);
 /* send + wait_reply. */
-int jdwp_call(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, int timeout_ms,
-              const char *what, jdwp_packet **reply, char *err, size_t errlen);
+int jdwp_call(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, int timeout_ms, const char *what,
+              jdwp_packet **reply, char *err, size_t errlen);
 /* Next event packet (Event.Composite), queued or read, within timeout_ms; 1 = got one, 0 = timeout. */
 int jdwp_next_event(jdwp_conn *c, int timeout_ms, jdwp_packet **ev, char *err, size_t errlen);
 void jdwp_packet_free(jdwp_packet *p);
@@ -122,7 +149,7 @@ uint64_t jdwp_in_id(jdwp_in *in, size_t size);
 char *jdwp_in_str(jdwp_in *in);
 /* Skips a string without copying. */
 void jdwp_in_skip_str(jdwp_in *in);
-jdwp_value jdwp_in_value(jdwp_in *in, const jdwp_conn *c);          /* tagged */
+jdwp_value jdwp_in_value(jdwp_in *in, const jdwp_conn *c); /* tagged */
 jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag);
 const uint8_t *jdwp_in_bytes(jdwp_in *in, size_t n);
 /* Size in bytes of a value with this tag (0 for void, object ids for reference tags). */

@@ -7,7 +7,10 @@ int mbd_layout(uint64_t bpp)
     return bpp == 1 ? MBD_ALPHA_8 : bpp == 2 ? MBD_RGB_565 : bpp == 4 ? MBD_ARGB_8888 : MBD_NONE;
 }
 
-int mbd_bytes_per_pixel(int layout) { return layout; }
+int mbd_bytes_per_pixel(int layout)
+{
+    return layout;
+}
 
 const char *mbd_layout_name(int layout)
 {
@@ -38,7 +41,7 @@ void mbd_decode_row(int layout, int premultiplied, const unsigned char *in, size
         break;
     case MBD_RGB_565:
         for (size_t i = 0; i < n; i++) {
-            unsigned v = (unsigned)in[2 * i] | (unsigned)in[2 * i + 1] << 8;   /* little-endian */
+            unsigned v = (unsigned)in[2 * i] | (unsigned)in[2 * i + 1] << 8; /* little-endian */
             unsigned r = v >> 11, g = (v >> 5) & 63, b = v & 31;
             out[4 * i] = (unsigned char)(r << 3 | r >> 2);
             out[4 * i + 1] = (unsigned char)(g << 2 | g >> 4);
@@ -57,7 +60,6 @@ void mbd_decode_row(int layout, int premultiplied, const unsigned char *in, size
             out[4 * i + 2] = unpremul(out[4 * i + 2], a);
         }
         break;
-    default:
-        memset(out, 0, n * 4);
+    default: memset(out, 0, n * 4);
     }
 }

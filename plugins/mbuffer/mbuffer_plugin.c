@@ -20,11 +20,11 @@ HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
 
 static const hk_host *mb_host;
 static hk_plugin *mb_self;
-static int mb_guess;            /* plugins.ini guess_reconfigured = yes */
+static int mb_guess; /* plugins.ini guess_reconfigured = yes */
 
 typedef struct mb_state {
     hk_dump *d;
-    unsigned char *row;         /* one decoded row */
+    unsigned char *row; /* one decoded row */
     size_t rowcap;
 } mb_state;
 
@@ -32,7 +32,10 @@ static int mb_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
     (void)ud;
     mb_state *s = calloc(1, sizeof *s);
-    if (!s) { snprintf(err, errlen, "mbuffer: out of memory"); return -1; }
+    if (!s) {
+        snprintf(err, errlen, "mbuffer: out of memory");
+        return -1;
+    }
     s->d = d;
     *state = s;
     return 0;
@@ -48,7 +51,7 @@ static void mb_close(void *state)
 static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     mb_state *s = state;
-    if (!bm->buffer) return HK_IMAGE_NONE;     /* API 26+: not this source's business */
+    if (!bm->buffer) return HK_IMAGE_NONE; /* API 26+: not this source's business */
     int type = 0;
     uint32_t len = 0;
     const unsigned char *data = mb_host->prim_array_data(s->d, bm->buffer, &type, &len);
@@ -70,9 +73,11 @@ static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
             layout = MBD_ARGB_8888;
             guessed = 1;
         } else if (bpp > 4 && bpp % 4 == 0) {
-            snprintf(note, notelen, "mBuffer has %llu bytes per pixel, not 1, 2 or 4: most likely an "
+            snprintf(note, notelen,
+                     "mBuffer has %llu bytes per pixel, not 1, 2 or 4: most likely an "
                      "ARGB_8888 bitmap reconfigured smaller (set guess_reconfigured = yes in the [mbuffer] "
-                     "section of plugins.ini to decode it as that guess)", (unsigned long long)bpp);
+                     "section of plugins.ini to decode it as that guess)",
+                     (unsigned long long)bpp);
             return HK_IMAGE_NONE;
         } else {
             snprintf(note, notelen, "mBuffer has %llu bytes per pixel, not 1, 2 or 4: unknown layout",
@@ -83,7 +88,10 @@ static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     size_t rowbytes = (size_t)bm->width * 4;
     if (s->rowcap < rowbytes) {
         unsigned char *r = realloc(s->row, rowbytes);
-        if (!r) { snprintf(note, notelen, "mbuffer: out of memory for a %d-pixel row", bm->width); return HK_IMAGE_NONE; }
+        if (!r) {
+            snprintf(note, notelen, "mbuffer: out of memory for a %d-pixel row", bm->width);
+            return HK_IMAGE_NONE;
+        }
         s->row = r;
         s->rowcap = rowbytes;
     }

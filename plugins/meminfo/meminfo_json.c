@@ -7,196 +7,188 @@
 
 static void mi_json_values(mi_json *j, const mi_table *t, const mi_row *r)
 {
-	mi_json_obj(j);
-	for (int c = 0; c < t->ncols; c++)
-		if (r->has[c]) {
-			mi_json_key(j, t->cols[c]);
-			mi_json_int(j, r->v[c]);
-		}
-	mi_json_obj_end(j);
+    mi_json_obj(j);
+    for (int c = 0; c < t->ncols; c++)
+        if (r->has[c]) {
+            mi_json_key(j, t->cols[c]);
+            mi_json_int(j, r->v[c]);
+        }
+    mi_json_obj_end(j);
 }
 
 static void mi_json_kvs(mi_json *j, const mi_kvlist *l)
 {
-	mi_json_obj(j);
-	for (int i = 0; i < l->n; i++) {
-		mi_json_key(j, l->items[i].key);
-		mi_json_int(j, l->items[i].val);
-	}
-	mi_json_obj_end(j);
+    mi_json_obj(j);
+    for (int i = 0; i < l->n; i++) {
+        mi_json_key(j, l->items[i].key);
+        mi_json_int(j, l->items[i].val);
+    }
+    mi_json_obj_end(j);
 }
 
 static void mi_json_strs(mi_json *j, const mi_strlist *l)
 {
-	mi_json_arr(j);
-	for (int i = 0; i < l->n; i++)
-		mi_json_str(j, l->items[i]);
-	mi_json_arr_end(j);
+    mi_json_arr(j);
+    for (int i = 0; i < l->n; i++) mi_json_str(j, l->items[i]);
+    mi_json_arr_end(j);
 }
 
 void mi_meminfo_json(const mi_meminfo *m, mi_buf *out)
 {
-	mi_json j;
-	mi_json_init(&j, out);
-	mi_json_obj(&j);
-	mi_json_key(&j, "pid");
-	if (m->has_pid)
-		mi_json_int(&j, m->pid);
-	else
-		mi_json_null(&j);
-	mi_json_key(&j, "process");
-	mi_json_str(&j, m->process);
-	mi_json_key(&j, "uptime");
-	if (m->has_uptime) mi_json_int(&j, m->uptime); else mi_json_null(&j);
-	mi_json_key(&j, "realtime");
-	if (m->has_realtime) mi_json_int(&j, m->realtime); else mi_json_null(&j);
+    mi_json j;
+    mi_json_init(&j, out);
+    mi_json_obj(&j);
+    mi_json_key(&j, "pid");
+    if (m->has_pid) mi_json_int(&j, m->pid);
+    else mi_json_null(&j);
+    mi_json_key(&j, "process");
+    mi_json_str(&j, m->process);
+    mi_json_key(&j, "uptime");
+    if (m->has_uptime) mi_json_int(&j, m->uptime);
+    else mi_json_null(&j);
+    mi_json_key(&j, "realtime");
+    if (m->has_realtime) mi_json_int(&j, m->realtime);
+    else mi_json_null(&j);
 
-	mi_json_key(&j, "columns");
-	mi_json_arr(&j);
-	for (int c = 0; c < m->table.ncols; c++)
-		mi_json_str(&j, m->table.cols[c]);
-	mi_json_arr_end(&j);
+    mi_json_key(&j, "columns");
+    mi_json_arr(&j);
+    for (int c = 0; c < m->table.ncols; c++) mi_json_str(&j, m->table.cols[c]);
+    mi_json_arr_end(&j);
 
-	mi_json_key(&j, "rows");
-	mi_json_arr(&j);
-	for (int i = 0; i < m->table.nrows; i++) {
-		const mi_row *r = &m->table.rows[i];
-		mi_json_obj(&j);
-		mi_json_key(&j, "name");
-		mi_json_str(&j, r->name);
-		mi_json_key(&j, "parent");
-		mi_json_str(&j, r->parent);
-		mi_json_key(&j, "values");
-		mi_json_values(&j, &m->table, r);
-		mi_json_obj_end(&j);
-	}
-	mi_json_arr_end(&j);
+    mi_json_key(&j, "rows");
+    mi_json_arr(&j);
+    for (int i = 0; i < m->table.nrows; i++) {
+        const mi_row *r = &m->table.rows[i];
+        mi_json_obj(&j);
+        mi_json_key(&j, "name");
+        mi_json_str(&j, r->name);
+        mi_json_key(&j, "parent");
+        mi_json_str(&j, r->parent);
+        mi_json_key(&j, "values");
+        mi_json_values(&j, &m->table, r);
+        mi_json_obj_end(&j);
+    }
+    mi_json_arr_end(&j);
 
-	/* The ten summary keys are always there; null when not printed. */
-	static const int pss_keys[] = { MI_S_JAVA, MI_S_NATIVE, MI_S_CODE, MI_S_STACK, MI_S_GRAPHICS,
-	                                MI_S_PRIVATE_OTHER, MI_S_SYSTEM, MI_S_TOTAL_PSS, MI_S_TOTAL_RSS,
-	                                MI_S_TOTAL_SWAP };
-	mi_json_key(&j, "summary");
-	mi_json_obj(&j);
-	for (size_t i = 0; i < sizeof pss_keys / sizeof pss_keys[0]; i++) {
-		mi_json_key(&j, mi_summary_keys[pss_keys[i]]);
-		if (m->has_pss[pss_keys[i]])
-			mi_json_int(&j, m->pss[pss_keys[i]]);
-		else
-			mi_json_null(&j);
-	}
-	mi_json_obj_end(&j);
-	static const int rss_keys[] = { MI_S_JAVA, MI_S_NATIVE, MI_S_CODE, MI_S_STACK, MI_S_GRAPHICS,
-	                                MI_S_UNKNOWN };
-	mi_json_key(&j, "summary_rss");
-	mi_json_obj(&j);
-	for (size_t i = 0; i < sizeof rss_keys / sizeof rss_keys[0]; i++) {
-		mi_json_key(&j, mi_summary_keys[rss_keys[i]]);
-		if (m->has_rss[rss_keys[i]])
-			mi_json_int(&j, m->rss[rss_keys[i]]);
-		else
-			mi_json_null(&j);
-	}
-	mi_json_obj_end(&j);
-	mi_json_key(&j, "summary_other");
-	mi_json_kvs(&j, &m->summary_other);
+    /* The ten summary keys are always there; null when not printed. */
+    static const int pss_keys[] = {MI_S_JAVA,          MI_S_NATIVE, MI_S_CODE,      MI_S_STACK,     MI_S_GRAPHICS,
+                                   MI_S_PRIVATE_OTHER, MI_S_SYSTEM, MI_S_TOTAL_PSS, MI_S_TOTAL_RSS, MI_S_TOTAL_SWAP};
+    mi_json_key(&j, "summary");
+    mi_json_obj(&j);
+    for (size_t i = 0; i < sizeof pss_keys / sizeof pss_keys[0]; i++) {
+        mi_json_key(&j, mi_summary_keys[pss_keys[i]]);
+        if (m->has_pss[pss_keys[i]]) mi_json_int(&j, m->pss[pss_keys[i]]);
+        else mi_json_null(&j);
+    }
+    mi_json_obj_end(&j);
+    static const int rss_keys[] = {MI_S_JAVA, MI_S_NATIVE, MI_S_CODE, MI_S_STACK, MI_S_GRAPHICS, MI_S_UNKNOWN};
+    mi_json_key(&j, "summary_rss");
+    mi_json_obj(&j);
+    for (size_t i = 0; i < sizeof rss_keys / sizeof rss_keys[0]; i++) {
+        mi_json_key(&j, mi_summary_keys[rss_keys[i]]);
+        if (m->has_rss[rss_keys[i]]) mi_json_int(&j, m->rss[rss_keys[i]]);
+        else mi_json_null(&j);
+    }
+    mi_json_obj_end(&j);
+    mi_json_key(&j, "summary_other");
+    mi_json_kvs(&j, &m->summary_other);
 
-	mi_json_key(&j, "objects");
-	mi_json_kvs(&j, &m->objects);
-	mi_json_key(&j, "sql");
-	mi_json_kvs(&j, &m->sql);
+    mi_json_key(&j, "objects");
+    mi_json_kvs(&j, &m->objects);
+    mi_json_key(&j, "sql");
+    mi_json_kvs(&j, &m->sql);
 
-	mi_json_key(&j, "databases");
-	mi_json_arr(&j);
-	for (int i = 0; i < m->databases.nrows; i++) {
-		const mi_row *r = &m->databases.rows[i];
-		mi_json_obj(&j);
-		mi_json_key(&j, "name");
-		mi_json_str(&j, r->name);
-		mi_json_key(&j, "group");
-		mi_json_str(&j, r->group);
-		mi_json_key(&j, "cache");
-		mi_json_str(&j, r->extra);
-		mi_json_key(&j, "values");
-		mi_json_values(&j, &m->databases, r);
-		mi_json_obj_end(&j);
-	}
-	mi_json_arr_end(&j);
+    mi_json_key(&j, "databases");
+    mi_json_arr(&j);
+    for (int i = 0; i < m->databases.nrows; i++) {
+        const mi_row *r = &m->databases.rows[i];
+        mi_json_obj(&j);
+        mi_json_key(&j, "name");
+        mi_json_str(&j, r->name);
+        mi_json_key(&j, "group");
+        mi_json_str(&j, r->group);
+        mi_json_key(&j, "cache");
+        mi_json_str(&j, r->extra);
+        mi_json_key(&j, "values");
+        mi_json_values(&j, &m->databases, r);
+        mi_json_obj_end(&j);
+    }
+    mi_json_arr_end(&j);
 
-	mi_json_key(&j, "native_allocations");
-	mi_json_arr(&j);
-	for (int i = 0; i < m->native_allocs.nrows; i++) {
-		const mi_row *r = &m->native_allocs.rows[i];
-		mi_json_obj(&j);
-		mi_json_key(&j, "name");
-		mi_json_str(&j, r->name);
-		mi_json_key(&j, "values");
-		mi_json_values(&j, &m->native_allocs, r);
-		mi_json_obj_end(&j);
-	}
-	mi_json_arr_end(&j);
+    mi_json_key(&j, "native_allocations");
+    mi_json_arr(&j);
+    for (int i = 0; i < m->native_allocs.nrows; i++) {
+        const mi_row *r = &m->native_allocs.rows[i];
+        mi_json_obj(&j);
+        mi_json_key(&j, "name");
+        mi_json_str(&j, r->name);
+        mi_json_key(&j, "values");
+        mi_json_values(&j, &m->native_allocs, r);
+        mi_json_obj_end(&j);
+    }
+    mi_json_arr_end(&j);
 
-	mi_json_key(&j, "assets");
-	mi_json_arr(&j);
-	for (int i = 0; i < m->assets.n; i++) {
-		mi_json_obj(&j);
-		mi_json_key(&j, "name");
-		mi_json_str(&j, m->assets.items[i].key);
-		mi_json_key(&j, "size");
-		mi_json_str(&j, m->assets.items[i].text);
-		mi_json_key(&j, "kb");
-		mi_json_int(&j, m->assets.items[i].val);
-		mi_json_obj_end(&j);
-	}
-	mi_json_arr_end(&j);
+    mi_json_key(&j, "assets");
+    mi_json_arr(&j);
+    for (int i = 0; i < m->assets.n; i++) {
+        mi_json_obj(&j);
+        mi_json_key(&j, "name");
+        mi_json_str(&j, m->assets.items[i].key);
+        mi_json_key(&j, "size");
+        mi_json_str(&j, m->assets.items[i].text);
+        mi_json_key(&j, "kb");
+        mi_json_int(&j, m->assets.items[i].val);
+        mi_json_obj_end(&j);
+    }
+    mi_json_arr_end(&j);
 
-	mi_json_key(&j, "sections");
-	mi_json_obj(&j);
-	for (int i = 0; i < m->nsections; i++) {
-		mi_json_key(&j, m->sections[i].title);
-		mi_json_strs(&j, &m->sections[i].lines);
-	}
-	mi_json_obj_end(&j);
-	mi_json_key(&j, "unparsed");
-	mi_json_strs(&j, &m->unparsed);
+    mi_json_key(&j, "sections");
+    mi_json_obj(&j);
+    for (int i = 0; i < m->nsections; i++) {
+        mi_json_key(&j, m->sections[i].title);
+        mi_json_strs(&j, &m->sections[i].lines);
+    }
+    mi_json_obj_end(&j);
+    mi_json_key(&j, "unparsed");
+    mi_json_strs(&j, &m->unparsed);
 
-	mi_json_key(&j, "checks");
-	mi_json_arr(&j);
-	for (int i = 0; i < m->nchecks; i++) {
-		mi_json_obj(&j);
-		mi_json_key(&j, "name");
-		mi_json_str(&j, m->checks[i].name);
-		mi_json_key(&j, "ok");
-		mi_json_bool(&j, m->checks[i].ok);
-		mi_json_key(&j, "detail");
-		mi_json_str(&j, m->checks[i].detail);
-		mi_json_obj_end(&j);
-	}
-	mi_json_arr_end(&j);
-	mi_json_key(&j, "warnings");
-	mi_json_strs(&j, &m->warnings);
-	mi_json_obj_end(&j);
+    mi_json_key(&j, "checks");
+    mi_json_arr(&j);
+    for (int i = 0; i < m->nchecks; i++) {
+        mi_json_obj(&j);
+        mi_json_key(&j, "name");
+        mi_json_str(&j, m->checks[i].name);
+        mi_json_key(&j, "ok");
+        mi_json_bool(&j, m->checks[i].ok);
+        mi_json_key(&j, "detail");
+        mi_json_str(&j, m->checks[i].detail);
+        mi_json_obj_end(&j);
+    }
+    mi_json_arr_end(&j);
+    mi_json_key(&j, "warnings");
+    mi_json_strs(&j, &m->warnings);
+    mi_json_obj_end(&j);
 }
 
 int mi_parse(const char *text, size_t len, mi_buf *json_out, char *err, size_t errlen)
 {
-	mi_meminfo m;
-	if (mi_meminfo_parse(&m, text, len, err, errlen) < 0) {
-		mi_meminfo_free(&m);
-		return -1;
-	}
-	mi_meminfo_check(&m);
-	mi_buf tmp;
-	mi_buf_init(&tmp);
-	mi_meminfo_json(&m, &tmp);
-	int oom = tmp.oom || m.arena.oom;
-	mi_meminfo_free(&m);
-	if (oom) {
-		mi_buf_free(&tmp);
-		snprintf(err, errlen, "out of memory writing meminfo JSON");
-		return -1;
-	}
-	mi_buf_put(json_out, tmp.data, tmp.len);
-	mi_buf_free(&tmp);
-	return json_out->oom ? -1 : 0;
+    mi_meminfo m;
+    if (mi_meminfo_parse(&m, text, len, err, errlen) < 0) {
+        mi_meminfo_free(&m);
+        return -1;
+    }
+    mi_meminfo_check(&m);
+    mi_buf tmp;
+    mi_buf_init(&tmp);
+    mi_meminfo_json(&m, &tmp);
+    int oom = tmp.oom || m.arena.oom;
+    mi_meminfo_free(&m);
+    if (oom) {
+        mi_buf_free(&tmp);
+        snprintf(err, errlen, "out of memory writing meminfo JSON");
+        return -1;
+    }
+    mi_buf_put(json_out, tmp.data, tmp.len);
+    mi_buf_free(&tmp);
+    return json_out->oom ? -1 : 0;
 }

@@ -10,87 +10,97 @@
 #define MI_MAX_COLS 32
 
 typedef struct mi_row {
-	const char *name;
-	const char *parent;   /* NULL for top rows */
-	const char *group;    /* DATABASES sub-heading ("POOL STATS"), else NULL */
-	const char *extra;    /* DATABASES old-layout "cache" string, else NULL */
-	int is_sub, is_total;
-	int64_t v[MI_MAX_COLS];
-	unsigned char has[MI_MAX_COLS];
+    const char *name;
+    const char *parent; /* NULL for top rows */
+    const char *group;  /* DATABASES sub-heading ("POOL STATS"), else NULL */
+    const char *extra;  /* DATABASES old-layout "cache" string, else NULL */
+    int is_sub, is_total;
+    int64_t v[MI_MAX_COLS];
+    unsigned char has[MI_MAX_COLS];
 } mi_row;
 
 /* A table: column names as printed and rows. */
 typedef struct mi_table {
-	const char *cols[MI_MAX_COLS];
-	int ncols;
-	mi_row *rows;
-	int nrows, caprows;
+    const char *cols[MI_MAX_COLS];
+    int ncols;
+    mi_row *rows;
+    int nrows, caprows;
 } mi_table;
 
 typedef struct mi_kv {
-	const char *key;
-	int64_t val;
-	const char *text;     /* as printed, for Asset Allocations ("132K") */
+    const char *key;
+    int64_t val;
+    const char *text; /* as printed, for Asset Allocations ("132K") */
 } mi_kv;
 
 typedef struct mi_kvlist {
-	mi_kv *items;
-	int n, cap;
+    mi_kv *items;
+    int n, cap;
 } mi_kvlist;
 
 typedef struct mi_strlist {
-	const char **items;
-	int n, cap;
+    const char **items;
+    int n, cap;
 } mi_strlist;
 
 typedef struct mi_check {
-	const char *name;
-	int ok;
-	const char *detail;
+    const char *name;
+    int ok;
+    const char *detail;
 } mi_check;
 
 typedef struct mi_section {
-	const char *title;
-	mi_strlist lines;
+    const char *title;
+    mi_strlist lines;
 } mi_section;
 
 enum {
-	MI_S_JAVA, MI_S_NATIVE, MI_S_CODE, MI_S_STACK, MI_S_GRAPHICS, MI_S_PRIVATE_OTHER,
-	MI_S_SYSTEM, MI_S_UNKNOWN, MI_S_TOTAL_PSS, MI_S_TOTAL_RSS, MI_S_TOTAL_SWAP, MI_S_N
+    MI_S_JAVA,
+    MI_S_NATIVE,
+    MI_S_CODE,
+    MI_S_STACK,
+    MI_S_GRAPHICS,
+    MI_S_PRIVATE_OTHER,
+    MI_S_SYSTEM,
+    MI_S_UNKNOWN,
+    MI_S_TOTAL_PSS,
+    MI_S_TOTAL_RSS,
+    MI_S_TOTAL_SWAP,
+    MI_S_N
 };
 extern const char *const mi_summary_keys[MI_S_N];
 
 typedef struct mi_meminfo {
-	mi_arena arena;
-	int has_pid;
-	int64_t pid;
-	const char *process;
-	int has_uptime, has_realtime;
-	int64_t uptime, realtime;
+    mi_arena arena;
+    int has_pid;
+    int64_t pid;
+    const char *process;
+    int has_uptime, has_realtime;
+    int64_t uptime, realtime;
 
-	mi_table table;           /* main table; rows include sub-rows and TOTAL */
-	int have_total;
-	int transposed;           /* Android 2.x: columns native/dalvik/other/total */
+    mi_table table; /* main table; rows include sub-rows and TOTAL */
+    int have_total;
+    int transposed; /* Android 2.x: columns native/dalvik/other/total */
 
-	int have_summary;
-	int has_pss[MI_S_N], has_rss[MI_S_N];
-	int64_t pss[MI_S_N], rss[MI_S_N];
-	mi_kvlist summary_other;  /* App Summary labels we do not know */
+    int have_summary;
+    int has_pss[MI_S_N], has_rss[MI_S_N];
+    int64_t pss[MI_S_N], rss[MI_S_N];
+    mi_kvlist summary_other; /* App Summary labels we do not know */
 
-	mi_kvlist objects, sql, assets;
-	mi_table databases;       /* columns are the union over all DATABASES headers */
-	mi_table native_allocs;
-	mi_section *sections;     /* sections we do not know, kept verbatim */
-	int nsections, capsections;
-	mi_strlist unparsed;      /* lines we could not place */
+    mi_kvlist objects, sql, assets;
+    mi_table databases; /* columns are the union over all DATABASES headers */
+    mi_table native_allocs;
+    mi_section *sections; /* sections we do not know, kept verbatim */
+    int nsections, capsections;
+    mi_strlist unparsed; /* lines we could not place */
 
-	mi_check *checks;
-	int nchecks, capchecks;
-	mi_strlist warnings;
+    mi_check *checks;
+    int nchecks, capchecks;
+    mi_strlist warnings;
 
-	/* number-format counters, turned into one warning each at the end */
-	int n_sep, n_suffix, n_decimal;
-	const char *first_sep, *first_suffix, *first_decimal;
+    /* number-format counters, turned into one warning each at the end */
+    int n_sep, n_suffix, n_decimal;
+    const char *first_sep, *first_suffix, *first_decimal;
 } mi_meminfo;
 
 int mi_meminfo_parse(mi_meminfo *m, const char *text, size_t len, char *err, size_t errlen);

@@ -17,108 +17,107 @@ static const hk_host *mi_host;
 /* Moves a finished JSON document into the host's buffer. */
 static int mi_hand_over(int rc, mi_buf *b, hk_buf *out, char *err, size_t errlen)
 {
-	if (rc == 0 && b->oom) {
-		snprintf(err, errlen, "out of memory writing JSON");
-		rc = -1;
-	}
-	if (rc == 0)
-		mi_host->buf_append(out, b->data, b->len);
-	mi_buf_free(b);
-	return rc;
+    if (rc == 0 && b->oom) {
+        snprintf(err, errlen, "out of memory writing JSON");
+        rc = -1;
+    }
+    if (rc == 0) mi_host->buf_append(out, b->data, b->len);
+    mi_buf_free(b);
+    return rc;
 }
 
-static int mi_fn_parse(void *ud, int argc, const char *const *argv, const size_t *argl,
-                       hk_buf *out, char *err, size_t errlen)
+static int mi_fn_parse(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                       size_t errlen)
 {
-	if (argc < 1) {
-		snprintf(err, errlen, "meminfo.parse(text): pass the text of `dumpsys meminfo <pid|package>`");
-		return -1;
-	}
-	mi_buf b;
-	mi_buf_init(&b);
-	return mi_hand_over(mi_parse(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
+    if (argc < 1) {
+        snprintf(err, errlen, "meminfo.parse(text): pass the text of `dumpsys meminfo <pid|package>`");
+        return -1;
+    }
+    mi_buf b;
+    mi_buf_init(&b);
+    return mi_hand_over(mi_parse(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
 }
 
-static int mi_fn_smaps(void *ud, int argc, const char *const *argv, const size_t *argl,
-                       hk_buf *out, char *err, size_t errlen)
+static int mi_fn_smaps(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                       size_t errlen)
 {
-	if (argc < 1) {
-		snprintf(err, errlen, "meminfo.smaps(text): pass the text of /proc/PID/smaps");
-		return -1;
-	}
-	mi_buf b;
-	mi_buf_init(&b);
-	return mi_hand_over(mi_smaps(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
+    if (argc < 1) {
+        snprintf(err, errlen, "meminfo.smaps(text): pass the text of /proc/PID/smaps");
+        return -1;
+    }
+    mi_buf b;
+    mi_buf_init(&b);
+    return mi_hand_over(mi_smaps(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
 }
 
 /* A process is a pid or a package/process name; anything else could reach
  * the device's shell, so it is refused. */
 static int mi_safe_process(const char *s, size_t n)
 {
-	if (n == 0 || n > 200)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '.' || c == '_' || c == ':' || c == '-'))
-			return 0;
-	}
-	return s[0] != '-';
+    if (n == 0 || n > 200) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == ':' || c == '-'))
+            return 0;
+    }
+    return s[0] != '-';
 }
 
-static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_t *argl,
-                        hk_buf *out, char *err, size_t errlen)
+static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                        size_t errlen)
 {
-	if (argc < 1 || !mi_safe_process(argv[0], argl[0])) {
-		snprintf(err, errlen, "meminfo.device(process[, serial]): process must be a pid or a package name ([A-Za-z0-9._:-])");
-		return -1;
-	}
-	if (mi_host->size < offsetof(hk_host, device_shell) + sizeof mi_host->device_shell || !mi_host->device_shell) {
-		snprintf(err, errlen, "this hprofkit has no device transport: capture `adb shell dumpsys meminfo %s` into a file instead",
-		         argv[0]);
-		return -1;
-	}
-	const char *serial = argc >= 2 && argl[1] ? argv[1] : NULL;
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "dumpsys meminfo %.*s", (int)argl[0], argv[0]);
-	/* The host owns hk_buf; borrow the output buffer for the raw text, then
+    if (argc < 1 || !mi_safe_process(argv[0], argl[0])) {
+        snprintf(err, errlen,
+                 "meminfo.device(process[, serial]): process must be a pid or a package name ([A-Za-z0-9._:-])");
+        return -1;
+    }
+    if (mi_host->size < offsetof(hk_host, device_shell) + sizeof mi_host->device_shell || !mi_host->device_shell) {
+        snprintf(err, errlen,
+                 "this hprofkit has no device transport: capture `adb shell dumpsys meminfo %s` into a file instead",
+                 argv[0]);
+        return -1;
+    }
+    const char *serial = argc >= 2 && argl[1] ? argv[1] : NULL;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "dumpsys meminfo %.*s", (int)argl[0], argv[0]);
+    /* The host owns hk_buf; borrow the output buffer for the raw text, then
 	 * replace it with the parsed JSON. */
-	int code = 0;
-	if (mi_host->device_shell(serial, cmd, out, &code, err, errlen) < 0)
-		return -1;
-	size_t n = mi_host->buf_len(out);
-	mi_buf text;
-	mi_buf_init(&text);
-	mi_buf_put(&text, (const char *)mi_host->buf_data(out), n);
-	mi_host->buf_reset(out);
-	if (text.oom) {
-		mi_buf_free(&text);
-		snprintf(err, errlen, "out of memory holding dumpsys output");
-		return -1;
-	}
-	mi_buf b;
-	mi_buf_init(&b);
-	int rc = mi_parse(text.data ? text.data : "", text.len, &b, err, errlen);
-	mi_buf_free(&text);
-	return mi_hand_over(rc, &b, out, err, errlen);
+    int code = 0;
+    if (mi_host->device_shell(serial, cmd, out, &code, err, errlen) < 0) return -1;
+    size_t n = mi_host->buf_len(out);
+    mi_buf text;
+    mi_buf_init(&text);
+    mi_buf_put(&text, (const char *)mi_host->buf_data(out), n);
+    mi_host->buf_reset(out);
+    if (text.oom) {
+        mi_buf_free(&text);
+        snprintf(err, errlen, "out of memory holding dumpsys output");
+        return -1;
+    }
+    mi_buf b;
+    mi_buf_init(&b);
+    int rc = mi_parse(text.data ? text.data : "", text.len, &b, err, errlen);
+    mi_buf_free(&text);
+    return mi_hand_over(rc, &b, out, err, errlen);
 }
 
 HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
 {
-	mi_host = host;
-	if (host->describe(self, "meminfo", "0.1.0",
-	                   "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified") < 0 ||
-	    host->register_function(self, "parse",
-	                            "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
-	                            mi_fn_parse, NULL) < 0 ||
-	    host->register_function(self, "smaps",
-	                            "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name",
-	                            mi_fn_smaps, NULL) < 0 ||
-	    host->register_function(self, "device",
-	                            "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
-	                            mi_fn_device, NULL) < 0) {
-		snprintf(err, errlen, "meminfo plugin: registering its functions failed");
-		return -1;
-	}
-	return 0;
+    mi_host = host;
+    if (host->describe(self, "meminfo", "0.1.0", "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified") <
+            0 ||
+        host->register_function(self, "parse",
+                                "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
+                                mi_fn_parse, NULL) < 0 ||
+        host->register_function(self, "smaps",
+                                "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name", mi_fn_smaps,
+                                NULL) < 0 ||
+        host->register_function(self, "device",
+                                "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
+                                mi_fn_device, NULL) < 0) {
+        snprintf(err, errlen, "meminfo plugin: registering its functions failed");
+        return -1;
+    }
+    return 0;
 }

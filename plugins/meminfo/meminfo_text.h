@@ -5,9 +5,9 @@
 #include <stdint.h>
 
 typedef struct mi_tok {
-	const char *s;
-	int n;
-	int start, end;   /* byte columns in the line, end exclusive */
+    const char *s;
+    int n;
+    int start, end; /* byte columns in the line, end exclusive */
 } mi_tok;
 
 #define MI_MAX_TOKS 64

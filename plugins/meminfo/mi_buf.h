@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 typedef struct mi_buf {
-	char *data;   /* always NUL-terminated when non-NULL */
-	size_t len, cap;
-	int oom;      /* set once an allocation failed; later writes are dropped */
+    char *data; /* always NUL-terminated when non-NULL */
+    size_t len, cap;
+    int oom; /* set once an allocation failed; later writes are dropped */
 } mi_buf;
 
 void mi_buf_init(mi_buf *b);
@@ -22,10 +22,10 @@ void mi_buf_printf(mi_buf *b, const char *fmt, ...) __attribute__((format(printf
 /* JSON writer: tracks commas so callers only say what comes next. */
 #define MI_JSON_MAXDEPTH 32
 typedef struct mi_json {
-	mi_buf *b;
-	int depth;
-	int after_key;
-	unsigned char first[MI_JSON_MAXDEPTH];
+    mi_buf *b;
+    int depth;
+    int after_key;
+    unsigned char first[MI_JSON_MAXDEPTH];
 } mi_json;
 
 void mi_json_init(mi_json *j, mi_buf *b);
@@ -34,7 +34,7 @@ void mi_json_obj_end(mi_json *j);
 void mi_json_arr(mi_json *j);
 void mi_json_arr_end(mi_json *j);
 void mi_json_key(mi_json *j, const char *k);
-void mi_json_str(mi_json *j, const char *s);           /* NULL writes null */
+void mi_json_str(mi_json *j, const char *s); /* NULL writes null */
 void mi_json_strn(mi_json *j, const char *s, size_t n);
 void mi_json_int(mi_json *j, int64_t v);
 void mi_json_bool(mi_json *j, int v);
@@ -46,11 +46,11 @@ void mi_json_quote(mi_buf *b, const char *s, size_t n);
 /* Arena: everything a parse result points to lives here and is freed at once. */
 typedef struct mi_arena_blk mi_arena_blk;
 typedef struct mi_arena {
-	mi_arena_blk *head;
-	int oom;
+    mi_arena_blk *head;
+    int oom;
 } mi_arena;
 
-void *mi_arena_alloc(mi_arena *a, size_t n);             /* zeroed, NULL on OOM */
+void *mi_arena_alloc(mi_arena *a, size_t n); /* zeroed, NULL on OOM */
 char *mi_arena_strndup(mi_arena *a, const char *s, size_t n);
 char *mi_arena_printf(mi_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Makes room for one more element in an arena-backed array. */

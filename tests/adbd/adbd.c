@@ -63,14 +63,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define A_CNXN 0x4e584e43u
-#define A_AUTH 0x48545541u
-#define A_OPEN 0x4e45504fu
-#define A_OKAY 0x59414b4fu
-#define A_CLSE 0x45534c43u
-#define A_WRTE 0x45545257u
-#define A_VERSION 0x01000001u /* skip-checksum version: the host need not verify our sums */
-#define MAXDATA (256 * 1024)
+#define A_CNXN     0x4e584e43u
+#define A_AUTH     0x48545541u
+#define A_OPEN     0x4e45504fu
+#define A_OKAY     0x59414b4fu
+#define A_CLSE     0x45534c43u
+#define A_WRTE     0x45545257u
+#define A_VERSION  0x01000001u /* skip-checksum version: the host need not verify our sums */
+#define MAXDATA    (256 * 1024)
 #define MAXSTREAMS 64
 
 static const char *g_cfg = ".";
@@ -80,7 +80,8 @@ static const char *g_mode = "normal";
 
 /* ---------- small helpers ---------- */
 
-static int write_all(int fd, const void *buf, size_t n) {
+static int write_all(int fd, const void *buf, size_t n)
+{
     const char *p = buf;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
@@ -94,7 +95,8 @@ static int write_all(int fd, const void *buf, size_t n) {
     return 0;
 }
 
-static int read_all(int fd, void *buf, size_t n) {
+static int read_all(int fd, void *buf, size_t n)
+{
     char *p = buf;
     while (n > 0) {
         ssize_t r = read(fd, p, n);
@@ -106,14 +108,16 @@ static int read_all(int fd, void *buf, size_t n) {
     return 0;
 }
 
-static char *cfg_path(const char *name) {
+static char *cfg_path(const char *name)
+{
     static char buf[4096];
     snprintf(buf, sizeof buf, "%s/%s", g_cfg, name);
     return buf;
 }
 
 /* Reads a whole config file; returns "" when it is missing.  Caller frees. */
-static char *slurp(const char *path) {
+static char *slurp(const char *path)
+{
     FILE *f = fopen(path, "rb");
     if (!f) return strdup("");
     size_t cap = 4096, len = 0;
@@ -128,7 +132,8 @@ static char *slurp(const char *path) {
     return s;
 }
 
-static char *cfg_word(const char *name, char *buf, size_t n) {
+static char *cfg_word(const char *name, char *buf, size_t n)
+{
     char *s = slurp(cfg_path(name));
     snprintf(buf, n, "%s", s);
     buf[strcspn(buf, " \t\r\n")] = 0;
@@ -136,13 +141,15 @@ static char *cfg_word(const char *name, char *buf, size_t n) {
     return buf;
 }
 
-static char *remote_to_local(const char *remote) {
+static char *remote_to_local(const char *remote)
+{
     static char buf[8300];
     snprintf(buf, sizeof buf, "%s/root%s%s", g_cfg, remote[0] == '/' ? "" : "/", remote);
     return buf;
 }
 
-static void logf_(const char *fmt, ...) {
+static void logf_(const char *fmt, ...)
+{
     FILE *f = fopen(cfg_path("log"), "a");
     if (!f) return;
     va_list ap;
@@ -155,9 +162,13 @@ static void logf_(const char *fmt, ...) {
 
 /* ---------- growable output buffer ---------- */
 
-typedef struct { char *p; size_t len, cap; } buf_t;
+typedef struct {
+    char *p;
+    size_t len, cap;
+} buf_t;
 
-static void bput(buf_t *b, const char *s, size_t n) {
+static void bput(buf_t *b, const char *s, size_t n)
+{
     if (b->len + n + 1 > b->cap) {
         b->cap = (b->len + n + 1) * 2;
         b->p = realloc(b->p, b->cap);
@@ -167,7 +178,8 @@ static void bput(buf_t *b, const char *s, size_t n) {
     b->p[b->len] = 0;
 }
 
-static void bprintf(buf_t *b, const char *fmt, ...) {
+static void bprintf(buf_t *b, const char *fmt, ...)
+{
     char tmp[8192];
     va_list ap;
     va_start(ap, fmt);
@@ -188,7 +200,8 @@ typedef struct {
 
 static char g_curve_name[256];
 
-static long curve_word(const char *line, const char *key) {
+static long curve_word(const char *line, const char *key)
+{
     char pat[64];
     snprintf(pat, sizeof pat, " %s=", key);
     const char *p = strstr(line, pat);
@@ -196,14 +209,18 @@ static long curve_word(const char *line, const char *key) {
 }
 
 /* Reads the step at the current position (or *pos_out when asked); 0 when there is no curve. */
-static int curve_step(step_t *st, int *pos_out) {
+static int curve_step(step_t *st, int *pos_out)
+{
     char *s = slurp(cfg_path("curve"));
     char posbuf[32];
     int pos = atoi(cfg_word("curve.pos", posbuf, sizeof posbuf));
     int n = 0, found = 0;
     g_curve_name[0] = 0;
     for (char *save = NULL, *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        if (!strncmp(l, "name=", 5)) { snprintf(g_curve_name, sizeof g_curve_name, "%s", l + 5); continue; }
+        if (!strncmp(l, "name=", 5)) {
+            snprintf(g_curve_name, sizeof g_curve_name, "%s", l + 5);
+            continue;
+        }
         if (strncmp(l, "pid=", 4)) continue;
         if (n <= pos || !found) {
             char line[1024];
@@ -232,15 +249,20 @@ static int curve_step(step_t *st, int *pos_out) {
     return found;
 }
 
-static void curve_advance(void) {
+static void curve_advance(void)
+{
     char posbuf[32], tmp[64];
     int pos = atoi(cfg_word("curve.pos", posbuf, sizeof posbuf)) + 1;
     snprintf(tmp, sizeof tmp, "%d\n", pos);
     FILE *f = fopen(cfg_path("curve.pos"), "w");
-    if (f) { fputs(tmp, f); fclose(f); }
+    if (f) {
+        fputs(tmp, f);
+        fclose(f);
+    }
 }
 
-static long long now_ms(void) {
+static long long now_ms(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -248,7 +270,8 @@ static long long now_ms(void) {
 
 /* A modern (Android 10+) meminfo page whose numbers add up: Dalvik Heap Pss = alloc, Native
  * Heap Pss = native, the rest of the PSS is Unknown. */
-static void curve_meminfo(const step_t *st, buf_t *out) {
+static void curve_meminfo(const step_t *st, buf_t *out)
+{
     long other = st->pss - st->alloc - st->native, orss = st->rss - st->alloc - st->native;
     if (other < 0) other = 0;
     if (orss < 0) orss = 0;
@@ -281,13 +304,16 @@ static void curve_meminfo(const step_t *st, buf_t *out) {
  * so garbage stays in the dump as it does on a device. */
 static int g_dump_gc = 1;
 
-static int run_jcmd_dump(const char *file) {
+static int run_jcmd_dump(const char *file)
+{
     char pidbuf[64];
     cfg_word("jvm_pid", pidbuf, sizeof pidbuf);
     pid_t c = fork();
     if (c == 0) {
         int dn = open("/dev/null", O_RDWR);
-        dup2(dn, 0); dup2(dn, 1); dup2(dn, 2);
+        dup2(dn, 0);
+        dup2(dn, 1);
+        dup2(dn, 2);
         if (g_dump_gc) execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", file, (char *)NULL);
         else execlp("jcmd", "jcmd", pidbuf, "GC.heap_dump", "-all", file, (char *)NULL);
         _exit(127);
@@ -297,21 +323,27 @@ static int run_jcmd_dump(const char *file) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-static int copy_file(const char *from, const char *to) {
+static int copy_file(const char *from, const char *to)
+{
     int in = open(from, O_RDONLY), o = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     char b[65536];
     ssize_t r = 0;
     while (in >= 0 && o >= 0 && (r = read(in, b, sizeof b)) > 0)
-        if (write_all(o, b, (size_t)r) != 0) { r = -1; break; }
+        if (write_all(o, b, (size_t)r) != 0) {
+            r = -1;
+            break;
+        }
     int ok = in >= 0 && o >= 0 && r == 0;
     if (in >= 0) close(in);
     if (o >= 0 && close(o) != 0) ok = 0;
     return ok ? 0 : -1;
 }
 
-static void keep_copy(const char *file) {
+static void keep_copy(const char *file)
+{
     unlink(cfg_path("last_dump.hprof"));
-    if (link(file, cfg_path("last_dump.hprof")) != 0) { /* best effort */ }
+    if (link(file, cfg_path("last_dump.hprof")) != 0) { /* best effort */
+    }
 }
 
 static const char *k_stack =
@@ -328,12 +360,15 @@ static const char *k_stack =
     "\tat android.os.Binder.shellCommand(Binder.java:1107)\n"
     "\tat android.os.Binder.onTransact(Binder.java:921)\n";
 
-static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
+static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb)
+{
     int i = 2, want_b = 0;
     g_dump_gc = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "-b")) { want_b = 1; i++; }
-        else if (!strcmp(argv[i], "-g")) g_dump_gc = 1;
+        if (!strcmp(argv[i], "-b")) {
+            want_b = 1;
+            i++;
+        } else if (!strcmp(argv[i], "-g")) g_dump_gc = 1;
         else if (!strcmp(argv[i], "--user")) i++;
     }
     if (argc - i != 2) {
@@ -350,14 +385,17 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
         return 0;
     }
     if (!strcmp(mode, "notdebuggable")) {
-        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
-                      "java.lang.SecurityException: Process not debuggable: ProcessRecord{5e2a1b 4242:%s/u0a190}\n%s",
+        bprintf(errb,
+                "Exception occurred while executing 'dumpheap':\n"
+                "java.lang.SecurityException: Process not debuggable: ProcessRecord{5e2a1b 4242:%s/u0a190}\n%s",
                 proc, k_stack);
         return 255;
     }
     if (!strcmp(mode, "exception")) {
-        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
-                      "java.lang.IllegalStateException: heap dump already in progress\n%s", k_stack);
+        bprintf(errb,
+                "Exception occurred while executing 'dumpheap':\n"
+                "java.lang.IllegalStateException: heap dump already in progress\n%s",
+                k_stack);
         return 255;
     }
     const char *file = remote_to_local(remote);
@@ -375,8 +413,11 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
         if (c == 0) {
             setsid();
             int dn = open("/dev/null", O_RDWR);
-            dup2(dn, 0); dup2(dn, 1); dup2(dn, 2);
-            for (int f = 3; f < 256; f++) if (f != dn) close(f);
+            dup2(dn, 0);
+            dup2(dn, 1);
+            dup2(dn, 2);
+            for (int f = 3; f < 256; f++)
+                if (f != dn) close(f);
             char tmp[8500];
             snprintf(tmp, sizeof tmp, "%s.full", fbuf);
             unlink(tmp);
@@ -417,8 +458,10 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
         int rc = copy_file(src, fbuf);
         free(src);
         if (rc != 0) {
-            bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
-                          "java.io.IOException: cannot write %s\n%s", remote, k_stack);
+            bprintf(errb,
+                    "Exception occurred while executing 'dumpheap':\n"
+                    "java.io.IOException: cannot write %s\n%s",
+                    remote, k_stack);
             return 255;
         }
         keep_copy(fbuf);
@@ -426,15 +469,18 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb) {
     }
     free(src);
     if (run_jcmd_dump(fbuf) != 0) {
-        bprintf(errb, "Exception occurred while executing 'dumpheap':\n"
-                      "java.lang.IllegalArgumentException: Unknown process: %s\n%s", proc, k_stack);
+        bprintf(errb,
+                "Exception occurred while executing 'dumpheap':\n"
+                "java.lang.IllegalArgumentException: Unknown process: %s\n%s",
+                proc, k_stack);
         return 255;
     }
     keep_copy(fbuf);
     return 0;
 }
 
-static int run_command(char *line, buf_t *out, buf_t *errb) {
+static int run_command(char *line, buf_t *out, buf_t *errb)
+{
     char *argv[64];
     int argc = 0;
     for (char *tok = strtok(line, " \t\n"); tok && argc < 63; tok = strtok(NULL, " \t\n")) {
@@ -546,7 +592,10 @@ static int run_command(char *line, buf_t *out, buf_t *errb) {
             char b[64];
             snprintf(b, sizeof b, "%lld\n", now_ms() + st.drop_ms);
             FILE *f = fopen(cfg_path("offline_until"), "w");
-            if (f) { fputs(b, f); fclose(f); }
+            if (f) {
+                fputs(b, f);
+                fclose(f);
+            }
             kill(getppid(), SIGKILL);
             _exit(0);
         }
@@ -599,14 +648,16 @@ static int run_command(char *line, buf_t *out, buf_t *errb) {
 
 /* ---------- services (each runs in its own process on one end of a socketpair) ---------- */
 
-static void shell_packet(int fd, int id, const char *data, size_t n) {
+static void shell_packet(int fd, int id, const char *data, size_t n)
+{
     unsigned char h[5] = {(unsigned char)id, (unsigned char)(n & 0xff), (unsigned char)((n >> 8) & 0xff),
                           (unsigned char)((n >> 16) & 0xff), (unsigned char)((n >> 24) & 0xff)};
     write_all(fd, h, 5);
     if (n) write_all(fd, data, n);
 }
 
-static void service_shell(int fd, char *cmd, int v2) {
+static void service_shell(int fd, char *cmd, int v2)
+{
     buf_t out = {0}, errb = {0};
     int rc = run_command(cmd, &out, &errb);
     if (v2) {
@@ -623,14 +674,20 @@ static void service_shell(int fd, char *cmd, int v2) {
     free(errb.p);
 }
 
-static void put32(unsigned char *p, uint32_t v) {
-    p[0] = v & 0xff; p[1] = (v >> 8) & 0xff; p[2] = (v >> 16) & 0xff; p[3] = (v >> 24) & 0xff;
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = v & 0xff;
+    p[1] = (v >> 8) & 0xff;
+    p[2] = (v >> 16) & 0xff;
+    p[3] = (v >> 24) & 0xff;
 }
-static uint32_t get32(const unsigned char *p) {
+static uint32_t get32(const unsigned char *p)
+{
     return p[0] | (p[1] << 8) | (p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-static void sync_fail(int fd, const char *msg) {
+static void sync_fail(int fd, const char *msg)
+{
     unsigned char h[8];
     memcpy(h, "FAIL", 4);
     put32(h + 4, (uint32_t)strlen(msg));
@@ -638,7 +695,8 @@ static void sync_fail(int fd, const char *msg) {
     write_all(fd, msg, strlen(msg));
 }
 
-static void service_sync(int fd) {
+static void service_sync(int fd)
+{
     for (;;) {
         unsigned char h[8];
         if (read_all(fd, h, 8) != 0) return;
@@ -670,7 +728,10 @@ static void service_sync(int fd) {
             while ((r = read(in, b + 8, 65536)) > 0) {
                 memcpy(b, "DATA", 4);
                 put32((unsigned char *)b + 4, (uint32_t)r);
-                if (write_all(fd, b, (size_t)r + 8) != 0) { close(in); return; }
+                if (write_all(fd, b, (size_t)r + 8) != 0) {
+                    close(in);
+                    return;
+                }
             }
             close(in);
             unsigned char d[8] = {'D', 'O', 'N', 'E', 0, 0, 0, 0};
@@ -686,7 +747,8 @@ static void service_sync(int fd) {
 }
 
 /* Starts a service; returns the fd that carries its byte stream, or -1 when it does not exist. */
-static int open_service(const char *name) {
+static int open_service(const char *name)
+{
     logf_("OPEN %s", name);
     if (!strncmp(name, "jdwp:", 5)) {
         char *s = slurp(cfg_path("jdwp"));
@@ -755,17 +817,23 @@ typedef struct {
     int can_send; /* the host acknowledged our last WRTE */
 } stream_t;
 
-static int send_msg(int t, uint32_t cmd, uint32_t a0, uint32_t a1, const void *data, uint32_t n) {
+static int send_msg(int t, uint32_t cmd, uint32_t a0, uint32_t a1, const void *data, uint32_t n)
+{
     unsigned char h[24];
     uint32_t sum = 0;
     for (uint32_t i = 0; i < n; i++) sum += ((const unsigned char *)data)[i];
-    put32(h, cmd); put32(h + 4, a0); put32(h + 8, a1); put32(h + 12, n); put32(h + 16, sum);
+    put32(h, cmd);
+    put32(h + 4, a0);
+    put32(h + 8, a1);
+    put32(h + 12, n);
+    put32(h + 16, sum);
     put32(h + 20, cmd ^ 0xffffffffu);
     if (write_all(t, h, 24) != 0) return -1;
     return n ? write_all(t, data, n) : 0;
 }
 
-static void serve_transport(int t) {
+static void serve_transport(int t)
+{
     stream_t s[MAXSTREAMS] = {{0}};
     uint32_t next_id = 1;
     int connected = 0;
@@ -785,10 +853,14 @@ static void serve_transport(int t) {
     for (;;) {
         struct pollfd p[MAXSTREAMS + 1];
         int map[MAXSTREAMS + 1], np = 0;
-        p[np].fd = t; p[np].events = POLLIN; map[np++] = -1;
+        p[np].fd = t;
+        p[np].events = POLLIN;
+        map[np++] = -1;
         for (int i = 0; i < MAXSTREAMS; i++)
             if (s[i].used && s[i].can_send) {
-                p[np].fd = s[i].fd; p[np].events = POLLIN; map[np++] = i;
+                p[np].fd = s[i].fd;
+                p[np].events = POLLIN;
+                map[np++] = i;
             }
         if (poll(p, (nfds_t)np, -1) < 0) {
             if (errno == EINTR) continue;
@@ -835,7 +907,8 @@ static void serve_transport(int t) {
                 if (!strncmp(l, "ro.product.device=", 18)) snprintf(device, sizeof device, "%s", l + 18);
             }
             free(props);
-            for (char *c = model; *c; c++) if (*c == ' ') *c = '_';
+            for (char *c = model; *c; c++)
+                if (*c == ' ') *c = '_';
             snprintf(banner, sizeof banner,
                      "device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%scmd,stat_v2",
                      product, model, device, g_shell_v2 ? "shell_v2," : "");
@@ -857,7 +930,10 @@ static void serve_transport(int t) {
         if (cmd == A_OPEN) {
             int slot = -1;
             for (int i = 0; i < MAXSTREAMS; i++)
-                if (!s[i].used) { slot = i; break; }
+                if (!s[i].used) {
+                    slot = i;
+                    break;
+                }
             int fd = slot >= 0 ? open_service((char *)payload) : -1;
             if (fd < 0) {
                 send_msg(t, A_CLSE, 0, a0, NULL, 0);
@@ -890,7 +966,8 @@ static void serve_transport(int t) {
     }
 }
 
-static int listen_on(int port) {
+static int listen_on(int port)
+{
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -903,14 +980,16 @@ static int listen_on(int port) {
     return fd;
 }
 
-static int bound_port(int fd) {
+static int bound_port(int fd)
+{
     struct sockaddr_in a;
     socklen_t l = sizeof a;
     getsockname(fd, (struct sockaddr *)&a, &l);
     return ntohs(a.sin_port);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int port = 0;
     const char *portfile = NULL;
     for (int i = 1; i < argc; i++) {

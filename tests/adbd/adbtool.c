@@ -15,12 +15,14 @@
 #include "device.h"
 #include "device_lua.h"
 
-static int die(const char *msg) {
+static int die(const char *msg)
+{
     fprintf(stderr, "adbtool: %s\n", msg);
     return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     char err[1024];
     hk_adb adb;
     if (argc < 2) return die("usage: adbtool version|devices|features|processes|shell|pull|dump|jdwp ...");
@@ -65,7 +67,8 @@ int main(int argc, char **argv) {
         size_t n;
         if (hk_device_list(&adb, &d, &n, err, sizeof err) != 0) return die(err);
         for (size_t i = 0; i < n; i++)
-            printf("%s\t%s\t%s\t%d\t%d\t%s\n", d[i].serial, d[i].state, d[i].model, d[i].sdk, d[i].debuggable, d[i].hint);
+            printf("%s\t%s\t%s\t%d\t%d\t%s\n", d[i].serial, d[i].state, d[i].model, d[i].sdk, d[i].debuggable,
+                   d[i].hint);
         free(d);
         return 0;
     }
@@ -117,7 +120,8 @@ int main(int argc, char **argv) {
         snprintf(svc, sizeof svc, "jdwp:%s", pos[0]);
         int fd = hk_adb_open_service(&adb, dev.serial, svc, err, sizeof err);
         if (fd < 0) return die(err);
-        if (hk_adb_write_all(fd, "JDWP-Handshake", 14, 5000, "the JDWP handshake", err, sizeof err) != 0) return die(err);
+        if (hk_adb_write_all(fd, "JDWP-Handshake", 14, 5000, "the JDWP handshake", err, sizeof err) != 0)
+            return die(err);
         char reply[15] = "";
         if (hk_adb_read_exact(fd, reply, 14, "the JDWP handshake reply", 5000, err, sizeof err) != 0) return die(err);
         close(fd);

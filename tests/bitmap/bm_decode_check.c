@@ -10,7 +10,10 @@ static int fails;
 static void check(const char *name, int ok, const char *why)
 {
     if (ok) printf("PASS %s\n", name);
-    else { printf("FAIL %s: %s\n", name, why); fails++; }
+    else {
+        printf("FAIL %s: %s\n", name, why);
+        fails++;
+    }
 }
 
 int main(void)
@@ -35,7 +38,10 @@ int main(void)
     unsigned char in[8] = {0}, out[16];
     /* 0xF800 little-endian = pure red; 0x07E0 = green; 0x001F = blue; 0x8410 = mid grey */
     unsigned v[4] = {0xF800, 0x07E0, 0x001F, 0x8410};
-    for (int i = 0; i < 4; i++) { in[2 * i] = (unsigned char)(v[i] & 255); in[2 * i + 1] = (unsigned char)(v[i] >> 8); }
+    for (int i = 0; i < 4; i++) {
+        in[2 * i] = (unsigned char)(v[i] & 255);
+        in[2 * i + 1] = (unsigned char)(v[i] >> 8);
+    }
     mbd_decode_row(MBD_RGB_565, 1, in, 4, out);
     static const unsigned char want565[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 132, 130, 132, 255};
     check("decode_rgb565", !memcmp(out, want565, 16), "RGB_565 not little-endian 5-6-5 with bit replication");
@@ -49,8 +55,9 @@ int main(void)
     mbd_decode_row(MBD_ARGB_8888, 0, st, 1, out);
     check("decode_straight_untouched", !memcmp(out, st, 4), "a straight ARGB_8888 pixel was changed");
 
-    check("layout_from_ratio", mbd_layout(1) == MBD_ALPHA_8 && mbd_layout(2) == MBD_RGB_565 &&
-          mbd_layout(4) == MBD_ARGB_8888 && mbd_layout(3) == MBD_NONE && mbd_layout(9) == MBD_NONE &&
-          mbd_layout(0) == MBD_NONE, "wrong layout for a bytes-per-pixel ratio");
+    check("layout_from_ratio",
+          mbd_layout(1) == MBD_ALPHA_8 && mbd_layout(2) == MBD_RGB_565 && mbd_layout(4) == MBD_ARGB_8888 &&
+              mbd_layout(3) == MBD_NONE && mbd_layout(9) == MBD_NONE && mbd_layout(0) == MBD_NONE,
+          "wrong layout for a bytes-per-pixel ratio");
     return fails ? 1 : 0;
 }

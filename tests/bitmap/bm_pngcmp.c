@@ -38,7 +38,10 @@ static int info(const char *path)
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--info")) return info(argv[2]);
-    if (argc != 3) { fprintf(stderr, "usage: bm_pngcmp IMAGE.png EXPECTED.rgba\n"); return 2; }
+    if (argc != 3) {
+        fprintf(stderr, "usage: bm_pngcmp IMAGE.png EXPECTED.rgba\n");
+        return 2;
+    }
     hk_buf png, want;
     hk_buf_init(&png);
     hk_buf_init(&want);
@@ -75,7 +78,10 @@ int main(int argc, char **argv)
     free(rgba);
     hk_buf_free(&png);
     hk_buf_free(&want);
-    if (bad) { fprintf(stderr, "%zu channel values differ\n", bad); return 1; }
+    if (bad) {
+        fprintf(stderr, "%zu channel values differ\n", bad);
+        return 1;
+    }
     printf("%dx%d equal (%zu channels within 1)\n", w, h, near);
     return 0;
 }

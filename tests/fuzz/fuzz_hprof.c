@@ -19,7 +19,10 @@ static const char MAP[] =
     "com.x.Cache -> b:\n    int mHits -> b\n    1:4:void com.x.U.f():20:23 -> a\n    1:4:void g():41 -> a\n"
     "com.x.Node -> test.Node:\n    java.lang.Object left -> a\n    1:9:void <init>():5:13 -> <init>\n";
 
-#define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) __builtin_trap();                                                                                 \
+    } while (0)
 
 static void touch_objects(hk_dump *d)
 {
@@ -78,8 +81,8 @@ static void touch_path(hk_dump *d, uint32_t obj)
 static void touch_graph(hk_dump *d)
 {
     char err[256];
-    const int all = HK_GRAPH_REFS | HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE |
-                    HK_GRAPH_DOM | HK_GRAPH_PATHS;
+    const int all =
+        HK_GRAPH_REFS | HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_DOM | HK_GRAPH_PATHS;
     if (hk_graph_ensure(d, all, err, sizeof err)) return;
     const uint32_t n = d->nobjects;
     /* each object's retained size is at least its dominator-tree children's */

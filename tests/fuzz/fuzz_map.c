@@ -19,7 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (hk_map_class_by_src(m, c->src, strlen(c->src)) == NULL) __builtin_trap();
         for (uint32_t k = c->first; k < c->first + c->n; k++) {
             const hk_map_member *mem = &m->members[k];
-            if (!mem->is_method) { (void)hk_map_field(m, c, mem->obf); continue; }
+            if (!mem->is_method) {
+                (void)hk_map_field(m, c, mem->obf);
+                continue;
+            }
             int32_t lines[] = {-3, 0, 1, mem->obf_lo, mem->obf_hi, INT32_MAX};
             for (size_t j = 0; j < sizeof lines / sizeof lines[0]; j++) {
                 uint32_t n = hk_map_frames(m, c, mem->obf, strlen(mem->obf), lines[j], f, 8);

@@ -25,21 +25,35 @@ static double hkg_bench_now(void)
 }
 
 static int fails;
-#define CHECK(cond, ...) do { if (!(cond)) { if (fails++ < 20) { fprintf(stderr, "check failed: "); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } } while (0)
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            if (fails++ < 20) {                                                                                        \
+                fprintf(stderr, "check failed: ");                                                                     \
+                fprintf(stderr, __VA_ARGS__);                                                                          \
+                fputc('\n', stderr);                                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
 
 static hk_dump *open_dump(const char *path)
 {
     char err[512];
     hk_dump *d = hk_dump_open(path, NULL, NULL, err, sizeof err);
-    if (!d) { fprintf(stderr, "graph_check: %s\n", err); exit(2); }
+    if (!d) {
+        fprintf(stderr, "graph_check: %s\n", err);
+        exit(2);
+    }
     return d;
 }
 
 static void ensure(hk_dump *d, int mask)
 {
     char err[512];
-    if (hk_graph_ensure(d, mask, err, sizeof err)) { fprintf(stderr, "graph_check: %s\n", err); exit(2); }
+    if (hk_graph_ensure(d, mask, err, sizeof err)) {
+        fprintf(stderr, "graph_check: %s\n", err);
+        exit(2);
+    }
 }
 
 /* The live heap, recomputed here: what a BFS from the roots reaches over strong edges. */
@@ -50,12 +64,19 @@ static uint8_t *live_set(hk_dump *d)
     uint32_t *q = malloc((n + 1) * sizeof *q), head = 0, tail = 0;
     for (uint32_t k = 0; k < d->nroots; k++) {
         uint32_t t = hk_obj_find(d, d->roots[k].id);
-        if (t != HK_NONE && !live[t]) { live[t] = 1; q[tail++] = t; }
+        if (t != HK_NONE && !live[t]) {
+            live[t] = 1;
+            q[tail++] = t;
+        }
     }
     while (head < tail) {
         uint32_t x = q[head++], nout;
         const uint32_t *out = hk_graph_out(d, x, &nout);
-        for (uint32_t k = 0; k < nout; k++) if (!live[out[k]]) { live[out[k]] = 1; q[tail++] = out[k]; }
+        for (uint32_t k = 0; k < nout; k++)
+            if (!live[out[k]]) {
+                live[out[k]] = 1;
+                q[tail++] = out[k];
+            }
     }
     free(q);
     return live;
@@ -74,26 +95,39 @@ static uint32_t *slow_idom(hk_dump *d)
     uint8_t *seen = calloc(m, 1);
     /* virtual root successors: objects with the flag, in index order */
     uint32_t nv = 0, *vs = malloc(m * sizeof *vs);
-    for (uint32_t i = 0; i < n; i++) if (hk_graph_virtual_child(d, i)) vs[nv++] = i;
+    for (uint32_t i = 0; i < n; i++)
+        if (hk_graph_virtual_child(d, i)) vs[nv++] = i;
     /* postorder by iterative DFS */
     uint32_t cnt = 0, sp = 0;
-    stk[sp] = root; pos[sp++] = 0; seen[root] = 1;
+    stk[sp] = root;
+    pos[sp++] = 0;
+    seen[root] = 1;
     while (sp) {
         uint32_t x = stk[sp - 1], k = pos[sp - 1], nout;
         const uint32_t *out = x == root ? vs : hk_graph_out(d, x, &nout);
         if (x == root) nout = nv;
-        if (k == nout) { po[x] = cnt; order[cnt++] = x; sp--; continue; }
+        if (k == nout) {
+            po[x] = cnt;
+            order[cnt++] = x;
+            sp--;
+            continue;
+        }
         pos[sp - 1] = k + 1;
         uint32_t t = out[k];
         if (x != root && !live[x] && live[t]) continue;
-        if (!seen[t]) { seen[t] = 1; stk[sp] = t; pos[sp++] = 0; }
+        if (!seen[t]) {
+            seen[t] = 1;
+            stk[sp] = t;
+            pos[sp++] = 0;
+        }
     }
     /* predecessor lists (CSR) */
     uint32_t *ps = calloc(m + 1, sizeof *ps);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nout;
         const uint32_t *out = hk_graph_out(d, i, &nout);
-        for (uint32_t k = 0; k < nout; k++) if (live[i] || !live[out[k]]) ps[out[k] + 1]++;
+        for (uint32_t k = 0; k < nout; k++)
+            if (live[i] || !live[out[k]]) ps[out[k] + 1]++;
     }
     for (uint32_t k = 0; k < nv; k++) ps[vs[k] + 1]++;
     for (uint32_t i = 1; i <= m; i++) ps[i] += ps[i - 1];
@@ -102,7 +136,8 @@ static uint32_t *slow_idom(hk_dump *d)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t nout;
         const uint32_t *out = hk_graph_out(d, i, &nout);
-        for (uint32_t k = 0; k < nout; k++) if (live[i] || !live[out[k]]) pr[fill[out[k]]++] = i;
+        for (uint32_t k = 0; k < nout; k++)
+            if (live[i] || !live[out[k]]) pr[fill[out[k]]++] = i;
     }
     for (uint32_t k = 0; k < nv; k++) pr[fill[vs[k]]++] = root;
     uint32_t *idom = malloc(m * sizeof *idom);
@@ -118,7 +153,10 @@ static uint32_t *slow_idom(hk_dump *d)
             for (uint32_t k = ps[b]; k < ps[b + 1]; k++) {
                 uint32_t p = pr[k];
                 if (idom[p] == UINT32_MAX) continue;
-                if (nd == UINT32_MAX) { nd = p; continue; }
+                if (nd == UINT32_MAX) {
+                    nd = p;
+                    continue;
+                }
                 uint32_t f1 = p, f2 = nd;
                 while (f1 != f2) {
                     while (po[f1] < po[f2]) f1 = idom[f1];
@@ -126,11 +164,22 @@ static uint32_t *slow_idom(hk_dump *d)
                 }
                 nd = f1;
             }
-            if (idom[b] != nd) { idom[b] = nd; changed = 1; }
+            if (idom[b] != nd) {
+                idom[b] = nd;
+                changed = 1;
+            }
         }
     }
     CHECK(cnt == m, "slow DFS reached %u of %u nodes", cnt, m);
-    free(po); free(order); free(stk); free(pos); free(seen); free(vs); free(ps); free(fill); free(pr);
+    free(po);
+    free(order);
+    free(stk);
+    free(pos);
+    free(seen);
+    free(vs);
+    free(ps);
+    free(fill);
+    free(pr);
     free(live);
     return idom;
 }
@@ -149,23 +198,41 @@ static void check_virtual_children(hk_dump *d)
     uint8_t *want = calloc(n + 1, 1);
     for (uint32_t k = 0; k < d->nroots; k++) {
         uint32_t t = hk_obj_find(d, d->roots[k].id);
-        if (t != HK_NONE) { want[t] = 1; if (!mark[t]) { mark[t] = 1; q[tail++] = t; } }
+        if (t != HK_NONE) {
+            want[t] = 1;
+            if (!mark[t]) {
+                mark[t] = 1;
+                q[tail++] = t;
+            }
+        }
     }
     for (int pass = 0; pass < 3; pass++) {
         for (uint32_t i = 0; i < n; i++) {
-            if (pass > 0 && !mark[i] && (pass == 2 || indeg[i] == 0)) { want[i] = 1; mark[i] = 1; q[tail++] = i; }
+            if (pass > 0 && !mark[i] && (pass == 2 || indeg[i] == 0)) {
+                want[i] = 1;
+                mark[i] = 1;
+                q[tail++] = i;
+            }
             if (pass == 0 && i > 0) break;
             while (head < tail) {
                 uint32_t x = q[head++], nout;
                 const uint32_t *out = hk_graph_out(d, x, &nout);
-                for (uint32_t k = 0; k < nout; k++) if (!mark[out[k]]) { mark[out[k]] = 1; q[tail++] = out[k]; }
+                for (uint32_t k = 0; k < nout; k++)
+                    if (!mark[out[k]]) {
+                        mark[out[k]] = 1;
+                        q[tail++] = out[k];
+                    }
             }
         }
     }
     uint32_t bad = 0;
-    for (uint32_t i = 0; i < n; i++) if (want[i] != hk_graph_virtual_child(d, i)) bad++;
+    for (uint32_t i = 0; i < n; i++)
+        if (want[i] != hk_graph_virtual_child(d, i)) bad++;
     CHECK(bad == 0, "%u objects disagree on being a child of the virtual root", bad);
-    free(mark); free(q); free(indeg); free(want);
+    free(mark);
+    free(q);
+    free(indeg);
+    free(want);
 }
 
 static int cmd_check(const char *path, uint32_t slow_max)
@@ -185,12 +252,13 @@ static int cmd_check(const char *path, uint32_t slow_max)
         uint32_t nout;
         const uint32_t *out = hk_graph_out(d, i, &nout);
         char buf[96];
-        for (uint32_t k = 0; k < nout; k++) if (hk_graph_edge_name(d, i, out[k], buf, sizeof buf)) bad_edges++;
+        for (uint32_t k = 0; k < nout; k++)
+            if (hk_graph_edge_name(d, i, out[k], buf, sizeof buf)) bad_edges++;
     }
     CHECK(hk_graph_total_bytes(d) == total, "virtual root retains %llu, heap has %llu bytes",
           (unsigned long long)hk_graph_total_bytes(d), (unsigned long long)total);
-    CHECK(sum_kids == total, "root's children retain %llu, heap has %llu bytes",
-          (unsigned long long)sum_kids, (unsigned long long)total);
+    CHECK(sum_kids == total, "root's children retain %llu, heap has %llu bytes", (unsigned long long)sum_kids,
+          (unsigned long long)total);
     CHECK(hk_graph_total_native(d) == native, "native totals differ");
     CHECK(under_shallow == 0, "%u objects retain less than their shallow size", under_shallow);
     CHECK(bad_edges == 0, "%u edges could not be named", bad_edges);
@@ -201,11 +269,14 @@ static int cmd_check(const char *path, uint32_t slow_max)
     CHECK(c_all == n, "reachability counts sum to %llu, not %u", (unsigned long long)c_all, n);
     /* a reached object has a path; a strongly reached one a path without weak edges */
     uint32_t nopath = 0;
-    uint64_t steps = 0;   /* a deep chain makes each path long: bound the total work, not the count */
+    uint64_t steps = 0; /* a deep chain makes each path long: bound the total work, not the count */
     for (uint32_t i = 0; i < n && steps < 3000000; i += 1 + n / 2000) {
         hk_graph_path p;
         char err[256];
-        if (hk_graph_path_to(d, i, &p, err, sizeof err)) { nopath++; continue; }
+        if (hk_graph_path_to(d, i, &p, err, sizeof err)) {
+            nopath++;
+            continue;
+        }
         int r = hk_graph_reach(d, i);
         if (r != HK_REACH_UNREACHABLE && !p.found) nopath++;
         if (r == HK_REACH_UNREACHABLE && p.found) nopath++;
@@ -228,8 +299,9 @@ static int cmd_check(const char *path, uint32_t slow_max)
         for (uint32_t i = 0; i < n; i++) {
             uint32_t want = ref[i] == n ? HK_NONE : ref[i];
             if (hk_graph_idom(d, i) != want) {
-                if (bad++ < 5) fprintf(stderr, "idom of object %u (0x%llx): fast %u, slow %u\n", i,
-                                       (unsigned long long)hk_obj_id(d, i), hk_graph_idom(d, i), want);
+                if (bad++ < 5)
+                    fprintf(stderr, "idom of object %u (0x%llx): fast %u, slow %u\n", i,
+                            (unsigned long long)hk_obj_id(d, i), hk_graph_idom(d, i), want);
             }
         }
         CHECK(bad == 0, "%u immediate dominators differ from the slow computation", bad);
@@ -238,10 +310,9 @@ static int cmd_check(const char *path, uint32_t slow_max)
     }
     uint32_t nr;
     hk_graph_root_objects(d, &nr);
-    printf("objects %u edges %llu roots %u bytes %llu native %llu strong %llu unreachable %llu slow %s\n",
-           n, (unsigned long long)hk_graph_edge_count(d), nr, (unsigned long long)total,
-           (unsigned long long)native, (unsigned long long)cnt[HK_REACH_STRONG],
-           (unsigned long long)cnt[HK_REACH_UNREACHABLE], slow);
+    printf("objects %u edges %llu roots %u bytes %llu native %llu strong %llu unreachable %llu slow %s\n", n,
+           (unsigned long long)hk_graph_edge_count(d), nr, (unsigned long long)total, (unsigned long long)native,
+           (unsigned long long)cnt[HK_REACH_STRONG], (unsigned long long)cnt[HK_REACH_UNREACHABLE], slow);
     hk_dump_close(d);
     if (fails) fprintf(stderr, "graph_check: %d checks failed\n", fails);
     return fails ? 1 : 0;
@@ -281,12 +352,18 @@ static int cmd_path(const char *path, const char *id)
     uint32_t i = find_arg(d, id);
     hk_graph_path p;
     char err[256];
-    if (hk_graph_path_to(d, i, &p, err, sizeof err)) { fprintf(stderr, "graph_check: %s\n", err); return 2; }
-    if (!p.found) { printf("unreachable\n"); return 0; }
+    if (hk_graph_path_to(d, i, &p, err, sizeof err)) {
+        fprintf(stderr, "graph_check: %s\n", err);
+        return 2;
+    }
+    if (!p.found) {
+        printf("unreachable\n");
+        return 0;
+    }
     printf("root %s%s\n", hk_root_type_name(p.root->type), p.weak ? " weak" : "");
     for (uint32_t k = 0; k < p.nsteps; k++)
-        printf("0x%llx %s %s\n", (unsigned long long)hk_obj_id(d, p.steps[k].obj),
-               hk_obj_class_name(d, p.steps[k].obj), p.steps[k].via[0] ? p.steps[k].via : "-");
+        printf("0x%llx %s %s\n", (unsigned long long)hk_obj_id(d, p.steps[k].obj), hk_obj_class_name(d, p.steps[k].obj),
+               p.steps[k].via[0] ? p.steps[k].via : "-");
     hk_graph_path_free(&p);
     hk_dump_close(d);
     return 0;
@@ -313,9 +390,11 @@ static int cmd_bench(const char *path)
     hk_dump *d = open_dump(path);
     double topen = hkg_bench_now() - t0;
     long kb_open = peak_kb();
-    static const struct { int bit; const char *name; } ph[] = {
-        {HK_GRAPH_REFS, "refs"}, {HK_GRAPH_REFERRERS, "referrers"}, {HK_GRAPH_REACH, "reachability"},
-        {HK_GRAPH_NATIVE, "native"}, {HK_GRAPH_DOM, "dominators"}, {HK_GRAPH_PATHS, "paths"}};
+    static const struct {
+        int bit;
+        const char *name;
+    } ph[] = {{HK_GRAPH_REFS, "refs"},     {HK_GRAPH_REFERRERS, "referrers"}, {HK_GRAPH_REACH, "reachability"},
+              {HK_GRAPH_NATIVE, "native"}, {HK_GRAPH_DOM, "dominators"},      {HK_GRAPH_PATHS, "paths"}};
     printf("open+index %.3f s, peak %ld MB, %u objects\n", topen, kb_open / 1024, d->nobjects);
     double all = 0, allc = 0;
     for (size_t k = 0; k < sizeof ph / sizeof ph[0]; k++) {
@@ -323,11 +402,15 @@ static int cmd_bench(const char *path)
         ensure(d, ph[k].bit);
         t = hkg_bench_now() - t;
         c = cpu_s() - c;
-        if (ph[k].bit != HK_GRAPH_PATHS) { all += t; allc += c; }
+        if (ph[k].bit != HK_GRAPH_PATHS) {
+            all += t;
+            allc += c;
+        }
         printf("%-12s %.3f s (cpu %.3f s), peak %ld MB\n", ph[k].name, t, c, peak_kb() / 1024);
     }
-    printf("graph phases (refs..dominators) %.3f s (cpu %.3f s); edges %llu; referrer index %.2f bytes/object\n", all, allc,
-           (unsigned long long)hk_graph_edge_count(d), (double)hk_graph_referrer_bytes(d) / (d->nobjects ? d->nobjects : 1));
+    printf("graph phases (refs..dominators) %.3f s (cpu %.3f s); edges %llu; referrer index %.2f bytes/object\n", all,
+           allc, (unsigned long long)hk_graph_edge_count(d),
+           (double)hk_graph_referrer_bytes(d) / (d->nobjects ? d->nobjects : 1));
     hk_dump_close(d);
     return 0;
 }
@@ -343,6 +426,7 @@ int main(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "path")) return cmd_path(argv[2], argv[3]);
     if (argc == 5 && !strcmp(argv[1], "bench") && !strcmp(argv[3], "-j")) hk_set_jobs(atoi(argv[4]));
     if ((argc == 3 || argc == 5) && !strcmp(argv[1], "bench")) return cmd_bench(argv[2]);
-    fprintf(stderr, "usage: graph_check check DUMP [--slow-max N] | show DUMP ID... | path DUMP ID | bench DUMP [-j N]\n");
+    fprintf(stderr,
+            "usage: graph_check check DUMP [--slow-max N] | show DUMP ID... | path DUMP ID | bench DUMP [-j N]\n");
     return 2;
 }

@@ -32,14 +32,18 @@ static void make(const char *order, int wide)
         static uint64_t tmp[N];
         size_t k = 0, nruns = 8, len = N / nruns;
         for (size_t r = nruns; r-- > 0;) {
-            for (size_t i = (r + 1) * len; i-- > r * len;) if (i % 97 == 0) tmp[k++] = ids[i];
-            for (size_t i = r * len; i < (r + 1) * len; i++) if (i % 97) tmp[k++] = ids[i];
+            for (size_t i = (r + 1) * len; i-- > r * len;)
+                if (i % 97 == 0) tmp[k++] = ids[i];
+            for (size_t i = r * len; i < (r + 1) * len; i++)
+                if (i % 97) tmp[k++] = ids[i];
         }
         memcpy(ids, tmp, sizeof ids);
     } else if (!strcmp(order, "random")) {
         for (size_t i = N - 1; i > 0; i--) {
             size_t j = mix(&s) % (i + 1);
-            uint64_t t = ids[i]; ids[i] = ids[j]; ids[j] = t;
+            uint64_t t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
         }
     }
 }
@@ -72,9 +76,14 @@ static int check(const char *name, int dup)
             prev = id;
         }
     }
-    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ", ok ? "" : (rc < 0 ? err : "wrong order or offsets"));
+    printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ",
+           ok ? "" : (rc < 0 ? err : "wrong order or offsets"));
     hk_objtab_free(&t);
-    free(d.id_lo); free(d.off_lo); free(d.off_hi); free(d.segs); free(d.dir);
+    free(d.id_lo);
+    free(d.off_lo);
+    free(d.off_hi);
+    free(d.segs);
+    free(d.dir);
     return ok;
 }
 

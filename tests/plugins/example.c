@@ -27,15 +27,17 @@ static int need_args(int argc, int want, const char *usage, char *err, size_t er
     return -1;
 }
 
-static int hello(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                 char *err, size_t errlen)
+static int hello(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
     const char *greeting = ud;
     if (need_args(argc, 1, "hello(name)", err, errlen) < 0) return -1;
     host->buf_printf(out, "{\"greeting\":");
     size_t gl = strlen(greeting);
     char *s = malloc(gl + 1 + argl[0]);
-    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     memcpy(s, greeting, gl);
     s[gl] = ' ';
     memcpy(s + gl + 1, argv[0], argl[0]);
@@ -52,8 +54,7 @@ static int count_cb(void *ctx, hk_id obj)
     return 0;
 }
 
-static int count(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                 char *err, size_t errlen)
+static int count(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
     if (need_args(argc, 2, "count(dump_path, class_name)", err, errlen) < 0) return -1;
     hk_dump *d = host->dump_open(argv[0], err, errlen);
@@ -70,14 +71,14 @@ static int count(void *ud, int argc, const char *const *argv, const size_t *argl
     host->log(me, HK_LOG_DEBUG, "%s: %llu instances", argv[1], (unsigned long long)exact);
     host->buf_printf(out, "{\"class\":");
     host->buf_json_string(out, host->class_name(d, cls), strlen(host->class_name(d, cls)));
-    host->buf_printf(out, ",\"instances\":%llu,\"with_subclasses\":%llu,\"sdk\":%d}",
-                     (unsigned long long)exact, (unsigned long long)all, host->dump_sdk(d));
+    host->buf_printf(out, ",\"instances\":%llu,\"with_subclasses\":%llu,\"sdk\":%d}", (unsigned long long)exact,
+                     (unsigned long long)all, host->dump_sdk(d));
     host->dump_close(d);
     return 0;
 }
 
-static int string(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                  char *err, size_t errlen)
+static int string(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                  size_t errlen)
 {
     if (need_args(argc, 2, "string(dump_path, object_id)", err, errlen) < 0) return -1;
     hk_id id = strtoull(argv[1], NULL, 0);
@@ -108,8 +109,10 @@ static unsigned char *read_file(const char *path, size_t *n)
         len += r;
         if (len == cap) {
             unsigned char *q = realloc(p, cap *= 2);
-            if (!q) { free(p); p = NULL; }
-            else p = q;
+            if (!q) {
+                free(p);
+                p = NULL;
+            } else p = q;
         }
     }
     fclose(f);
@@ -117,23 +120,29 @@ static unsigned char *read_file(const char *path, size_t *n)
     return p;
 }
 
-static int png_info(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                    char *err, size_t errlen)
+static int png_info(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                    size_t errlen)
 {
     if (need_args(argc, 1, "png_info(file)", err, errlen) < 0) return -1;
     size_t n;
     unsigned char *p = read_file(argv[0], &n);
-    if (!p) { snprintf(err, errlen, "cannot read %s", argv[0]); return -1; }
+    if (!p) {
+        snprintf(err, errlen, "cannot read %s", argv[0]);
+        return -1;
+    }
     int w, h;
     int rc = host->png_size(p, n, &w, &h);
     free(p);
-    if (rc < 0) { snprintf(err, errlen, "%s is not a PNG", argv[0]); return -1; }
+    if (rc < 0) {
+        snprintf(err, errlen, "%s is not a PNG", argv[0]);
+        return -1;
+    }
     host->buf_printf(out, "{\"width\":%d,\"height\":%d}", w, h);
     return 0;
 }
 
-static int solid_png(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                     char *err, size_t errlen)
+static int solid_png(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
+                     size_t errlen)
 {
     if (need_args(argc, 4, "solid_png(file, width, height, rrggbbaa)", err, errlen) < 0) return -1;
     int w = atoi(argv[1]), h = atoi(argv[2]);
@@ -143,7 +152,10 @@ static int solid_png(void *ud, int argc, const char *const *argv, const size_t *
         return -1;
     }
     unsigned char *px = malloc((size_t)w * (size_t)h * 4);
-    if (!px) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!px) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
         px[i * 4] = (unsigned char)(c >> 24);
         px[i * 4 + 1] = (unsigned char)(c >> 16);
@@ -165,15 +177,14 @@ static int solid_png(void *ud, int argc, const char *const *argv, const size_t *
 
 static int dir_open(void *ud, hk_dump *dump, void **state, char *err, size_t errlen)
 {
-    *state = ud;    /* the directory */
+    *state = ud; /* the directory */
     return 0;
 }
 
 static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/0x%llx.png", (const char *)state,
-             (unsigned long long)bm->native_ptr);
+    snprintf(path, sizeof path, "%s/0x%llx.png", (const char *)state, (unsigned long long)bm->native_ptr);
     size_t n;
     unsigned char *p = read_file(path, &n);
     if (!p) {
@@ -185,7 +196,10 @@ static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, 
     return HK_IMAGE_ENCODED;
 }
 
-static void dir_close(void *state) { (void)state; }
+static void dir_close(void *state)
+{
+    (void)state;
+}
 
 static const hk_bitmap_source dir_source = {
     .name = "example-dir",
@@ -203,15 +217,12 @@ HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *h, hk_plugin *self, char *err
     h->describe(self, "example", "1.0", "a small example: greetings, instance counts, PNG files");
     const char *greeting = h->config(self, "greeting");
     /* settings live as long as the host; the plugin keeps the pointer */
-    h->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting",
-                         hello, (void *)(greeting ? greeting : "hello"));
+    h->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting", hello,
+                         (void *)(greeting ? greeting : "hello"));
     h->register_function(self, "count", "count(dump, class): instances of a class", count, NULL);
-    h->register_function(self, "string", "string(dump, id): the value of a java.lang.String",
-                         string, NULL);
-    h->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info,
-                         NULL);
-    h->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG",
-                         solid_png, NULL);
+    h->register_function(self, "string", "string(dump, id): the value of a java.lang.String", string, NULL);
+    h->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info, NULL);
+    h->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG", solid_png, NULL);
     const char *dir = h->config(self, "dir");
     if (dir) h->register_bitmap_source(self, &dir_source, (void *)dir);
     h->log(self, HK_LOG_INFO, "ready (dir=%s)", dir ? dir : "none");

@@ -6,14 +6,12 @@
 
 HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
 
-static int never(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out,
-                 char *err, size_t errlen)
+static int never(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
     return -1;
 }
 
-static int no_fetch(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err,
-                    size_t errlen)
+static int no_fetch(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err, size_t errlen)
 {
     return -1;
 }

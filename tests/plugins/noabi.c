@@ -5,5 +5,5 @@
 
 HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *h, hk_plugin *self, char *err, size_t errlen)
 {
-    abort();    /* never reached: the ABI symbol is checked first */
+    abort(); /* never reached: the ABI symbol is checked first */
 }

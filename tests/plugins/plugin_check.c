@@ -18,8 +18,10 @@
 
 static const char *status_name(enum hk_plugin_status s)
 {
-    return s == HK_PLUGIN_OK ? "ok" : s == HK_PLUGIN_ERROR ? "error"
-         : s == HK_PLUGIN_DISABLED ? "disabled" : "not loaded";
+    return s == HK_PLUGIN_OK         ? "ok"
+           : s == HK_PLUGIN_ERROR    ? "error"
+           : s == HK_PLUGIN_DISABLED ? "disabled"
+                                     : "not loaded";
 }
 
 static void field(hk_buf *b, const char *k, const char *v, int first)
@@ -70,7 +72,10 @@ static int do_image(hk_plugins *ps, const char *name, const char *ptr, const cha
 {
     void *ud;
     const hk_bitmap_source *src = hk_plugins_bitmap_source(ps, name, &ud);
-    if (!src) { fprintf(stderr, "plugin_check: no bitmap source %s\n", name); return 1; }
+    if (!src) {
+        fprintf(stderr, "plugin_check: no bitmap source %s\n", name);
+        return 1;
+    }
     char err[512] = "", note[256] = "";
     void *state = NULL;
     if (src->open && src->open(ud, NULL, &state, err, sizeof err) < 0) {
@@ -104,8 +109,7 @@ int main(int argc, char **argv)
     char err[1024];
     for (; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
-        else if (!strcmp(argv[i], "--ini") && i + 1 < argc)
-            hk_plugins_add_ini(ps, argv[++i], dir, 1, err, sizeof err);
+        else if (!strcmp(argv[i], "--ini") && i + 1 < argc) hk_plugins_add_ini(ps, argv[++i], dir, 1, err, sizeof err);
         else if (!strcmp(argv[i], "--optional-ini") && i + 1 < argc)
             hk_plugins_add_ini(ps, argv[++i], dir, 0, err, sizeof err);
         else if (!strcmp(argv[i], "--env")) hk_plugins_add_env(ps, dir, err, sizeof err);
@@ -136,7 +140,7 @@ int main(int argc, char **argv)
         rc = do_image(ps, argv[i + 1], argv[i + 2], argv[i + 3]);
     } else if (i < argc) {
         fprintf(stderr, "usage: plugin_check [--dir DIR] [--ini FILE]... [--env] "
-                "[--call FUNC ARG... | --image SOURCE PTR OUT]\n");
+                        "[--call FUNC ARG... | --image SOURCE PTR OUT]\n");
         rc = 2;
     }
     hk_plugins_free(ps);
