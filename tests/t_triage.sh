@@ -282,3 +282,30 @@ cmp -s again.html again2.html && pass report-same-bytes || fail report-same-byte
 eq report-thumbnail-cap "$(grep -o '<img alt' cap.html | wc -l) $(grep -o '[0-9]* thumbnails left out' cap.html)" "400 5 thumbnails left out"
 # a report that cannot be written leaves nothing behind and says why
 err report-bad-path "report" "$HK" triage demo.hprof --report /nonexistent/dir/r.html --json
+# the gates that tripped: a banner first on the page, the same names as the facts' gates_tripped;
+# no banner when the gates were checked and none tripped
+if [ "$(jq -r .leaks.application demo.rfacts.json)" -gt 0 ] && [ "$(jq -r .leaks.library demo.rfacts.json)" = 0 ]; then
+  "$HK" triage demo.hprof --fail-on leaks,library-leaks --report "$T/gated.html" --json > gated.json 2>/dev/null; rc=$?
+  "$HK" triage demo.hprof --fail-on library-leaks --report "$T/ungated.html" --json > ungated.json 2>/dev/null; rc2=$?
+  browse "$T/gated.html" gated
+  browse "$T/ungated.html" ungated
+  python3 - gated.dom gated.json ungated.dom ungated.json > gates-dom.out 2>&1 <<'PY'
+import json, re, sys
+def banner(dom):
+    m = re.search(r'<body[^>]*>\s*<div id="gates" class="gates" role="alert">(.*?)</div>', dom, re.S)
+    return m and re.findall(r'<li data-gate="([^"]+)"', m.group(1))
+for dom, facts, want in ((sys.argv[1], sys.argv[2], ["leaks"]), (sys.argv[3], sys.argv[4], [])):
+    dom, facts = open(dom).read(), json.load(open(facts))
+    if 'data-ready="done"' not in dom: raise SystemExit("the page's script did not finish")
+    if facts["gates_tripped"] != want: raise SystemExit("facts: %r, want %r" % (facts["gates_tripped"], want))
+    got = banner(dom)
+    if want and got != want: raise SystemExit("banner %r, facts %r" % (got, want))
+    if not want and ('id="gates"' in dom): raise SystemExit("a gates banner though none tripped")
+print("ok")
+PY
+  if [ "$rc $rc2" = "3 0" ] && grep -q '^ok' gates-dom.out; then pass report-gates-banner
+  else fail report-gates-banner "exit $rc $rc2: $(tail -2 gates-dom.out)"; fi
+  [ -s gated.png ] && pass report-gates-screenshot || fail report-gates-screenshot "no gated.png"
+else
+  skip report-gates-banner "demo.hprof has no application leak, or has library leaks"
+fi

@@ -106,6 +106,18 @@ static int run_gates(lua_State *L, const char *cmd, int def, int wanted, int res
     return (int)lua_rawlen(L, tripped);
 }
 
+/* meta.finish(result): what a query writes only once the gates ran, so that it can show which
+ * tripped (triage's report); -1 with the error on the stack when it fails. */
+static int run_finish(lua_State *L, int result, int meta)
+{
+    if (lua_getfield(L, meta, "finish") != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushvalue(L, result);
+    return hkl_pcall(L, 1, 0) == LUA_OK ? 0 : -1;
+}
+
 /* A record-shaped result: a table whose keys are strings (not an array of rows). */
 static int is_record(lua_State *L, int result)
 {
@@ -361,6 +373,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
         }
         lua_pop(L, 1);
     }
+    if (run_finish(L, rows, meta) < 0) return cli_report_error(L, name, cx->g.debug);
     int rc = cli_render(L, name, c.format, rows, meta, c.outfile, cx->g.debug);
     if (rc == 0) {
         lua_getfield(L, meta, "exit_code");

@@ -156,7 +156,7 @@ void hkl_query_args(lua_State *L, int def_idx, int given_idx)
     }
 }
 
-/* hk.run(name, dump, args) -> what the query's run returns */
+/* hk.run(name, dump, args) -> what the query's run returns, after its meta.finish(result) */
 static int l_run(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -176,6 +176,13 @@ static int l_run(lua_State *L)
     lua_pushvalue(L, 2);
     lua_pushvalue(L, args);
     lua_call(L, 2, LUA_MULTRET);
+    /* meta.finish runs here as the CLI runs it after the gates (hk.run runs none) */
+    if (lua_gettop(L) >= base + 2 && lua_istable(L, base + 2)) {
+        if (lua_getfield(L, base + 2, "finish") == LUA_TFUNCTION) {
+            lua_pushvalue(L, base + 1);
+            lua_call(L, 1, 0);
+        } else lua_pop(L, 1);
+    }
     return lua_gettop(L) - base;
 }
 

@@ -243,6 +243,12 @@ local gates = {
         string.format("duplicate bitmaps waste %d bytes (limit %d)", f.bitmaps.wasted_bytes, max) end },
 }
 
+local function gate_help()
+  local help = {}
+  for name, g in pairs(gates) do help[name] = g.help end
+  return help
+end
+
 -- Without the CLI's --fail-on (an older host), the recipe reads the option and checks itself.
 local function own_gates(facts, spec)
   local tripped = {}
@@ -347,13 +353,20 @@ hk.query{
       if #facts.gates_tripped > 0 then meta.exit_code = 3 end
     end
     if args.report ~= "" then
-      progress("report")
-      write_file(args.report, load_report().write(dump, facts, {
-        samples = args.samples ~= "" and args.samples or nil,
-        histogram = hist,
-        progress = progress,
-      }))
+      -- written once the CLI's --fail-on gates ran, so the page shows facts.gates_tripped
+      meta.finish = function(result)
+        progress("report")
+        write_file(args.report, load_report().write(dump, result, {
+          samples = args.samples ~= "" and args.samples or nil,
+          histogram = hist,
+          gate_help = gate_help(),
+          progress = progress,
+        }))
+        done_progress()
+      end
     end
+    -- a host without hk.run runs no finish: the recipe checked its own gates above
+    if meta.finish and not hk.run then meta.finish(facts); meta.finish = nil end
     done_progress()
     return facts, meta
   end,

@@ -4,7 +4,8 @@
 -- thumbnails and the samples chart.  No network: the script, the style and the images are
 -- inline.  Loaded by scripts/recipes/triage.lua; returns { write = function(dump, facts, opts) }
 -- with opts.histogram (the histogram query's rows, every class), opts.samples (a `watch`
--- samples file, or nil) and opts.progress (a function(phase) for stderr).
+-- samples file, or nil), opts.gate_help (gate name -> what it checks, for the banner of
+-- facts.gates_tripped) and opts.progress (a function(phase) for stderr).
 local M = {}
 
 local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
@@ -287,10 +288,23 @@ local function header(facts)
   card("app leaks", num(facts.leaks.application))
   card("bitmaps", num(facts.bitmaps.count), size(facts.bitmaps.bytes))
   p[#p + 1] = "</div>"
-  if facts.gates_tripped and #facts.gates_tripped > 0 then
-    p[#p + 1] = '<p class="gates">Gates tripped: ' .. esc(table.concat(facts.gates_tripped, ", ")) .. "</p>"
-  end
   p[#p + 1] = "</header>"
+  return table.concat(p)
+end
+
+-- The --fail-on gates that tripped (facts.gates_tripped, set by the CLI before the page is
+-- written), first on the page: CI failed because of them.  gate_help: name -> what it checks.
+local function gates_html(facts, gate_help)
+  local tripped = facts.gates_tripped
+  if not present(tripped) or #tripped == 0 then return "" end
+  local p = { '<div id="gates" class="gates" role="alert"><b>',
+              #tripped == 1 and "A --fail-on gate tripped" or #tripped .. " --fail-on gates tripped",
+              "</b> (the command exited 3):<ul>" }
+  for _, name in ipairs(tripped) do
+    local help = gate_help and gate_help[name]
+    p[#p + 1] = '<li data-gate="' .. esc(name) .. '"><b>' .. esc(name) .. "</b>" .. (help and ": " .. esc(help) or "") .. "</li>"
+  end
+  p[#p + 1] = "</ul></div>"
   return table.concat(p)
 end
 
@@ -417,7 +431,7 @@ function M.write(dump, facts, opts)
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
     '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; script-src \'unsafe-inline\'">',
     "<title>Heap triage ", esc(present(facts.origin.process) and facts.origin.process or ""), "</title><style>", css, "</style></head><body>",
-    header(facts),
+    gates_html(facts, opts.gate_help), header(facts),
     '<nav><a href="#treemap">treemap</a> <a href="#leaks">leaks</a> <a href="#top">top retainers</a> <a href="#classes">classes</a> <a href="#bitmaps">bitmaps</a> <a href="#duplicates">duplicates</a>',
     present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "", "</nav>",
     '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
