@@ -1,4 +1,5 @@
 #include "hprof/hprof_dup.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -14,13 +15,14 @@
 typedef struct entry {
     uint32_t hash; /* 32 bits: a collision only costs one comparison of the bytes */
     uint32_t obj;
+    const uint8_t *rec; /* an array's record, compared without finding it again; NULL: a String */
 } entry;
 
 /* A group being built: count 0 marks an empty slot of the bucket's table. */
 typedef struct slot {
     uint32_t hash;
-    uint32_t first;
     uint32_t count;
+    entry first;
 } slot;
 
 static uint64_t mix(uint64_t h)
@@ -62,23 +64,34 @@ typedef struct scan {
     int count_uses; /* uses is being filled by this scan */
 } scan;
 
+/* A primitive array's data straight from its record (NULL for NODATA: nothing to compare). */
+static int array_key(const hk_dump *d, const uint8_t *r, member_key *k)
+{
+    if (*r != HPROF_PRIM_ARRAY_DUMP) return -1;
+    k->type = r[1 + d->id_size + 8];
+    k->p = r + 1 + d->id_size + 9;
+    k->n = (size_t)hk_rec_array_length(d, r) * (size_t)hk_type_size(d, k->type);
+    k->array = HK_NONE;
+    return 0;
+}
+
+static int chars_key(const hk_chars *ch, member_key *k)
+{
+    k->type = 100 + ch->encoding;
+    k->p = ch->p ? ch->p : (const uint8_t *)"";
+    k->n = (size_t)ch->units * (ch->encoding == HK_CHARS_LATIN1 ? 1 : 2);
+    k->array = ch->array;
+    return 0;
+}
+
 static int key_of(scan *sc, uint32_t obj, member_key *k)
 {
     if (sc->kind == HK_DUP_STRINGS) {
         hk_chars ch;
         if (hk_string_chars(sc->d, obj, &ch) < 0) return -1;
-        k->type = 100 + ch.encoding;
-        k->p = ch.p ? ch.p : (const uint8_t *)"";
-        k->n = (size_t)ch.units * (ch.encoding == HK_CHARS_LATIN1 ? 1 : 2);
-        k->array = ch.array;
-        return 0;
+        return chars_key(&ch, k);
     }
-    k->p = hk_prim_array_data(sc->d, obj);
-    if (!k->p) return -1; /* PRIMITIVE_ARRAY_NODATA: nothing to compare */
-    k->type = hk_prim_array_type(sc->d, obj);
-    k->n = (size_t)hk_array_length(sc->d, obj) * (size_t)hk_type_size(sc->d, k->type);
-    k->array = HK_NONE;
-    return 0;
+    return array_key(sc->d, sc->d->data + hk_obj_offset(sc->d, obj), k);
 }
 
 typedef struct hashes {
@@ -86,19 +99,108 @@ typedef struct hashes {
     size_t n, cap;
 } hashes;
 
-static void hash_one(scan *sc, hashes *h, uint32_t obj)
+static void add_key(scan *sc, hashes *h, uint32_t obj, const uint8_t *rec, const member_key *k)
 {
-    member_key k;
-    if (key_of(sc, obj, &k) < 0) return;
-    if (sc->count_uses && k.array != HK_NONE && sc->uses[k.array] < 2) sc->uses[k.array]++;
+    if (sc->count_uses && k->array != HK_NONE && sc->uses[k->array] < 2) sc->uses[k->array]++;
     if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
-    h->e[h->n++] = (entry){(uint32_t)(hash_bytes(k.p, k.n, (uint64_t)k.type) >> 32), obj};
+    h->e[h->n++] = (entry){(uint32_t)(hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
 }
 
-static int same_value(scan *sc, uint32_t a, uint32_t b)
+/* Where String's four fields are: the first field of each name in its layout, as
+ * hk_string_fields_read takes them.  A record of at least `end` bytes holds all four, so they
+ * are read here at their offsets without walking the layout by name; a shorter one (a damaged
+ * dump) is read the slow way. */
+typedef struct str_layout {
+    int64_t off[4]; /* -1: the layout has no such field */
+    uint8_t type[4];
+    uint32_t end;
+} str_layout;
+
+static void str_layout_of(hk_dump *d, str_layout *lay)
+{
+    static const char *const names[4] = {"value", "count", "offset", "coder"};
+    uint32_t nf;
+    const hk_field *f = hk_class_layout(d, &d->classes[d->string_class], &nf);
+    memset(lay, 0, sizeof *lay);
+    for (int j = 0; j < 4; j++) {
+        lay->off[j] = -1;
+        for (uint32_t k = 0; k < nf && lay->off[j] < 0; k++) {
+            if (strcmp(f[k].name, names[j])) continue;
+            uint32_t end = f[k].offset + (uint32_t)hk_type_size(d, f[k].type);
+            lay->off[j] = f[k].offset;
+            lay->type[j] = f[k].type;
+            if (end > lay->end) lay->end = end;
+        }
+    }
+}
+
+static int str_fields(hk_dump *d, const str_layout *lay, uint32_t obj, hk_string_fields *sf)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, obj);
+    uint32_t dlen;
+    if (*r != HPROF_INSTANCE_DUMP) return hk_string_fields_read(d, obj, sf);
+    const uint8_t *data = hk_rec_instance_data(d, r, &dlen);
+    if (dlen < lay->end) return hk_string_fields_read(d, obj, sf);
+    memset(sf, 0, sizeof *sf);
+    hk_value *to[4] = {&sf->value, &sf->count, &sf->offset, &sf->coder};
+    uint8_t *has[4] = {&sf->has_value, &sf->has_count, &sf->has_offset, &sf->has_coder};
+    for (int j = 0; j < 4; j++) {
+        if (lay->off[j] < 0) continue;
+        hk_read_value(d, data + lay->off[j], lay->type[j], to[j]);
+        *has[j] = 1;
+    }
+    return 0;
+}
+
+/* A String read AHEAD places before it is hashed: its value array is then looked up and asked
+ * for, so that array's record is in the cache by the time its characters are hashed. */
+#define AHEAD 8
+typedef struct pending {
+    uint32_t obj, array;
+    int ok;
+    hk_string_fields f;
+} pending;
+
+static void string_ahead(hk_dump *d, const str_layout *lay, uint32_t obj, pending *p)
+{
+    p->obj = obj;
+    p->array = HK_NONE;
+    p->ok = str_fields(d, lay, obj, &p->f) == 0;
+    if (p->ok && p->f.has_value && p->f.value.type == HK_T_OBJECT && p->f.value.ref) {
+        p->array = hk_obj_find(d, p->f.value.ref);
+        if (p->array != HK_NONE) __builtin_prefetch(d->data + hk_obj_offset(d, p->array));
+    }
+}
+
+static void hash_strings(scan *sc, hashes *h)
+{
+    hk_dump *d = sc->d;
+    str_layout lay;
+    str_layout_of(d, &lay);
+    uint32_t cnt;
+    const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
+    pending ring[AHEAD];
+    for (size_t k = 0; k < (size_t)cnt + AHEAD; k++) { /* ascending ids */
+        if (k >= AHEAD) {
+            const pending *p = &ring[(k - AHEAD) % AHEAD];
+            hk_chars ch;
+            member_key key;
+            if (p->ok && hk_string_chars_of(d, &p->f, p->array, &ch) == 0 && chars_key(&ch, &key) == 0)
+                add_key(sc, h, p->obj, NULL, &key);
+        }
+        if (k < cnt) {
+            if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+            string_ahead(d, &lay, v[k], &ring[k % AHEAD]);
+        }
+    }
+}
+
+static int same_value(scan *sc, const entry *a, const entry *b)
 {
     member_key x, y;
-    if (key_of(sc, a, &x) < 0 || key_of(sc, b, &y) < 0) return 0;
+    if (a->rec && b->rec) {
+        if (array_key(sc->d, a->rec, &x) < 0 || array_key(sc->d, b->rec, &y) < 0) return 0;
+    } else if (key_of(sc, a->obj, &x) < 0 || key_of(sc, b->obj, &y) < 0) return 0;
     return x.type == y.type && x.n == y.n && !memcmp(x.p, y.p, x.n);
 }
 
@@ -109,16 +211,19 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
 {
     memset(tab, 0, cap * sizeof *tab);
     for (size_t i = 0; i < n; i++) {
+        /* an array whose hash matches is compared in its record: asked for ahead (cheap when
+         * it is not needed: no lookup to find it) */
+        if (i + PREFETCH < n && e[i + PREFETCH].rec) __builtin_prefetch(e[i + PREFETCH].rec);
         size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1); /* not the bits that chose the bucket */
         for (; tab[j].count; j = (j + 1) & (cap - 1))
-            if (tab[j].hash == e[i].hash && same_value(sc, tab[j].first, e[i].obj)) break;
+            if (tab[j].hash == e[i].hash && same_value(sc, &tab[j].first, &e[i])) break;
         if (tab[j].count) tab[j].count++;
-        else tab[j] = (slot){e[i].hash, e[i].obj, 1};
+        else tab[j] = (slot){e[i].hash, 1, e[i]};
     }
     for (size_t j = 0; j < cap; j++) {
         if (tab[j].count < 2) continue;
         if (*nout == *outcap) *out = hk_grow(*out, outcap, *nout + 1, sizeof **out);
-        (*out)[(*nout)++] = (hk_dup_group){.first = tab[j].first, .count = tab[j].count};
+        (*out)[(*nout)++] = (hk_dup_group){.first = tab[j].first.obj, .count = tab[j].count};
     }
 }
 
@@ -177,6 +282,49 @@ static int by_waste(const void *pa, const void *pb)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
+/* The primitive arrays that are no String's value, in object order: the element types' lists
+ * merged through a mark per object, so the records are read in one forward sweep of the file
+ * (not one sweep per type).  Every object is a candidate for a type that has arrays but no
+ * array class (array_key then keeps the primitive arrays). */
+static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, uint32_t *n)
+{
+    uint8_t *mark = hk_xcalloc((size_t)d->nobjects + 1, 1);
+    int classless = 0;
+    for (int t = 0; t < 12; t++) {
+        if (hk_type_size(d, t) <= 0 || t == HK_T_OBJECT) continue;
+        uint32_t c = d->prim_array_class[t], cnt;
+        if (c == HK_NONE) {
+            for (int heap = 0; heap < HK_MAX_HEAPS; heap++)
+                if (d->prim_counts[t][heap]) classless = 1;
+            continue;
+        }
+        const uint32_t *v = hk_class_instances(d, c, &cnt);
+        for (uint32_t k = 0; k < cnt; k++) mark[v[k]] = 1;
+    }
+    uint32_t *list = hk_xrealloc(NULL, ((size_t)(classless ? d->nobjects : d->nprim_arrays) + 1) * sizeof *list);
+    *n = 0;
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        list[*n] = i, *n += (mark[i] | classless) & !uses[i]; /* no branch: a third of objects pass */
+    free(mark);
+    return list;
+}
+
+static void hash_arrays(scan *sc, hashes *h)
+{
+    hk_dump *d = sc->d;
+    if (sc->count_uses && d->string_class != HK_NONE) string_values(d, sc->uses);
+    uint32_t n;
+    uint32_t *v = array_candidates(d, sc->uses, &n);
+    for (uint32_t k = 0; k < n; k++) {
+        /* the records are spread over the file: ask for a later one while hashing this */
+        if (k + PREFETCH < n) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+        member_key key;
+        const uint8_t *rec = d->data + hk_obj_offset(d, v[k]);
+        if (array_key(d, rec, &key) == 0) add_key(sc, h, v[k], rec, &key);
+    }
+    free(v);
+}
+
 int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out, uint32_t *n, char *err,
                   size_t errlen)
 {
@@ -190,37 +338,8 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     hashes h = {0};
     h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays; /* at most */
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
-    if (kind == HK_DUP_STRINGS) {
-        uint32_t cnt;
-        const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
-        for (uint32_t k = 0; k < cnt; k++) { /* ascending ids */
-            if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
-            hash_one(&sc, &h, v[k]);
-        }
-    } else {
-        if (sc.count_uses && d->string_class != HK_NONE) string_values(d, sc.uses);
-        /* by array class (each in object order), which reads no other record; every object
-         * when the dump lacks an array class */
-        int classless = 0;
-        for (int t = 0; t < 12; t++) {
-            if (hk_type_size(d, t) <= 0 || t == HK_T_OBJECT) continue;
-            for (int heap = 0; heap < HK_MAX_HEAPS; heap++)
-                if (d->prim_counts[t][heap]) classless = 1;
-            uint32_t c = d->prim_array_class[t], cnt;
-            if (c == HK_NONE) continue;
-            const uint32_t *v = hk_class_instances(d, c, &cnt);
-            for (uint32_t k = 0; k < cnt; k++) {
-                /* the records are spread over the file: ask for a later one while hashing this */
-                if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
-                if (!sc.uses[v[k]] && hk_obj_kind_tag(d, v[k]) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, v[k]);
-            }
-        }
-        if (classless) {
-            h.n = 0;
-            for (uint32_t i = 0; i < d->nobjects; i++)
-                if (!sc.uses[i] && hk_obj_kind_tag(d, i) == HPROF_PRIM_ARRAY_DUMP) hash_one(&sc, &h, i);
-        }
-    }
+    if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
+    else hash_arrays(&sc, &h);
     /* scatter by the top bits, keeping object order inside each bucket */
     size_t start[(1 << BUCKET_BITS) + 1] = {0}, pos[1 << BUCKET_BITS], most = 0;
     for (size_t i = 0; i < h.n; i++) start[(h.e[i].hash >> (32 - BUCKET_BITS)) + 1]++;

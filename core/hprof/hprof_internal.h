@@ -64,6 +64,18 @@ static inline int hk_type_size_fast(uint32_t id_size, int type)
     return type == HK_T_OBJECT ? (int)id_size : sz[type];
 }
 
+/* A String's value, count, offset and coder fields as its record holds them (has_* 0 when the
+ * layout lacks the field or the record is too short for it). */
+typedef struct hk_string_fields {
+    hk_value value, count, offset, coder;
+    uint8_t has_value, has_count, has_offset, has_coder;
+} hk_string_fields;
+/* hk_string_chars in two steps, for scans that read the fields their own way or resolve the
+ * value array ahead: -1 when obj is not a String. */
+int hk_string_fields_read(hk_dump *d, uint32_t obj, hk_string_fields *sf);
+/* The characters the fields say; array: the value array's index when known, else HK_NONE. */
+int hk_string_chars_of(hk_dump *d, const hk_string_fields *sf, uint32_t array, hk_chars *out);
+
 int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 /* Applies hprofkit's own records (HPROF_HK_*) found at these record offsets, after the
  * classes and counters are built. */

@@ -277,48 +277,63 @@ static void utf16_to_utf8(hk_buf *out, const uint8_t *p, uint32_t units, int big
     }
 }
 
-int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
+int hk_string_fields_read(hk_dump *d, uint32_t obj, hk_string_fields *sf)
 {
-    memset(out, 0, sizeof *out);
-    out->array = HK_NONE;
+    memset(sf, 0, sizeof *sf);
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE) return -1;
     /* one record and one layout for the four fields (this runs once per String in scans) */
     uint32_t dlen, nf;
     const uint8_t *rec = hk_instance_data(d, obj, &dlen);
     const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
-    hk_value value = {0}, count = {0}, offset = {0}, coder = {0};
-    int has_value = 0, has_count = 0, has_offset = 0, has_coder = 0;
     for (uint32_t k = 0; k < nf && rec; k++) { /* one walk of the layout for the four names */
         hk_value *to = NULL;
-        int *has = NULL;
+        uint8_t *has = NULL;
         const char *name = f[k].name;
-        if (!strcmp(name, "value")) to = &value, has = &has_value;
-        else if (!strcmp(name, "count")) to = &count, has = &has_count;
-        else if (!strcmp(name, "offset")) to = &offset, has = &has_offset;
-        else if (!strcmp(name, "coder")) to = &coder, has = &has_coder;
+        if (!strcmp(name, "value")) to = &sf->value, has = &sf->has_value;
+        else if (!strcmp(name, "count")) to = &sf->count, has = &sf->has_count;
+        else if (!strcmp(name, "offset")) to = &sf->offset, has = &sf->has_offset;
+        else if (!strcmp(name, "coder")) to = &sf->coder, has = &sf->has_coder;
         if (!to || *has || f[k].offset + (uint32_t)hk_type_size(d, f[k].type) > dlen) continue;
         hk_read_value(d, rec + f[k].offset, f[k].type, to);
         *has = 1;
     }
-    if (!has_value || value.type != HK_T_OBJECT) return -1;
-    if (!value.ref) return 0;
-    uint32_t a = hk_obj_find(d, value.ref);
+    return 0;
+}
+
+int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
+{
+    hk_string_fields sf;
+    if (hk_string_fields_read(d, obj, &sf) < 0) {
+        memset(out, 0, sizeof *out);
+        out->array = HK_NONE;
+        return -1;
+    }
+    return hk_string_chars_of(d, &sf, HK_NONE, out);
+}
+
+int hk_string_chars_of(hk_dump *d, const hk_string_fields *sf, uint32_t array, hk_chars *out)
+{
+    memset(out, 0, sizeof *out);
+    out->array = HK_NONE;
+    if (!sf->has_value || sf->value.type != HK_T_OBJECT) return -1;
+    if (!sf->value.ref) return 0;
+    uint32_t a = array != HK_NONE ? array : hk_obj_find(d, sf->value.ref);
     if (a == HK_NONE) return 0;
     out->array = a;
     int t = hk_prim_array_type(d, a);
     const uint8_t *data = hk_prim_array_data(d, a);
     uint32_t n = hk_array_length(d, a);
     if (!data) return -1; /* no contents (NODATA, a Perfetto heap graph): the text is absent */
-    has_count = has_count && count.type == HK_T_INT;
-    has_offset = has_offset && offset.type == HK_T_INT;
-    has_coder = has_coder && coder.type == HK_T_BYTE;
+    int has_count = sf->has_count && sf->count.type == HK_T_INT;
+    int has_offset = sf->has_offset && sf->offset.type == HK_T_INT;
+    int has_coder = sf->has_coder && sf->coder.type == HK_T_BYTE;
     uint32_t start = 0, len = n;
     if (t == HK_T_CHAR) {
         /* old JDK / old Android: offset + count into a shared char[] */
-        if (has_offset && offset.i >= 0 && (uint64_t)offset.i <= n) start = (uint32_t)offset.i;
+        if (has_offset && sf->offset.i >= 0 && (uint64_t)sf->offset.i <= n) start = (uint32_t)sf->offset.i;
         if (has_count && !has_coder) {
-            uint64_t cnt = (uint64_t)count.i;
+            uint64_t cnt = (uint64_t)sf->count.i;
             /* ART with compression encodes count = length << 1 | flag */
             if (cnt > n - start && (cnt >> 1) <= n - start) cnt >>= 1;
             if (cnt <= n - start) len = (uint32_t)cnt;
@@ -329,13 +344,13 @@ int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out)
         out->units = len;
     } else if (t == HK_T_BYTE) {
         out->p = data;
-        if (has_coder && coder.i == 1) {
+        if (has_coder && sf->coder.i == 1) {
             out->encoding = HK_CHARS_UTF16LE;
             out->units = n / 2;
             return 0;
         }
         if (has_count && !has_coder) {
-            uint64_t cnt = (uint64_t)count.i;
+            uint64_t cnt = (uint64_t)sf->count.i;
             if (cnt > n && (cnt >> 1) <= n) cnt >>= 1;
             if (cnt <= n) len = (uint32_t)cnt;
         }
