@@ -59,6 +59,11 @@ enum {
 
 /* Computes the phases in mask (and what they need) unless cached: 0, or -1 with err. */
 int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen);
+/* Declares, before any is built, the phases a caller will ask for, so that what a later phase
+ * walks is kept: the forward references outlive the dominators when references or paths are
+ * in mask (otherwise they are freed then and built again if asked for).  Builds nothing.
+ * *held (when not NULL) gets the mask of the phases computed and still held. */
+int hk_graph_plan(hk_dump *d, int mask, int *held, char *err, size_t errlen);
 
 /* ---- references (HK_GRAPH_REFS) ---- */
 /* Strong references of obj as object indices (a slice of the index). */

@@ -214,6 +214,42 @@ static int dump_dominated_by_root(lua_State *L)
     return 1;
 }
 
+/* dump:graph_plan({phase, ...}): declares the graph phases the caller will use (see
+ * hk_graph_plan); returns the names of the phases computed and held. */
+static int dump_graph_plan(lua_State *L)
+{
+    static const struct {
+        int bit;
+        const char *name;
+    } names[] = {{HK_GRAPH_REFS, "references"}, {HK_GRAPH_REFERRERS, "referrers"}, {HK_GRAPH_REACH, "reachability"},
+                 {HK_GRAPH_NATIVE, "native"},   {HK_GRAPH_DOM, "dominators"},      {HK_GRAPH_PATHS, "paths"}};
+    const size_t nn = sizeof names / sizeof names[0];
+    hk_dump *d = hkl_check_dump(L, 1);
+    int mask = 0, held;
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    for (lua_Integer i = 1; lua_istable(L, 2) && lua_rawgeti(L, 2, i) != LUA_TNIL; i++) {
+        const char *want = luaL_checkstring(L, -1);
+        size_t k = 0;
+        while (k < nn && strcmp(names[k].name, want)) k++;
+        if (k == nn)
+            return luaL_error(L,
+                              "graph_plan: no graph phase '%s' (references, referrers, reachability, native, "
+                              "dominators, paths)",
+                              want);
+        mask |= names[k].bit;
+        lua_pop(L, 1);
+    }
+    char err[256];
+    if (hk_graph_plan(d, mask, &held, err, sizeof err)) return hkl_fail(L, "%s", err);
+    lua_newtable(L);
+    for (size_t k = 0; k < nn; k++)
+        if (held & names[k].bit) {
+            lua_pushstring(L, names[k].name);
+            lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        }
+    return 1;
+}
+
 /* dump:class_retained(): class name -> retained bytes (classes sharing a name summed). */
 static int dump_class_retained(lua_State *L)
 {
@@ -282,6 +318,7 @@ void hk_graph_lua_open(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "top_retained", dump_top_retained);
     hkl_add_method(L, HKL_DUMP, "dominated_by_root", dump_dominated_by_root);
     hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
+    hkl_add_method(L, HKL_DUMP, "graph_plan", dump_graph_plan);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
     hk_graph_leakpath_lua_open(L);

@@ -44,7 +44,8 @@ static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, 
             uint32_t t = g->out[k];
             if (parent[t] == HK_NONE) {
                 parent[t] = x;
-                g->pweak[t] = g->pweak[x];
+                /* before the weak phase every pweak is still 0: no store (one cache miss each) */
+                if (weak) g->pweak[t] = g->pweak[x];
                 q[tail++] = t;
             }
         }

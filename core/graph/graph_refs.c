@@ -560,11 +560,19 @@ oom:
     return -1;
 }
 
-int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
+int hk_graph_plan(hk_dump *d, int mask, int *held, char *err, size_t errlen)
 {
     hk_graph *g = hkg_state(d, err, errlen);
     if (!g) return -1;
     if (mask & (HK_GRAPH_REFS | HK_GRAPH_PATHS)) g->keep_out = 1;
+    if (held) *held = g->done;
+    return 0;
+}
+
+int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
+{
+    if (hk_graph_plan(d, mask, NULL, err, errlen)) return -1;
+    hk_graph *g = d->graph;
     /* what a phase needs only when it is still to be computed: the edges may have been
      * dropped after dominators, and need not come back for them */
     if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;

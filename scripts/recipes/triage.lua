@@ -316,9 +316,11 @@ hk.query{
     facts.origin = origin_of(info)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
     progress("heap graph and classes")
-    -- the paths first: the report's panels and the leak search need the forward references,
-    -- which the graph otherwise frees after the dominators and would have to build again
-    for o in dump:objects() do dump:path_to_root(o) break end
+    -- the leak search and the report's paths walk the forward references after the
+    -- dominators: said up front, the graph keeps them instead of building them twice
+    if dump.graph_plan then
+      dump:graph_plan{ "references", "reachability", "dominators", args.report ~= "" and "paths" or nil }
+    end
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)
     facts.histogram = histogram_of(hist)

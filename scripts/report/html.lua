@@ -314,8 +314,11 @@ local function leaks_html(facts)
   if present(L.note) then p[#p + 1] = '<p class="note">' .. esc(L.note) .. "</p>" end
   if #L.leaks == 0 then p[#p + 1] = "<p>No leaks found.</p>" end
   for _, l in ipairs(L.leaks) do
-    p[#p + 1] = string.format('<div class="leak %s"><h3>%s <small>%s · %s · %s instance(s) · retains %s</small></h3><p class="sig">signature %s</p>',
-      esc(l.kind or ""), esc(l.description or l.pattern or "leak"), esc(l.kind or ""), esc(l.pattern or ""),
+    -- a leak with no known pattern has pattern = hk.null (JSON null), which is not text
+    local pattern = present(l.pattern) and " · " .. esc(l.pattern) or ""
+    p[#p + 1] = string.format('<div class="leak %s"><h3>%s <small>%s%s · %s instance(s) · retains %s</small></h3><p class="sig">signature %s</p>',
+      esc(l.kind or ""), esc(present(l.description) and l.description or present(l.pattern) and l.pattern or "leak"),
+      esc(l.kind or ""), pattern,
       num(l.count), size(l.retained_bytes), esc(l.signature or ""))
     for ti, tr in ipairs(l.traces or {}) do
       if ti > 3 then p[#p + 1] = "<p class=\"note\">" .. (#l.traces - 3) .. " more traces in the facts</p>"; break end
