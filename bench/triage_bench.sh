@@ -14,7 +14,7 @@ bench_machine
 cat "$gen" > /dev/null # page cache
 cpu() {                # command...: prints user+sys seconds and peak RSS in MB
   /usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$@" > /dev/null
-  awk '{printf "%.2f %.0f", $1 + $2, $3 / 1024}' "$work/time.txt"
+  awk '{printf "%.2f %.0f\n", $1 + $2, $3 / 1024}' "$work/time.txt"
 }
 top_runs="" triage_runs=""
 for i in $(seq "$runs"); do

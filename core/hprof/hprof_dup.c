@@ -204,8 +204,37 @@ static int same_value(scan *sc, const entry *a, const entry *b)
     return x.type == y.type && x.n == y.n && !memcmp(x.p, y.p, x.n);
 }
 
-/* Groups one bucket's entries (in object order, so a group's first is its lowest id) and
- * appends the groups of two or more to *out. */
+/* Puts the entries in bucket order (by the hash's top bits) in place, with start[b] the first
+ * of bucket b: each entry is swapped to the next free place of its bucket, so no second array
+ * of them is made (its pages would be new to the process).  Order inside a bucket is lost; the
+ * groups keep their lowest object themselves.  Returns the largest bucket's size. */
+#define NBUCKETS  (1 << BUCKET_BITS)
+#define BUCKET(x) ((x).hash >> (32 - BUCKET_BITS))
+static size_t by_bucket(entry *e, size_t n, size_t start[NBUCKETS + 1])
+{
+    size_t next[NBUCKETS], most = 0;
+    memset(start, 0, (NBUCKETS + 1) * sizeof *start);
+    for (size_t i = 0; i < n; i++) start[BUCKET(e[i]) + 1]++;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        if (start[b + 1] > most) most = start[b + 1];
+        start[b + 1] += start[b];
+        next[b] = start[b];
+    }
+    for (size_t b = 0; b < NBUCKETS; b++)
+        while (next[b] < start[b + 1]) {
+            entry x = e[next[b]];
+            for (size_t to = BUCKET(x); to != b; to = BUCKET(x)) {
+                entry y = e[next[to]];
+                e[next[to]++] = x;
+                x = y;
+            }
+            e[next[b]++] = x;
+        }
+    return most;
+}
+
+/* Groups one bucket's entries and appends the groups of two or more to *out, each with its
+ * lowest object as first. */
 static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t cap, hk_dup_group **out, size_t *nout,
                          size_t *outcap)
 {
@@ -217,8 +246,8 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
         size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1); /* not the bits that chose the bucket */
         for (; tab[j].count; j = (j + 1) & (cap - 1))
             if (tab[j].hash == e[i].hash && same_value(sc, &tab[j].first, &e[i])) break;
-        if (tab[j].count) tab[j].count++;
-        else tab[j] = (slot){e[i].hash, 1, e[i]};
+        if (!tab[j].count) tab[j] = (slot){e[i].hash, 1, e[i]};
+        else if (tab[j].count++, e[i].obj < tab[j].first.obj) tab[j].first = e[i];
     }
     for (size_t j = 0; j < cap; j++) {
         if (tab[j].count < 2) continue;
@@ -340,23 +369,14 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
     else hash_arrays(&sc, &h);
-    /* scatter by the top bits, keeping object order inside each bucket */
-    size_t start[(1 << BUCKET_BITS) + 1] = {0}, pos[1 << BUCKET_BITS], most = 0;
-    for (size_t i = 0; i < h.n; i++) start[(h.e[i].hash >> (32 - BUCKET_BITS)) + 1]++;
-    for (size_t b = 0; b < (1 << BUCKET_BITS); b++) {
-        if (start[b + 1] > most) most = start[b + 1];
-        start[b + 1] += start[b];
-        pos[b] = start[b];
-    }
-    entry *by = hk_xrealloc(NULL, (h.n ? h.n : 1) * sizeof *by); /* every slot is written */
-    for (size_t i = 0; i < h.n; i++) by[pos[h.e[i].hash >> (32 - BUCKET_BITS)]++] = h.e[i];
-    free(h.e);
+    size_t start[NBUCKETS + 1], most = by_bucket(h.e, h.n, start);
+    entry *by = h.e;
     size_t cap = 16;
     while (cap < 2 * most) cap *= 2;
     slot *tab = hk_xcalloc(cap, sizeof *tab);
     hk_dup_group *g = NULL;
     size_t groups = 0, gcap = 0;
-    for (size_t b = 0; b < (1 << BUCKET_BITS); b++) {
+    for (size_t b = 0; b < NBUCKETS; b++) {
         size_t nb = start[b + 1] - start[b], c = 16;
         while (c < 2 * nb) c *= 2;
         if (nb) group_bucket(&sc, by + start[b], nb, tab, c, &g, &groups, &gcap);
