@@ -396,10 +396,10 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     /* depth-first over the dominator tree: node, and the next child to visit */
     uint32_t *snode = malloc(((size_t)g->n + 1) * sizeof *snode);
     uint32_t *spos = malloc(((size_t)g->n + 1) * sizeof *spos);
-    /* each object's class, from the per-class lists: the walk below visits objects in tree
+    /* each object's class, read once in object order: the walk below visits objects in tree
      * order, where reading each record twice missed the cache on nearly every object */
-    uint32_t *cls = malloc(((size_t)g->n + 1) * sizeof *cls);
-    if (!per || !open || !snode || !spos || !cls) {
+    uint32_t *cls = hk_class_of_objects(d);
+    if (!per || !open || !snode || !spos) {
         free(per);
         free(open);
         free(snode);
@@ -408,13 +408,8 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         snprintf(err, errlen, "graph: out of memory");
         return -1;
     }
-    for (uint32_t i = 0; i <= g->n; i++) cls[i] = HK_NONE;
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        uint32_t ni;
-        const uint32_t *inst = hk_class_instances(d, c, &ni);
-        for (uint32_t k = 0; k < ni; k++) cls[inst[k]] = c;
+    for (uint32_t c = 0; c < d->nclasses; c++)
         if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
-    }
     uint32_t sp = 0;
     snode[sp] = g->n;
     spos[sp++] = g->kid_start[g->n];

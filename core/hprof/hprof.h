@@ -265,6 +265,10 @@ int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *an
 const hk_static *hk_class_static(const hk_class *c, const char *name);
 /* Instances of class index c (exact class), without copying: a slice of object indices. */
 const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n);
+/* Each object's class index as hk_class_instances files it (HK_NONE for class objects), as a
+ * new array of d->nobjects + 1 entries (the last HK_NONE) the caller frees.  Made while the
+ * per-class lists are built when they are not yet, so a caller that needs both pays once. */
+uint32_t *hk_class_of_objects(hk_dump *d);
 
 /* ---- allocation stacks ---- */
 /* The stack an object was allocated at, innermost frame first, by source names with R8's

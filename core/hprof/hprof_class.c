@@ -276,26 +276,40 @@ const hk_static *hk_class_static(const hk_class *c, const char *name)
     return NULL;
 }
 
+/* The lists by class, from each object's class (cls, which the caller keeps or frees). */
+static void build_by_class(hk_dump *d, uint32_t *cls)
+{
+    uint32_t nc = d->nclasses;
+    uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        if (cls[i] != HK_NONE) start[cls[i] + 2]++;
+    for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
+    uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
+    d->by_class_start = start;
+    d->by_class = out;
+}
+
+uint32_t *hk_class_of_objects(hk_dump *d)
+{
+    uint32_t *cls = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *cls);
+    cls[d->nobjects] = HK_NONE;
+    if (d->by_class) { /* from the lists: no record read */
+        for (uint32_t i = 0; i < d->nobjects; i++) cls[i] = HK_NONE;
+        for (uint32_t c = 0; c < d->nclasses; c++)
+            for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) cls[d->by_class[k]] = c;
+        return cls;
+    }
+    for (uint32_t i = 0; i < d->nobjects; i++)
+        cls[i] = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
+    build_by_class(d, cls);
+    return cls;
+}
+
 const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n)
 {
-    if (!d->by_class) {
-        uint32_t nc = d->nclasses;
-        uint32_t *start = calloc((size_t)nc + 2, sizeof *start);
-        uint32_t *cls = malloc((size_t)(d->nobjects ? d->nobjects : 1) * sizeof *cls);
-        /* first pass: class of each object, kept temporarily in by_class's slots */
-        for (uint32_t i = 0; i < d->nobjects; i++) {
-            uint32_t k = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
-            cls[i] = k;
-            if (k != HK_NONE) start[k + 2]++;
-        }
-        for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
-        uint32_t *out = malloc((size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
-        for (uint32_t i = 0; i < d->nobjects; i++)
-            if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
-        free(cls);
-        d->by_class_start = start;
-        d->by_class = out;
-    }
+    if (!d->by_class) free(hk_class_of_objects(d));
     *n = d->by_class_start[c + 1] - d->by_class_start[c];
     return d->by_class + d->by_class_start[c];
 }

@@ -161,13 +161,22 @@ typedef struct pending {
     hk_string_fields f;
 } pending;
 
+/* The object with this id: a String's value array is most often allocated just before or
+ * after it, a neighbour in id order, checked before the search over every id. */
+static uint32_t near_find(const hk_dump *d, uint32_t obj, hk_id id)
+{
+    if (obj + 1 < d->nobjects && d->id_lo[obj + 1] == (uint32_t)id && hk_obj_id(d, obj + 1) == id) return obj + 1;
+    if (obj > 0 && d->id_lo[obj - 1] == (uint32_t)id && hk_obj_id(d, obj - 1) == id) return obj - 1;
+    return hk_obj_find(d, id);
+}
+
 static void string_ahead(hk_dump *d, const str_layout *lay, uint32_t obj, pending *p)
 {
     p->obj = obj;
     p->array = HK_NONE;
     p->ok = str_fields(d, lay, obj, &p->f) == 0;
     if (p->ok && p->f.has_value && p->f.value.type == HK_T_OBJECT && p->f.value.ref) {
-        p->array = hk_obj_find(d, p->f.value.ref);
+        p->array = near_find(d, obj, p->f.value.ref);
         if (p->array != HK_NONE) __builtin_prefetch(d->data + hk_obj_offset(d, p->array));
     }
 }
