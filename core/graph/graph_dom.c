@@ -417,6 +417,12 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         uint32_t x = snode[sp - 1], k = spos[sp - 1];
         if (k < g->kid_start[x + 1]) {
             spos[sp - 1] = k + 1;
+            if (k + 8 < g->kid_start[x + 1]) { /* most nodes are leaves: ask for a later sibling's data */
+                uint32_t w = g->kids[k + 8];
+                __builtin_prefetch(&cls[w]);
+                __builtin_prefetch(&g->kid_start[w]);
+                __builtin_prefetch(&g->retained[w]);
+            }
             uint32_t v = g->kids[k], c = cls[v];
             if (c != HK_NONE) {
                 /* the set's retained size: only the topmost instances of a class count */
