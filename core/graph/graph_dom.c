@@ -4,6 +4,7 @@
  * root n; DFS preorder numbers 0..n with the virtual root 0. */
 #include "graph/graph_internal.h"
 #include "util/hk_jobs.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -390,24 +391,15 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     uint32_t nk;
     if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
     const uint32_t nc = d->nclasses ? d->nclasses : 1;
-    uint64_t *per = calloc(nc, sizeof *per);
+    uint64_t *per = hk_xcalloc(nc, sizeof *per);
     /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = calloc(nc, sizeof *open);
+    uint32_t *open = hk_xcalloc(nc, sizeof *open);
     /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = malloc(((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = malloc(((size_t)g->n + 1) * sizeof *spos);
+    uint32_t *snode = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *snode);
+    uint32_t *spos = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *spos);
     /* each object's class, read once in object order: the walk below visits objects in tree
      * order, where reading each record twice missed the cache on nearly every object */
     uint32_t *cls = hk_class_of_objects(d);
-    if (!per || !open || !snode || !spos) {
-        free(per);
-        free(open);
-        free(snode);
-        free(spos);
-        free(cls);
-        snprintf(err, errlen, "graph: out of memory");
-        return -1;
-    }
     for (uint32_t c = 0; c < d->nclasses; c++)
         if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
     uint32_t sp = 0;

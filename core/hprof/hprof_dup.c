@@ -7,8 +7,9 @@
 #include <string.h>
 
 /* The work goes in two passes so that no step misses the cache on every value: hash every
- * candidate into (hash, object) in object order, scatter those into buckets by the hash's top
- * bits, then group each bucket in a small open-addressing table that stays in the cache. */
+ * candidate into (hash, object) in object order, put those in buckets by the hash's top bits
+ * (in place), then group each bucket in a small open-addressing table that stays in the cache.
+ * Both kinds hash with a fast non-cryptographic hash and confirm equal hashes byte for byte. */
 #define BUCKET_BITS 10
 #define PREFETCH    16
 
@@ -256,7 +257,10 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
         for (; tab[j].count; j = (j + 1) & (cap - 1))
             if (tab[j].hash == e[i].hash && same_value(sc, &tab[j].first, &e[i])) break;
         if (!tab[j].count) tab[j] = (slot){e[i].hash, 1, e[i]};
-        else if (tab[j].count++, e[i].obj < tab[j].first.obj) tab[j].first = e[i];
+        else {
+            tab[j].count++;
+            if (e[i].obj < tab[j].first.obj) tab[j].first = e[i]; /* the example: the lowest id */
+        }
     }
     for (size_t j = 0; j < cap; j++) {
         if (tab[j].count < 2) continue;
