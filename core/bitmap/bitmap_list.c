@@ -1,6 +1,7 @@
 /* Enumerates android.graphics.Bitmap instances once per dump (cached in d->bitmaps). */
 #include "bitmap/bitmap.h"
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

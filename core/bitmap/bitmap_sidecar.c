@@ -2,6 +2,7 @@
  * live fetcher (jdwp plugin) or any other tool.  Keyed by pointer, so the join checks sizes. */
 #include "bitmap/bitmap.h"
 #include "util/hk_file.h"
+#include "hprof/hprof_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

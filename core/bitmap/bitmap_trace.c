@@ -2,6 +2,7 @@
  * named 0x<pointer>.png).  Keyed by pointer, so the join checks each PNG's size. */
 #include "bitmap/bitmap.h"
 #include "trace/trace.h"
+#include "hprof/hprof_internal.h"
 
 static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {

@@ -3,6 +3,7 @@
 #define HK_DIFF_INTERNAL_H
 
 #include "graph/diff.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 
 /* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */

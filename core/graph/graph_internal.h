@@ -3,6 +3,7 @@
 #define HK_GRAPH_INTERNAL_H
 
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 
 /* Per-class edge layout: which instance-data offsets hold references. */

@@ -12,6 +12,7 @@
 #include "graph/graph_lua.h"
 #include "host/lua_host.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
 #include "graph/graph.h"
 #include "graph/graph_lua.h"
 #include "host/lua_host.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,6 +12,7 @@
 #include "hprof/hprof.h"
 #include "util/hk_file.h"
 #include "util/hk_png.h"
+#include "hprof/hprof_internal.h"
 
 /* ---- logging and progress ---- */
 

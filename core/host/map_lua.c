@@ -1,5 +1,6 @@
 /* Dumps opened with their maps; the mapped names and allocation stacks in Lua. */
 #include "host/map_lua.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

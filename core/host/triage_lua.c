@@ -6,6 +6,7 @@
 #include "util/hk_png.h"
 #include "util/hk_sha.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Where an Android dump came from, read from the heap like a debugger would. */
-#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
