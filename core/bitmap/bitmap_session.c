@@ -2,8 +2,10 @@
  * when its PNG IHDR size equals the bitmap's (a native pointer can be reused after recycle). */
 #include "bitmap/bitmap.h"
 #include "host/plugin_host.h"
-#include "util/hk_sha.h"
+#include "util/hk_mem.h"
 #include "util/hk_png.h"
+#include "util/hk_report.h"
+#include "util/hk_sha.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,8 +28,7 @@ struct hk_bm_session {
 
 hk_bm_session *hk_bm_session_new(hk_dump *d)
 {
-    hk_bm_session *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    hk_bm_session *s = hk_xcalloc(1, sizeof *s);
     s->d = d;
     hk_buf_init(&s->scratch);
     return s;
@@ -36,13 +37,7 @@ hk_bm_session *hk_bm_session_new(hk_dump *d)
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud)
 {
     if (!s || !src || !src->image) return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        bm_src *v = realloc(s->v, cap * sizeof *v);
-        if (!v) return;
-        s->v = v;
-        s->cap = cap;
-    }
+    s->v = hk_grow(s->v, &s->cap, s->n + 1, sizeof *s->v);
     s->v[s->n++] = (bm_src){.src = src, .ud = ud};
 }
 
@@ -99,8 +94,8 @@ static int ensure_open(hk_bm_session *s, bm_src *x)
         return 1;
     }
     if (x->src->open(x->ud, s->d, &x->state, err, sizeof err) < 0) {
-        fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", x->src->name ? x->src->name : "?",
-                err[0] ? err : "cannot open");
+        hk_report(HK_REPORT_WARNING, "bitmap source %s: %s", x->src->name ? x->src->name : "?",
+                  err[0] ? err : "cannot open");
         x->opened = -1;
         return 0;
     }

@@ -1,5 +1,6 @@
 /* The CLI's steps: resources, plugins, scripts; run a query or a one-off script. */
 #include "cli/cli.h"
+#include "util/hk_mem.h"
 #include "hk_config.h"
 #include "host/fetch_lua.h"
 #include "util/hk_file.h"
@@ -106,7 +107,7 @@ static void load_scripts(cli_ctx *cx)
     if (path[0]) load_dir_once(cx, path, seen, &nseen, max);
     const char *dirs = getenv("HPROFKIT_SCRIPTS");
     if (dirs && *dirs) {
-        char *copy = strdup(dirs), *save = NULL;
+        char *copy = hk_xstrdup(dirs), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
             if (*d) load_dir_once(cx, d, seen, &nseen, max);
         free(copy);

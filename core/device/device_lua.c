@@ -159,6 +159,13 @@ static int l_dump_heap(lua_State *L)
         if (lua_isinteger(L, -1)) o.timeout_s = (int)lua_tointeger(L, -1);
         lua_pop(L, 1);
     }
+    lua_getfield(L, LUA_REGISTRYINDEX, HK_DEVICE_GC_KEY);
+    const hk_device_gc *gc = lua_touserdata(L, -1);
+    if (gc) {
+        o.gc_fn = gc->fn;
+        o.gc_ctx = gc->ctx;
+    }
+    lua_pop(L, 1);
     if (hk_device_dump_heap(&ud->dev, &o, &r, err, sizeof err) != 0) return fail(L, err);
     lua_pushstring(L, r.path);
     lua_createtable(L, 0, 6);

@@ -97,7 +97,6 @@ static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
     return g->in_many + x + 1;
 }
 
-hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen);
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
 /* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
  * every object: most neighbours are instances of the same class, so the last class's
@@ -111,15 +110,10 @@ double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
 
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
-int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
-
-/* The kind of a Reference class (enum hk_reach), or HK_REACH_STRONG for other classes. */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c);
 
 #endif

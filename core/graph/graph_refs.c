@@ -59,7 +59,7 @@ static void graph_free(hk_dump *d)
     d->graph = NULL;
 }
 
-hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
+static hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
 {
     if (d->graph) return d->graph;
     hk_graph *g = calloc(1, sizeof *g);
@@ -140,7 +140,7 @@ uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 }
 
 /* ---- Reference kinds ---- */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c)
+static int hkg_ref_kind(const hk_dump *d, const hk_class *c)
 {
     static const struct {
         const char *name;
@@ -391,7 +391,7 @@ static void parts_free(refs_part *parts)
 
 /* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
  * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = d->nobjects;
@@ -488,7 +488,7 @@ void hkg_drop_out(hk_graph *g)
     g->done &= ~HK_GRAPH_REFS;
 }
 
-int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = g->n;

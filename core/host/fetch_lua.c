@@ -8,7 +8,7 @@
  *   hk.fetch_write(dir, name, data)  writes dir/name atomically, creating dir: how a script fills
  *       a dump's DUMP.bitmaps/ sidecar with images it found elsewhere (an API 35 second dump)
  *   hk.fetchers() -> { {name, help, gc}, ... }
- * and it points the device transport's GC hook at the first fetcher that can GC. */
+ * and it offers dev:dump_heap the first fetcher that can GC (on API < 27, where am has no -g). */
 #include "host/fetch_lua.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "device/device_lua.h"
 #include "host/lua_host.h"
 #include "util/hk_file.h"
 
@@ -210,14 +211,6 @@ static int fetch_gc_hook(void *ctx, hk_device *dev, int pid, char *err, size_t e
     return -1;
 }
 
-/* The hook holds ps, which the CLI frees after the Lua state: the state's closing unsets it. */
-static int fetch_hook_release(lua_State *L)
-{
-    (void)L;
-    hk_device_set_gc_hook(NULL, NULL);
-    return 0;
-}
-
 void hk_fetch_lua_open(lua_State *L, hk_plugins *ps)
 {
     if (lua_getglobal(L, "hk") != LUA_TTABLE) {
@@ -242,12 +235,9 @@ void hk_fetch_lua_open(lua_State *L, hk_plugins *ps)
     int can_gc = 0;
     for (size_t i = 0; i < n; i++) can_gc |= fs[i]->gc != NULL;
     if (!can_gc) return;
-    hk_device_set_gc_hook(fetch_gc_hook, ps);
-    /* a userdata in the registry whose __gc runs when the state closes */
-    lua_newuserdatauv(L, 1, 0);
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, fetch_hook_release);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, "hk.fetch_gc_hook");
+    /* dev:dump_heap finds it there and passes it in the dump's options */
+    hk_device_gc *gc = lua_newuserdatauv(L, sizeof *gc, 0);
+    gc->fn = fetch_gc_hook;
+    gc->ctx = ps;
+    lua_setfield(L, LUA_REGISTRYINDEX, HK_DEVICE_GC_KEY);
 }

@@ -16,7 +16,8 @@
 
 /* ---- logging and progress ---- */
 
-int hk_host_log_level(void)
+/* Log level from HPROFKIT_LOG (debug|info|warn|error; default warn). */
+static int hk_host_log_level(void)
 {
     static int level = -1;
     if (level < 0) {

@@ -186,7 +186,8 @@ void hkl_push_renderers(lua_State *L)
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers");
 }
 
-void hkl_push_watchers(lua_State *L)
+/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
+static void hkl_push_watchers(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers");
 }

@@ -110,8 +110,6 @@ void hkl_modules_open(lua_State *L);
 void hkl_clock_open(lua_State *L);
 /* hk.sqlite_open and the db's methods (sqlite_lua.c) */
 void hkl_sqlite_open(lua_State *L);
-/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
-void hkl_push_watchers(lua_State *L);
 #endif
 
 #ifndef HK_LUA_WRITER

@@ -100,7 +100,5 @@ const hk_fetcher *hk_plugins_fetcher(hk_plugins *ps, const char *name, void **ud
 
 /* The host table handed to every plugin (host_table.c). */
 const hk_host *hk_host_table(void);
-/* Log level from HPROFKIT_LOG (debug|info|warn|error; default warn). */
-int hk_host_log_level(void);
 
 #endif
