@@ -26,16 +26,10 @@ static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     return HK_IMAGE_NONE;
 }
 
-static void tr_close(void *state)
-{
-    (void)state;
-}
-
 const hk_bitmap_source hk_bm_trace_source = {
     .name = "trace",
     .help = "PNGs carried by a Perfetto trace with its embedded dump (HprofBitmap 0x<pointer>.png)",
     .keyed_by_pointer = 1,
     .open = tr_open,
-    .image = tr_image,
-    .close = tr_close,
+    .image = tr_image, /* nothing to close: the images belong to the dump */
 };

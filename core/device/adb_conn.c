@@ -14,6 +14,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* A TCP port number, 1-65535, and nothing after it. */
+static int parse_port(const char *s, int *port)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0 || v > 65535) return -1;
+    *port = (int)v;
+    return 0;
+}
+
 int hk_adb_init(hk_adb *adb, char *err, size_t errlen)
 {
     memset(adb, 0, sizeof *adb);
@@ -41,21 +51,13 @@ int hk_adb_init(hk_adb *adb, char *err, size_t errlen)
             adb->host[hl] = 0;
             if (!strcmp(adb->host, "localhost") || !adb->host[0]) snprintf(adb->host, sizeof adb->host, "127.0.0.1");
         }
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (*end || v <= 0 || v > 65535) {
+        if (parse_port(p, &adb->port) < 0) {
             snprintf(err, errlen, "adb: ADB_SERVER_SOCKET=%s has no valid port: use tcp:HOST:PORT", sock);
             return -1;
         }
-        adb->port = (int)v;
-    } else if (port && *port) {
-        char *end;
-        long v = strtol(port, &end, 10);
-        if (*end || v <= 0 || v > 65535) {
-            snprintf(err, errlen, "adb: ANDROID_ADB_SERVER_PORT=%s is not a port number", port);
-            return -1;
-        }
-        adb->port = (int)v;
+    } else if (port && *port && parse_port(port, &adb->port) < 0) {
+        snprintf(err, errlen, "adb: ANDROID_ADB_SERVER_PORT=%s is not a port number", port);
+        return -1;
     }
     return 0;
 }

@@ -33,12 +33,9 @@ enum {
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */
-    /* id -> index buckets, per id segment, while the reference pass runs (NULL after:
-     * hkg_find then uses the index's own directory) */
-    uint32_t *bucket;      /* per segment: nb[s] + 1 entries */
-    uint32_t *bucket_base; /* first bucket of segment s */
-    uint32_t *bucket_min;  /* lowest id_lo of segment s */
-    uint8_t *bucket_shift;
+    /* a dense id -> index directory (about 2 objects a bucket) while the reference pass runs
+     * (empty after: hkg_find then uses the index's own) */
+    hk_iddir finder;
     /* forward references */
     hkg_class_refs *cls; /* per class index */
     uint32_t *ref_offs;

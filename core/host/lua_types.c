@@ -481,7 +481,7 @@ static int dump_index_stats(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     uint64_t table = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
-                     (uint64_t)d->nsegs * sizeof *d->segs + (d->dir ? ((uint64_t)d->ndir + 1) * 4 : 0);
+                     (uint64_t)d->nsegs * sizeof *d->segs + hk_iddir_bytes(&d->dir, d);
     uint64_t classes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
     for (uint32_t i = 0; i < d->nclasses; i++)
         classes +=

@@ -196,7 +196,7 @@ void hk_dump_close(hk_dump *d)
     free(d->off_lo);
     free(d->off_hi);
     free(d->segs);
-    free(d->dir);
+    hk_iddir_free(&d->dir);
     hk_idtab_free(&d->strings);
     hk_idtab_free(&d->load_names);
     hk_idtab_free(&d->frames);

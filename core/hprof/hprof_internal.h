@@ -17,6 +17,16 @@ typedef struct hk_idseg {
     uint32_t hi;
 } hk_idseg;
 
+/* The id -> object index directory: buckets over the low id words of each segment (ids are
+ * addresses, near uniform), so a lookup reads one bucket and searches the few ids in it.  The
+ * dump keeps a sparse one; the graph's reference pass builds a denser one for itself. */
+typedef struct hk_iddir {
+    uint32_t *bucket; /* segment s's buckets start at bucket[base[s]]; each ends where the next starts */
+    uint32_t *base;   /* nsegs + 1 entries: base[s + 1] - 1 ends segment s's buckets */
+    uint32_t *min;    /* lowest low id word of segment s */
+    uint32_t *shift;  /* bucket of an id: (low - min[s]) >> shift[s] */
+} hk_iddir;
+
 struct hk_dump {
     char *path;
     const uint8_t *data;
@@ -34,10 +44,7 @@ struct hk_dump {
     uint8_t *off_hi;
     hk_idseg *segs;
     uint32_t nsegs;
-    /* a directory over the low id words (when one segment holds every id): bucket b of
-     * (id_lo - dir_base) >> dir_shift starts at dir[b]; lookups search a handful of ids */
-    uint32_t *dir;
-    uint32_t ndir, dir_shift, dir_base;
+    hk_iddir dir; /* about 8 objects a bucket; empty for small dumps (binary search) */
 
     /* counts */
     uint32_t ninstances, nobj_arrays, nprim_arrays;
@@ -139,6 +146,31 @@ static inline uint32_t hk_seg_find(const hk_dump *d, uint32_t hiw)
         else hi = mid;
     }
     return lo;
+}
+
+/* Builds a directory of about per_bucket objects a bucket over d's object table. */
+void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket);
+void hk_iddir_free(hk_iddir *t);
+/* What the directory takes, in bytes. */
+uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d);
+
+/* The object index of id through t, or HK_NONE.  Inline: the graph's reference pass calls it
+ * for every reference.  Needs d->nsegs >= 1 and a built t. */
+static inline uint32_t hk_iddir_find(const hk_iddir *t, const hk_dump *d, hk_id id)
+{
+    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
+    if (d->segs[s].hi != hiw || low < t->min[s]) return HK_NONE;
+    uint32_t k = (low - t->min[s]) >> t->shift[s];
+    if (k >= t->base[s + 1] - t->base[s] - 1) return HK_NONE;
+    const uint32_t *bk = t->bucket + t->base[s];
+    uint32_t a = bk[k], b = bk[k + 1];
+    const uint32_t *ids = d->id_lo;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (ids[mid] < low) a = mid + 1;
+        else b = mid;
+    }
+    return a < bk[k + 1] && ids[a] == low ? a : HK_NONE;
 }
 
 /* Heap-dump sub-record layouts; r points at the sub-record tag.

@@ -414,25 +414,49 @@ static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_si
     return 1;
 }
 
-/* About 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22. */
-static void build_directory(hk_dump *d)
+/* One allocation: base, min and shift, then the buckets (whose count the first three give). */
+void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
 {
-    uint32_t n = d->nobjects;
-    if (d->nsegs != 1 || n < 1024) return;
-    uint32_t base = d->id_lo[0], span = d->id_lo[n - 1] - base;
-    uint32_t want = n / 8, shift = 0;
-    while (shift < 32 && (span >> shift) >= want) shift++;
-    uint32_t nb = (span >> shift) + 1;
-    uint32_t *dir = hk_xmalloc(((size_t)nb + 1) * sizeof *dir);
-    uint32_t i = 0;
-    for (uint32_t b = 0; b <= nb; b++) {
-        while (i < n && ((d->id_lo[i] - base) >> shift) < b) i++;
-        dir[b] = i;
+    uint32_t ns = d->nsegs;
+    uint32_t *head = hk_xmalloc(((size_t)3 * ns + 1) * sizeof *head), *base = head, *min = head + ns + 1,
+             *shift = min + ns;
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
+        uint32_t cnt = b - a, want = cnt / per_bucket + 1;
+        uint32_t lo = cnt ? d->id_lo[a] : 0, span = cnt ? d->id_lo[b - 1] - lo : 0, sh = 0;
+        while (sh < 32 && ((uint64_t)span >> sh) >= want) sh++;
+        shift[s] = sh;
+        min[s] = lo;
+        /* base[s + 1] ends segment s: the last segment's end bounds its lookups too */
+        base[s] = (uint32_t)total;
+        total += ((uint64_t)span >> sh) + 2;
+        base[s + 1] = (uint32_t)total;
     }
-    d->dir = dir;
-    d->ndir = nb;
-    d->dir_shift = shift;
-    d->dir_base = base;
+    t->base = hk_xrealloc(head, ((size_t)3 * ns + 1 + total) * sizeof *head);
+    t->min = t->base + ns + 1;
+    t->shift = t->min + ns;
+    t->bucket = t->shift + ns;
+    for (uint32_t s = 0; s < ns; s++) {
+        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
+        uint32_t *bk = t->bucket + t->base[s], nb = t->base[s + 1] - t->base[s] - 1, k = 0;
+        for (uint32_t i = a; i < b; i++) {
+            uint32_t want = (d->id_lo[i] - t->min[s]) >> t->shift[s];
+            while (k <= want) bk[k++] = i;
+        }
+        while (k <= nb) bk[k++] = b;
+    }
+}
+
+void hk_iddir_free(hk_iddir *t)
+{
+    free(t->base);
+    memset(t, 0, sizeof *t);
+}
+
+uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
+{
+    return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
 }
 
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
@@ -485,6 +509,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     t->off_lo = NULL;
     t->off_hi = NULL;
     hk_objtab_free(t);
-    build_directory(d);
+    /* about 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22 */
+    if (n >= 1024) hk_iddir_build(&d->dir, d, 8);
     return 0;
 }
