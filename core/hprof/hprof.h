@@ -2,6 +2,7 @@
  * The HPROF reader and index: one pass over a mapped dump builds a sorted object table
  * (id -> record offset, 9 bytes per object), the class table with field layouts, the GC
  * roots and the heap ranges.  Everything else reads records straight from the mapping.
+ * hk_dump is a handle here; its fields are in hprof_internal.h, for the core layers alone.
  */
 #ifndef HK_HPROF_H
 #define HK_HPROF_H
