@@ -284,7 +284,7 @@ int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int
 int hk_adb_host_query(hk_adb *adb, const char *req, char **out, size_t *outlen, char *err, size_t errlen)
 {
     char step[512];
-    snprintf(step, sizeof step, "the reply to %s", req);
+    snprintf(step, sizeof step, "the reply to %.480s", req);
     *out = NULL;
     int fd = hk_adb_connect(adb, err, errlen);
     if (fd < 0) return -1;
