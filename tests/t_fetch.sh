@@ -1,11 +1,11 @@
-# hprofkit fetch-bitmaps and the JDWP GC before `hprofkit dump` (issue 8), end to end: a real
+# hprofkit fetch-bitmaps and the JDWP GC before `hprofkit dump`, end to end: a real
 # JVM (tests/java/JdwpApp.java, dressed as an Android app by tests/java/fetch/FetchApp.java so its
 # HotSpot dump names its process and SDK), the real adb server, the test device daemon
 # (tests/adbd/) relaying jdwp:PID to the JVM's JDWP agent, and the jdwp plugin loaded by $HK.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/lib_device.sh"
 
-CMP="$BUILD/plugins/jdwp/jdwp_pngcmp"
+CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
 for c in adb javac java jcmd jq; do
   command -v $c >/dev/null || { skip fetch "$c not installed"; exit 0; }
