@@ -385,9 +385,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setglobal(L, "hk");
     push_writer_mt(L);
     lua_pop(L, 1);
-    hkl_types_open(L);
-    hkl_query_open(L);
-    hkl_modules_open(L);
+    hkl_open_modules(L);
     return h;
 }
 
