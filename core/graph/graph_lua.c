@@ -20,25 +20,27 @@ static hkl_ref *obj_need(lua_State *L, int mask)
     return r;
 }
 
+/* Pushes one of the object's sizes, after the phases it needs. */
+static int push_size(lua_State *L, int mask, uint64_t (*size)(hk_dump *d, uint32_t obj))
+{
+    hkl_ref *r = obj_need(L, mask);
+    lua_pushinteger(L, (lua_Integer)size(r->d, r->index));
+    return 1;
+}
+
 static int obj_retained_size(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
-    lua_pushinteger(L, (lua_Integer)hk_graph_retained(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_DOM, hk_graph_retained);
 }
 
 static int obj_retained_native(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
-    lua_pushinteger(L, (lua_Integer)hk_graph_retained_native(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_DOM, hk_graph_retained_native);
 }
 
 static int obj_native_size(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_NATIVE);
-    lua_pushinteger(L, (lua_Integer)hk_graph_native_size(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_NATIVE, hk_graph_native_size);
 }
 
 static int obj_reachability(lua_State *L)
