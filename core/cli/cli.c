@@ -1,7 +1,6 @@
 /* The CLI's steps: resources, plugins, scripts; run a query or a one-off script. */
 #include "cli/cli.h"
 #include "hk_config.h"
-#include "host/fetch_lua.h"
 #include "util/hk_file.h"
 
 #include <ctype.h>
