@@ -1,5 +1,6 @@
 /* The class histogram and the index's own size, from the tallies the index keeps. */
 #include "hprof/hprof_stats.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_buf.h"
 #include "util/hk_mem.h"
 
