@@ -19,7 +19,7 @@ fi
 
 echo 'print(type(hk.fetch_bitmaps))' >"$T/wired.lua"
 if [ "$("$HK" run "$T/wired.lua" 2>&1)" != function ]; then
-  fail fetch_wiring "hk.fetch_bitmaps is missing: core/cli/cli.c must call hk_fetch_lua_open() after loading the plugins"
+  fail fetch_wiring "hk.fetch_bitmaps is missing: core/cli/cli.c must call hkl_open_plugin_modules() after loading the plugins"
   exit 0
 fi
 
