@@ -8,6 +8,7 @@
 #include "mi_buf.h"
 
 #define MI_MAX_COLS 32
+#define MI_N(a)     (int)(sizeof(a) / sizeof((a)[0]))
 
 typedef struct mi_row {
     const char *name;
@@ -105,7 +106,6 @@ typedef struct mi_meminfo {
 
 int mi_meminfo_parse(mi_meminfo *m, const char *text, size_t len, char *err, size_t errlen);
 void mi_meminfo_check(mi_meminfo *m);
-void mi_meminfo_json(const mi_meminfo *m, mi_buf *out);
 void mi_meminfo_free(mi_meminfo *m);
 
 /* helpers shared by the three files */
