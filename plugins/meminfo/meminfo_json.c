@@ -33,6 +33,14 @@ static void mi_json_strs(mi_json *j, const mi_strlist *l)
     mi_json_arr_end(j);
 }
 
+/* Every record in the output opens with its name. */
+static void mi_json_named(mi_json *j, const char *name)
+{
+    mi_json_obj(j);
+    mi_json_key(j, "name");
+    mi_json_str(j, name);
+}
+
 static void mi_json_opt_int(mi_json *j, const char *key, int have, int64_t v)
 {
     mi_json_key(j, key);
@@ -49,9 +57,7 @@ static void mi_json_rows(mi_json *j, const char *key, const mi_table *t, int fie
     mi_json_arr(j);
     for (int i = 0; i < t->nrows; i++) {
         const mi_row *r = &t->rows[i];
-        mi_json_obj(j);
-        mi_json_key(j, "name");
-        mi_json_str(j, r->name);
+        mi_json_named(j, r->name);
         if (fields & MI_ROW_PARENT) {
             mi_json_key(j, "parent");
             mi_json_str(j, r->parent);
@@ -97,9 +103,7 @@ static void mi_json_assets(mi_json *j, const mi_kvlist *l)
     mi_json_key(j, "assets");
     mi_json_arr(j);
     for (int i = 0; i < l->n; i++) {
-        mi_json_obj(j);
-        mi_json_key(j, "name");
-        mi_json_str(j, l->items[i].key);
+        mi_json_named(j, l->items[i].key);
         mi_json_key(j, "size");
         mi_json_str(j, l->items[i].text);
         mi_json_key(j, "kb");
@@ -114,9 +118,7 @@ static void mi_json_checks(mi_json *j, const mi_meminfo *m)
     mi_json_key(j, "checks");
     mi_json_arr(j);
     for (int i = 0; i < m->nchecks; i++) {
-        mi_json_obj(j);
-        mi_json_key(j, "name");
-        mi_json_str(j, m->checks[i].name);
+        mi_json_named(j, m->checks[i].name);
         mi_json_key(j, "ok");
         mi_json_bool(j, m->checks[i].ok);
         mi_json_key(j, "detail");
