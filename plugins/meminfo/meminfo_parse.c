@@ -20,7 +20,7 @@ const char *const mi_summary_keys[MI_S_N] = {
     "system",    "unknown",     "total_pss", "total_rss", "total_swap",
 };
 
-void mi_strlist_add(mi_arena *a, mi_strlist *l, const char *s)
+static void mi_strlist_add(mi_arena *a, mi_strlist *l, const char *s)
 {
     if (!s || mi_arena_grow(a, (void **)&l->items, sizeof *l->items, &l->cap, l->n) < 0) return;
     l->items[l->n++] = s;
