@@ -54,15 +54,9 @@ int jdwp_disable_gc(jdwp_conn *c, uint64_t obj, char *err, size_t errlen);
 /* Best effort: a failure only means the VM forgot the object already. */
 void jdwp_enable_gc(jdwp_conn *c, uint64_t obj);
 
-/* A byte[]'s contents, read in pipelined chunks; *bytes malloc'd. max_len: refuse larger. */
-int jdwp_byte_array(jdwp_conn *c, uint64_t arr, size_t max_len, uint8_t **bytes, size_t *len, char *err, size_t errlen);
 /* The first n bytes of a byte[] whose length the caller knows; *bytes malloc'd. */
 int jdwp_byte_array_read(jdwp_conn *c, uint64_t arr, uint32_t n, uint8_t **bytes, char *err, size_t errlen);
 int jdwp_array_length(jdwp_conn *c, uint64_t arr, uint32_t *len, char *err, size_t errlen);
-/* StringReference.Value; *s malloc'd. */
-int jdwp_string_value(jdwp_conn *c, uint64_t str, char **s, char *err, size_t errlen);
-/* The class signature of an object (for messages); *sig malloc'd. */
-int jdwp_object_signature(jdwp_conn *c, uint64_t obj, char **sig, char *err, size_t errlen);
 
 /* Finds a class, loading it with Class.forName(name, true, loader) on thread when not loaded
  * yet. loader 0 = boot class loader. sig is a JNI signature "Ljava/io/ByteArrayOutputStream;".

@@ -27,7 +27,7 @@ struct jdwp_conn {
     int timeout_ms;
     int last_error;
     uint32_t next_id;
-    size_t field_sz, method_sz, object_sz, reftype_sz, frame_sz;
+    size_t id_sz[JDWP_ID_KINDS];       /* in the order VirtualMachine.IDSizes replies */
     jdwp_packet *events, *events_tail; /* VM commands (events) in arrival order */
     jdwp_packet *stash;                /* replies read while waiting for another id */
 };
@@ -96,7 +96,7 @@ static const struct {
     {512, "INVALID_COUNT"},
 };
 
-const char *jdwp_error_name(int code)
+static const char *jdwp_error_name(int code)
 {
     for (size_t i = 0; i < sizeof jdwp_errors / sizeof jdwp_errors[0]; i++)
         if (jdwp_errors[i].code == code) return jdwp_errors[i].name;
@@ -514,7 +514,7 @@ int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t er
     c->fd = fd;
     c->timeout_ms = timeout_ms;
     c->next_id = 1;
-    c->object_sz = c->reftype_sz = c->field_sz = c->method_sz = c->frame_sz = 8;
+    for (int k = 0; k < JDWP_ID_KINDS; k++) c->id_sz[k] = 8;
     jdwp_packet *r;
     if (jdwp_call(c, JDWP_VM, JDWP_VM_IDSIZES, NULL, -1, "VirtualMachine.IDSizes", &r, err, errlen) < 0) {
         jdwp_conn_close(c);
@@ -522,19 +522,17 @@ int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t er
     }
     jdwp_in in;
     jdwp_in_init(&in, r);
-    c->field_sz = jdwp_in_u32(&in);
-    c->method_sz = jdwp_in_u32(&in);
-    c->object_sz = jdwp_in_u32(&in);
-    c->reftype_sz = jdwp_in_u32(&in);
-    c->frame_sz = jdwp_in_u32(&in);
+    int bad = 0;
+    for (int k = 0; k < JDWP_ID_KINDS; k++) {
+        c->id_sz[k] = jdwp_in_u32(&in);
+        bad |= c->id_sz[k] < 1 || c->id_sz[k] > 8;
+    }
     jdwp_packet_free(r);
-    size_t *sz[] = {&c->field_sz, &c->method_sz, &c->object_sz, &c->reftype_sz, &c->frame_sz};
-    for (size_t i = 0; i < 5; i++)
-        if (in.bad || *sz[i] < 1 || *sz[i] > 8) {
-            snprintf(err, errlen, "VirtualMachine.IDSizes: unsupported id sizes from the VM");
-            jdwp_conn_close(c);
-            return -1;
-        }
+    if (in.bad || bad) {
+        snprintf(err, errlen, "VirtualMachine.IDSizes: unsupported id sizes from the VM");
+        jdwp_conn_close(c);
+        return -1;
+    }
     *out = c;
     return 0;
 }
@@ -570,25 +568,9 @@ int jdwp_conn_timeout(const jdwp_conn *c)
 {
     return c->timeout_ms;
 }
-size_t jdwp_object_id_size(const jdwp_conn *c)
+size_t jdwp_id_size(const jdwp_conn *c, jdwp_id_kind k)
 {
-    return c->object_sz;
-}
-size_t jdwp_reftype_id_size(const jdwp_conn *c)
-{
-    return c->reftype_sz;
-}
-size_t jdwp_field_id_size(const jdwp_conn *c)
-{
-    return c->field_sz;
-}
-size_t jdwp_method_id_size(const jdwp_conn *c)
-{
-    return c->method_sz;
-}
-size_t jdwp_frame_id_size(const jdwp_conn *c)
-{
-    return c->frame_sz;
+    return c->id_sz[k];
 }
 int jdwp_last_error(const jdwp_conn *c)
 {
@@ -629,10 +611,6 @@ void jdwp_out_u32(jdwp_out *o, uint32_t v)
 {
     jdwp_out_id(o, 4, v);
 }
-void jdwp_out_u64(jdwp_out *o, uint64_t v)
-{
-    jdwp_out_id(o, 8, v);
-}
 
 void jdwp_out_id(jdwp_out *o, size_t size, uint64_t v)
 {
@@ -648,7 +626,8 @@ void jdwp_out_str(jdwp_out *o, const char *s)
     jdwp_out_put(o, s, n);
 }
 
-size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
+/* Size in bytes of a value with this tag (0 for void, object ids for reference tags). */
+static size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
 {
     switch (tag) {
     case 'B':
@@ -660,7 +639,7 @@ size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
     case 'J':
     case 'D': return 8;
     case 'V': return 0;
-    default: return c->object_sz; /* L s t g l c [ */
+    default: return c->id_sz[JDWP_ID_OBJECT]; /* L s t g l c [ */
     }
 }
 
@@ -704,10 +683,6 @@ uint8_t jdwp_in_u8(jdwp_in *in)
 {
     return (uint8_t)jdwp_in_id(in, 1);
 }
-uint16_t jdwp_in_u16(jdwp_in *in)
-{
-    return (uint16_t)jdwp_in_id(in, 2);
-}
 uint32_t jdwp_in_u32(jdwp_in *in)
 {
     return (uint32_t)jdwp_in_id(in, 4);
@@ -738,7 +713,7 @@ void jdwp_in_skip_str(jdwp_in *in)
     jdwp_in_bytes(in, n);
 }
 
-jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag)
+static jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag)
 {
     jdwp_value v = {.tag = tag};
     v.v = jdwp_in_id(in, jdwp_tag_size(c, tag));
