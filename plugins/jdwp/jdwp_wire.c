@@ -125,21 +125,26 @@ static int jdwp_io_wait(int fd, short events, int64_t deadline)
     }
 }
 
+/* Waits until fd can be read (POLLIN) or written (POLLOUT): 0, or -1 with err and *timed_out
+ * telling a timeout from a failed poll. */
+static int jdwp_io_ready(int fd, short events, int64_t deadline, int *timed_out, char *err, size_t errlen)
+{
+    int w = jdwp_io_wait(fd, events, deadline);
+    *timed_out = w == 0;
+    if (w > 0) return 0;
+    if (w == 0) snprintf(err, errlen, "JDWP: timed out %s the VM", events == POLLOUT ? "sending to" : "waiting for");
+    else snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
+    return -1;
+}
+
 /* Writes all of buf before deadline. MSG_NOSIGNAL: a VM killed mid-fetch must give an error,
  * not a SIGPIPE that kills the host. */
 static int jdwp_write_all(int fd, const uint8_t *buf, size_t n, int64_t deadline, char *err, size_t errlen)
 {
     int is_sock = 1;
     while (n > 0) {
-        int w = jdwp_io_wait(fd, POLLOUT, deadline);
-        if (w == 0) {
-            snprintf(err, errlen, "JDWP: timed out sending to the VM");
-            return -1;
-        }
-        if (w < 0) {
-            snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
-            return -1;
-        }
+        int timed_out;
+        if (jdwp_io_ready(fd, POLLOUT, deadline, &timed_out, err, errlen) < 0) return -1;
         ssize_t k = is_sock ? send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) : write(fd, buf, n);
         if (k < 0 && is_sock && errno == ENOTSOCK) {
             is_sock = 0;
@@ -162,16 +167,7 @@ static int jdwp_read_all(int fd, uint8_t *buf, size_t n, int64_t deadline, int *
 {
     *timed_out = 0;
     while (n > 0) {
-        int w = jdwp_io_wait(fd, POLLIN, deadline);
-        if (w == 0) {
-            *timed_out = 1;
-            snprintf(err, errlen, "JDWP: timed out waiting for the VM");
-            return -1;
-        }
-        if (w < 0) {
-            snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
-            return -1;
-        }
+        if (jdwp_io_ready(fd, POLLIN, deadline, timed_out, err, errlen) < 0) return -1;
         ssize_t k = read(fd, buf, n);
         if (k < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
