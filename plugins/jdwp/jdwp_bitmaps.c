@@ -377,9 +377,7 @@ int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summar
         rc = 0;
         goto done;
     }
-    if (jdwp_safe_point(c, o->safe_point_ms ? o->safe_point_ms : JDWP_SAFE_POINT_MS, o->nudge, o->nudge_ctx,
-                        &run.kit.thread, err, errlen) < 0)
-        goto done;
+    if (jdwp_safe_point(c, o->safe_point_ms, o->nudge, o->nudge_ctx, &run.kit.thread, err, errlen) < 0) goto done;
     held = 1;
     run.th = jdwp_secs();
     s->seconds_safe_point = run.th - run.t0;

@@ -123,9 +123,8 @@ static int jdwp_pipeline(jdwp_conn *c, uint8_t set, uint8_t cmd, const char *wha
 int jdwp_can_list_instances(jdwp_conn *c, int *ok, char *err, size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd(c, JDWP_VM, JDWP_VM_CAPABILITIES_NEW, NULL, -1, "VirtualMachine.CapabilitiesNew", &rp, err, errlen) <
-        0)
-        return -1;
+    const char *what = "VirtualMachine.CapabilitiesNew";
+    if (jdwp_cmd(c, JDWP_VM, JDWP_VM_CAPABILITIES_NEW, NULL, -1, what, &rp, err, errlen) < 0) return -1;
     const uint8_t *caps = jdwp_in_bytes(&rp.in, JDWP_CAP_INSTANCE_INFO + 1);
     *ok = caps ? caps[JDWP_CAP_INSTANCE_INFO] != 0 : 0;
     return jdwp_reply_end(&rp, err, errlen);
@@ -340,6 +339,7 @@ static int jdwp_event_thread(jdwp_conn *c, const jdwp_packet *ev, uint32_t req, 
 int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
                     size_t errlen)
 {
+    if (timeout_ms == 0) timeout_ms = JDWP_SAFE_POINT_MS;
     jdwp_out o = {0};
     jdwp_out_u8(&o, JDWP_EK_METHOD_ENTRY);
     jdwp_out_u8(&o, JDWP_SUSPEND_ALL);
@@ -610,7 +610,7 @@ int jdwp_class_load(jdwp_conn *c, uint64_t thread, const char *sig, uint64_t loa
     if (jdwp_class_find(c, sig, ref, err, errlen) < 0) return -1;
     if (*ref) return 0;
     /* Not loaded yet (an app that never compressed anything has no CompressFormat): have the app
-   * load it with the loader that loaded its Bitmap. */
+     * load it with the loader that loaded its Bitmap. */
     uint64_t cls_class, forname;
     if (jdwp_class_find(c, "Ljava/lang/Class;", &cls_class, err, errlen) < 0) return -1;
     if (!cls_class ||

@@ -30,8 +30,8 @@ int jdwp_get_values_many(jdwp_conn *c, const uint64_t *objs, size_t n, const uin
 int jdwp_static_value(jdwp_conn *c, uint64_t ref, uint64_t field, jdwp_value *out, char *err, size_t errlen);
 
 /* Requests one MethodEntry (Count=1, suspend all), calls nudge now and every few seconds, and
- * waits up to timeout_ms for the event. Success leaves the VM suspended by the event with
- * *thread able to invoke; jdwp_vm_resume (or jdwp_conn_close) undoes it. */
+ * waits up to timeout_ms (0: JDWP_SAFE_POINT_MS) for the event. Success leaves the VM suspended
+ * by the event with *thread able to invoke; jdwp_vm_resume (or jdwp_conn_close) undoes it. */
 int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
                     size_t errlen);
 int jdwp_vm_resume(jdwp_conn *c, char *err, size_t errlen);

@@ -206,7 +206,7 @@ int jdwp_tcp_connect(const char *hostport, int timeout_ms, int *fd, char *err, s
     int s = -1, saved = 0;
     int64_t start = jdwp_now_ms(), deadline = start + timeout_ms;
     /* A JDK agent listens again only a moment after the previous debugger detached (a GC right
-   * before a fetch): retry a refused connection briefly before calling it refused. */
+     * before a fetch): retry a refused connection briefly before calling it refused. */
 retry:
     for (struct addrinfo *a = res; a; a = a->ai_next) {
         s = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
@@ -350,7 +350,7 @@ int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint
     }
     size_t dlen = o ? o->len : 0;
     /* Header and data in one write: two small writes meet Nagle and the peer's delayed ACK and
-   * cost 40 ms per round trip. */
+     * cost 40 ms per round trip. */
     uint8_t small[256], *h = JDWP_HEADER + dlen <= sizeof small ? small : malloc(JDWP_HEADER + dlen);
     if (!h) {
         snprintf(err, errlen, "out of memory sending a JDWP command");
@@ -538,7 +538,7 @@ void jdwp_conn_close(jdwp_conn *c)
     if (!c) return;
     if (!c->dead) {
         /* Resume undoes our suspend-all event; Dispose also resumes and cancels requests. Short
-     * bounded waits: a VM that does not answer is left to the socket close. */
+         * bounded waits: a VM that does not answer is left to the socket close. */
         char e[200];
         int saved = c->timeout_ms;
         c->timeout_ms = 2000;

@@ -63,7 +63,7 @@ int mi_num(const char *s, int n, int64_t *kb, int *flags)
         *flags |= MI_NUM_SUFFIX;
     }
     /* Separators: all-3-digit groups after a 1-3 digit head are thousands
-	 * separators unless a suffix makes a single dot a decimal point. */
+     * separators unless a suffix makes a single dot a decimal point. */
     int thousands = nsep > 0 && !(ncomma && ndot) && groups[0] >= 1 && groups[0] <= 3;
     for (int g = 1; thousands && g < ng; g++)
         if (groups[g] != 3) thousands = 0;
@@ -84,7 +84,7 @@ int mi_num(const char *s, int n, int64_t *kb, int *flags)
     if (ip > INT64_MAX / mult / 2) return 0;
     double v = ((double)ip + frac) * (double)mult;
     /* 10^15 KB is an exabyte: anything larger is not a memory size, and the
-	 * cap keeps sums over thousands of rows far from int64 overflow. */
+     * cap keeps sums over thousands of rows far from int64 overflow. */
     if (v > 1e15) return 0;
     int64_t r = (int64_t)(v + 0.5);
     if (frac_digits && (*flags & MI_NUM_SUFFIX) && r == (int64_t)v)
