@@ -9,20 +9,14 @@ static void mi_json_values(mi_json *j, const mi_table *t, const mi_row *r)
 {
     mi_json_obj(j);
     for (int c = 0; c < t->ncols; c++)
-        if (r->has[c]) {
-            mi_json_key(j, t->cols[c]);
-            mi_json_int(j, r->v[c]);
-        }
+        if (r->has[c]) mi_json_kint(j, t->cols[c], r->v[c]);
     mi_json_obj_end(j);
 }
 
 static void mi_json_kvs(mi_json *j, const mi_kvlist *l)
 {
     mi_json_obj(j);
-    for (int i = 0; i < l->n; i++) {
-        mi_json_key(j, l->items[i].key);
-        mi_json_int(j, l->items[i].val);
-    }
+    for (int i = 0; i < l->n; i++) mi_json_kint(j, l->items[i].key, l->items[i].val);
     mi_json_obj_end(j);
 }
 
@@ -37,8 +31,7 @@ static void mi_json_strs(mi_json *j, const mi_strlist *l)
 static void mi_json_named(mi_json *j, const char *name)
 {
     mi_json_obj(j);
-    mi_json_key(j, "name");
-    mi_json_str(j, name);
+    mi_json_kstr(j, "name", name);
 }
 
 static void mi_json_opt_int(mi_json *j, const char *key, int have, int64_t v)
@@ -58,15 +51,10 @@ static void mi_json_rows(mi_json *j, const char *key, const mi_table *t, int fie
     for (int i = 0; i < t->nrows; i++) {
         const mi_row *r = &t->rows[i];
         mi_json_named(j, r->name);
-        if (fields & MI_ROW_PARENT) {
-            mi_json_key(j, "parent");
-            mi_json_str(j, r->parent);
-        }
+        if (fields & MI_ROW_PARENT) mi_json_kstr(j, "parent", r->parent);
         if (fields & MI_ROW_DB) {
-            mi_json_key(j, "group");
-            mi_json_str(j, r->group);
-            mi_json_key(j, "cache");
-            mi_json_str(j, r->extra);
+            mi_json_kstr(j, "group", r->group);
+            mi_json_kstr(j, "cache", r->extra);
         }
         mi_json_key(j, "values");
         mi_json_values(j, t, r);
@@ -88,8 +76,7 @@ static void mi_json_summary(mi_json *j, const char *key, const int *keys, size_t
 static void mi_json_head(mi_json *j, const mi_meminfo *m)
 {
     mi_json_opt_int(j, "pid", m->has_pid, m->pid);
-    mi_json_key(j, "process");
-    mi_json_str(j, m->process);
+    mi_json_kstr(j, "process", m->process);
     mi_json_opt_int(j, "uptime", m->has_uptime, m->uptime);
     mi_json_opt_int(j, "realtime", m->has_realtime, m->realtime);
     mi_json_key(j, "columns");
@@ -104,10 +91,8 @@ static void mi_json_assets(mi_json *j, const mi_kvlist *l)
     mi_json_arr(j);
     for (int i = 0; i < l->n; i++) {
         mi_json_named(j, l->items[i].key);
-        mi_json_key(j, "size");
-        mi_json_str(j, l->items[i].text);
-        mi_json_key(j, "kb");
-        mi_json_int(j, l->items[i].val);
+        mi_json_kstr(j, "size", l->items[i].text);
+        mi_json_kint(j, "kb", l->items[i].val);
         mi_json_obj_end(j);
     }
     mi_json_arr_end(j);
@@ -121,8 +106,7 @@ static void mi_json_checks(mi_json *j, const mi_meminfo *m)
         mi_json_named(j, m->checks[i].name);
         mi_json_key(j, "ok");
         mi_json_bool(j, m->checks[i].ok);
-        mi_json_key(j, "detail");
-        mi_json_str(j, m->checks[i].detail);
+        mi_json_kstr(j, "detail", m->checks[i].detail);
         mi_json_obj_end(j);
     }
     mi_json_arr_end(j);

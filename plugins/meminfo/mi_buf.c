@@ -208,6 +208,18 @@ void mi_json_null(mi_json *j)
     mi_buf_puts(j->b, "null");
 }
 
+void mi_json_kstr(mi_json *j, const char *k, const char *s)
+{
+    mi_json_key(j, k);
+    mi_json_str(j, s);
+}
+
+void mi_json_kint(mi_json *j, const char *k, int64_t v)
+{
+    mi_json_key(j, k);
+    mi_json_int(j, v);
+}
+
 /* ---- arena ---- */
 
 struct mi_arena_blk {

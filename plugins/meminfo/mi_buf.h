@@ -36,6 +36,9 @@ void mi_json_str(mi_json *j, const char *s); /* NULL writes null */
 void mi_json_int(mi_json *j, int64_t v);
 void mi_json_bool(mi_json *j, int v);
 void mi_json_null(mi_json *j);
+/* A key and its value, in an object. */
+void mi_json_kstr(mi_json *j, const char *k, const char *s);
+void mi_json_kint(mi_json *j, const char *k, int64_t v);
 
 /* Arena: everything a parse result points to lives here and is freed at once. */
 typedef struct mi_arena_blk mi_arena_blk;

@@ -250,12 +250,8 @@ static void sm_add(sm_stats *to, const sm_stats *from)
 
 static void sm_json_stats(mi_json *j, const sm_stats *s)
 {
-    for (int f = 0; f < ST_N; f++) {
-        mi_json_key(j, sm_field_json[f]);
-        mi_json_int(j, s->v[f]);
-    }
-    mi_json_key(j, "mappings");
-    mi_json_int(j, s->mappings);
+    for (int f = 0; f < ST_N; f++) mi_json_kint(j, sm_field_json[f], s->v[f]);
+    mi_json_kint(j, "mappings", s->mappings);
 }
 
 static int sm_cmp_name(const void *a, const void *b)
@@ -290,8 +286,7 @@ static void sm_json_named(mi_json *j, const sm_named *a, int n)
     mi_json_arr(j);
     for (int i = 0; i < n; i++) {
         mi_json_obj(j);
-        mi_json_key(j, "name");
-        mi_json_str(j, a[i].name);
+        mi_json_kstr(j, "name", a[i].name);
         sm_json_stats(j, &a[i].st);
         mi_json_obj_end(j);
     }
@@ -373,10 +368,8 @@ static void sm_json_categories(mi_json *j, const sm_state *s)
         for (int k = c; k < SM_N; k = k == c ? SM_UNKNOWN + 1 : k + 1) {
             if (k != c && sm_cat[k].parent != c) continue;
             mi_json_obj(j);
-            mi_json_key(j, "name");
-            mi_json_str(j, sm_cat[k].name);
-            mi_json_key(j, "parent");
-            mi_json_str(j, k == c ? NULL : sm_cat[c].name);
+            mi_json_kstr(j, "name", sm_cat[k].name);
+            mi_json_kstr(j, "parent", k == c ? NULL : sm_cat[c].name);
             sm_json_stats(j, &s->cat[k]);
             mi_json_obj_end(j);
         }
@@ -393,8 +386,7 @@ static void sm_json_total(mi_json *j, const sm_state *s)
     mi_json_obj(j);
     sm_json_stats(j, &total);
     /* meminfo's TOTAL Pss counts swapped-out PSS too (Debug.getTotalPss). */
-    mi_json_key(j, "pss_with_swap_pss");
-    mi_json_int(j, total.v[ST_PSS] + total.v[ST_SWAP_PSS]);
+    mi_json_kint(j, "pss_with_swap_pss", total.v[ST_PSS] + total.v[ST_SWAP_PSS]);
     mi_json_obj_end(j);
 }
 
