@@ -46,8 +46,7 @@ enum { MI_ROW_PARENT = 1, MI_ROW_DB = 2 };
 
 static void mi_json_rows(mi_json *j, const char *key, const mi_table *t, int fields)
 {
-    mi_json_key(j, key);
-    mi_json_arr(j);
+    mi_json_karr(j, key);
     for (int i = 0; i < t->nrows; i++) {
         const mi_row *r = &t->rows[i];
         mi_json_named(j, r->name);
@@ -79,16 +78,14 @@ static void mi_json_head(mi_json *j, const mi_meminfo *m)
     mi_json_kstr(j, "process", m->process);
     mi_json_opt_int(j, "uptime", m->has_uptime, m->uptime);
     mi_json_opt_int(j, "realtime", m->has_realtime, m->realtime);
-    mi_json_key(j, "columns");
-    mi_json_arr(j);
+    mi_json_karr(j, "columns");
     for (int c = 0; c < m->table.ncols; c++) mi_json_str(j, m->table.cols[c]);
     mi_json_arr_end(j);
 }
 
 static void mi_json_assets(mi_json *j, const mi_kvlist *l)
 {
-    mi_json_key(j, "assets");
-    mi_json_arr(j);
+    mi_json_karr(j, "assets");
     for (int i = 0; i < l->n; i++) {
         mi_json_named(j, l->items[i].key);
         mi_json_kstr(j, "size", l->items[i].text);
@@ -100,8 +97,7 @@ static void mi_json_assets(mi_json *j, const mi_kvlist *l)
 
 static void mi_json_checks(mi_json *j, const mi_meminfo *m)
 {
-    mi_json_key(j, "checks");
-    mi_json_arr(j);
+    mi_json_karr(j, "checks");
     for (int i = 0; i < m->nchecks; i++) {
         mi_json_named(j, m->checks[i].name);
         mi_json_key(j, "ok");

@@ -285,34 +285,25 @@ static int mi_parse_row(mi_meminfo *m, const char *line, const char **last_top)
 
 enum { SEC_NONE, SEC_DETAILS, SEC_SUMMARY, SEC_OBJECTS, SEC_SQL, SEC_DB, SEC_NATIVE, SEC_ASSETS, SEC_OTHER };
 
-/* A name -> value table, looked up by exact match of s[0..len). */
-typedef struct mi_named_int {
-    const char *name;
-    int val;
-} mi_named_int;
-
-static int mi_lookup(const mi_named_int *map, int n, const char *s, size_t len, int missing)
-{
-    for (int i = 0; i < n; i++)
-        if (strlen(map[i].name) == len && !memcmp(map[i].name, s, len)) return map[i].val;
-    return missing;
-}
+/* The titles of the sections we know, as dumpsys prints them. */
+static const char *const mi_section_titles[SEC_OTHER] = {
+    [SEC_DETAILS] = "Dalvik Details",
+    [SEC_SUMMARY] = "App Summary",
+    [SEC_OBJECTS] = "Objects",
+    [SEC_SQL] = "SQL",
+    [SEC_DB] = "DATABASES",
+    [SEC_NATIVE] = "Native Allocations",
+    [SEC_ASSETS] = "Asset Allocations",
+};
 
 static int mi_known_title(const char *line)
 {
-    static const mi_named_int titles[] = {
-        {"App Summary", SEC_SUMMARY},
-        {"Objects", SEC_OBJECTS},
-        {"SQL", SEC_SQL},
-        {"DATABASES", SEC_DB},
-        {"Dalvik Details", SEC_DETAILS},
-        {"Native Allocations", SEC_NATIVE},
-        {"Asset Allocations", SEC_ASSETS},
-    };
     while (*line == ' ' || *line == '\t') line++;
     size_t l = strlen(line);
     while (l && (line[l - 1] == ' ' || line[l - 1] == '\t')) l--;
-    return mi_lookup(titles, MI_N(titles), line, l, SEC_NONE);
+    for (int sec = SEC_DETAILS; sec < SEC_OTHER; sec++)
+        if (strlen(mi_section_titles[sec]) == l && !memcmp(mi_section_titles[sec], line, l)) return sec;
+    return SEC_NONE;
 }
 
 /* A title we do not know: short indentation, words only. */
@@ -371,7 +362,10 @@ static int mi_poscols_pick(const mi_poscols *pc, int end, int order)
 
 static int mi_summary_key(const char *label)
 {
-    static const mi_named_int keys[] = {
+    static const struct {
+        const char *label;
+        int key;
+    } keys[] = {
         {"Java Heap", MI_S_JAVA},
         {"Native Heap", MI_S_NATIVE},
         {"Code", MI_S_CODE},
@@ -388,7 +382,9 @@ static int mi_summary_key(const char *label)
         {"TOTAL SWAP", MI_S_TOTAL_SWAP},
         {"TOTAL SWAP (KB) PSS", MI_S_TOTAL_SWAP},
     };
-    return mi_lookup(keys, MI_N(keys), label, strlen(label), -1);
+    for (int i = 0; i < MI_N(keys); i++)
+        if (!strcmp(label, keys[i].label)) return keys[i].key;
+    return -1;
 }
 
 /* A line no parser understood: kept verbatim in 'unparsed', with a warning saying where. */

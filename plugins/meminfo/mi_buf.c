@@ -220,6 +220,12 @@ void mi_json_kint(mi_json *j, const char *k, int64_t v)
     mi_json_int(j, v);
 }
 
+void mi_json_karr(mi_json *j, const char *k)
+{
+    mi_json_key(j, k);
+    mi_json_arr(j);
+}
+
 /* ---- arena ---- */
 
 struct mi_arena_blk {

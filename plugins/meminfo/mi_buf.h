@@ -39,6 +39,8 @@ void mi_json_null(mi_json *j);
 /* A key and its value, in an object. */
 void mi_json_kstr(mi_json *j, const char *k, const char *s);
 void mi_json_kint(mi_json *j, const char *k, int64_t v);
+/* A key and the opening of its array value. */
+void mi_json_karr(mi_json *j, const char *k);
 
 /* Arena: everything a parse result points to lives here and is freed at once. */
 typedef struct mi_arena_blk mi_arena_blk;

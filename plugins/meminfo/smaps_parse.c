@@ -362,8 +362,7 @@ static void sm_read(sm_state *s, char *buf)
 /* Top rows in meminfo's order, each followed by its sub-categories. */
 static void sm_json_categories(mi_json *j, const sm_state *s)
 {
-    mi_json_key(j, "categories");
-    mi_json_arr(j);
+    mi_json_karr(j, "categories");
     for (int c = 0; c <= SM_UNKNOWN; c++) {
         for (int k = c; k < SM_N; k = k == c ? SM_UNKNOWN + 1 : k + 1) {
             if (k != c && sm_cat[k].parent != c) continue;
@@ -392,8 +391,7 @@ static void sm_json_total(mi_json *j, const sm_state *s)
 
 static void sm_json_warnings(mi_json *j, const sm_state *s)
 {
-    mi_json_key(j, "warnings");
-    mi_json_arr(j);
+    mi_json_karr(j, "warnings");
     if (s->nbad) {
         char w[400];
         snprintf(w, sizeof w, "%d line(s) were neither a mapping header nor a 'Field: value' line (first: %.200s)",
