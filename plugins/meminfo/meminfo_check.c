@@ -208,9 +208,9 @@ static int mi_has_jit_rows(const mi_meminfo *m)
     return mi_table_row(&m->table, ".ZygoteJIT") || mi_table_row(&m->table, ".AppJIT");
 }
 
-/* Code includes the JIT code caches, which only `dumpsys meminfo -d` prints
- * (as .AppJIT/.ZygoteJIT under Dalvik Other).  Without them the printed
- * value may exceed the .so..oat sum by at most Dalvik Other's share. */
+/* The tolerance of the Code checks: Code includes the JIT code caches, which only `dumpsys
+ * meminfo -d` prints (as .AppJIT/.ZygoteJIT under Dalvik Other).  Without those rows the printed
+ * value may exceed the .so..oat sum by at most Dalvik Other's share (columns c1, c2). */
 static void mi_check_code(mi_meminfo *m, const char *name, int64_t printed, const mi_expr *e, int c1, int c2)
 {
     mi_expr other = {0};
