@@ -3,6 +3,7 @@
 #include "hk_config.h"
 #include "host/map_lua.h"
 #include "util/hk_file.h"
+#include "util/hk_mem.h"
 #include "util/hk_sha.h"
 
 #include <dirent.h>
@@ -328,8 +329,8 @@ static int l_isatty(lua_State *L)
 
 hkl_host *hkl_host_new(char *err, size_t errlen)
 {
-    hkl_host *h = calloc(1, sizeof *h);
-    lua_State *L = h ? luaL_newstate() : NULL;
+    hkl_host *h = hk_xcalloc(1, sizeof *h);
+    lua_State *L = luaL_newstate();
     if (!L) {
         free(h);
         snprintf(err, errlen, "cannot create the Lua state (out of memory)");
@@ -386,9 +387,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setglobal(L, "hk");
     push_writer_mt(L);
     lua_pop(L, 1);
-    hkl_types_open(L);
-    hkl_query_open(L);
-    hkl_modules_open(L);
+    hkl_open_modules(L);
     return h;
 }
 
@@ -429,8 +428,8 @@ static int load_lua_files(hkl_host *h, const char *dir)
     while ((e = readdir(dp))) {
         size_t l = strlen(e->d_name);
         if (l > 4 && !strcmp(e->d_name + l - 4, ".lua") && e->d_name[0] != '.') {
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(e->d_name);
+            names = hk_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = hk_xstrdup(e->d_name);
         }
     }
     closedir(dp);

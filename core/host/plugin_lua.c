@@ -19,13 +19,6 @@ static const char *status_name(enum hk_plugin_status s)
 }
 
 /* An absent value (NULL or "") is left out: nil in Lua, null in JSON. */
-static void set_str(lua_State *L, const char *k, const char *v)
-{
-    if (!v || !*v) return;
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* hk.plugins() -> { {name, version, summary, path, ini, status, error (nil when none),
  *                    functions = {{name, help}...}, bitmap_sources = {...}, fetchers = {...}} ... } */
 static int l_plugins(lua_State *L)
@@ -36,21 +29,21 @@ static int l_plugins(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         const hk_plugin_info *p = hk_plugins_at(ps, i);
         lua_createtable(L, 0, 10);
-        set_str(L, "name", p->name);
-        set_str(L, "version", p->version);
-        set_str(L, "summary", p->summary);
-        set_str(L, "path", p->path);
-        set_str(L, "ini", p->ini);
-        set_str(L, "status", status_name(p->status));
-        set_str(L, "error", p->error);
+        hkl_set_str(L, "name", hkl_nonempty(p->name));
+        hkl_set_str(L, "version", hkl_nonempty(p->version));
+        hkl_set_str(L, "summary", hkl_nonempty(p->summary));
+        hkl_set_str(L, "path", hkl_nonempty(p->path));
+        hkl_set_str(L, "ini", hkl_nonempty(p->ini));
+        hkl_set_str(L, "status", hkl_nonempty(status_name(p->status)));
+        hkl_set_str(L, "error", hkl_nonempty(p->error));
 
         const hk_function_reg *const *fs;
         size_t nf = hk_plugins_plugin_functions(ps, i, &fs);
         lua_createtable(L, (int)nf, 0);
         for (size_t k = 0; k < nf; k++) {
             lua_createtable(L, 0, 2);
-            set_str(L, "name", fs[k]->name);
-            set_str(L, "help", fs[k]->help);
+            hkl_set_str(L, "name", hkl_nonempty(fs[k]->name));
+            hkl_set_str(L, "help", hkl_nonempty(fs[k]->help));
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "functions");
@@ -60,10 +53,9 @@ static int l_plugins(lua_State *L)
         lua_createtable(L, (int)ns, 0);
         for (size_t k = 0; k < ns; k++) {
             lua_createtable(L, 0, 3);
-            set_str(L, "name", ss[k]->src.name);
-            set_str(L, "help", ss[k]->src.help);
-            lua_pushstring(L, ss[k]->src.keyed_by_pointer ? "pointer" : "object");
-            lua_setfield(L, -2, "keyed_by");
+            hkl_set_str(L, "name", hkl_nonempty(ss[k]->src.name));
+            hkl_set_str(L, "help", hkl_nonempty(ss[k]->src.help));
+            hkl_set_str(L, "keyed_by", ss[k]->src.keyed_by_pointer ? "pointer" : "object");
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "bitmap_sources");
@@ -73,10 +65,9 @@ static int l_plugins(lua_State *L)
         lua_createtable(L, (int)nx, 0);
         for (size_t k = 0; k < nx; k++) {
             lua_createtable(L, 0, 3);
-            set_str(L, "name", xs[k]->f.name);
-            set_str(L, "help", xs[k]->f.help);
-            lua_pushboolean(L, xs[k]->f.gc != NULL);
-            lua_setfield(L, -2, "gc");
+            hkl_set_str(L, "name", hkl_nonempty(xs[k]->f.name));
+            hkl_set_str(L, "help", hkl_nonempty(xs[k]->f.help));
+            hkl_set_bool(L, "gc", xs[k]->f.gc != NULL);
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_setfield(L, -2, "fetchers");
@@ -121,7 +112,7 @@ static int l_call(lua_State *L)
     return 1;
 }
 
-void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
+void hkl_open_plugins(lua_State *L, hk_plugins *ps)
 {
     if (lua_getglobal(L, "hk") != LUA_TTABLE) {
         lua_pop(L, 1);
