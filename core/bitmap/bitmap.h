@@ -1,6 +1,6 @@
 /*
  * Bitmaps: every android.graphics.Bitmap of a dump, and the join that finds each one's
- * pixels in an ordered list of sources (issue 5).
+ * pixels in an ordered list of sources.
  *
  *   - hk_bitmaps_list enumerates the instances (subclasses too) once per dump and caches
  *     the list in d->bitmaps (freed by d->cleanup[1]).  No pixel is read.
