@@ -280,6 +280,8 @@ static const hk_host host_table = {
     .device_dump_heap = hk_host_device_dump_heap,
     .buf_new = host_buf_new,
     .buf_free = host_buf_free,
+    .config_bool = hk_plugin_config_bool,
+    .config_number = hk_plugin_config_number,
 };
 
 const hk_host *hk_host_table(void)

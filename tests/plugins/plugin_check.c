@@ -42,21 +42,16 @@ static void print_rows(hk_plugins *ps)
         field(&b, "name", p->name, 1);
         field(&b, "version", p->version, 0);
         field(&b, "status", status_name(p->status), 0);
-        const hk_function_reg *const *fs;
-        size_t n = hk_plugins_plugin_functions(ps, i, &fs);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", fs[k]->name);
-        field(&b, "functions", hk_buf_cstr(&list), 0);
-        const hk_bitmap_source_reg *const *ss;
-        n = hk_plugins_plugin_bitmap_sources(ps, i, &ss);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", ss[k]->src.name);
-        field(&b, "bitmap_sources", hk_buf_cstr(&list), 0);
-        const hk_fetcher_reg *const *xs;
-        n = hk_plugins_plugin_fetchers(ps, i, &xs);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", xs[k]->f.name);
-        field(&b, "fetchers", hk_buf_cstr(&list), 0);
+        static const enum hk_reg_kind kinds[] = {HK_REG_FUNCTION, HK_REG_BITMAP_SOURCE, HK_REG_FETCHER};
+        static const char *const keys[] = {"functions", "bitmap_sources", "fetchers"};
+        for (int k = 0; k < 3; k++) {
+            const hk_reg_entry *const *es;
+            size_t n = hk_registry_list(hk_plugins_registry(ps), kinds[k], &es);
+            hk_buf_reset(&list);
+            for (size_t e = 0; e < n; e++)
+                if (es[e]->plugin == p->self) hk_buf_printf(&list, "%s%s", list.len ? ", " : "", es[e]->name);
+            field(&b, keys[k], hk_buf_cstr(&list), 0);
+        }
         field(&b, "summary", p->summary, 0);
         field(&b, "path", p->path, 0);
         field(&b, "error", p->error, 0);
@@ -70,8 +65,9 @@ static void print_rows(hk_plugins *ps)
 
 static int do_image(hk_plugins *ps, const char *name, const char *ptr, const char *outpath)
 {
-    void *ud;
-    const hk_bitmap_source *src = hk_plugins_bitmap_source(ps, name, &ud);
+    const hk_reg_entry *e = hk_registry_find(hk_plugins_registry(ps), HK_REG_BITMAP_SOURCE, name);
+    const hk_bitmap_source *src = e ? &e->as.src : NULL;
+    void *ud = e ? e->ud : NULL;
     if (!src) {
         fprintf(stderr, "plugin_check: no bitmap source %s\n", name);
         return 1;
