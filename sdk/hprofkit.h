@@ -18,7 +18,7 @@
  * reorder, remove or change a member; mark each addition with the version that added it
  * (ABI 1.1 = HK_ABI_VERSION 1, HK_SDK_MINOR 1) and bump HK_SDK_MINOR.  The host reads the
  * plugin's hk_plugin_sdk_minor (0 when absent) to know how much of a struct the plugin
- * filled; a plugin that wants a host member newer than its minor checks host->size first.
+ * filled; HK_PLUGIN_INIT refuses a host whose table is shorter than the plugin's SDK's.
  * HK_ABI_VERSION changes only when an existing member changes meaning, which breaks
  * every plugin.
  */
@@ -101,12 +101,12 @@ typedef struct hk_bitmap_source {
     const char *name;
     const char *help;
     int keyed_by_pointer;
-    /* Once per dump; *state is handed to image() and close(). */
+    /* Once per dump; *state is handed to image() and close().  May be NULL: the state is ud. */
     int (*open)(void *ud, hk_dump *dump, void **state, char *err, size_t errlen);
     /* Returns an hk_image_kind and fills out; HK_IMAGE_NONE may say why in note
      * (a label such as "guess: ARGB_8888 reconfigured" may also accompany an image). */
     int (*image)(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen);
-    void (*close)(void *state);
+    void (*close)(void *state); /* may be NULL */
     /* ---- ABI 1.1 ---- */
     int priority; /* HK_PRIORITY_*; 0 when not set */
 } hk_bitmap_source;
@@ -214,8 +214,18 @@ typedef int (*hk_plugin_init_fn)(const hk_host *host, hk_plugin *self, char *err
 #define HK_PLUGIN_SDK_MINOR_SYMBOL "hk_plugin_sdk_minor"
 #define HK_PLUGIN_INIT_SYMBOL      "hk_plugin_init"
 
-/* Whether the host's table has a member (one added after ABI 1.0, by a newer minor). */
-#define HK_HOST_HAS(host, member) ((host)->size >= offsetof(hk_host, member) + sizeof(host)->member)
+/* Refuses a host whose table is shorter than the one the plugin was built against (an older
+ * hprofkit): the plugin may call any member its SDK has, so it needs them all. */
+static inline int hk_plugin_host_too_old(const hk_host *host, char *err, size_t errlen)
+{
+    static const char msg[] = "this hprofkit's host table is older than the sdk/hprofkit.h the plugin was built "
+                              "against: update hprofkit or rebuild the plugin against its SDK";
+    if (host->size >= sizeof(hk_host)) return 0;
+    size_t i = 0;
+    for (; errlen && i + 1 < errlen && msg[i]; i++) err[i] = msg[i];
+    if (errlen) err[i] = 0;
+    return 1;
+}
 
 /* The host table, for every file of a plugin: HK_PLUGIN_INIT defines it and sets it before
  * the plugin's init runs. */

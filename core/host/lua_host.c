@@ -99,7 +99,7 @@ hk_reg_entry *hkl_register(lua_State *L, enum hk_reg_kind kind, const char *name
     }
     char err[1200];
     hk_reg_entry *e = NULL;
-    int rc = hk_registry_add(r, kind, name, help, &e, err, sizeof err);
+    int rc = hk_registry_add(r, NULL, kind, name, help, &e, err, sizeof err);
     if (rc < 0) luaL_error(L, "%s", err);
     if (rc > 0) hk_report(HK_REPORT_NOTE, "%s", err);
     return e;

@@ -464,69 +464,63 @@ static int valid_name(const char *s)
     return 1;
 }
 
-/* The one path every kind of C registration takes: into the registry, or an error kept (a
- * refused name already names both owners; a closed registry names no one, so say who asked). */
-static hk_reg_entry *add_entry(hk_plugin *self, enum hk_reg_kind kind, const char *name, const char *help)
+/* The one path every kind of C registration takes: into the registry, or an error kept.  ok
+ * says the plugin handed over what the kind needs (needs says what that is). */
+static hk_reg_entry *add_entry(hk_plugin *self, enum hk_reg_kind kind, int ok, const char *needs, const char *name,
+                               const char *help, void *ud)
 {
+    if (!ok || !valid_name(name)) {
+        reg_error(self, xprintf("plugin %s: register_%s: needs a name of letters, digits, _ and - and %s", self->name,
+                                hk_reg_kind_key(kind), needs));
+        return NULL;
+    }
     hk_reg_entry *e;
     char err[1024];
-    int open = hk_registry_owner(self->ps->reg) != NULL;
-    if (hk_registry_add(self->ps->reg, kind, name, help, &e, err, sizeof err) >= 0) return e;
-    reg_error(self, open ? hk_xstrdup(err) : xprintf("plugin %s: %s", self->name, err));
-    return NULL;
+    if (hk_registry_add(self->ps->reg, self, kind, name, help, &e, err, sizeof err) < 0) {
+        reg_error(self, xprintf("plugin %s: %s", self->name, err));
+        return NULL;
+    }
+    e->ud = ud;
+    return e;
 }
 
 int hk_plugin_register_function(hk_plugin *self, const char *name, const char *help, hk_function_fn fn, void *ud)
 {
-    if (!valid_name(name) || !fn)
-        return reg_error(self, xprintf("plugin %s: register_function: needs a name of letters, "
-                                       "digits, _ and - and a function",
-                                       self->name));
-    char *full = full_name(self, name);
+    char *full = full_name(self, name && valid_name(name) ? name : "");
     if (strchr(full + strlen(self->name) + 1, '.')) {
         int rc = reg_error(self, xprintf("plugin %s: function %s is not a plain name (no dots after the plugin name)",
                                          self->name, full));
         free(full);
         return rc;
     }
-    hk_reg_entry *e = add_entry(self, HK_REG_FUNCTION, full, help);
+    hk_reg_entry *e = add_entry(self, HK_REG_FUNCTION, fn && name && valid_name(name), "a function", full, help, ud);
     free(full);
     if (!e) return -1;
     e->as.fn = fn;
-    e->ud = ud;
     return 0;
 }
 
 int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *src, void *ud)
 {
-    if (!src || !valid_name(src->name) || !src->image)
-        return reg_error(self, xprintf("plugin %s: register_bitmap_source: needs a name and an "
-                                       "image function",
-                                       self->name));
-    hk_reg_entry *e = add_entry(self, HK_REG_BITMAP_SOURCE, src->name, src->help);
+    hk_reg_entry *e = add_entry(self, HK_REG_BITMAP_SOURCE, src && src->image, "an image function",
+                                src ? src->name : NULL, src ? src->help : NULL, ud);
     if (!e) return -1;
     /* a plugin built against ABI 1.0 has no priority member: read only what it has */
-    size_t n = self->sdk_minor >= 1 ? sizeof *src : offsetof(hk_bitmap_source, priority);
-    memcpy(&e->as.src, src, n);
+    memcpy(&e->as.src, src, self->sdk_minor >= 1 ? sizeof *src : offsetof(hk_bitmap_source, priority));
     e->as.src.name = e->name;
     e->as.src.help = e->help;
     e->priority = e->as.src.priority;
-    e->ud = ud;
     return 0;
 }
 
 int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
 {
-    if (!f || !valid_name(f->name) || !f->fetch_bitmaps)
-        return reg_error(self, xprintf("plugin %s: register_fetcher: needs a name and a "
-                                       "fetch_bitmaps function",
-                                       self->name));
-    hk_reg_entry *e = add_entry(self, HK_REG_FETCHER, f->name, f->help);
+    hk_reg_entry *e = add_entry(self, HK_REG_FETCHER, f && f->fetch_bitmaps, "a fetch_bitmaps function",
+                                f ? f->name : NULL, f ? f->help : NULL, ud);
     if (!e) return -1;
     e->as.fetcher = *f;
     e->as.fetcher.name = e->name;
     e->as.fetcher.help = e->help;
-    e->ud = ud;
     return 0;
 }
 

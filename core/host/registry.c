@@ -87,11 +87,6 @@ void hk_registry_end(hk_registry *r)
     r->plugin = NULL;
 }
 
-const char *hk_registry_owner(const hk_registry *r)
-{
-    return r->owner_label;
-}
-
 static hk_reg_entry *find(const hk_registry *r, enum hk_reg_kind kind, const char *name)
 {
     const reg_list *l = &r->kinds[kind];
@@ -117,10 +112,11 @@ static int taken(hk_registry *r, hk_reg_entry *old, const char *name, char *err,
     return -1;
 }
 
-int hk_registry_add(hk_registry *r, enum hk_reg_kind kind, const char *name, const char *help, hk_reg_entry **out,
-                    char *err, size_t errlen)
+int hk_registry_add(hk_registry *r, const struct hk_plugin *who, enum hk_reg_kind kind, const char *name,
+                    const char *help, hk_reg_entry **out, char *err, size_t errlen)
 {
-    if (!r->owner) {
+    /* open for this caller alone: a plugin called from a loading script may not register */
+    if (!r->owner || who != r->plugin) {
         snprintf(err, errlen,
                  "%s '%s': registration is closed (register while a plugin's init runs or at the top level "
                  "of a script, as it loads)",

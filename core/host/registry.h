@@ -66,14 +66,11 @@ const char *hk_reg_kind_key(enum hk_reg_kind kind);
  * "script /x/q.lua"). */
 void hk_registry_begin(hk_registry *r, const char *owner, const char *owner_label, struct hk_plugin *plugin, int layer);
 void hk_registry_end(hk_registry *r);
-/* Whether registration is open now, and for whom (NULL when closed). */
-const char *hk_registry_owner(const hk_registry *r);
-
-/* Adds an entry for the open owner; *out (when given) is the entry to fill in (as, ud,
+/* Adds an entry for the open owner, who is the plugin asking (NULL: a script); *out (when given) is the entry to fill in (as, ud,
  * priority).  Returns 0, 1 when it replaced a script entry of an earlier layer (err holds the
  * note), or -1 with err (registration closed, or the name is taken). */
-int hk_registry_add(hk_registry *r, enum hk_reg_kind kind, const char *name, const char *help, hk_reg_entry **out,
-                    char *err, size_t errlen);
+int hk_registry_add(hk_registry *r, const struct hk_plugin *who, enum hk_reg_kind kind, const char *name,
+                    const char *help, hk_reg_entry **out, char *err, size_t errlen);
 /* Drops everything one plugin registered (its init failed). */
 void hk_registry_drop_plugin(hk_registry *r, const struct hk_plugin *plugin);
 

@@ -131,10 +131,6 @@ static const hk_fetcher jdwp_fetcher = {
 
 static int jdwp_init(hk_plugin *self, char *err, size_t errlen)
 {
-    if (!HK_HOST_HAS(hk_api, config_number)) {
-        snprintf(err, errlen, "the host's function table is older than this plugin needs (ABI 1.1)");
-        return -1;
-    }
     jdwp_self = self;
     if (jdwp_plugin_settings(self, err, errlen) < 0) return -1;
     if (hk_api->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol") < 0 ||

@@ -115,10 +115,6 @@ static const hk_bitmap_source mb_source = {
 
 static int mb_init(hk_plugin *self, char *err, size_t errlen)
 {
-    if (!HK_HOST_HAS(hk_api, config_bool)) {
-        snprintf(err, errlen, "the host's function table is older than this plugin needs (ABI 1.1)");
-        return -1;
-    }
     if (hk_api->config_bool(self, "guess_reconfigured", 0, &mb_guess, err, errlen) < 0) return -1;
     if (hk_api->describe(self, "mbuffer", "0.1.0", "pre-API-26 bitmap pixels from Bitmap.mBuffer") < 0 ||
         hk_api->register_bitmap_source(self, &mb_source, NULL) < 0) {

@@ -71,7 +71,7 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
                  "meminfo.device(process[, serial]): process must be a pid or a package name ([A-Za-z0-9._:-])");
         return -1;
     }
-    if (!HK_HOST_HAS(hk_api, device_shell) || !hk_api->device_shell) {
+    if (!hk_api->device_shell) {
         snprintf(err, errlen,
                  "this hprofkit has no device transport: capture `adb shell dumpsys meminfo %s` into a file instead",
                  argv[0]);

@@ -6,8 +6,10 @@
  *   example.string(dump, id)         -> {"id": ..., "value": "..."} (a java.lang.String)
  *   example.png_info(file)           -> {"width": W, "height": H} from the PNG's IHDR
  *   example.solid_png(file, w, h, rgba) writes a one-colour PNG atomically -> {"bytes": N}
+ *   example.late()                   tries to register after init -> {"refused": true}
  *   bitmap source "example-dir": PNGs named 0x<native ptr>.png in the directory of the `dir`
- *   setting (any tool that writes pointer-named PNGs feeds it).
+ *   setting (any tool that writes pointer-named PNGs feeds it), asked in the order of the
+ *   `priority` setting (default 0: after the dump's own pixels, the trace and sidecar files).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +174,7 @@ static int solid_png(void *ud, int argc, const char *const *argv, const size_t *
 
 /* ---- the bitmap source ---- */
 
-static int dir_open(void *ud, hk_dump *dump, void **state, char *err, size_t errlen)
-{
-    *state = ud; /* the directory */
-    return 0;
-}
-
+/* no open(): the state is the user data, the directory */
 static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     char path[4096];
@@ -193,33 +190,39 @@ static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, 
     return HK_IMAGE_ENCODED;
 }
 
-static void dir_close(void *state)
-{
-    (void)state;
-}
-
-static const hk_bitmap_source dir_source = {
+/* the source is copied at registration; init sets its priority from the `priority` setting */
+static hk_bitmap_source dir_source = {
     .name = "example-dir",
     .help = "PNGs named 0x<native ptr>.png in the directory of the example plugin's `dir` setting",
     .keyed_by_pointer = 1,
-    .open = dir_open,
     .image = dir_image,
-    .close = dir_close,
 };
+
+/* late(): registers after init, which the host must refuse -> {"refused": true} */
+static int late(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
+{
+    int rc = hk_api->register_function(me, "too_late", "registered after init", late, NULL);
+    hk_api->buf_printf(out, "{\"refused\": %s}", rc < 0 ? "true" : "false");
+    return 0;
+}
 
 static int example_init(hk_plugin *self, char *err, size_t errlen)
 {
     me = self;
     hk_api->describe(self, "example", "1.0", "a small example: greetings, instance counts, PNG files");
     const char *greeting = hk_api->config(self, "greeting");
-    /* settings live as long as the hk_api; the plugin keeps the pointer */
+    /* settings live as long as the host; the plugin keeps the pointer */
     hk_api->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting", hello,
                               (void *)(greeting ? greeting : "hello"));
     hk_api->register_function(self, "count", "count(dump, class): instances of a class", count, NULL);
     hk_api->register_function(self, "string", "string(dump, id): the value of a java.lang.String", string, NULL);
     hk_api->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info, NULL);
     hk_api->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG", solid_png, NULL);
+    hk_api->register_function(self, "late", "late(): tries to register after init (the host refuses)", late, NULL);
     const char *dir = hk_api->config(self, "dir");
+    double priority;
+    if (hk_api->config_number(self, "priority", HK_PRIORITY_DEFAULT, &priority, err, errlen) < 0) return -1;
+    dir_source.priority = (int)priority;
     if (dir) hk_api->register_bitmap_source(self, &dir_source, (void *)dir);
     hk_api->log(self, HK_LOG_INFO, "ready (dir=%s)", dir ? dir : "none");
     return 0;

@@ -73,7 +73,7 @@ static int do_image(hk_plugins *ps, const char *name, const char *ptr, const cha
         return 1;
     }
     char err[512] = "", note[256] = "";
-    void *state = NULL;
+    void *state = ud; /* what a source without open() gets */
     if (src->open && src->open(ud, NULL, &state, err, sizeof err) < 0) {
         fprintf(stderr, "plugin_check: %s: %s\n", name, err);
         return 1;
