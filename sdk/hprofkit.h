@@ -232,7 +232,8 @@ static inline int hk_plugin_host_too_old(const hk_host *host, char *err, size_t 
 extern HK_PLUGIN_HIDDEN const hk_host *hk_api;
 
 /* The plugin's entry points: init is `int init(hk_plugin *self, char *err, size_t errlen)`,
- * returning 0, or -1 with err filled (then nothing it registered stays). */
+ * returning 0, or -1 with err filled (then nothing it registered stays; with err empty, the
+ * host's refusal of a registration is the reason). */
 #define HK_PLUGIN_INIT(init)                                                                                           \
     HK_PLUGIN_HIDDEN const hk_host *hk_api;                                                                            \
     HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;                                                    \

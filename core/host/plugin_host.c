@@ -362,12 +362,15 @@ static int run_init(struct hk_plugin *p, hk_plugin_init_fn init)
 {
     char label[1200], e[512] = "";
     snprintf(label, sizeof label, "plugin %s (%s)", p->name, p->path);
+    size_t errors_before = p->ps->nerrors;
     hk_registry_begin(p->ps->reg, p->path, label, p, 0);
     int rc = init(hk_host_table(), p, e, sizeof e);
     hk_registry_end(p->ps->reg);
     if (rc == 0) return 0;
     hk_registry_drop_plugin(p->ps->reg, p);
-    fail(p, xprintf("plugin %s: init failed: %s", p->name, e[0] ? e : "(the plugin gave no reason)"));
+    /* an init that just passes on a refused registration gives the refusal as its reason */
+    const char *why = e[0] ? e : p->ps->nerrors > errors_before ? p->ps->errors[p->ps->nerrors - 1] : NULL;
+    fail(p, xprintf("plugin %s: init failed: %s", p->name, why ? why : "(the plugin gave no reason)"));
     return -1;
 }
 

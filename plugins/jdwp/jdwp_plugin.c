@@ -133,12 +133,8 @@ static int jdwp_init(hk_plugin *self, char *err, size_t errlen)
 {
     jdwp_self = self;
     if (jdwp_plugin_settings(self, err, errlen) < 0) return -1;
-    if (hk_api->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol") < 0 ||
-        hk_api->register_fetcher(self, &jdwp_fetcher, NULL) < 0) {
-        snprintf(err, errlen, "the host refused the jdwp fetcher registration");
-        return -1;
-    }
-    return 0;
+    hk_api->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol");
+    return hk_api->register_fetcher(self, &jdwp_fetcher, NULL); /* a refusal is the host's reason */
 }
 
 HK_PLUGIN_INIT(jdwp_init)

@@ -116,12 +116,8 @@ static const hk_bitmap_source mb_source = {
 static int mb_init(hk_plugin *self, char *err, size_t errlen)
 {
     if (hk_api->config_bool(self, "guess_reconfigured", 0, &mb_guess, err, errlen) < 0) return -1;
-    if (hk_api->describe(self, "mbuffer", "0.1.0", "pre-API-26 bitmap pixels from Bitmap.mBuffer") < 0 ||
-        hk_api->register_bitmap_source(self, &mb_source, NULL) < 0) {
-        snprintf(err, errlen, "mbuffer plugin: the host refused its registration");
-        return -1;
-    }
-    return 0;
+    hk_api->describe(self, "mbuffer", "0.1.0", "pre-API-26 bitmap pixels from Bitmap.mBuffer");
+    return hk_api->register_bitmap_source(self, &mb_source, NULL); /* a refusal is the host's reason */
 }
 
 HK_PLUGIN_INIT(mb_init)

@@ -103,21 +103,19 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
 
 static int mi_init(hk_plugin *self, char *err, size_t errlen)
 {
-    if (hk_api->describe(self, "meminfo", "0.1.0", "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified") <
-            0 ||
-        hk_api->register_function(
-            self, "parse", "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
-            mi_fn_parse, NULL) < 0 ||
-        hk_api->register_function(self, "smaps",
-                                  "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name",
-                                  mi_fn_smaps, NULL) < 0 ||
-        hk_api->register_function(self, "device",
-                                  "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
-                                  mi_fn_device, NULL) < 0) {
-        snprintf(err, errlen, "meminfo plugin: registering its functions failed");
-        return -1;
-    }
-    return 0;
+    (void)err;
+    (void)errlen;
+    hk_api->describe(self, "meminfo", "0.1.0", "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified");
+    /* a refusal is the host's reason */
+    return hk_api->register_function(
+               self, "parse", "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
+               mi_fn_parse, NULL) |
+           hk_api->register_function(self, "smaps",
+                                     "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name",
+                                     mi_fn_smaps, NULL) |
+           hk_api->register_function(
+               self, "device", "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
+               mi_fn_device, NULL);
 }
 
 HK_PLUGIN_INIT(mi_init)
