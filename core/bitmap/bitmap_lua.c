@@ -6,6 +6,7 @@
 #include "host/plugin_host.h"
 #include "host/plugin_lua.h"
 #include "host/registry.h"
+#include "util/hk_mem.h"
 #include "util/hk_report.h"
 
 #include <errno.h>
@@ -221,8 +222,7 @@ static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sideca
     const hk_reg_entry *const *es;
     size_t n = hkl_registry(L) ? hk_registry_list(hkl_registry(L), HK_REG_BITMAP_SOURCE, &es) : 0;
     size_t extra = extra_idx ? lua_rawlen(L, extra_idx) : 0;
-    ls->v = calloc(n + extra + 1, sizeof *ls->v);
-    if (!ls->v) luaL_error(L, "bitmaps: out of memory");
+    ls->v = hk_xcalloc(n + extra + 1, sizeof *ls->v);
     ls->n = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
     for (size_t i = 0; i < n; i++) {

@@ -4,6 +4,7 @@
 #include "host/map_lua.h"
 #include "host/registry.h"
 #include "util/hk_file.h"
+#include "util/hk_mem.h"
 #include "util/hk_report.h"
 #include "util/hk_sha.h"
 
@@ -487,8 +488,8 @@ static int load_lua_files(hkl_host *h, const char *dir)
     while ((e = readdir(dp))) {
         size_t l = strlen(e->d_name);
         if (l > 4 && !strcmp(e->d_name + l - 4, ".lua") && e->d_name[0] != '.') {
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(e->d_name);
+            names = hk_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = hk_xstrdup(e->d_name);
         }
     }
     closedir(dp);

@@ -7,6 +7,7 @@
 
 #include "host/lua_host.h"
 #include "host/plugin_internal.h"
+#include "util/hk_report.h"
 
 static const char *status_name(enum hk_plugin_status s)
 {
@@ -145,10 +146,8 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
             lua_rawset(L, hk);
         } else if (t != LUA_TTABLE) {
             /* hk.open, hk.query ... win over a plugin of the same name */
-            fprintf(stderr,
-                    "hprofkit: warning: plugin function %s is not available in Lua: "
-                    "hk.%.*s is already a %s\n",
-                    full, (int)(dot - full), full, lua_typename(L, t));
+            hk_report(HK_REPORT_WARNING, "plugin function %s is not available in Lua: hk.%.*s is already a %s", full,
+                      (int)(dot - full), full, lua_typename(L, t));
             lua_pop(L, 1);
             continue;
         }
