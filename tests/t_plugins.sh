@@ -223,6 +223,9 @@ if [ -x "$GEN" ] && "$GEN" --scenario bitmaps-pre26 -o "$T/pre26.hprof" --expect
   id=$(jq -r '.facts.bitmaps[] | select(.label == "reconfigured32") | .id' "$T/pre26.exp")
   "$HK" --plugins "$T/on.ini" bitmaps "$T/pre26.hprof" --json > "$T/on.json" 2>/dev/null
   eq config_bool_on_takes_effect "$(jq -r --arg id "$id" '.bitmaps[] | select(.id == $id) | .source' "$T/on.json")" mbuffer
+  printf '[mbuffer]\nguess_reconfigured = OFF\n' > "$T/off.ini"
+  "$HK" --plugins "$T/off.ini" bitmaps "$T/pre26.hprof" --json > "$T/off.json" 2>/dev/null
+  eq config_bool_off_takes_effect "$(jq -r --arg id "$id" '.bitmaps[] | select(.id == $id) | .source' "$T/off.json")" null
 fi
 
 # Bitmap sources are asked by priority: the example's pointer-named PNGs beat dumpdata only
