@@ -191,7 +191,9 @@ if grep -q "note: query 'plugins' from $T/mine/queries/p.lua replaces the one fr
 
 # Registration is open only while a plugin's init runs or a script loads.
 echo 'print(hk.example.late().refused, hk.example.too_late == nil)' > "$T/late.lua"
-eq late_plugin_registration_refused "$("$HK" --plugins "$T/plugins.ini" run "$T/late.lua" 2>/dev/null)" "$(printf 'true\ttrue')"
+eq late_plugin_registration_refused "$("$HK" --plugins "$T/plugins.ini" run "$T/late.lua" 2>"$T/latec.err")" "$(printf 'true\ttrue')"
+if grep -q "warning: plugin example: function 'example.too_late': registration is closed" "$T/latec.err"; then
+  pass late_plugin_registration_reported; else fail late_plugin_registration_reported "$(cat "$T/latec.err")"; fi
 mkdir -p "$T/late/queries"
 cat > "$T/late/queries/late.lua" <<'LUA'
 hk.query{ name = "late", needs_dump = false, run = function()

@@ -1,6 +1,7 @@
 /* Reading plugins.ini, loading plugins, and the registries of what they provide. */
 #include "host/plugin_internal.h"
 #include "util/hk_mem.h"
+#include "util/hk_report.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -364,7 +365,9 @@ static int run_init(struct hk_plugin *p, hk_plugin_init_fn init)
     snprintf(label, sizeof label, "plugin %s (%s)", p->name, p->path);
     size_t errors_before = p->ps->nerrors;
     hk_registry_begin(p->ps->reg, p->path, label, p, 0);
+    p->in_init = 1;
     int rc = init(hk_host_table(), p, e, sizeof e);
+    p->in_init = 0;
     hk_registry_end(p->ps->reg);
     if (rc == 0) return 0;
     hk_registry_drop_plugin(p->ps->reg, p);
@@ -442,9 +445,11 @@ int hk_plugin_describe(hk_plugin *self, const char *name, const char *version, c
     return 0;
 }
 
-/* Every registration error is kept for the CLI, which shows each once after loading. */
+/* A registration error during init is kept for the CLI, which shows each once after loading;
+ * one later (registration closed) is reported as it happens. */
 static int reg_error(hk_plugin *self, char *msg)
 {
+    if (!self->in_init) hk_report(HK_REPORT_WARNING, "%s", msg);
     add_error(self->ps, msg);
     return -1;
 }

@@ -16,6 +16,7 @@ struct hk_plugin {
     size_t nconf;
     void *dl;
     uint32_t sdk_minor; /* hk_plugin_sdk_minor of the plugin (0: before the symbol existed) */
+    int in_init;        /* its init runs now: errors wait for the CLI's list after loading */
 };
 
 /* A flat view over the plugins' entries of one kind, in the shape the bitmap and fetch code
