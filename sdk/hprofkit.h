@@ -7,10 +7,11 @@
  *     HK_PLUGIN_INIT(my_init)
  *
  * which defines the symbols the host looks for (hk_plugin_abi, hk_plugin_sdk_minor,
- * hk_plugin_init) and `hk_api`, the host table every file of the plugin calls.  The host reads hk_plugin_abi before anything else and refuses
- * a plugin built for another ABI, naming both versions.  Then it calls the init with the
- * table of host functions; the plugin calls everything through that table and never links
- * against the host's symbols (the SQLite loadable-extension pattern).  In init, and only
+ * hk_plugin_init) and `hk_api`, the host table every file of the plugin calls.  The host
+ * reads hk_plugin_abi before anything else and refuses a plugin built for another ABI,
+ * naming both versions.  Then it calls the init with the table of host functions; the
+ * plugin calls everything through that table and never links against the host's symbols
+ * (the SQLite loadable-extension pattern).  In init, and only
  * there, the plugin describes itself and registers what it provides (the Redis-module
  * pattern); a registration at any later time is refused.
  *
@@ -241,6 +242,7 @@ extern HK_PLUGIN_HIDDEN const hk_host *hk_api;
     HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen);               \
     HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)                \
     {                                                                                                                  \
+        if (hk_plugin_host_too_old(host, err, errlen)) return -1;                                                      \
         hk_api = host;                                                                                                 \
         return init(self, err, errlen);                                                                                \
     }

@@ -261,3 +261,7 @@ echo 'hk.bitmap_source{ name = "dumpdata", images = {} }' > "$T/lsrc/src.lua"
 HPROFKIT_SCRIPTS="$T/lsrc" "$HK" plugins > /dev/null 2> "$T/lsrc2.err"
 if grep -q "bitmap source 'dumpdata' from script $T/lsrc/src.lua: already registered by plugin dumpdata" "$T/lsrc2.err"; then
   pass lua_source_cannot_take_plugin_name; else fail lua_source_cannot_take_plugin_name "$(cat "$T/lsrc2.err")"; fi
+
+# HK_PLUGIN_INIT refuses a host table older than the plugin's SDK (an older hprofkit).
+eq old_host_refused "$("$CHECK" --old-host "$P/example.so")" \
+  "-1 this hprofkit's host table is older than the sdk/hprofkit.h the plugin was built against: update hprofkit or rebuild the plugin against its SDK"

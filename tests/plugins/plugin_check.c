@@ -3,11 +3,14 @@
  *
  *   plugin_check [--ini FILE]... [--optional-ini FILE] [--dir PLUGIN_DIR] [--env]
  *                [--call FUNC ARG... | --image SOURCE PTR OUT.png]
+ *   plugin_check --old-host PLUGIN.so    (its init with an ABI 1.0-sized host table)
  *
  * Prints the plugins as JSON rows, the same flat rows `hprofkit plugins --json` gives, then
  * runs the call (its JSON on stdout, an error on stderr and exit 1).  Every load problem is
  * a warning on stderr.
  */
+#include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +100,29 @@ static int do_image(hk_plugins *ps, const char *name, const char *ptr, const cha
     return rc;
 }
 
+/* --old-host PLUGIN.so: its init, handed a host table as short as ABI 1.0's, must refuse it */
+static int old_host(const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    hk_plugin_init_fn init = NULL;
+    if (dl) *(void **)&init = dlsym(dl, HK_PLUGIN_INIT_SYMBOL);
+    if (!init) {
+        fprintf(stderr, "plugin_check: %s: no %s\n", path, HK_PLUGIN_INIT_SYMBOL);
+        if (dl) dlclose(dl);
+        return 1;
+    }
+    hk_host old = *hk_host_table();
+    old.size = (uint32_t)offsetof(hk_host, config_bool);
+    char err[512] = "";
+    int rc = init(&old, NULL, err, sizeof err);
+    printf("%d %s\n", rc, err);
+    dlclose(dl);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--old-host")) return old_host(argv[2]);
     hk_plugins *ps = hk_plugins_new();
     const char *dir = NULL;
     int i = 1, rc = 0;
