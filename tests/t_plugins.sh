@@ -265,3 +265,9 @@ if grep -q "bitmap source 'dumpdata' from script $T/lsrc/src.lua: already regist
 # HK_PLUGIN_INIT refuses a host table older than the plugin's SDK (an older hprofkit).
 eq old_host_refused "$("$CHECK" --old-host "$P/example.so")" \
   "-1 this hprofkit's host table is older than the sdk/hprofkit.h the plugin was built against: update hprofkit or rebuild the plugin against its SDK"
+
+# An ABI 1.0 plugin (no hk_plugin_sdk_minor, a bitmap source without priority) still loads, and
+# its source gets the default priority: the host does not read past the 1.0 struct.
+printf '[abi10]\npath = %s\n' "$P/abi10.so" > "$T/abi10.ini"
+echo 'for _, p in ipairs(hk.plugins()) do if p.name == "abi10" then print(p.status, p.bitmap_sources[1].priority) end end' > "$T/abi10.lua"
+eq abi10_default_priority "$("$HK" --plugins "$T/abi10.ini" run "$T/abi10.lua" 2>&1)" "$(printf 'ok\t0')"
