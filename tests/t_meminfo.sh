@@ -1,4 +1,4 @@
-# Tests for the meminfo plugin's parsers (issue 7): `dumpsys meminfo` text and
+# Tests for the meminfo plugin's parsers: `dumpsys meminfo` text and
 # /proc/PID/smaps, through meminfo_cli (and `hprofkit meminfo` once wired).
 source "$SRC/tests/lib.sh"
 

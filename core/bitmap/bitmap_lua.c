@@ -22,45 +22,23 @@ static hk_plugins *plugins_of(lua_State *L)
     return hk_plugins_lua_get(L);
 }
 
-static void push_null(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
-}
-
-static void set_int(lua_State *L, const char *k, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-static void set_bool(lua_State *L, const char *k, int v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
-}
-static void set_str_or_null(lua_State *L, const char *k, const char *v)
-{
-    if (v && *v) lua_pushstring(L, v);
-    else push_null(L);
-    lua_setfield(L, -2, k);
-}
-
 static void push_bitmap(lua_State *L, const hk_bm *bm)
 {
     lua_createtable(L, 0, 12);
     hkl_push_id(L, bm->b.id);
     lua_setfield(L, -2, "id");
-    set_int(L, "width", bm->b.width);
-    set_int(L, "height", bm->b.height);
+    hkl_set_int(L, "width", bm->b.width);
+    hkl_set_int(L, "height", bm->b.height);
     /* no pointer (a heap graph records none) is absent, not 0x0 */
     if (bm->b.native_ptr) hkl_push_id(L, bm->b.native_ptr);
-    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+    else hkl_push_null(L);
     lua_setfield(L, -2, "native_ptr");
-    set_bool(L, "recycled", bm->b.recycled);
-    set_bool(L, "drawable", bm->drawable);
-    set_int(L, "density", bm->b.density);
-    set_bool(L, "premultiplied", bm->b.premultiplied);
-    set_int(L, "bytes", (int64_t)bm->bytes);
-    set_bool(L, "estimated", bm->estimated);
+    hkl_set_bool(L, "recycled", bm->b.recycled);
+    hkl_set_bool(L, "drawable", bm->drawable);
+    hkl_set_int(L, "density", bm->b.density);
+    hkl_set_bool(L, "premultiplied", bm->b.premultiplied);
+    hkl_set_int(L, "bytes", (int64_t)bm->bytes);
+    hkl_set_bool(L, "estimated", bm->estimated);
     if (bm->b.buffer) {
         hkl_push_id(L, bm->b.buffer);
         lua_setfield(L, -2, "buffer");
@@ -358,12 +336,12 @@ static int scan_row(void *vctx, const hk_bm_row *r)
     scan_ctx *c = vctx;
     lua_State *L = c->L;
     push_bitmap(L, r->bm);
-    set_str_or_null(L, "source", r->source);
-    set_str_or_null(L, "reason", r->source ? NULL : r->reason);
-    set_str_or_null(L, "note", r->note);
-    set_str_or_null(L, "pixels_sha256", r->sha256);
-    set_str_or_null(L, "exported", r->exported);
-    set_int(L, "mismatches", r->mismatches);
+    hkl_set_str_or_null(L, "source", hkl_nonempty(r->source));
+    hkl_set_str_or_null(L, "reason", hkl_nonempty(r->source ? NULL : r->reason));
+    hkl_set_str_or_null(L, "note", hkl_nonempty(r->note));
+    hkl_set_str_or_null(L, "pixels_sha256", hkl_nonempty(r->sha256));
+    hkl_set_str_or_null(L, "exported", hkl_nonempty(r->exported));
+    hkl_set_int(L, "mismatches", r->mismatches);
     lua_rawseti(L, c->rows, ++c->n);
     return 0;
 }
@@ -371,16 +349,16 @@ static int scan_row(void *vctx, const hk_bm_row *r)
 static void push_summary(lua_State *L, const hk_bm_summary *sum)
 {
     lua_createtable(L, 0, 10);
-    set_int(L, "count", (int64_t)sum->count);
-    set_int(L, "drawable", (int64_t)sum->drawable);
-    set_int(L, "with_image", (int64_t)sum->with_image);
-    set_int(L, "mismatched", (int64_t)sum->mismatched);
-    set_int(L, "exported", (int64_t)sum->exported);
-    set_int(L, "pixel_bytes", (int64_t)sum->pixel_bytes);
-    set_int(L, "dump_data", (int64_t)sum->dump_data);
-    set_bool(L, "carries_native_pixels", sum->dump_data > 0);
+    hkl_set_int(L, "count", (int64_t)sum->count);
+    hkl_set_int(L, "drawable", (int64_t)sum->drawable);
+    hkl_set_int(L, "with_image", (int64_t)sum->with_image);
+    hkl_set_int(L, "mismatched", (int64_t)sum->mismatched);
+    hkl_set_int(L, "exported", (int64_t)sum->exported);
+    hkl_set_int(L, "pixel_bytes", (int64_t)sum->pixel_bytes);
+    hkl_set_int(L, "dump_data", (int64_t)sum->dump_data);
+    hkl_set_bool(L, "carries_native_pixels", sum->dump_data > 0);
     lua_createtable(L, 0, sum->nsources);
-    for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
+    for (int i = 0; i < sum->nsources; i++) hkl_set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt"); /* a JSON object even when empty */
     lua_setmetatable(L, -2);
     lua_setfield(L, -2, "by_source");
@@ -397,18 +375,15 @@ static int l_bitmap_sources(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         if (es[i]->plugin) continue;
         lua_createtable(L, 0, 5);
-        lua_pushstring(L, es[i]->name);
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, es[i]->help);
-        lua_setfield(L, -2, "help");
-        lua_pushstring(L, es[i]->owner);
-        lua_setfield(L, -2, "script");
-        set_int(L, "priority", es[i]->priority);
+        hkl_set_str(L, "name", es[i]->name);
+        hkl_set_str(L, "help", es[i]->help);
+        hkl_set_str(L, "script", es[i]->owner);
+        hkl_set_int(L, "priority", es[i]->priority);
         lua_getfield(L, -2, es[i]->name);
         lua_getfield(L, -1, "by_pointer");
         int by_pointer = lua_isnil(L, -1) || lua_toboolean(L, -1);
         lua_pop(L, 2);
-        set_bool(L, "by_pointer", by_pointer);
+        hkl_set_bool(L, "by_pointer", by_pointer);
         lua_rawseti(L, -3, ++k);
     }
     lua_pop(L, 1);
@@ -489,7 +464,7 @@ static int dump_bitmap_counts(lua_State *L)
     return 1;
 }
 
-void hk_bitmap_lua_open(lua_State *L)
+void hkl_open_bitmap(lua_State *L)
 {
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);

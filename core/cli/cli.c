@@ -1,7 +1,6 @@
 /* The CLI's steps: resources, plugins, scripts; run a query or a one-off script. */
 #include "cli/cli.h"
 #include "hk_config.h"
-#include "host/fetch_lua.h"
 #include "util/hk_file.h"
 
 #include <ctype.h>
@@ -125,8 +124,7 @@ int cli_setup(cli_ctx *cx, const char *argv0)
         return 1;
     }
     load_plugins(cx);
-    hk_plugins_lua_open(hkl_host_state(cx->host), cx->plugins);
-    hk_fetch_lua_open(hkl_host_state(cx->host), cx->plugins); /* needs the loaded plugins */
+    hkl_open_plugin_modules(hkl_host_state(cx->host), cx->plugins);
     lua_State *L = hkl_host_state(cx->host);
     lua_getglobal(L, "hk");
     cli_push_globals(L, &cx->g);

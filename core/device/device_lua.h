@@ -4,7 +4,7 @@
 
 #include <lua.h>
 
-/* Adds devices and device to the table at hk_table_index.  Returns 0. */
-int hk_device_lua_register(lua_State *L, int hk_table_index);
+/* Adds devices and device to the global hk table. */
+void hkl_open_device(lua_State *L);
 
 #endif

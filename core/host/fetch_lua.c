@@ -67,20 +67,13 @@ static const hk_fetcher *find_fetcher(hk_plugins *ps, const char *name, void **u
 static void push_summary(lua_State *L, const char *fetcher, const hk_fetch_result *r)
 {
     lua_createtable(L, 0, 7);
-    lua_pushstring(L, fetcher);
-    lua_setfield(L, -2, "fetcher");
-    lua_pushinteger(L, r->fetched);
-    lua_setfield(L, -2, "fetched");
-    lua_pushinteger(L, r->skipped);
-    lua_setfield(L, -2, "skipped");
-    lua_pushinteger(L, r->failed);
-    lua_setfield(L, -2, "failed");
-    lua_pushboolean(L, r->stopped_by_budget);
-    lua_setfield(L, -2, "stopped_by_budget");
-    lua_pushinteger(L, (lua_Integer)r->bytes);
-    lua_setfield(L, -2, "bytes");
-    lua_pushnumber(L, r->seconds);
-    lua_setfield(L, -2, "seconds");
+    hkl_set_str(L, "fetcher", fetcher);
+    hkl_set_int(L, "fetched", r->fetched);
+    hkl_set_int(L, "skipped", r->skipped);
+    hkl_set_int(L, "failed", r->failed);
+    hkl_set_bool(L, "stopped_by_budget", r->stopped_by_budget);
+    hkl_set_int(L, "bytes", (lua_Integer)r->bytes);
+    hkl_set_num(L, "seconds", r->seconds);
 }
 
 static int l_fetch_bitmaps(lua_State *L)
@@ -177,12 +170,9 @@ static int l_fetchers(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, fs[i]->name ? fs[i]->name : "");
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, fs[i]->help ? fs[i]->help : "");
-        lua_setfield(L, -2, "help");
-        lua_pushboolean(L, fs[i]->gc != NULL);
-        lua_setfield(L, -2, "gc");
+        hkl_set_str(L, "name", fs[i]->name ? fs[i]->name : "");
+        hkl_set_str(L, "help", fs[i]->help ? fs[i]->help : "");
+        hkl_set_bool(L, "gc", fs[i]->gc != NULL);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -218,7 +208,7 @@ static int fetch_hook_release(lua_State *L)
     return 0;
 }
 
-void hk_fetch_lua_open(lua_State *L, hk_plugins *ps)
+void hkl_open_fetch(lua_State *L, hk_plugins *ps)
 {
     if (lua_getglobal(L, "hk") != LUA_TTABLE) {
         lua_pop(L, 1);

@@ -9,6 +9,6 @@
 /* Call after the plugins are loaded (needs their fetchers): adds the functions to the global
  * hk table and, when a loaded fetcher can GC, makes `hprofkit dump` on API < 27 run that GC
  * before the dump.  ps must outlive L; closing L unsets the hook. */
-void hk_fetch_lua_open(lua_State *L, hk_plugins *ps);
+void hkl_open_fetch(lua_State *L, hk_plugins *ps);
 
 #endif

@@ -368,8 +368,8 @@ static int l_isatty(lua_State *L)
 
 hkl_host *hkl_host_new(char *err, size_t errlen)
 {
-    hkl_host *h = calloc(1, sizeof *h);
-    lua_State *L = h ? luaL_newstate() : NULL;
+    hkl_host *h = hk_xcalloc(1, sizeof *h);
+    lua_State *L = luaL_newstate();
     if (!L) {
         free(h);
         snprintf(err, errlen, "cannot create the Lua state (out of memory)");
@@ -426,9 +426,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setglobal(L, "hk");
     push_writer_mt(L);
     lua_pop(L, 1);
-    hkl_types_open(L);
-    hkl_query_open(L);
-    hkl_modules_open(L);
+    hkl_open_modules(L);
     return h;
 }
 

@@ -19,14 +19,6 @@ static const char *status_name(enum hk_plugin_status s)
     }
 }
 
-/* An absent value (NULL or "") is left out: nil in Lua, null in JSON. */
-static void set_str(lua_State *L, const char *k, const char *v)
-{
-    if (!v || !*v) return;
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* One plugin's entries of one kind as {{name, help, ...}...} in field `key` of the table on top;
  * extra adds what the kind has besides (keyed_by, gc). */
 static void push_entries(lua_State *L, hk_plugins *ps, const hk_plugin *p, enum hk_reg_kind kind, const char *key,
@@ -39,8 +31,8 @@ static void push_entries(lua_State *L, hk_plugins *ps, const hk_plugin *p, enum 
     for (size_t i = 0; i < n; i++) {
         if (es[i]->plugin != p) continue;
         lua_createtable(L, 0, 3);
-        set_str(L, "name", es[i]->name);
-        set_str(L, "help", es[i]->help);
+        hkl_set_str(L, "name", hkl_nonempty(es[i]->name));
+        hkl_set_str(L, "help", hkl_nonempty(es[i]->help));
         if (extra) extra(L, es[i]);
         lua_rawseti(L, -2, ++k);
     }
@@ -49,16 +41,13 @@ static void push_entries(lua_State *L, hk_plugins *ps, const hk_plugin *p, enum 
 
 static void source_extra(lua_State *L, const hk_reg_entry *e)
 {
-    lua_pushstring(L, e->as.src.keyed_by_pointer ? "pointer" : "object");
-    lua_setfield(L, -2, "keyed_by");
-    lua_pushinteger(L, e->priority);
-    lua_setfield(L, -2, "priority");
+    hkl_set_str(L, "keyed_by", e->as.src.keyed_by_pointer ? "pointer" : "object");
+    hkl_set_int(L, "priority", e->priority);
 }
 
 static void fetcher_extra(lua_State *L, const hk_reg_entry *e)
 {
-    lua_pushboolean(L, e->as.fetcher.gc != NULL);
-    lua_setfield(L, -2, "gc");
+    hkl_set_bool(L, "gc", e->as.fetcher.gc != NULL);
 }
 
 /* hk.plugins() -> { {name, version, summary, path, ini, status, error (nil when none),
@@ -71,13 +60,13 @@ static int l_plugins(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         const hk_plugin_info *p = hk_plugins_at(ps, i);
         lua_createtable(L, 0, 10);
-        set_str(L, "name", p->name);
-        set_str(L, "version", p->version);
-        set_str(L, "summary", p->summary);
-        set_str(L, "path", p->path);
-        set_str(L, "ini", p->ini);
-        set_str(L, "status", status_name(p->status));
-        set_str(L, "error", p->error);
+        hkl_set_str(L, "name", hkl_nonempty(p->name));
+        hkl_set_str(L, "version", hkl_nonempty(p->version));
+        hkl_set_str(L, "summary", hkl_nonempty(p->summary));
+        hkl_set_str(L, "path", hkl_nonempty(p->path));
+        hkl_set_str(L, "ini", hkl_nonempty(p->ini));
+        hkl_set_str(L, "status", hkl_nonempty(status_name(p->status)));
+        hkl_set_str(L, "error", hkl_nonempty(p->error));
         push_entries(L, ps, p->self, HK_REG_FUNCTION, "functions", NULL);
         push_entries(L, ps, p->self, HK_REG_BITMAP_SOURCE, "bitmap_sources", source_extra);
         push_entries(L, ps, p->self, HK_REG_FETCHER, "fetchers", fetcher_extra);
@@ -121,7 +110,7 @@ static int l_call(lua_State *L)
     return 1;
 }
 
-void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
+void hkl_open_plugins(lua_State *L, hk_plugins *ps)
 {
     hkl_set_registry(L, hk_plugins_registry(ps));
     lua_getglobal(L, "hk"); /* the Lua host made it */

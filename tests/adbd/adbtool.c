@@ -43,8 +43,8 @@ int main(int argc, char **argv)
         lua_State *L = luaL_newstate();
         luaL_openlibs(L);
         lua_newtable(L);
-        hk_device_lua_register(L, -1);
         lua_setglobal(L, "hk");
+        hkl_open_device(L);
         lua_createtable(L, argc, 0);
         for (int i = 3; i < argc; i++) {
             lua_pushstring(L, argv[i]);
