@@ -5,6 +5,7 @@
 #include "util/hk_mem.h"
 #include "util/hk_sha.h"
 #include "util/hk_png.h"
+#include "util/hk_report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,8 +28,7 @@ struct hk_bm_session {
 
 hk_bm_session *hk_bm_session_new(hk_dump *d)
 {
-    hk_bm_session *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    hk_bm_session *s = hk_xcalloc(1, sizeof *s);
     s->d = d;
     hk_buf_init(&s->scratch);
     return s;
@@ -96,8 +96,8 @@ static int ensure_open(hk_bm_session *s, bm_src *x)
         return 1;
     }
     if (x->src->open(x->ud, s->d, &x->state, err, sizeof err) < 0) {
-        fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", x->src->name ? x->src->name : "?",
-                err[0] ? err : "cannot open");
+        hk_report(HK_REPORT_WARNING, "bitmap source %s: %s", x->src->name ? x->src->name : "?",
+                  err[0] ? err : "cannot open");
         x->opened = -1;
         return 0;
     }
