@@ -37,4 +37,5 @@ const hk_bitmap_source hk_bm_trace_source = {
     .open = tr_open,
     .image = tr_image,
     .close = tr_close,
+    .priority = HK_PRIORITY_TRACE,
 };
