@@ -3,9 +3,9 @@
 #include "bitmap/bitmap.h"
 #include "host/plugin_host.h"
 #include "util/hk_mem.h"
+#include "util/hk_sha.h"
 #include "util/hk_png.h"
 #include "util/hk_report.h"
-#include "util/hk_sha.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,11 +34,20 @@ hk_bm_session *hk_bm_session_new(hk_dump *d)
     return s;
 }
 
+/* Sources stay ordered by priority, highest first; equal priorities keep the order they
+ * were added in (plugins, then scripts), so the core names no source to put it first. */
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud)
 {
     if (!s || !src || !src->image) return;
-    s->v = hk_grow(s->v, &s->cap, s->n + 1, sizeof *s->v);
-    s->v[s->n++] = (bm_src){.src = src, .ud = ud};
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->v = hk_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    size_t at = s->n;
+    while (at > 0 && s->v[at - 1].src->priority < src->priority) at--;
+    memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof *s->v);
+    s->v[at] = (bm_src){.src = src, .ud = ud};
+    s->n++;
 }
 
 void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *sidecar_dir)
@@ -46,16 +55,9 @@ void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *si
     const hk_bitmap_source **srcs = NULL;
     void **uds = NULL;
     size_t n = ps ? hk_plugins_bitmap_sources(ps, &srcs, &uds) : 0;
-    /* the dump's own pixels first: dumpdata (API 35+), mbuffer (before 26) */
-    static const char *const own[] = {"dumpdata", "mbuffer"};
-    for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; i < n; i++)
-            if (srcs[i]->name && !strcmp(srcs[i]->name, own[k])) hk_bm_session_add(s, srcs[i], uds[i]);
     hk_bm_session_add(s, &hk_bm_trace_source, NULL);
     hk_bm_session_add(s, &hk_bm_sidecar_source, (void *)sidecar_dir);
-    for (size_t i = 0; i < n; i++)
-        if (!srcs[i]->name || (strcmp(srcs[i]->name, "dumpdata") && strcmp(srcs[i]->name, "mbuffer")))
-            hk_bm_session_add(s, srcs[i], uds[i]);
+    for (size_t i = 0; i < n; i++) hk_bm_session_add(s, srcs[i], uds[i]);
 }
 
 void hk_bm_session_free(hk_bm_session *s)

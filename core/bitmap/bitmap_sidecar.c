@@ -57,4 +57,5 @@ const hk_bitmap_source hk_bm_sidecar_source = {
     .open = sc_open,
     .image = sc_image,
     .close = sc_close,
+    .priority = HK_PRIORITY_SIDECAR,
 };

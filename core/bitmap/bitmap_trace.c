@@ -32,4 +32,5 @@ const hk_bitmap_source hk_bm_trace_source = {
     .keyed_by_pointer = 1,
     .open = tr_open,
     .image = tr_image, /* nothing to close: the images belong to the dump */
+    .priority = HK_PRIORITY_TRACE,
 };

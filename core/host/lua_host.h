@@ -168,6 +168,18 @@ void hkl_open_clock(lua_State *L);
 void hkl_open_sqlite(lua_State *L);
 #endif
 
+#ifndef HK_LUA_REGISTRY
+#define HK_LUA_REGISTRY
+#include "host/registry.h"
+/* The one registry (registry.h) Lua entries join, set by the plugin host's Lua face; the Lua
+ * value of an entry stays in a Lua table under the same name. */
+void hkl_set_registry(lua_State *L, hk_registry *r);
+hk_registry *hkl_registry(lua_State *L);
+/* Registers an entry of kind for the script that is loading; raises the registry's refusal
+ * (registration closed, the name taken) as a Lua error, reports a replacement as a note. */
+hk_reg_entry *hkl_register(lua_State *L, enum hk_reg_kind kind, const char *name, const char *help);
+#endif
+
 #ifndef HK_LUA_WRITER
 #define HK_LUA_WRITER
 /* A writer userdata over a buffer: out:write(s, ...) appends; the buffer must outlive it
