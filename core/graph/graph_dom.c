@@ -395,8 +395,8 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     /* instances of each class open on the current dominator-tree path */
     uint32_t *open = hk_xcalloc(nc, sizeof *open);
     /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *spos);
+    uint32_t *snode = hk_xmalloc(((size_t)g->n + 1) * sizeof *snode);
+    uint32_t *spos = hk_xmalloc(((size_t)g->n + 1) * sizeof *spos);
     /* each object's class, read once in object order: the walk below visits objects in tree
      * order, where reading each record twice missed the cache on nearly every object */
     uint32_t *cls = hk_class_of_objects(d);

@@ -1,6 +1,7 @@
 #include "hprof/hprof_dup.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
