@@ -17,8 +17,16 @@ typedef struct hkd_obj {
      * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
      * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
     uint32_t via;
-    uint32_t info;    /* enum hk_kind << 29 | class index (see hkd_cls) */
-    uint32_t refbits; /* instances: bit k set when strong reference slot k is non-null */
+    uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
+    /* While matching, refbits: for instances, bit k set when strong reference slot k is
+     * non-null.  Once matched (hkd_tally clears it): for an unmatched object reached from the
+     * matched heap the number of its entry (hkd_find_entries), for a matched object its path
+     * id in the by-path trie, 0 before it has one (diff_groups.c). */
+    union {
+        uint32_t refbits;
+        uint32_t entry;
+        uint32_t pid;
+    };
 } hkd_obj;
 
 typedef struct hkd_side {
@@ -26,6 +34,7 @@ typedef struct hkd_side {
     hkd_obj *o;         /* per object, kind and class read once in file order */
     hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
     int entries_done;
+    struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */
     uint32_t *entries, nentries;
@@ -67,10 +76,24 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
-/* Counts unmatched objects by class and the totals (once per side). */
+/* An object's shallow size as the graph counts it (hkg_shallow), without reading an
+ * instance's record: its class is in info. */
+static inline uint64_t hkd_shallow(const hkd_side *s, uint32_t obj)
+{
+    const hk_dump *d = s->d;
+    if (d->obj_sizes) return d->obj_sizes[obj];
+    if (hkd_kind(s, obj) != HK_KIND_INSTANCE) return hk_obj_record_size(d, obj);
+    uint32_t c = hkd_cls(s, obj);
+    return c < d->nclasses ? d->classes[c].instance_size : 0;
+}
+
+/* One pass over a side (once): finds the entries (hkd_find_entries), then counts unmatched
+ * objects by class, what is unmatched under each entry, and the totals. */
 void hkd_tally(hk_diff *df, int side);
-/* Fills hkd_obj.via of unmatched objects and the entries with their tallies (once per side). */
+/* Fills hkd_obj.via and .entry of unmatched objects and the entries (once per side; their
+ * tallies are hkd_tally's). */
 void hkd_find_entries(hk_diff *df, int side);
+void hkd_trie_free(struct hkd_trie *t);
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
 void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
 /* Appends "class X" or "root TYPE" for an anchor. */

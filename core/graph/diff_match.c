@@ -478,7 +478,7 @@ static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
             /* primitive arrays without a class in the dump: their element type stands for it */
             if (c == HK_NONE) c = HKD_PRIM(hk_prim_array_type(d, i));
         }
-        sd->o[i] = (hkd_obj){HK_NONE, HKD_UNSEEN, 0, bits};
+        sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
         if (c < d->nclasses) per_class[c + 2]++;
     }
@@ -582,6 +582,7 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].ent_bytes);
         free(df->s[s].tally);
         hk_idmap_free(&df->s[s].root_type);
+        hkd_trie_free(df->s[s].trie);
     }
     free(df->cmap);
     free(df->order);

@@ -6,29 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One pass over a side (once): unmatched objects and bytes by class slot (classes, then
- * primitive arrays without a class, then class objects), and the bytes of matched ones. */
+/* The tally's slot of an unmatched object: its class, then primitive arrays without a class,
+ * then class objects. */
+static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
+{
+    uint32_t c = hkd_cls(sd, i), nc = sd->d->nclasses;
+    if (c < nc) return c;
+    if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) return nc + (c - HKD_PRIM(0)) % 12;
+    return nc + 12;
+}
+
+/* In object order, so the records of arrays (the only ones whose size is read from the
+ * record) are read front to back; also clears the matched objects' path ids. */
 void hkd_tally(hk_diff *df, int side)
 {
     hkd_side *sd = &df->s[side];
     if (sd->tally) return;
+    hkd_find_entries(df, side);
     hk_dump *d = sd->d;
-    hkg_sizer sizer = {0};
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
+    sd->ent_objects = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_objects);
+    sd->ent_bytes = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_bytes);
     for (uint32_t i = 0; i < d->nobjects; i++) {
-        uint64_t sz = hkg_shallow(d, &sizer, i);
-        if (sd->o[i].match != HK_NONE) {
+        hkd_obj *o = &sd->o[i];
+        uint64_t sz = hkd_shallow(sd, i);
+        if (o->match != HK_NONE) {
             sd->same_bytes += sz;
+            o->pid = 0;
             continue;
         }
-        uint32_t c = hkd_cls(sd, i), slot;
-        if (c < d->nclasses) slot = c;
-        else if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) slot = d->nclasses + (c - HKD_PRIM(0)) % 12;
-        else slot = d->nclasses + 12;
-        sd->tally[slot].objects++;
-        sd->tally[slot].bytes += sz;
+        hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
+        t->objects++;
+        t->bytes += sz;
         sd->unmatched++;
         sd->unmatched_bytes += sz;
+        if (o->via != HKD_UNSEEN) {
+            sd->ent_objects[o->entry]++;
+            sd->ent_bytes[o->entry] += sz;
+        }
     }
 }
 
