@@ -76,17 +76,6 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
-/* An object's shallow size as the graph counts it (hkg_shallow), without reading an
- * instance's record: its class is in info. */
-static inline uint64_t hkd_shallow(const hkd_side *s, uint32_t obj)
-{
-    const hk_dump *d = s->d;
-    if (d->obj_sizes) return d->obj_sizes[obj];
-    if (hkd_kind(s, obj) != HK_KIND_INSTANCE) return hk_obj_record_size(d, obj);
-    uint32_t c = hkd_cls(s, obj);
-    return c < d->nclasses ? d->classes[c].instance_size : 0;
-}
-
 /* One pass over a side (once): finds the entries (hkd_find_entries), then counts unmatched
  * objects by class, what is unmatched under each entry, and the totals. */
 void hkd_tally(hk_diff *df, int side);

@@ -57,23 +57,29 @@ void hkd_find_entries(hk_diff *df, int side)
     if (sd->entries_done) return;
     sd->entries_done = 1;
     hk_dump *d = sd->d;
-    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), n;
+    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q);
     uint32_t nent = first_unmatched(df, sd, q);
     /* the queue starts with the entries; each object carries its entry's number along
      * (hkd_tally then counts what is under each entry in object order) */
     const hk_graph *g = d->graph;
-    for (uint32_t k = 0; k < nent; k++) sd->o[q[k]].entry = k;
+    hkd_obj *ob = sd->o;
+    for (uint32_t k = 0; k < nent; k++) ob[q[k]].entry = k;
     for (uint32_t h = 0, qn = nent; h < qn; h++) {
+        /* ahead: the records and edge lists of the next objects, the children's records */
+        if (h + 16 < qn) __builtin_prefetch(&ob[q[h + 16]]);
         if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
         if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
-        uint32_t w = q[h], o = sd->o[w].entry, e = q[o];
-        const uint32_t *out = hk_graph_out(d, w, &n);
-        for (uint32_t k = 0; k < n; k++) {
-            hkd_obj *x = &sd->o[out[k]];
+        if (h + 2 < qn)
+            for (uint32_t k = g->out_start[q[h + 2]], end = g->out_start[q[h + 2] + 1]; k < end; k++)
+                __builtin_prefetch(&ob[g->out[k]]);
+        /* an entry stands for itself; the others carry their entry in via */
+        uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
+        for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
+            hkd_obj *x = &ob[g->out[k]];
             if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
                 x->via = e;
                 x->entry = o;
-                q[qn++] = out[k];
+                q[qn++] = g->out[k];
             }
         }
     }

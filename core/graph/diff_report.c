@@ -1,10 +1,26 @@
 /* Heap diff, the tallies: totals and unmatched objects by class. */
 #include "graph/diff_internal.h"
 #include "graph/graph_internal.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* An object's shallow size as the graph counts it (hkg_shallow), with the class the matcher
+ * read: an instance's record is not read, an object array's for its length only. */
+static uint64_t shallow(const hkd_side *s, uint32_t obj)
+{
+    const hk_dump *d = s->d;
+    if (d->obj_sizes) return d->obj_sizes[obj];
+    int kind = hkd_kind(s, obj);
+    if (kind != HK_KIND_INSTANCE && kind != HK_KIND_OBJ_ARRAY) return hk_obj_record_size(d, obj);
+    uint32_t c = hkd_cls(s, obj);
+    uint64_t size = c < d->nclasses ? d->classes[c].instance_size : 0;
+    if (kind == HK_KIND_OBJ_ARRAY) /* ART records the array header in the class's size */
+        size += (uint64_t)hk_rec_array_length(d, d->data + hk_obj_offset(d, obj)) * d->id_size;
+    return size;
+}
 
 /* The tally's slot of an unmatched object: its class, then primitive arrays without a class,
  * then class objects. */
@@ -29,7 +45,7 @@ void hkd_tally(hk_diff *df, int side)
     sd->ent_bytes = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_bytes);
     for (uint32_t i = 0; i < d->nobjects; i++) {
         hkd_obj *o = &sd->o[i];
-        uint64_t sz = hkd_shallow(sd, i);
+        uint64_t sz = shallow(sd, i);
         if (o->match != HK_NONE) {
             sd->same_bytes += sz;
             o->pid = 0;
