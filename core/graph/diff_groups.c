@@ -26,6 +26,10 @@ typedef struct hkd_trie {
     hk_idmap nodes; /* parent << 32 | step id -> path id */
     tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
+    /* the last step interned: entries come by holder, and the elements of an array (and
+     * holders at the same place) repeat it */
+    uint64_t last_key;
+    uint32_t last_parent, last_id;
 } trie;
 
 /* Which reference slot of src holds dst: field index, static index, or one for all elements. */
@@ -75,6 +79,7 @@ static uint64_t anchor_key(hk_dump *d, uint32_t a)
 
 static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)
 {
+    if (t->last_id && t->last_key == key && t->last_parent == parent) return t->last_id;
     int inserted;
     uint32_t *sid = hk_idmap_put(&t->steps, key, t->nsteps + 1, &inserted);
     if (inserted) t->nsteps++;
@@ -83,7 +88,9 @@ static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uin
         t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
         t->node[t->nnode++] = (tnode){parent, src, dst};
     }
-    return *p;
+    t->last_key = key;
+    t->last_parent = parent;
+    return t->last_id = *p;
 }
 
 /* The path id of a matched object: walk up to the first object with one, then come back down. */
@@ -202,23 +209,23 @@ void hkd_trie_free(trie *t)
 }
 
 /* The entries are read in order, their holders' records (step_key) all over the dump: what
- * entry k + 8 needs is asked for a few entries ahead, each step once the one before it is in. */
+ * entry k + 32 needs is asked for a few entries ahead, each step once the one before it is in. */
 static void prefetch_holder(const hkd_side *sd, uint32_t k)
 {
     const hk_dump *d = sd->d;
     const uint32_t *ent = sd->entries, n = sd->nentries;
-    if (k + 24 < n) __builtin_prefetch(&sd->o[ent[k + 24]]);
-    if (k + 16 < n) {
-        uint32_t h = sd->o[ent[k + 16]].via;
-        __builtin_prefetch(&d->id_lo[ent[k + 16]]);
+    if (k + 96 < n) __builtin_prefetch(&sd->o[ent[k + 96]]);
+    if (k + 64 < n) {
+        uint32_t h = sd->o[ent[k + 64]].via;
+        __builtin_prefetch(&d->id_lo[ent[k + 64]]);
         if (h < d->nobjects) {
             __builtin_prefetch(&d->off_lo[h]);
             __builtin_prefetch(&d->off_hi[h]);
             __builtin_prefetch(&sd->o[h]);
         }
     }
-    if (k + 8 < n) {
-        uint32_t h = sd->o[ent[k + 8]].via;
+    if (k + 32 < n) {
+        uint32_t h = sd->o[ent[k + 32]].via;
         if (h < d->nobjects) {
             const uint8_t *r = d->data + hk_obj_offset(d, h);
             __builtin_prefetch(r);
@@ -233,6 +240,8 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
     hk_dump *d = sd->d;
     uint32_t *stack = NULL;
     size_t scap = 0, na = 1, acap = 0;
+    uint64_t last_akey = 0; /* the accumulator of the last entry, a[last] (0: none yet) */
+    uint32_t last = 0;
     hk_idmap acc_of;
     hk_idmap_init(&acc_of);
     acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
@@ -242,13 +251,18 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
         uint32_t e = sd->entries[k], h = sd->o[e].via;
         uint32_t path = h == HKD_ANCHOR ? intern(t, 0, anchor_key(d, e), e, HK_NONE)
                                         : intern(t, path_of(t, h, &stack, &scap), step_key(sd, h, e), h, e);
-        int inserted;
-        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | hkd_cls(sd, e), (uint32_t)na, &inserted);
-        if (inserted) {
-            a = hk_grow(a, &acap, na + 1, sizeof *a);
-            a[na++] = (acc){path, e, 0, 0, 0};
+        uint64_t akey = (uint64_t)path << 32 | hkd_cls(sd, e);
+        if (akey != last_akey || !last) {
+            int inserted;
+            uint32_t *slot = hk_idmap_put(&acc_of, akey, (uint32_t)na, &inserted);
+            if (inserted) {
+                a = hk_grow(a, &acap, na + 1, sizeof *a);
+                a[na++] = (acc){path, e, 0, 0, 0};
+            }
+            last_akey = akey;
+            last = *slot;
         }
-        acc *x = &a[*slot];
+        acc *x = &a[last];
         x->entries++;
         x->objects += sd->ent_objects[k];
         x->bytes += sd->ent_bytes[k];
