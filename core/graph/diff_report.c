@@ -1,5 +1,6 @@
 /* Heap diff, the tallies: totals and unmatched objects by class. */
 #include "graph/diff_internal.h"
+#include "graph/graph.h"
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
@@ -43,14 +44,18 @@ void hkd_tally(hk_diff *df, int side)
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
     sd->ent_objects = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_objects);
     sd->ent_bytes = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_bytes);
+    /* with dominators, the heap's total is known: the matched bytes are what the unmatched
+     * leave of it, and matched arrays' records need not be read */
+    const hk_graph *g = d->graph;
+    int total_known = g && (g->done & HK_GRAPH_DOM);
     for (uint32_t i = 0; i < d->nobjects; i++) {
         hkd_obj *o = &sd->o[i];
-        uint64_t sz = shallow(sd, i);
         if (o->match != HK_NONE) {
-            sd->same_bytes += sz;
+            if (!total_known) sd->same_bytes += shallow(sd, i);
             o->pid = 0;
             continue;
         }
+        uint64_t sz = shallow(sd, i);
         hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
         t->objects++;
         t->bytes += sz;
@@ -61,6 +66,7 @@ void hkd_tally(hk_diff *df, int side)
             sd->ent_bytes[o->entry] += sz;
         }
     }
+    if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
 }
 
 void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
