@@ -47,8 +47,11 @@ typedef struct hkd_side {
 
 struct hk_diff {
     hkd_side s[2];
-    uint32_t *cmap;  /* BASE class index -> DUMP class index, HK_NONE */
-    uint32_t *order; /* BASE objects in the order they were matched */
+    uint32_t *cmap; /* BASE class index -> DUMP class index, HK_NONE */
+    /* BASE objects in the order they were matched; once matched, the queue of
+     * hkd_find_entries (order_cap entries) */
+    uint32_t *order;
+    size_t order_cap;
     uint32_t nmatched;
     uint64_t anchors_classes, anchors_roots;
 };

@@ -567,7 +567,8 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
     memset(df->cmap, 0xff, (base->nclasses + 1) * sizeof *df->cmap);
-    df->order = hk_xrealloc(NULL, ((size_t)base->nobjects + 1) * sizeof *df->order);
+    df->order_cap = (size_t)base->nobjects + 1;
+    df->order = hk_xrealloc(NULL, df->order_cap * sizeof *df->order);
     matcher m = {.df = df, .fp = hk_xcalloc(base->nclasses + 1, sizeof *m.fp)};
 
     named *ca = sorted_classes(base), *cb = sorted_classes(dump);

@@ -57,7 +57,12 @@ void hkd_find_entries(hk_diff *df, int side)
     if (sd->entries_done) return;
     sd->entries_done = 1;
     hk_dump *d = sd->d;
-    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q);
+    /* the matcher's queue is done with: its pages are in already */
+    if (df->order_cap < (size_t)d->nobjects + 1) {
+        df->order_cap = (size_t)d->nobjects + 1;
+        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
+    }
+    uint32_t *q = df->order;
     uint32_t nent = first_unmatched(df, sd, q);
     /* the queue starts with the entries; each object carries its entry's number along
      * (hkd_tally then counts what is under each entry in object order) */
@@ -83,7 +88,8 @@ void hkd_find_entries(hk_diff *df, int side)
             }
         }
     }
-    sd->entries = hk_xrealloc(q, ((size_t)nent + 1) * sizeof *q);
+    sd->entries = hk_xrealloc(NULL, ((size_t)nent + 1) * sizeof *q);
+    memcpy(sd->entries, q, (size_t)nent * sizeof *q);
     sd->nentries = nent;
 }
 
