@@ -3,6 +3,7 @@
 #define HK_GRAPH_INTERNAL_H
 
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 
 /* Per-class edge layout: which instance-data offsets hold references. */
@@ -32,12 +33,9 @@ enum {
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */
-    /* id -> index buckets, per id segment, while the reference pass runs (NULL after:
-     * hkg_find then uses the index's own directory) */
-    uint32_t *bucket;      /* per segment: nb[s] + 1 entries */
-    uint32_t *bucket_base; /* first bucket of segment s */
-    uint32_t *bucket_min;  /* lowest id_lo of segment s */
-    uint8_t *bucket_shift;
+    /* a dense id -> index directory (about 2 objects a bucket) while the reference pass runs
+     * (empty after: hkg_find then uses the index's own) */
+    hk_iddir finder;
     /* forward references */
     hkg_class_refs *cls; /* per class index */
     uint32_t *ref_offs;
@@ -96,7 +94,6 @@ static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
     return g->in_many + x + 1;
 }
 
-hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen);
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
 /* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
  * every object: most neighbours are instances of the same class, so the last class's
@@ -110,15 +107,10 @@ double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
 
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
-int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
-
-/* The kind of a Reference class (enum hk_reach), or HK_REACH_STRONG for other classes. */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c);
 
 #endif

@@ -20,21 +20,11 @@ double hkg_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void finder_free(hk_graph *g)
-{
-    free(g->bucket);
-    free(g->bucket_base);
-    free(g->bucket_min);
-    free(g->bucket_shift);
-    g->bucket = g->bucket_base = g->bucket_min = NULL;
-    g->bucket_shift = NULL;
-}
-
 static void graph_free(hk_dump *d)
 {
     hk_graph *g = d->graph;
     if (!g) return;
-    finder_free(g);
+    hk_iddir_free(&g->finder);
     free(g->cls);
     free(g->ref_offs);
     free(g->out_start);
@@ -59,7 +49,7 @@ static void graph_free(hk_dump *d)
     d->graph = NULL;
 }
 
-hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
+static hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
 {
     if (d->graph) return d->graph;
     hk_graph *g = calloc(1, sizeof *g);
@@ -73,74 +63,15 @@ hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
     return g;
 }
 
-/* ---- id -> index: buckets over each id segment, so a lookup is one table read and a
- * short search instead of a binary search over all objects (ids are addresses, near
- * uniform). ---- */
-static int build_finder(hk_dump *d, hk_graph *g)
-{
-    uint32_t ns = d->nsegs ? d->nsegs : 1;
-    g->bucket_base = calloc(ns + 1, sizeof *g->bucket_base);
-    g->bucket_min = calloc(ns, sizeof *g->bucket_min);
-    g->bucket_shift = calloc(ns, 1);
-    if (!g->bucket_base || !g->bucket_min || !g->bucket_shift) return -1;
-    uint64_t total = 0;
-    uint32_t *nb = calloc(ns, sizeof *nb);
-    if (!nb) return -1;
-    for (uint32_t s = 0; s < d->nsegs; s++) {
-        uint32_t a = d->segs[s].start, b = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects;
-        uint32_t cnt = b - a, want = cnt / 2 + 1;
-        uint32_t lo = cnt ? d->id_lo[a] : 0, hi = cnt ? d->id_lo[b - 1] : 0;
-        uint8_t sh = 0;
-        while (((uint64_t)(hi - lo) >> sh) >= want) sh++;
-        g->bucket_shift[s] = sh;
-        g->bucket_min[s] = lo;
-        nb[s] = (uint32_t)((uint64_t)(hi - lo) >> sh) + 1;
-        /* bucket_base[s + 1] ends segment s: the last segment's end bounds its lookups too */
-        g->bucket_base[s] = (uint32_t)total;
-        total += nb[s] + 1;
-        g->bucket_base[s + 1] = (uint32_t)total;
-    }
-    g->bucket = malloc((total + 1) * sizeof *g->bucket);
-    if (!g->bucket) {
-        free(nb);
-        return -1;
-    }
-    for (uint32_t s = 0; s < d->nsegs; s++) {
-        uint32_t a = d->segs[s].start, b = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects;
-        uint32_t *bk = g->bucket + g->bucket_base[s];
-        uint32_t k = 0;
-        for (uint32_t i = a; i < b; i++) {
-            uint32_t want = (d->id_lo[i] - g->bucket_min[s]) >> g->bucket_shift[s];
-            while (k <= want) bk[k++] = i;
-        }
-        while (k <= nb[s]) bk[k++] = b;
-    }
-    free(nb);
-    return 0;
-}
-
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
-    if (!g->bucket) return hk_obj_find(d, id);
-    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
-    if (d->segs[s].hi != hiw || low < g->bucket_min[s]) return HK_NONE;
-    uint32_t k = (low - g->bucket_min[s]) >> g->bucket_shift[s];
-    uint32_t nbk = g->bucket_base[s + 1] - g->bucket_base[s] - 1;
-    if (k >= nbk) return HK_NONE;
-    const uint32_t *bk = g->bucket + g->bucket_base[s];
-    uint32_t a = bk[k], b = bk[k + 1];
-    const uint32_t *ids = d->id_lo;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (ids[mid] < low) a = mid + 1;
-        else b = mid;
-    }
-    return a < bk[k + 1] && ids[a] == low ? a : HK_NONE;
+    if (!g->finder.bucket) return hk_obj_find(d, id);
+    return hk_iddir_find(&g->finder, d, id);
 }
 
 /* ---- Reference kinds ---- */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c)
+static int hkg_ref_kind(const hk_dump *d, const hk_class *c)
 {
     static const struct {
         const char *name;
@@ -391,13 +322,14 @@ static void parts_free(refs_part *parts)
 
 /* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
  * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = d->nobjects;
     const int first = !g->flags;
     refs_part *parts = NULL;
-    if (build_finder(d, g) || (first && build_class_refs(d, g))) goto oom;
+    if (d->nsegs) hk_iddir_build(&g->finder, d, 2);
+    if (first && build_class_refs(d, g)) goto oom;
     g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
     if (first) g->flags = calloc(n ? n : 1, 1);
     parts = calloc(REF_PARTS, sizeof *parts);
@@ -419,7 +351,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     if (total > UINT32_MAX) {
         parts_free(parts);
-        finder_free(g);
+        hk_iddir_free(&g->finder);
         snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
         return -1;
     }
@@ -463,7 +395,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         }
     }
     parts_free(parts);
-    finder_free(g);
+    hk_iddir_free(&g->finder);
 #ifdef __GLIBC__
     /* the parts grew in the threads' own arenas, which keep freed blocks mapped: give them back */
     malloc_trim(0);
@@ -472,7 +404,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     return 0;
 oom:
     if (parts) parts_free(parts);
-    finder_free(g);
+    hk_iddir_free(&g->finder);
     snprintf(err, errlen, "graph: out of memory building the reference index (%u objects)", n);
     return -1;
 }
@@ -488,7 +420,7 @@ void hkg_drop_out(hk_graph *g)
     g->done &= ~HK_GRAPH_REFS;
 }
 
-int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     double t0 = hkg_now();
     const uint32_t n = g->n;

@@ -12,7 +12,8 @@ void hk_set_jobs(int n)
     jobs_wanted = n < 0 ? 0 : n;
 }
 
-int hk_jobs(void)
+/* >= 1 */
+static int hk_jobs(void)
 {
     long n = jobs_wanted ? jobs_wanted : sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;

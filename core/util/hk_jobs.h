@@ -6,7 +6,6 @@
 
 /* 0: every online core (the default); set once, before a dump is worked on (`-j N`). */
 void hk_set_jobs(int n);
-int hk_jobs(void); /* >= 1 */
 
 /* Runs fn(ctx, k) for every part k in [0, nparts), on up to hk_jobs() threads (the caller's
  * among them); returns when all are done.  Falls back to the caller alone when a thread
