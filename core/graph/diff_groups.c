@@ -17,14 +17,19 @@ typedef struct tnode {
     uint32_t parent, src, dst;
 } tnode; /* dst HK_NONE: an anchor */
 
-typedef struct trie {
+/* A matched object's path id is kept in its hkd_obj.pid (0 unknown), so the trie lives as
+ * long as the diff. */
+typedef struct hkd_trie {
     hkd_side *sd;
     hk_idmap steps; /* step key -> step id */
     uint32_t nsteps;
     hk_idmap nodes; /* parent << 32 | step id -> path id */
     tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
-    uint32_t *pid; /* object -> path id, 0 unknown */
+    /* the last step interned: entries come by holder, and the elements of an array (and
+     * holders at the same place) repeat it */
+    uint64_t last_key;
+    uint32_t last_parent, last_id;
 } trie;
 
 /* Which reference slot of src holds dst: field index, static index, or one for all elements. */
@@ -74,6 +79,7 @@ static uint64_t anchor_key(hk_dump *d, uint32_t a)
 
 static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)
 {
+    if (t->last_id && t->last_key == key && t->last_parent == parent) return t->last_id;
     int inserted;
     uint32_t *sid = hk_idmap_put(&t->steps, key, t->nsteps + 1, &inserted);
     if (inserted) t->nsteps++;
@@ -82,7 +88,9 @@ static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uin
         t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
         t->node[t->nnode++] = (tnode){parent, src, dst};
     }
-    return *p;
+    t->last_key = key;
+    t->last_parent = parent;
+    return t->last_id = *p;
 }
 
 /* The path id of a matched object: walk up to the first object with one, then come back down. */
@@ -91,7 +99,7 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     hkd_side *sd = t->sd;
     size_t n = 0;
     uint32_t x = obj;
-    while (!t->pid[x]) {
+    while (!sd->o[x].pid) {
         *stack = hk_grow(*stack, cap, n + 1, sizeof **stack);
         (*stack)[n++] = x;
         if (sd->o[x].via >= sd->d->nobjects) break;
@@ -99,10 +107,10 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     }
     while (n--) {
         uint32_t y = (*stack)[n], up = sd->o[y].via;
-        if (up >= sd->d->nobjects) t->pid[y] = intern(t, 0, anchor_key(sd->d, y), y, HK_NONE);
-        else t->pid[y] = intern(t, t->pid[up], step_key(sd, up, y), up, y);
+        if (up >= sd->d->nobjects) sd->o[y].pid = intern(t, 0, anchor_key(sd->d, y), y, HK_NONE);
+        else sd->o[y].pid = intern(t, sd->o[up].pid, step_key(sd, up, y), up, y);
     }
-    return t->pid[obj];
+    return sd->o[obj].pid;
 }
 
 /* The string of a path id. */
@@ -179,38 +187,82 @@ static const char *class_name(hk_dump *d, uint32_t obj)
     return n ? n : "?";
 }
 
-int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+static trie *trie_of(hkd_side *sd)
 {
-    hkd_side *sd = &df->s[side];
+    if (sd->trie) return sd->trie;
+    trie *t = hk_xcalloc(1, sizeof *t);
+    t->sd = sd;
+    t->nnode = 1;
+    hk_idmap_init(&t->steps);
+    hk_idmap_init(&t->nodes);
+    t->node = hk_grow(NULL, &t->cap, 1, sizeof *t->node);
+    return sd->trie = t;
+}
+
+void hkd_trie_free(trie *t)
+{
+    if (!t) return;
+    hk_idmap_free(&t->steps);
+    hk_idmap_free(&t->nodes);
+    free(t->node);
+    free(t);
+}
+
+/* The entries are read in order, their holders' records (step_key) all over the dump: what
+ * entry k + 32 needs is asked for a few entries ahead, each step once the one before it is in. */
+static void prefetch_holder(const hkd_side *sd, uint32_t k)
+{
+    const hk_dump *d = sd->d;
+    const uint32_t *ent = sd->entries, n = sd->nentries;
+    if (k + 96 < n) __builtin_prefetch(&sd->o[ent[k + 96]]);
+    if (k + 64 < n) {
+        uint32_t h = sd->o[ent[k + 64]].via;
+        __builtin_prefetch(&d->id_lo[ent[k + 64]]);
+        if (h < d->nobjects) {
+            __builtin_prefetch(&d->off_lo[h]);
+            __builtin_prefetch(&d->off_hi[h]);
+            __builtin_prefetch(&sd->o[h]);
+        }
+    }
+    if (k + 32 < n) {
+        uint32_t h = sd->o[ent[k + 32]].via;
+        if (h < d->nobjects) {
+            const uint8_t *r = d->data + hk_obj_offset(d, h);
+            __builtin_prefetch(r);
+            __builtin_prefetch(r + 64);
+        }
+    }
+}
+
+/* Accumulators by (entry path id, class), and a[0] for what no entry reaches. */
+static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
+{
     hk_dump *d = sd->d;
-    hkd_find_entries(df, side);
-    trie t = {.sd = sd, .nnode = 1};
-    hk_idmap_init(&t.steps);
-    hk_idmap_init(&t.nodes);
-    t.node = hk_grow(NULL, &t.cap, 1, sizeof *t.node);
-    t.pid = hk_xcalloc((size_t)d->nobjects + 1, sizeof *t.pid);
     uint32_t *stack = NULL;
-    size_t scap = 0;
-    /* accumulators by (entry path id, class), and one for what no entry reaches */
+    size_t scap = 0, na = 1, acap = 0;
+    uint64_t last_akey = 0; /* the accumulator of the last entry, a[last] (0: none yet) */
+    uint32_t last = 0;
     hk_idmap acc_of;
     hk_idmap_init(&acc_of);
-    size_t na = 1, acap = 0;
     acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
-    a[0] = (acc){0, HK_NONE, 0, 0, 0};
-    hkd_tally(df, side);
-    a[0].objects = sd->unmatched;
-    a[0].bytes = sd->unmatched_bytes;
+    a[0] = (acc){0, HK_NONE, 0, sd->unmatched, sd->unmatched_bytes};
     for (uint32_t k = 0; k < sd->nentries; k++) {
+        prefetch_holder(sd, k);
         uint32_t e = sd->entries[k], h = sd->o[e].via;
-        uint32_t path = h == HKD_ANCHOR ? intern(&t, 0, anchor_key(d, e), e, HK_NONE)
-                                        : intern(&t, path_of(&t, h, &stack, &scap), step_key(sd, h, e), h, e);
-        int inserted;
-        uint32_t *slot = hk_idmap_put(&acc_of, (uint64_t)path << 32 | hkd_cls(sd, e), (uint32_t)na, &inserted);
-        if (inserted) {
-            a = hk_grow(a, &acap, na + 1, sizeof *a);
-            a[na++] = (acc){path, e, 0, 0, 0};
+        uint32_t path = h == HKD_ANCHOR ? intern(t, 0, anchor_key(d, e), e, HK_NONE)
+                                        : intern(t, path_of(t, h, &stack, &scap), step_key(sd, h, e), h, e);
+        uint64_t akey = (uint64_t)path << 32 | hkd_cls(sd, e);
+        if (akey != last_akey || !last) {
+            int inserted;
+            uint32_t *slot = hk_idmap_put(&acc_of, akey, (uint32_t)na, &inserted);
+            if (inserted) {
+                a = hk_grow(a, &acap, na + 1, sizeof *a);
+                a[na++] = (acc){path, e, 0, 0, 0};
+            }
+            last_akey = akey;
+            last = *slot;
         }
-        acc *x = &a[*slot];
+        acc *x = &a[last];
         x->entries++;
         x->objects += sd->ent_objects[k];
         x->bytes += sd->ent_bytes[k];
@@ -219,6 +271,18 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     }
     free(stack);
     hk_idmap_free(&acc_of);
+    *nacc = na;
+    return a;
+}
+
+int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+{
+    hkd_side *sd = &df->s[side];
+    hk_dump *d = sd->d;
+    hkd_tally(df, side);
+    trie *t = trie_of(sd);
+    size_t na;
+    acc *a = accumulate(t, sd, &na);
     grouper gr = {0};
     hk_idmap_init(&gr.by_key);
     hk_buf path;
@@ -227,7 +291,7 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
         if (!a[k].objects) continue;
         hk_buf_reset(&path);
         if (!a[k].path) hk_buf_puts(&path, "(not reached from the matched heap)");
-        else render(&t, a[k].path, &path);
+        else render(t, a[k].path, &path);
         hk_diff_group *grp =
             group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : class_name(d, a[k].rep));
         grp->entries += a[k].entries;
@@ -236,10 +300,6 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     }
     hk_buf_free(&path);
     hk_idmap_free(&gr.by_key);
-    hk_idmap_free(&t.steps);
-    hk_idmap_free(&t.nodes);
-    free(t.node);
-    free(t.pid);
     free(a);
     if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
     *rows = gr.g;

@@ -163,6 +163,28 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
+/* Ahead of the walk over DUMP: a counterpart's edge list (object arrays) and the records of
+ * both arrays (primitive arrays' lengths), each once the index entries it needs are in. */
+static void prefetch_pair(const hk_diff *df, uint32_t v)
+{
+    const hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    const hkd_obj *o = df->s[1].o;
+    if (v + 32 < db->nobjects && o[v + 32].match != HK_NONE) {
+        uint32_t pu = o[v + 32].match;
+        __builtin_prefetch(&da->off_lo[pu]);
+        __builtin_prefetch(&da->off_hi[pu]);
+    }
+    if (v + 16 < db->nobjects && o[v + 16].match != HK_NONE) {
+        uint32_t pu = o[v + 16].match;
+        int k = hkd_kind(&df->s[1], v + 16);
+        if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&((const hk_graph *)da->graph)->out_start[pu]);
+        if (k == HK_KIND_PRIM_ARRAY) {
+            __builtin_prefetch(da->data + hk_obj_offset(da, pu));
+            __builtin_prefetch(db->data + hk_obj_offset(db, v + 16));
+        }
+    }
+}
+
 int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n, char *err,
                     size_t errlen)
 {
@@ -170,16 +192,12 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
     if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
     uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
-    const hk_graph *ga = da->graph;
     hk_diff_grower *out = NULL;
     size_t cnt = 0, cap = 0;
     for (uint32_t v = 0; v < db->nobjects; v++) {
         uint32_t u = df->s[1].o[v].match;
         if (u == HK_NONE) continue;
-        if (v + 16 < db->nobjects && df->s[1].o[v + 16].match != HK_NONE) { /* a counterpart's sizes, ahead */
-            uint32_t pu = df->s[1].o[v + 16].match;
-            __builtin_prefetch(&ga->out_start[pu]);
-        }
+        prefetch_pair(df, v);
         int k = hkd_kind(&df->s[1], v);
         int64_t c0, c1;
         const char *ec = NULL;

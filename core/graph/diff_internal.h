@@ -18,8 +18,16 @@ typedef struct hkd_obj {
      * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
      * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
     uint32_t via;
-    uint32_t info;    /* enum hk_kind << 29 | class index (see hkd_cls) */
-    uint32_t refbits; /* instances: bit k set when strong reference slot k is non-null */
+    uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
+    /* While matching, refbits: for instances, bit k set when strong reference slot k is
+     * non-null.  Once matched (hkd_tally clears it): for an unmatched object reached from the
+     * matched heap the number of its entry (hkd_find_entries), for a matched object its path
+     * id in the by-path trie, 0 before it has one (diff_groups.c). */
+    union {
+        uint32_t refbits;
+        uint32_t entry;
+        uint32_t pid;
+    };
 } hkd_obj;
 
 typedef struct hkd_side {
@@ -27,6 +35,7 @@ typedef struct hkd_side {
     hkd_obj *o;         /* per object, kind and class read once in file order */
     hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
     int entries_done;
+    struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */
     uint32_t *entries, nentries;
@@ -39,8 +48,11 @@ typedef struct hkd_side {
 
 struct hk_diff {
     hkd_side s[2];
-    uint32_t *cmap;  /* BASE class index -> DUMP class index, HK_NONE */
-    uint32_t *order; /* BASE objects in the order they were matched */
+    uint32_t *cmap; /* BASE class index -> DUMP class index, HK_NONE */
+    /* BASE objects in the order they were matched; once matched, the queue of
+     * hkd_find_entries (order_cap entries) */
+    uint32_t *order;
+    size_t order_cap;
     uint32_t nmatched;
     uint64_t anchors_classes, anchors_roots;
 };
@@ -68,10 +80,13 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
-/* Counts unmatched objects by class and the totals (once per side). */
+/* One pass over a side (once): finds the entries (hkd_find_entries), then counts unmatched
+ * objects by class, what is unmatched under each entry, and the totals. */
 void hkd_tally(hk_diff *df, int side);
-/* Fills hkd_obj.via of unmatched objects and the entries with their tallies (once per side). */
+/* Fills hkd_obj.via and .entry of unmatched objects and the entries (once per side; their
+ * tallies are hkd_tally's). */
 void hkd_find_entries(hk_diff *df, int side);
+void hkd_trie_free(struct hkd_trie *t);
 /* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
  * as long as the list. */
 #define HKD_MAX_DEPTH 4096

@@ -426,7 +426,7 @@ static void expand_class(matcher *m, uint32_t u, uint32_t v)
 }
 
 /* Sorts v[0..n) ascending (two 16-bit radix passes through tmp). */
-static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
+static void sort_radix(uint32_t *v, uint32_t n, uint32_t *tmp)
 {
     if (n < 2) return;
     static uint32_t count[65537];
@@ -442,46 +442,90 @@ static void sort_indices(uint32_t *v, uint32_t n, uint32_t *tmp)
     }
 }
 
+/* Sorts a BFS level v[0..n) of distinct object indices below nobj ascending.  A large level is
+ * marked in a bitmap of all objects and read back in order: a few bits set at random in a
+ * table of nobj / 8 bytes, where the radix passes scatter 4-byte values over 65536 places.
+ * bits (nobj / 64 + 1 words) is all zero before and after. */
+static void sort_level(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, uint32_t **tmp, size_t *tcap)
+{
+    if (n < 2) return;
+    if ((uint64_t)n * 16 < nobj) {
+        *tmp = hk_grow(*tmp, tcap, n, sizeof **tmp);
+        sort_radix(v, n, *tmp);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) bits[v[i] >> 6] |= (uint64_t)1 << (v[i] & 63);
+    uint32_t k = 0;
+    for (uint32_t w = 0; w <= nobj / 64; w++) {
+        for (uint64_t b = bits[w]; b; b &= b - 1) v[k++] = w * 64 + (uint32_t)__builtin_ctzll(b);
+        bits[w] = 0;
+    }
+}
+
+/* A class id's index through a small direct-mapped cache in front of the dump's id map, as
+ * most objects are of a few classes. */
+typedef struct class_cache {
+    hk_id ids[1024];
+    uint32_t idx[1024];
+} class_cache;
+static uint32_t cached_class(hk_dump *d, class_cache *cc, hk_id cid)
+{
+    uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % 1024;
+    if (cc->ids[h] != cid || !cid) {
+        hk_class *k = hk_class_by_id(d, cid);
+        cc->ids[h] = cid;
+        cc->idx[h] = k ? k->index : HK_NONE;
+    }
+    return cc->idx[h];
+}
+
+/* Bit k set when strong reference slot k of an instance record is non-null (classes of up
+ * to 32 slots). */
+static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c)
+{
+    const hk_graph *g = d->graph;
+    if (c == HK_NONE || g->cls[c].count > 32) return 0;
+    uint32_t len, bits = 0;
+    const uint8_t *p = hk_rec_instance_data(d, r, &len);
+    const uint32_t *offs = g->ref_offs + g->cls[c].start;
+    for (uint32_t k = 0; k < g->cls[c].count; k++)
+        if (offs[k] + d->id_size <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
+    return bits;
+}
+
 /* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
- * file order.  Class ids go through a
- * small direct-mapped cache in front of the dump's id map, as most objects are of a few
- * classes. */
+ * file order from the record's tag on. */
 static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
 {
-    enum { CACHE = 1024 };
-    hk_id ids[CACHE] = {0};
-    uint32_t idx[CACHE];
-    const hk_graph *g = d->graph;
+    class_cache *cc = hk_xcalloc(1, sizeof *cc);
     const uint32_t idsz = d->id_size;
     for (uint32_t i = 0; i < d->nobjects; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
-        int kind = hk_obj_kind(d, i);
         uint32_t c = HK_NONE, bits = 0;
-        if (kind == HK_KIND_INSTANCE || kind == HK_KIND_OBJ_ARRAY) {
-            hk_id cid = kind == HK_KIND_INSTANCE ? hk_rec_instance_class(d, r) : hk_obj_array_class_id(d, i);
-            uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % CACHE;
-            if (ids[h] != cid || !cid) {
-                hk_class *k = hk_class_by_id(d, cid);
-                ids[h] = cid;
-                idx[h] = k ? k->index : HK_NONE;
-            }
-            c = idx[h];
-            if (kind == HK_KIND_INSTANCE && c != HK_NONE && g->cls[c].count <= 32) {
-                uint32_t len;
-                const uint8_t *p = hk_rec_instance_data(d, r, &len);
-                const uint32_t *offs = g->ref_offs + g->cls[c].start;
-                for (uint32_t k = 0; k < g->cls[c].count; k++)
-                    if (offs[k] + idsz <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
-            }
-        } else if (kind == HK_KIND_PRIM_ARRAY) {
-            c = hk_obj_class(d, i);
+        int kind, t;
+        switch (*r) {
+        case HPROF_CLASS_DUMP: kind = HK_KIND_CLASS; break;
+        case HPROF_INSTANCE_DUMP:
+            kind = HK_KIND_INSTANCE;
+            c = cached_class(d, cc, hk_rec_instance_class(d, r));
+            bits = null_slots(d, r, c);
+            break;
+        case HPROF_OBJ_ARRAY_DUMP:
+            kind = HK_KIND_OBJ_ARRAY;
+            c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
+            break;
+        default:
+            kind = HK_KIND_PRIM_ARRAY;
+            t = r[1 + idsz + 8];
+            c = t < 12 ? d->prim_array_class[t] : HK_NONE;
             /* primitive arrays without a class in the dump: their element type stands for it */
-            if (c == HK_NONE) c = HKD_PRIM(hk_prim_array_type(d, i));
+            if (c == HK_NONE) c = HKD_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
         }
-        sd->o[i] = (hkd_obj){HK_NONE, HKD_UNSEEN, 0, bits};
+        sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
         if (c < d->nclasses) per_class[c + 2]++;
     }
+    free(cc);
 }
 
 /* The dump's instances-by-class index (hk_class_instances), built from o[] and the counts
@@ -523,7 +567,8 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
     memset(df->cmap, 0xff, (base->nclasses + 1) * sizeof *df->cmap);
-    df->order = hk_xrealloc(NULL, ((size_t)base->nobjects + 1) * sizeof *df->order);
+    df->order_cap = (size_t)base->nobjects + 1;
+    df->order = hk_xrealloc(NULL, df->order_cap * sizeof *df->order);
     matcher m = {.df = df, .fp = hk_xcalloc(base->nclasses + 1, sizeof *m.fp)};
 
     named *ca = sorted_classes(base), *cb = sorted_classes(dump);
@@ -535,9 +580,9 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
      * lists are then read front to back rather than all over the two files */
     uint32_t *tmp = NULL;
     size_t tcap = 0;
+    uint64_t *level_bits = hk_xcalloc((size_t)base->nobjects / 64 + 1, sizeof *level_bits);
     for (uint32_t start = 0, end = m.qlen; start < end; start = end, end = m.qlen) {
-        tmp = hk_grow(tmp, &tcap, end - start, sizeof *tmp);
-        sort_indices(df->order + start, end - start, tmp);
+        sort_level(df->order + start, end - start, base->nobjects, level_bits, &tmp, &tcap);
         hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
         const hk_graph *ga = base->graph, *gb = dump->graph;
         for (uint32_t q = start; q < end; q++) {
@@ -564,6 +609,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         }
     }
     free(tmp);
+    free(level_bits);
     df->nmatched = m.qlen;
     for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
     free(m.fp);
@@ -582,6 +628,7 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].ent_bytes);
         free(df->s[s].tally);
         hk_idmap_free(&df->s[s].root_type);
+        hkd_trie_free(df->s[s].trie);
     }
     free(df->cmap);
     free(df->order);

@@ -11,19 +11,15 @@
 /* Paths show at most this many steps: the first 4 and the last ones. */
 #define MAX_STEPS 12
 
-void hkd_find_entries(hk_diff *df, int side)
+/* The first unmatched objects: those a matched object holds.  Found from the side with fewer
+ * objects: the referrers of the unmatched ones (most of the heap matched), or the references
+ * of the matched ones.  Queued in q; returns how many. */
+static uint32_t first_unmatched(hk_diff *df, hkd_side *sd, uint32_t *q)
 {
-    hkd_side *sd = &df->s[side];
-    if (sd->entries_done) return;
-    sd->entries_done = 1;
     hk_dump *d = sd->d;
-    uint32_t *q = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *q), qn = 0, n;
-    /* the first unmatched objects: those a matched object holds.  Found from the side with
-     * fewer objects: the referrers of the unmatched ones (most of the heap matched), or the
-     * references of the matched ones */
-    hkd_tally(df, side);
+    uint32_t qn = 0, n;
     char err[256];
-    if (sd->unmatched < d->nobjects / 2 && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+    if (d->nobjects - df->nmatched < d->nobjects / 2 && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = d->graph;
         for (uint32_t w = 0; w < d->nobjects; w++) {
             if (sd->o[w].match != HK_NONE) continue;
@@ -52,30 +48,48 @@ void hkd_find_entries(hk_diff *df, int side)
             sd->o[roots[k]].via = HKD_ANCHOR;
             q[qn++] = roots[k];
         }
-    /* the queue starts with the entries; each object carries its entry's number along, and
-     * what is under an entry is tallied as it is reached */
+    return qn;
+}
+
+void hkd_find_entries(hk_diff *df, int side)
+{
+    hkd_side *sd = &df->s[side];
+    if (sd->entries_done) return;
+    sd->entries_done = 1;
+    hk_dump *d = sd->d;
+    /* the matcher's queue is done with: its pages are in already */
+    if (df->order_cap < (size_t)d->nobjects + 1) {
+        df->order_cap = (size_t)d->nobjects + 1;
+        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
+    }
+    uint32_t *q = df->order;
+    uint32_t nent = first_unmatched(df, sd, q);
+    /* the queue starts with the entries; each object carries its entry's number along
+     * (hkd_tally then counts what is under each entry in object order) */
     const hk_graph *g = d->graph;
-    hkg_sizer sizer = {0};
-    uint32_t nent = qn, *qe = hk_xrealloc(NULL, ((size_t)d->nobjects + 1) * sizeof *qe);
-    for (uint32_t k = 0; k < nent; k++) qe[k] = k;
-    sd->ent_objects = hk_xcalloc(nent + 1, sizeof *sd->ent_objects);
-    sd->ent_bytes = hk_xcalloc(nent + 1, sizeof *sd->ent_bytes);
-    for (uint32_t h = 0; h < qn; h++) {
+    hkd_obj *ob = sd->o;
+    for (uint32_t k = 0; k < nent; k++) ob[q[k]].entry = k;
+    for (uint32_t h = 0, qn = nent; h < qn; h++) {
+        /* ahead: the records and edge lists of the next objects, the children's records */
+        if (h + 16 < qn) __builtin_prefetch(&ob[q[h + 16]]);
         if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
         if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
-        uint32_t w = q[h], o = qe[h], e = q[o];
-        sd->ent_objects[o]++;
-        sd->ent_bytes[o] += hkg_shallow(d, &sizer, w);
-        const uint32_t *out = hk_graph_out(d, w, &n);
-        for (uint32_t k = 0; k < n; k++)
-            if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
-                sd->o[out[k]].via = e;
-                qe[qn] = o;
-                q[qn++] = out[k];
+        if (h + 2 < qn)
+            for (uint32_t k = g->out_start[q[h + 2]], end = g->out_start[q[h + 2] + 1]; k < end; k++)
+                __builtin_prefetch(&ob[g->out[k]]);
+        /* an entry stands for itself; the others carry their entry in via */
+        uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
+        for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
+            hkd_obj *x = &ob[g->out[k]];
+            if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
+                x->via = e;
+                x->entry = o;
+                q[qn++] = g->out[k];
             }
+        }
     }
-    free(qe);
-    sd->entries = hk_xrealloc(q, ((size_t)nent + 1) * sizeof *q);
+    sd->entries = hk_xrealloc(NULL, ((size_t)nent + 1) * sizeof *q);
+    memcpy(sd->entries, q, (size_t)nent * sizeof *q);
     sd->nentries = nent;
 }
 

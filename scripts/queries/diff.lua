@@ -163,8 +163,9 @@ function hk.diff_report(base, dump, opts)
   opts = opts or {}
   local n = opts.n or 20
   local df = dump:diff(base)
-  local t = df:totals()
+  -- the per-class deltas first: their dominators give the totals the heap's sum for free
   local classes = class_deltas(df, base, dump, opts.heap ~= "" and opts.heap or nil)
+  local t = df:totals()
   local added_classes, removed_classes = 0, 0
   for _, r in ipairs(classes) do
     if r.status == "added" then added_classes = added_classes + 1 end
