@@ -4,22 +4,44 @@
  * root n; DFS preorder numbers 0..n with the virtual root 0. */
 #include "graph/graph_internal.h"
 #include "util/hk_jobs.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* in a seeded semidominator: the node has referrers after it in preorder, which need eval */
+#define LATER 0x80000000u
 
-typedef struct dfs_state {
-    uint32_t *num;          /* object -> preorder number (n + 1 entries) */
-    uint32_t *parent;       /* preorder number -> parent's preorder number */
-    uint32_t *snode, *spos; /* explicit DFS stack */
-    uint32_t next;          /* next preorder number */
-} dfs_state;
+/* The dominator pass's working arrays; each is freed as soon as its phase ends. */
+typedef struct dom_work {
+    uint32_t n, m, live_end; /* objects, nodes (with the virtual root), end of the live heap */
+    uint32_t *num;           /* object -> preorder number (n + 1 entries) */
+    uint32_t *parent;        /* preorder -> DFS parent; then idom in object space */
+    uint32_t *vert;          /* preorder -> object */
+    uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
+    uint32_t *semi, *label;  /* in the retained sizes' words, which are filled last */
+    uint32_t *snode, *spos;  /* explicit DFS stack */
+    uint32_t next;           /* next preorder number */
+} dom_work;
+
+/* The same cut of [0, n) into parts as everywhere (hk_parallel): part k's range. */
+static void range_of(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
+{
+    *lo = (uint32_t)((uint64_t)n * k / parts);
+    *hi = (uint32_t)((uint64_t)n * (k + 1) / parts);
+}
+enum { DOM_PARTS = 32 };
+typedef struct dom_job {
+    const hk_dump *d;
+    hk_graph *g;
+    dom_work *w;
+    const uint32_t *map;
+} dom_job;
 
 /* Depth-first from start (already numbered), over strong edges. */
-static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
+static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
 {
     uint32_t sp = 0;
     s->snode[sp] = start;
@@ -40,7 +62,7 @@ static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
     }
 }
 
-static void attach(hk_graph *g, dfs_state *s, uint32_t obj)
+static void attach(hk_graph *g, dom_work *s, uint32_t obj)
 {
     g->flags[obj] |= HKG_F_VROOT;
     s->num[obj] = s->next;
@@ -48,10 +70,39 @@ static void attach(hk_graph *g, dfs_state *s, uint32_t obj)
     dfs_from(g, s, obj);
 }
 
-/* Rewrites every referrer entry through map (object -> preorder number, or back). */
-static void map_referrers(hk_graph *g, const uint32_t *map)
+/* Preorder numbers: the live heap first (from the roots), then what no root reaches: the
+ * objects nothing references, then cycles.  The edges are not needed after this. */
+static void dom_number(hk_graph *g, dom_work *s)
 {
-    for (uint32_t v = 0; v < g->n; v++) {
+    const uint32_t n = s->n, m = s->m;
+    s->num = hk_xrealloc(NULL, (size_t)m * sizeof *s->num);
+    s->parent = hk_xrealloc(NULL, (size_t)m * sizeof *s->parent);
+    /* touched only as deep as the search goes */
+    s->snode = hk_xrealloc(NULL, (size_t)m * sizeof *s->snode);
+    s->spos = hk_xrealloc(NULL, (size_t)m * sizeof *s->spos);
+    memset(s->num, 0xff, (size_t)m * sizeof *s->num);
+    s->num[n] = 0;
+    s->parent[0] = NONE;
+    s->next = 1;
+    for (uint32_t k = 0; k < g->nroots; k++)
+        if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k]);
+    s->live_end = s->next;
+    for (uint32_t i = 0; i < n; i++)
+        if (s->num[i] == NONE && g->in1[i] == HK_NONE) attach(g, s, i);
+    for (uint32_t i = 0; i < n; i++)
+        if (s->num[i] == NONE) attach(g, s, i);
+    for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
+    free(s->snode);
+    free(s->spos);
+    s->snode = s->spos = NULL;
+    hkg_drop_out(g);
+}
+
+/* Rewrites the referrer entries of objects [lo, hi) through map (object -> preorder number,
+ * or back): each object's entries are its own, so parts run on the threads. */
+static void map_referrers(hk_graph *g, const uint32_t *map, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t v = lo; v < hi; v++) {
         uint32_t x = g->in1[v];
         if (x == HK_NONE) continue;
         if (!(x & HKG_IN_MANY)) {
@@ -63,21 +114,202 @@ static void map_referrers(hk_graph *g, const uint32_t *map)
     }
 }
 
-/* Shallow sizes into the retained sizes' words, in parts on the threads: each reads its
- * objects' records. */
-enum { SHALLOW_PARTS = 32 };
-typedef struct shallow_job {
-    const hk_dump *d;
-    uint64_t *ret;
-    uint32_t n;
-} shallow_job;
+/* Parts 0..DOM_PARTS-1: vert from num; the rest: referrers into preorder numbers. */
+static void to_preorder_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    dom_work *s = j->w;
+    uint32_t lo, hi;
+    range_of(s->n + 1, k % DOM_PARTS, DOM_PARTS, &lo, &hi);
+    if (k < DOM_PARTS) {
+        for (uint32_t i = lo; i < hi; i++) s->vert[s->num[i]] = i;
+        return;
+    }
+    if (hi > s->n) hi = s->n;
+    map_referrers(j->g, s->num, lo, hi);
+}
+
+static void dom_to_preorder(hk_graph *g, dom_work *s)
+{
+    s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
+    dom_job j = {NULL, g, s, NULL};
+    hk_parallel(2 * DOM_PARTS, to_preorder_part, &j);
+    free(s->num);
+    s->num = NULL;
+}
+
+/* What each node's semidominator needs of no other node: the smallest referrer before it
+ * in preorder (0 for a child of the virtual root), and a mark when a referrer comes after it
+ * (those go through eval, in order).  Garbage that points into the live heap must not shape
+ * its dominators; a referrer equal to the node changes nothing. */
+static void semi_seed_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    const hk_graph *g = j->g;
+    dom_work *s = j->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo; w < hi; w++) {
+        uint32_t v = s->vert[w], sw = w, later = 0;
+        s->label[w] = w;
+        s->anc[w] = NONE;
+        if (w == 0 || (g->flags[v] & HKG_F_VROOT)) {
+            s->semi[w] = 0;
+            continue;
+        }
+        uint32_t nin;
+        const uint32_t *in = hkg_in(g, v, &nin);
+        for (uint32_t e = 0; e < nin; e++) {
+            uint32_t u = in[e];
+            if ((w < s->live_end && u >= s->live_end) || u == w) continue;
+            if (u < w) sw = u < sw ? u : sw;
+            else later = LATER;
+        }
+        s->semi[w] = sw | later;
+    }
+}
+
+/* eval(u): the smallest semidominator on u's path in the forest, compressing the path.  The
+ * path is walked up with its links reversed and down again, so no stack is needed. */
+static uint32_t eval(dom_work *s, uint32_t u)
+{
+    uint32_t *anc = s->anc, *label = s->label;
+    const uint32_t *semi = s->semi;
+    if (anc[u] != NONE) {
+        uint32_t below = NONE, x = u;
+        while (anc[anc[x]] != NONE) {
+            uint32_t up = anc[x];
+            anc[x] = below;
+            below = x;
+            x = up;
+        }
+        while (below != NONE) {
+            uint32_t next = anc[below];
+            if (semi[label[x]] < semi[label[below]]) label[below] = label[x];
+            anc[below] = anc[x];
+            x = below;
+            below = next;
+        }
+    }
+    return semi[label[u]];
+}
+
+/* Semidominators in reverse preorder (referrers are preorder numbers now). */
+static void dom_semi(hk_graph *g, dom_work *s)
+{
+    const uint32_t m = s->m;
+    g->retained = hk_xrealloc(NULL, (size_t)m * sizeof *g->retained);
+    s->semi = (uint32_t *)g->retained;
+    s->label = s->semi + m;
+    s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);
+    dom_job j = {NULL, g, s, NULL};
+    hk_parallel(DOM_PARTS, semi_seed_part, &j);
+    for (uint32_t w = m - 1; w >= 1; w--) {
+        uint32_t sw = s->semi[w];
+        if (sw & LATER) {
+            sw &= ~LATER;
+            uint32_t nin;
+            const uint32_t *in = hkg_in(g, s->vert[w], &nin);
+            for (uint32_t e = 0; e < nin && sw; e++) {
+                uint32_t u = in[e];
+                if (u <= w || (w < s->live_end && u >= s->live_end)) continue;
+                uint32_t su = eval(s, u);
+                if (su < sw) sw = su;
+            }
+        }
+        s->semi[w] = sw;
+        s->anc[w] = s->parent[w];
+    }
+}
+
+/* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
+static void dom_idom(dom_work *s)
+{
+    uint32_t *idom = s->anc;
+    idom[0] = NONE;
+    for (uint32_t w = 1; w < s->m; w++) {
+        uint32_t x = s->parent[w];
+        while (x > s->semi[w]) x = idom[x];
+        idom[w] = x;
+    }
+}
+
+/* idom in object space, written over parent (no longer needed). */
+static void to_objects_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    dom_work *s = j->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    if (lo == 0) lo = 1;
+    for (uint32_t w = lo; w < hi; w++) {
+        uint32_t p = s->vert[s->anc[w]];
+        s->parent[s->vert[w]] = p == s->n ? HK_NONE : p;
+    }
+}
+
+/* Shallow sizes into the retained sizes' words: each part reads its objects' records. */
 static void shallow_part(void *ctx, int k)
 {
-    shallow_job *j = ctx;
-    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS),
-             hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
+    dom_job *j = ctx;
+    uint32_t lo, hi;
+    range_of(j->w->n, k, DOM_PARTS, &lo, &hi);
     hkg_sizer sz = {0};
-    for (uint32_t i = lo; i < hi; i++) j->ret[i] = hkg_shallow(j->d, &sz, i);
+    for (uint32_t i = lo; i < hi; i++) j->g->retained[i] = hkg_shallow(j->d, &sz, i);
+}
+
+/* Native bytes up the dominator tree: only the few objects above a native allocation. */
+static void retained_native(hk_graph *g, uint32_t v, uint32_t p)
+{
+    hk_idtab *rn = &g->retained_native;
+    uint64_t x, y = 0;
+    hk_idtab_get(rn, (uint64_t)v + 1, &x);
+    if (p == g->n) {
+        g->total_native += x;
+        return;
+    }
+    hk_idtab_get(rn, (uint64_t)p + 1, &y);
+    hk_idtab_set(rn, (uint64_t)p + 1, x + y);
+    g->flags[p] |= HKG_F_RNATIVE;
+}
+
+/* Retained sizes: children before parents in reverse preorder. */
+static void accumulate(hk_graph *g, const dom_work *s)
+{
+    uint64_t *ret = g->retained;
+    const uint32_t n = s->n, *vert = s->vert, *oid = g->idom;
+    ret[n] = 0;
+    hk_idtab_init(&g->retained_native);
+    if (g->native)
+        for (uint32_t i = 0; i < n; i++)
+            if (g->native[i]) {
+                hk_idtab_set(&g->retained_native, (uint64_t)i + 1, g->native[i]);
+                g->flags[i] |= HKG_F_RNATIVE;
+            }
+    g->total_native = 0;
+    for (uint32_t w = s->m - 1; w >= 1; w--) {
+        if (w > 16) {
+            __builtin_prefetch(&oid[vert[w - 16]]);
+            __builtin_prefetch(&ret[vert[w - 16]], 1);
+        }
+        uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
+        ret[p] += ret[v];
+        if (g->flags[v] & HKG_F_RNATIVE) retained_native(g, v, p);
+    }
+    g->total_bytes = ret[n];
+}
+
+/* Part 0 sums the retained sizes; the others turn the referrers back into object indices. */
+static void finish_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    if (k == 0) {
+        accumulate(j->g, j->w);
+        return;
+    }
+    uint32_t lo, hi;
+    range_of(j->w->n, k - 1, DOM_PARTS, &lo, &hi);
+    map_referrers(j->g, j->w->vert, lo, hi);
 }
 
 /* Memory, in 4-byte words per object on top of the index and the referrers: the search
@@ -87,155 +319,23 @@ static void shallow_part(void *ctx, int k)
  * preorder numbers meanwhile, so num is not needed either. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
-    const uint32_t n = g->n, m = n + 1;
-    dfs_state s = {0};
-    uint32_t *vert = NULL, *anc = NULL, *stk = NULL;
-    s.num = malloc((size_t)m * sizeof *s.num);
-    s.parent = malloc((size_t)m * sizeof *s.parent);
-    s.snode = malloc((size_t)m * sizeof *s.snode);
-    s.spos = malloc((size_t)m * sizeof *s.spos);
-    if (!s.num || !s.parent || !s.snode || !s.spos) goto oom;
-    memset(s.num, 0xff, (size_t)m * sizeof *s.num);
-    s.num[n] = 0;
-    s.parent[0] = NONE;
-    s.next = 1;
-    for (uint32_t k = 0; k < g->nroots; k++)
-        if (s.num[g->roots[k]] == NONE) attach(g, &s, g->roots[k]);
-    /* preorder numbers below live_end are the strongly reachable objects */
-    const uint32_t live_end = s.next;
-    /* what no root reaches: first the objects nothing references, then cycles */
-    for (uint32_t i = 0; i < n; i++)
-        if (s.num[i] == NONE && g->in1[i] == HK_NONE) attach(g, &s, i);
-    for (uint32_t i = 0; i < n; i++)
-        if (s.num[i] == NONE) attach(g, &s, i);
-    for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
-    free(s.snode);
-    free(s.spos);
-    s.snode = s.spos = NULL;
-    hkg_drop_out(g);
-
-    vert = malloc((size_t)m * sizeof *vert);
-    if (!vert) goto oom;
-    for (uint32_t i = 0; i <= n; i++) vert[s.num[i]] = i;
-    map_referrers(g, s.num);
-    free(s.num);
-    s.num = NULL;
-
-    /* semidominators, in reverse preorder; referrers are preorder numbers now */
-    g->retained = malloc((size_t)m * sizeof *g->retained);
-    anc = malloc((size_t)m * sizeof *anc);
-    stk = malloc((size_t)m * sizeof *stk);
-    if (!g->retained || !anc || !stk) goto oom_mapped;
-    uint32_t *semi = (uint32_t *)g->retained, *label = semi + m;
-    for (uint32_t w = 0; w < m; w++) {
-        semi[w] = w;
-        label[w] = w;
-        anc[w] = NONE;
-    }
-    for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t v = vert[w], sw = w;
-        if (g->flags[v] & HKG_F_VROOT) sw = 0;
-        uint32_t nin;
-        const uint32_t *in = hkg_in(g, v, &nin);
-        for (uint32_t k = 0; k < nin && sw; k++) {
-            uint32_t u = in[k];
-            /* garbage that points into the live heap must not shape its dominators */
-            if (w < live_end && u >= live_end) continue;
-            if (u < w) {
-                if (u < sw) sw = u;
-                continue;
-            }
-            /* eval(u) with path compression */
-            if (anc[u] != NONE) {
-                uint32_t x = u, sp = 0;
-                while (anc[anc[x]] != NONE) {
-                    stk[sp++] = x;
-                    x = anc[x];
-                }
-                while (sp) {
-                    uint32_t y = stk[--sp], a = anc[y];
-                    if (semi[label[a]] < semi[label[y]]) label[y] = label[a];
-                    anc[y] = anc[a];
-                }
-            }
-            uint32_t su = semi[label[u]];
-            if (su < sw) sw = su;
-        }
-        semi[w] = sw;
-        anc[w] = s.parent[w];
-    }
-    free(stk);
-    stk = NULL;
-    /* immediate dominators: from the DFS parent up to the semidominator's depth */
-    uint32_t *idom = anc; /* reuse */
-    idom[0] = NONE;
-    for (uint32_t w = 1; w < m; w++) {
-        uint32_t x = s.parent[w];
-        while (x > semi[w]) x = idom[x];
-        idom[w] = x;
-    }
-    map_referrers(g, vert);
-    /* idom in object space, written over parent (no longer needed) */
-    uint32_t *oid = s.parent;
-    for (uint32_t w = 1; w < m; w++) {
-        uint32_t p = vert[idom[w]];
-        oid[vert[w]] = p == n ? HK_NONE : p;
-    }
-    oid[n] = HK_NONE;
-    free(anc);
-    anc = NULL;
-    g->idom = oid;
-    s.parent = NULL;
-
-    /* retained sizes (over semi and label): children before parents in reverse preorder */
-    uint64_t *ret = g->retained;
-    shallow_job sj = {d, ret, n};
-    hk_parallel(SHALLOW_PARTS, shallow_part, &sj);
-    ret[n] = 0;
-    hk_idtab *rn = &g->retained_native;
-    hk_idtab_init(rn);
-    if (g->native)
-        for (uint32_t i = 0; i < n; i++)
-            if (g->native[i]) {
-                hk_idtab_set(rn, (uint64_t)i + 1, g->native[i]);
-                g->flags[i] |= HKG_F_RNATIVE;
-            }
-    g->total_native = 0;
-    for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
-        ret[p] += ret[v];
-        if (!(g->flags[v] & HKG_F_RNATIVE)) continue;
-        uint64_t x, y = 0;
-        hk_idtab_get(rn, (uint64_t)v + 1, &x);
-        if (p == n) {
-            g->total_native += x;
-            continue;
-        }
-        hk_idtab_get(rn, (uint64_t)p + 1, &y);
-        hk_idtab_set(rn, (uint64_t)p + 1, x + y);
-        g->flags[p] |= HKG_F_RNATIVE;
-    }
-    g->total_bytes = ret[n];
-    free(vert);
-    g->times.dom = hkg_now() - t0;
+    (void)err;
+    (void)errlen;
+    dom_work s = {.n = g->n, .m = g->n + 1};
+    dom_number(g, &s);
+    dom_to_preorder(g, &s);
+    dom_semi(g, &s);
+    dom_idom(&s);
+    dom_job j = {d, g, &s, NULL};
+    hk_parallel(DOM_PARTS, to_objects_part, &j);
+    g->idom = s.parent;
+    g->idom[s.n] = HK_NONE;
+    free(s.anc);
+    hk_parallel(DOM_PARTS, shallow_part, &j);
+    /* the sum goes first: the longest part, beside the referrers' rewriting */
+    hk_parallel(DOM_PARTS + 1, finish_part, &j);
+    free(s.vert);
     return 0;
-oom_mapped:
-    map_referrers(g, vert);
-oom:
-    free(s.num);
-    free(vert);
-    free(s.parent);
-    free(s.snode);
-    free(s.spos);
-    free(anc);
-    free(stk);
-    free(g->idom);
-    g->idom = NULL;
-    free(g->retained);
-    g->retained = NULL;
-    snprintf(err, errlen, "graph: out of memory computing dominators (%u objects)", n);
-    return -1;
 }
 
 uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
@@ -310,15 +410,9 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     }
     const uint32_t cnt = g->n;
     if (!g->kid_start) {
-        uint32_t *ks = calloc((size_t)cnt + 3, sizeof *ks), *kids = malloc(((size_t)cnt + 1) * sizeof *kids);
-        uint8_t *sorted = calloc((size_t)cnt + 1, 1);
-        if (!ks || !kids || !sorted) {
-            free(ks);
-            free(kids);
-            free(sorted);
-            snprintf(err, errlen, "graph: out of memory for the dominator tree");
-            return -1;
-        }
+        uint32_t *ks = hk_xcalloc((size_t)cnt + 3, sizeof *ks);
+        uint32_t *kids = hk_xrealloc(NULL, ((size_t)cnt + 1) * sizeof *kids);
+        uint8_t *sorted = hk_xcalloc((size_t)cnt + 1, 1);
         /* slot cnt is the virtual root; counting sort as in the referrer index */
         for (uint32_t i = 0; i < cnt; i++) ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 2]++;
         for (uint32_t i = 2; i < cnt + 3; i++) ks[i] += ks[i - 1];
@@ -378,6 +472,22 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_
     return h;
 }
 
+/* Each object's class, from the per-class lists: the walk of the dominator tree visits
+ * objects in tree order, where reading each record twice missed the cache on nearly every
+ * object. */
+static uint32_t *object_classes(hk_dump *d, uint32_t n)
+{
+    uint32_t *cls = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *cls);
+    memset(cls, 0xff, ((size_t)n + 1) * sizeof *cls);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        uint32_t ni;
+        const uint32_t *inst = hk_class_instances(d, c, &ni);
+        for (uint32_t k = 0; k < ni; k++) cls[inst[k]] = c;
+        if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
+    }
+    return cls;
+}
+
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
 {
     hk_graph *g = d->graph;
@@ -390,31 +500,13 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     uint32_t nk;
     if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
     const uint32_t nc = d->nclasses ? d->nclasses : 1;
-    uint64_t *per = calloc(nc, sizeof *per);
+    uint64_t *per = hk_xcalloc(nc, sizeof *per);
     /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = calloc(nc, sizeof *open);
+    uint32_t *open = hk_xcalloc(nc, sizeof *open);
     /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = malloc(((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = malloc(((size_t)g->n + 1) * sizeof *spos);
-    /* each object's class, from the per-class lists: the walk below visits objects in tree
-     * order, where reading each record twice missed the cache on nearly every object */
-    uint32_t *cls = malloc(((size_t)g->n + 1) * sizeof *cls);
-    if (!per || !open || !snode || !spos || !cls) {
-        free(per);
-        free(open);
-        free(snode);
-        free(spos);
-        free(cls);
-        snprintf(err, errlen, "graph: out of memory");
-        return -1;
-    }
-    for (uint32_t i = 0; i <= g->n; i++) cls[i] = HK_NONE;
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        uint32_t ni;
-        const uint32_t *inst = hk_class_instances(d, c, &ni);
-        for (uint32_t k = 0; k < ni; k++) cls[inst[k]] = c;
-        if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
-    }
+    uint32_t *snode = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *snode);
+    uint32_t *spos = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *spos);
+    uint32_t *cls = object_classes(d, g->n);
     uint32_t sp = 0;
     snode[sp] = g->n;
     spos[sp++] = g->kid_start[g->n];

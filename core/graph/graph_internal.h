@@ -73,7 +73,6 @@ typedef struct hk_graph {
     /* paths */
     uint32_t *parent; /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
     uint8_t *pweak;   /* reached only through weak edges or list links */
-    hk_graph_times times;
 } hk_graph;
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
@@ -96,7 +95,6 @@ static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
     return g->in_many + x + 1;
 }
 
-hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen);
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
 /* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
  * every object: most neighbours are instances of the same class, so the last class's
@@ -106,12 +104,13 @@ typedef struct hkg_sizer {
     uint32_t size;
 } hkg_sizer;
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i);
-double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
 
 int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+/* The referrer index in nparts parts (on up to as many threads): the same for any count. */
+int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);

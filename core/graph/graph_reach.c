@@ -2,6 +2,7 @@
  * Levels are computed strongest first; each level is a BFS that may cross weak edges of
  * that kind or stronger, seeded from objects already reached. */
 #include "graph/graph_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +27,11 @@ static void visit_weak(const hk_graph *g, uint32_t x, int level, uint8_t *reach,
 
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
+    (void)err;
+    (void)errlen;
     const uint32_t n = g->n;
-    uint8_t *reach = calloc(n ? n : 1, 1);
-    uint32_t *q = malloc((n ? n : 1) * sizeof *q);
-    if (!reach || !q) {
-        free(reach);
-        free(q);
-        snprintf(err, errlen, "graph: out of memory computing reachability");
-        return -1;
-    }
+    uint8_t *reach = hk_xcalloc(n ? n : 1, 1);
+    uint32_t *q = hk_xrealloc(NULL, (n ? n : 1) * sizeof *q);
     for (int level = HK_REACH_STRONG; level > HK_REACH_UNREACHABLE; level--) {
         uint32_t head = 0, tail = 0;
         if (level == HK_REACH_STRONG) {
@@ -71,7 +67,6 @@ int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         g->reach_bytes[reach[i]] += hkg_shallow(d, &sz, i);
     }
     g->reach = reach;
-    g->times.reach = hkg_now() - t0;
     return 0;
 }
 
