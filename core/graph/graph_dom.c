@@ -62,39 +62,80 @@ static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
     }
 }
 
-static void attach(hk_graph *g, dom_work *s, uint32_t obj)
+/* A new tree under the virtual root.  The live heap's trees are started from the roots,
+ * which are marked children of the virtual root afterwards: this search may run beside
+ * others that read the flags. */
+static void attach(hk_graph *g, dom_work *s, uint32_t obj, int live)
 {
-    g->flags[obj] |= HKG_F_VROOT;
+    if (!live) g->flags[obj] |= HKG_F_VROOT;
     s->num[obj] = s->next;
     s->parent[s->next++] = 0;
     dfs_from(g, s, obj);
+}
+
+static void stack_alloc(dom_work *s)
+{
+    /* touched only as deep as the search goes */
+    s->snode = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->snode);
+    s->spos = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->spos);
+}
+
+static void stack_free(dom_work *s)
+{
+    free(s->snode);
+    free(s->spos);
+    s->snode = s->spos = NULL;
+}
+
+void hkg_search_live(hk_graph *g)
+{
+    dom_work *s = hk_xcalloc(1, sizeof *s);
+    s->n = g->n;
+    s->m = g->n + 1;
+    s->num = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->num);
+    s->parent = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->parent);
+    stack_alloc(s);
+    memset(s->num, 0xff, (size_t)s->m * sizeof *s->num);
+    s->num[s->n] = 0;
+    s->parent[0] = NONE;
+    s->next = 1;
+    for (uint32_t k = 0; k < g->nroots; k++)
+        if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k], 1);
+    s->live_end = s->next;
+    stack_free(s);
+    g->search = s;
+}
+
+const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end)
+{
+    *live_end = g->search->live_end;
+    return g->search->num;
+}
+
+void hkg_search_free(hk_graph *g)
+{
+    if (!g->search) return;
+    free(g->search->num);
+    free(g->search->parent);
+    free(g->search);
+    g->search = NULL;
 }
 
 /* Preorder numbers: the live heap first (from the roots), then what no root reaches: the
  * objects nothing references, then cycles.  The edges are not needed after this. */
 static void dom_number(hk_graph *g, dom_work *s)
 {
-    const uint32_t n = s->n, m = s->m;
-    s->num = hk_xrealloc(NULL, (size_t)m * sizeof *s->num);
-    s->parent = hk_xrealloc(NULL, (size_t)m * sizeof *s->parent);
-    /* touched only as deep as the search goes */
-    s->snode = hk_xrealloc(NULL, (size_t)m * sizeof *s->snode);
-    s->spos = hk_xrealloc(NULL, (size_t)m * sizeof *s->spos);
-    memset(s->num, 0xff, (size_t)m * sizeof *s->num);
-    s->num[n] = 0;
-    s->parent[0] = NONE;
-    s->next = 1;
-    for (uint32_t k = 0; k < g->nroots; k++)
-        if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k]);
-    s->live_end = s->next;
-    for (uint32_t i = 0; i < n; i++)
-        if (s->num[i] == NONE && g->in1[i] == HK_NONE) attach(g, s, i);
-    for (uint32_t i = 0; i < n; i++)
-        if (s->num[i] == NONE) attach(g, s, i);
+    if (!g->search) hkg_search_live(g);
+    *s = *g->search;
+    free(g->search);
+    g->search = NULL;
+    stack_alloc(s);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->num[i] == NONE && g->in1[i] == HK_NONE) attach(g, s, i, 0);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->num[i] == NONE) attach(g, s, i, 0);
     for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
-    free(s->snode);
-    free(s->spos);
-    s->snode = s->spos = NULL;
+    stack_free(s);
     hkg_drop_out(g);
 }
 
@@ -321,7 +362,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    dom_work s = {.n = g->n, .m = g->n + 1};
+    dom_work s;
     dom_number(g, &s);
     dom_to_preorder(g, &s);
     dom_semi(g, &s);
@@ -335,203 +376,5 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);
     free(s.vert);
-    return 0;
-}
-
-uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    return g && g->idom && obj < g->n ? g->idom[obj] : HK_NONE;
-}
-
-uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    if (!g || !g->retained) return 0;
-    return obj == HK_NONE ? g->total_bytes : obj < g->n ? g->retained[obj] : 0;
-}
-
-uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    uint64_t v = 0;
-    if (!g || !g->retained) return 0;
-    if (obj == HK_NONE) return g->total_native;
-    if (obj < g->n && (g->flags[obj] & HKG_F_RNATIVE)) hk_idtab_get(&g->retained_native, (uint64_t)obj + 1, &v);
-    return v;
-}
-
-uint64_t hk_graph_total_bytes(hk_dump *d)
-{
-    return hk_graph_retained(d, HK_NONE);
-}
-uint64_t hk_graph_total_native(hk_dump *d)
-{
-    return hk_graph_retained_native(d, HK_NONE);
-}
-
-int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    return g && g->idom && obj < g->n && (g->flags[obj] & HKG_F_VROOT) != 0;
-}
-
-static int by_retained_desc(const void *a, const void *b, void *ctx)
-{
-    const uint64_t *r = ctx;
-    uint64_t x = r[*(const uint32_t *)a], y = r[*(const uint32_t *)b];
-    if (x != y) return x < y ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Sorts a child list by by_retained_desc's order: most lists are short, where an insertion
- * sort beats qsort_r's call per comparison. */
-static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
-{
-    if (n > 16) {
-        qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t x = v[i], j = i;
-        for (; j && (r[v[j - 1]] < r[x] || (r[v[j - 1]] == r[x] && v[j - 1] > x)); j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
-}
-
-int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen)
-{
-    hk_graph *g = d->graph;
-    *out = NULL;
-    *n = 0;
-    if (!g || !g->idom) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    const uint32_t cnt = g->n;
-    if (!g->kid_start) {
-        uint32_t *ks = hk_xcalloc((size_t)cnt + 3, sizeof *ks);
-        uint32_t *kids = hk_xrealloc(NULL, ((size_t)cnt + 1) * sizeof *kids);
-        uint8_t *sorted = hk_xcalloc((size_t)cnt + 1, 1);
-        /* slot cnt is the virtual root; counting sort as in the referrer index */
-        for (uint32_t i = 0; i < cnt; i++) ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 2]++;
-        for (uint32_t i = 2; i < cnt + 3; i++) ks[i] += ks[i - 1];
-        for (uint32_t i = 0; i < cnt; i++) kids[ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 1]++] = i;
-        g->kid_start = ks;
-        g->kids = kids;
-        g->kids_sorted = sorted;
-    }
-    uint32_t p = obj == HK_NONE ? cnt : obj;
-    if (p > cnt) {
-        snprintf(err, errlen, "graph: no object %u", obj);
-        return -1;
-    }
-    /* sorted on demand: a walk of the whole tree (class_retained) needs no order */
-    if (!g->kids_sorted[p]) {
-        if (g->kid_start[p + 1] - g->kid_start[p] > 1)
-            sort_kids(g->kids + g->kid_start[p], g->kid_start[p + 1] - g->kid_start[p], g->retained);
-        g->kids_sorted[p] = 1;
-    }
-    *out = g->kids + g->kid_start[p];
-    *n = g->kid_start[p + 1] - g->kid_start[p];
-    return 0;
-}
-
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_t *out)
-{
-    hk_graph *g = d->graph;
-    if (!g || !g->retained || !want) return 0;
-    if (live_only && !g->reach) return 0;
-    const uint64_t *r = g->retained;
-    /* a min-heap of the best `want` so far */
-    uint32_t h = 0;
-    for (uint32_t i = 0; i < g->n; i++) {
-        if (h == want && r[i] <= r[out[0]]) continue;
-        if (live_only && g->reach[i] != HK_REACH_STRONG) continue;
-        uint32_t k;
-        if (h < want) {
-            k = h++;
-            while (k && r[out[(k - 1) / 2]] > r[i]) {
-                out[k] = out[(k - 1) / 2];
-                k = (k - 1) / 2;
-            }
-        } else {
-            k = 0;
-            for (;;) {
-                uint32_t c = 2 * k + 1;
-                if (c >= h) break;
-                if (c + 1 < h && r[out[c + 1]] < r[out[c]]) c++;
-                if (r[out[c]] >= r[i]) break;
-                out[k] = out[c];
-                k = c;
-            }
-        }
-        out[k] = i;
-    }
-    qsort_r(out, h, sizeof *out, by_retained_desc, (void *)r);
-    return h;
-}
-
-/* Each object's class, from the per-class lists: the walk of the dominator tree visits
- * objects in tree order, where reading each record twice missed the cache on nearly every
- * object. */
-static uint32_t *object_classes(hk_dump *d, uint32_t n)
-{
-    uint32_t *cls = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *cls);
-    memset(cls, 0xff, ((size_t)n + 1) * sizeof *cls);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        uint32_t ni;
-        const uint32_t *inst = hk_class_instances(d, c, &ni);
-        for (uint32_t k = 0; k < ni; k++) cls[inst[k]] = c;
-        if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
-    }
-    return cls;
-}
-
-int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
-{
-    hk_graph *g = d->graph;
-    *out = NULL;
-    if (!g || !g->retained) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    const uint32_t *kids;
-    uint32_t nk;
-    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
-    const uint32_t nc = d->nclasses ? d->nclasses : 1;
-    uint64_t *per = hk_xcalloc(nc, sizeof *per);
-    /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = hk_xcalloc(nc, sizeof *open);
-    /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *spos);
-    uint32_t *cls = object_classes(d, g->n);
-    uint32_t sp = 0;
-    snode[sp] = g->n;
-    spos[sp++] = g->kid_start[g->n];
-    while (sp) {
-        uint32_t x = snode[sp - 1], k = spos[sp - 1];
-        if (k < g->kid_start[x + 1]) {
-            spos[sp - 1] = k + 1;
-            uint32_t v = g->kids[k], c = cls[v];
-            if (c != HK_NONE) {
-                /* the set's retained size: only the topmost instances of a class count */
-                if (!open[c]) per[c] += g->retained[v];
-                open[c]++;
-            }
-            snode[sp] = v;
-            spos[sp++] = g->kid_start[v];
-            continue;
-        }
-        sp--;
-        uint32_t c = cls[x];
-        if (c != HK_NONE) open[c]--;
-    }
-    free(open);
-    free(snode);
-    free(spos);
-    free(cls);
-    *out = per;
     return 0;
 }

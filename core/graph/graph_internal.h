@@ -59,10 +59,12 @@ typedef struct hk_graph {
     /* reachability */
     uint8_t *reach;
     uint64_t reach_count[HK_REACH_COUNT], reach_bytes[HK_REACH_COUNT];
+    int reach_summed; /* the two above are filled on first use */
     /* native */
     uint64_t *native; /* NULL when the dump has none */
     /* dominators */
-    uint32_t *idom; /* HK_NONE: the virtual root */
+    struct dom_work *search; /* their search of the live heap, when run ahead of them */
+    uint32_t *idom;          /* HK_NONE: the virtual root */
     uint64_t *retained;
     /* retained native bytes, only where not 0 (the few objects above a native allocation
      * in the dominator tree), keyed by object index + 1 */
@@ -115,6 +117,14 @@ int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+/* The dominators' depth-first search of the live heap (from the roots over strong edges),
+ * ahead of them: it reads only the edges, so it runs beside the referrers. */
+void hkg_search_live(hk_graph *g);
+/* Its preorder numbers by object: below *live_end exactly for the strongly reachable. */
+const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end);
+void hkg_search_free(hk_graph *g);
+/* Reachability from that search: the strong level is what it numbered. */
+void hkg_reach_after_search(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 
 /* The kind of a Reference class (enum hk_reach), or HK_REACH_STRONG for other classes. */

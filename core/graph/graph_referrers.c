@@ -13,6 +13,7 @@ typedef struct in_job {
     hk_graph *g;
     uint32_t *in1, *ov;
     int nparts;
+    uint64_t *many; /* per part, then summed: where its lists start */
 } in_job;
 
 static void part_range(const in_job *j, int k, uint32_t *lo, uint32_t *span)
@@ -58,26 +59,50 @@ static void fill_part(void *ctx, int k)
 }
 
 /* Turns in-degrees into slots: HK_NONE, a pending single referrer, or a list position (its
- * count first, 0 until filled).  Returns the lists' length, or UINT64_MAX when too long. */
-static uint64_t layout(uint32_t *in1, uint32_t n, uint32_t **ov)
+ * count first, 0 until filled).  Parts of objects in order: each sums its lists' length,
+ * then lays them out from the sum of the parts before it. */
+static void many_part(void *ctx, int k)
 {
+    in_job *j = ctx;
+    uint32_t lo, span;
     uint64_t many = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (in1[v] > 1) many += 1 + (uint64_t)in1[v];
-    if (many >= HKG_IN_MANY) return UINT64_MAX;
-    *ov = hk_xrealloc(NULL, (many ? many : 1) * sizeof **ov);
-    uint64_t pos = 0;
-    for (uint32_t v = 0; v < n; v++) {
+    part_range(j, k, &lo, &span);
+    for (uint32_t v = lo; v < lo + span; v++)
+        if (j->in1[v] > 1) many += 1 + (uint64_t)j->in1[v];
+    j->many[k + 1] = many;
+}
+
+static void slots_part(void *ctx, int k)
+{
+    in_job *j = ctx;
+    uint32_t lo, span, *in1 = j->in1;
+    uint64_t pos = j->many[k];
+    part_range(j, k, &lo, &span);
+    for (uint32_t v = lo; v < lo + span; v++) {
         uint32_t deg = in1[v];
         if (deg == 0) in1[v] = HK_NONE;
         else if (deg == 1) in1[v] = HKG_IN_MANY - 1; /* not an object index: n < 2^31 */
         else {
-            (*ov)[pos] = 0;
+            j->ov[pos] = 0;
             in1[v] = HKG_IN_MANY | (uint32_t)pos;
             pos += 1 + (uint64_t)deg;
         }
     }
-    return many;
+}
+
+/* Returns the lists' length, or UINT64_MAX when too long for the index. */
+static uint64_t layout(in_job *j)
+{
+    j->many = hk_xcalloc((size_t)j->nparts + 1, sizeof *j->many);
+    hk_parallel(j->nparts, many_part, j);
+    for (int k = 1; k <= j->nparts; k++) j->many[k] += j->many[k - 1];
+    uint64_t many = j->many[j->nparts];
+    if (many < HKG_IN_MANY) {
+        j->ov = hk_xrealloc(NULL, (many ? many : 1) * sizeof *j->ov);
+        hk_parallel(j->nparts, slots_part, j);
+    }
+    free(j->many);
+    return many < HKG_IN_MANY ? many : UINT64_MAX;
 }
 
 int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen)
@@ -88,9 +113,9 @@ int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen)
         return -1;
     }
     if (nparts < 1) nparts = 1;
-    in_job j = {g, hk_xcalloc(n ? n : 1, sizeof *j.in1), NULL, nparts};
+    in_job j = {g, hk_xcalloc(n ? n : 1, sizeof *j.in1), NULL, nparts, NULL};
     hk_parallel(nparts, count_part, &j);
-    uint64_t many = layout(j.in1, n, &j.ov);
+    uint64_t many = layout(&j);
     if (many == UINT64_MAX) {
         free(j.in1);
         snprintf(err, errlen, "graph: too many referrers for the referrer index");

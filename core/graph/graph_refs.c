@@ -40,6 +40,7 @@ static void graph_free(hk_dump *d)
     free(g->in_many);
     free(g->reach);
     free(g->native);
+    hkg_search_free(g);
     free(g->idom);
     free(g->retained);
     hk_idtab_free(&g->retained_native);
@@ -364,26 +365,32 @@ static void parts_free(refs_part *parts)
     free(parts);
 }
 
-/* The parts' edges into one index, in part order (the first part's list grown in place). */
+/* The parts' edges into one index, in part order: each part copies its own list to its
+ * place and makes its objects' starts absolute, on the threads. */
+typedef struct join_job {
+    hk_graph *g;
+    refs_part *parts;
+    uint64_t base[REF_PARTS];
+} join_job;
+static void join_part(void *ctx, int k)
+{
+    join_job *j = ctx;
+    refs_part *pt = &j->parts[k];
+    uint32_t *start = j->g->out_start, base = (uint32_t)j->base[k];
+    if (pt->e.n) memcpy(j->g->out + base, pt->e.v, pt->e.n * sizeof *pt->e.v);
+    free(pt->e.v);
+    pt->e.v = NULL;
+    for (uint32_t i = pt->lo; i < pt->hi; i++) start[i + 1] += base;
+}
+
 static void join_edges(hk_graph *g, refs_part *parts, uint64_t total)
 {
+    join_job j = {g, parts, {0}};
+    for (int k = 1; k < REF_PARTS; k++) j.base[k] = j.base[k - 1] + parts[k - 1].e.n;
     g->out_start[0] = 0;
-    uint64_t base = 0;
-    for (int k = 0; k < REF_PARTS; k++) {
-        for (uint32_t i = parts[k].lo; i < parts[k].hi; i++) g->out_start[i + 1] += (uint32_t)base;
-        base += parts[k].e.n;
-    }
-    uint32_t *out = hk_xrealloc(parts[0].e.v, (total ? total : 1) * sizeof *out);
-    parts[0].e.v = NULL;
-    base = parts[0].e.n;
-    for (int k = 1; k < REF_PARTS; k++) {
-        if (parts[k].e.n) memcpy(out + base, parts[k].e.v, parts[k].e.n * sizeof *out);
-        base += parts[k].e.n;
-        free(parts[k].e.v);
-        parts[k].e.v = NULL;
-    }
-    g->out = out;
+    g->out = hk_xrealloc(NULL, (total ? total : 1) * sizeof *g->out);
     g->nout = total;
+    hk_parallel(REF_PARTS, join_part, &j);
 }
 
 /* What only the first pass finds: weak edges and Cleaners (joined in part order), and the
@@ -489,37 +496,33 @@ static int run_phase(hk_dump *d, hk_graph *g, const phase *ph, char *err, size_t
     return 0;
 }
 
-/* Referrers beside reachability and native sizes: each reads the edges and writes only its
- * own arrays, so on two threads or more they run at the same time (the referrers then in
- * one part: the other thread is busy). */
-typedef struct side_job {
-    hk_dump *d;
+/* Before dominators: their search of the live heap beside the referrers (each reads the
+ * edges and writes only its own arrays); reachability then starts from what the search
+ * numbered.  On one thread the same work runs in the same order. */
+typedef struct pair_job {
     hk_graph *g;
-    int mask, rc;
+    int rc;
     char *err;
     size_t errlen;
-} side_job;
-static void side_part(void *ctx, int k)
+} pair_job;
+static void pair_part(void *ctx, int k)
 {
-    side_job *j = ctx;
-    if (k == 0) {
-        j->rc = hkg_referrers_in_parts(j->g, 1, j->err, j->errlen);
-        return;
-    }
-    /* neither fails once the edges exist */
-    char unused[8];
-    if (j->mask & HK_GRAPH_REACH) hkg_build_reach(j->d, j->g, unused, sizeof unused);
-    if (j->mask & HK_GRAPH_NATIVE) hkg_build_native(j->d, j->g, unused, sizeof unused);
+    pair_job *j = ctx;
+    if (k == 0) hkg_search_live(j->g);
+    else j->rc = hkg_referrers_in_parts(j->g, 1, j->err, j->errlen);
 }
 
-static int run_side_by_side(hk_dump *d, hk_graph *g, int mask, char *err, size_t errlen)
+static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err, size_t errlen)
 {
-    side_job j = {d, g, mask & (HK_GRAPH_REACH | HK_GRAPH_NATIVE) & ~g->done, 0, err, errlen};
+    pair_job j = {g, 0, err, errlen};
     int shown = d->nobjects > 1000000;
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and reachability...");
-    hk_parallel(2, side_part, &j);
+    hk_parallel(2, pair_part, &j);
+    if (!j.rc && (mask & HK_GRAPH_REACH & ~g->done)) {
+        hkg_reach_after_search(g);
+        g->done |= HK_GRAPH_REACH;
+    }
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
-    g->done |= j.mask;
     if (j.rc) return -1;
     g->done |= HK_GRAPH_REFERRERS;
     return 0;
@@ -537,8 +540,8 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
     for (size_t k = 0; k < sizeof phases / sizeof phases[0]; k++) {
         const phase *ph = &phases[k];
         if (!(mask & ph->bit) || (g->done & ph->bit)) continue;
-        if (ph->bit == HK_GRAPH_REFERRERS && hk_jobs() > 1 && (mask & (HK_GRAPH_REACH | HK_GRAPH_NATIVE) & ~g->done)) {
-            if (run_side_by_side(d, g, mask, err, errlen)) return -1;
+        if (ph->bit == HK_GRAPH_REFERRERS && (mask & HK_GRAPH_DOM & ~g->done)) {
+            if (run_search_and_referrers(d, g, mask, err, errlen)) return -1;
             continue;
         }
         if (run_phase(d, g, ph, err, errlen)) return -1;

@@ -13,4 +13,11 @@ int hk_jobs(void); /* >= 1 */
  * cannot be started. */
 void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx);
 
+/* For the benchmarks, which share a loaded machine: while on, hk_parallel times each part in
+ * CPU time and adds up the parts' total and the time a list schedule of the same parts would
+ * take on `threads` threads (each takes the next part when free, as hk_parallel does), so a
+ * run on one thread estimates the wall time on more whatever else the machine runs. */
+void hk_parallel_profile(int on, int threads);
+void hk_parallel_profile_get(double *parts_cpu, double *parts_wall);
+
 #endif
