@@ -154,13 +154,13 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_
 {
     hk_graph *g = d->graph;
     if (!g || !g->retained || !want) return 0;
-    if (live_only && !g->reach) return 0;
+    if (live_only && !(g->done & HK_GRAPH_REACH)) return 0;
     const uint64_t *r = g->retained;
     /* a min-heap of the best `want` so far */
     uint32_t h = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         if (h == want && r[i] <= r[out[0]]) continue;
-        if (live_only && g->reach[i] != HK_REACH_STRONG) continue;
+        if (live_only && hkg_reach(g, i) != HK_REACH_STRONG) continue;
         uint32_t k;
         if (h < want) {
             k = h++;

@@ -26,7 +26,8 @@ enum {
     HKG_F_ROOT = 2,
     HKG_F_LIST = 4,
     HKG_F_VROOT = 8 /* virtual root -> obj */,
-    HKG_F_RNATIVE = 16 /* has an entry in retained_native */
+    HKG_F_RNATIVE = 16, /* has an entry in retained_native */
+    HKG_REACH_SHIFT = 5 /* the bits above hold the object's enum hk_reach */
 };
 
 typedef struct hk_graph {
@@ -56,8 +57,7 @@ typedef struct hk_graph {
      * referrers follow.  HK_NONE: no referrer. */
     uint32_t *in1, *in_many;
     uint64_t nin_many;
-    /* reachability */
-    uint8_t *reach;
+    /* reachability: in the flags' top bits (hkg_reach) */
     uint64_t reach_count[HK_REACH_COUNT], reach_bytes[HK_REACH_COUNT];
     int reach_summed; /* the two above are filled on first use */
     /* native */
@@ -79,6 +79,16 @@ typedef struct hk_graph {
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
 #define HKG_IN_MANY 0x80000000u
+
+/* Reachability strength of object i (0 until computed). */
+static inline int hkg_reach(const hk_graph *g, uint32_t i)
+{
+    return g->flags[i] >> HKG_REACH_SHIFT;
+}
+static inline void hkg_set_reach(hk_graph *g, uint32_t i, int level)
+{
+    g->flags[i] = (uint8_t)((g->flags[i] & ((1u << HKG_REACH_SHIFT) - 1)) | (unsigned)level << HKG_REACH_SHIFT);
+}
 
 /* The strong referrers of v as a slice. */
 static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)

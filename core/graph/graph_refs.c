@@ -38,7 +38,6 @@ static void graph_free(hk_dump *d)
     free(g->roots);
     free(g->in1);
     free(g->in_many);
-    free(g->reach);
     free(g->native);
     hkg_search_free(g);
     free(g->idom);
