@@ -21,9 +21,12 @@ typedef struct dom_work {
     uint32_t *parent;        /* preorder -> DFS parent; then idom in object space */
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
-    uint32_t *semi, *label;  /* in the retained sizes' words, which are filled last */
-    uint32_t *snode, *spos;  /* explicit DFS stack */
-    uint32_t next;           /* next preorder number */
+    uint32_t *semi, *label;
+    struct later_list *later_parts; /* referrers after their node in preorder, per part ... */
+    uint32_t *later;                /* ... and joined */
+    size_t nlater;
+    uint32_t *snode, *spos; /* explicit DFS stack */
+    uint32_t next;          /* next preorder number */
 } dom_work;
 
 /* The same cut of [0, n) into parts as everywhere (hk_parallel): part k's range. */
@@ -180,33 +183,71 @@ static void dom_to_preorder(hk_graph *g, dom_work *s)
 }
 
 /* What each node's semidominator needs of no other node: the smallest referrer before it
- * in preorder (0 for a child of the virtual root), and a mark when a referrer comes after it
- * (those go through eval, in order).  Garbage that points into the live heap must not shape
- * its dominators; a referrer equal to the node changes nothing. */
+ * in preorder (0 for a child of the virtual root), and a mark when a referrer comes after it.
+ * Those later referrers go through eval, in reverse preorder: each part lists them for its
+ * nodes in preorder, a node's referrers and then their count, so that the pass reads the
+ * joined lists backwards and the referrer index can go first.  Garbage that points into the
+ * live heap must not shape its dominators; a referrer equal to the node changes nothing. */
+typedef struct later_list {
+    uint32_t *v;
+    size_t n, cap;
+} later_list;
 static void semi_seed_part(void *ctx, int k)
 {
     dom_job *j = ctx;
     const hk_graph *g = j->g;
     dom_work *s = j->w;
+    later_list *l = &s->later_parts[k];
     uint32_t lo, hi;
     range_of(s->m, k, DOM_PARTS, &lo, &hi);
     for (uint32_t w = lo; w < hi; w++) {
-        uint32_t v = s->vert[w], sw = w, later = 0;
-        s->label[w] = w;
-        s->anc[w] = NONE;
+        uint32_t v = s->vert[w], sw = w, nlater = 0, nin;
         if (w == 0 || (g->flags[v] & HKG_F_VROOT)) {
             s->semi[w] = 0;
             continue;
         }
-        uint32_t nin;
         const uint32_t *in = hkg_in(g, v, &nin);
         for (uint32_t e = 0; e < nin; e++) {
             uint32_t u = in[e];
             if ((w < s->live_end && u >= s->live_end) || u == w) continue;
-            if (u < w) sw = u < sw ? u : sw;
-            else later = LATER;
+            if (u < w) {
+                sw = u < sw ? u : sw;
+                continue;
+            }
+            l->v = hk_grow(l->v, &l->cap, l->n + 2, sizeof *l->v);
+            l->v[l->n++] = u;
+            nlater++;
         }
-        s->semi[w] = sw | later;
+        if (nlater) l->v[l->n++] = nlater;
+        s->semi[w] = sw | (nlater ? LATER : 0);
+    }
+}
+
+/* The parts' later referrers, joined in part order. */
+static void join_later(dom_work *s)
+{
+    size_t total = 0;
+    for (int k = 0; k < DOM_PARTS; k++) total += s->later_parts[k].n;
+    s->later = hk_xrealloc(NULL, (total ? total : 1) * sizeof *s->later);
+    s->nlater = 0;
+    for (int k = 0; k < DOM_PARTS; k++) {
+        later_list *l = &s->later_parts[k];
+        if (l->n) memcpy(s->later + s->nlater, l->v, l->n * sizeof *l->v);
+        s->nlater += l->n;
+        free(l->v);
+    }
+    free(s->later_parts);
+    s->later_parts = NULL;
+}
+
+static void forest_init_part(void *ctx, int k)
+{
+    dom_work *s = ((dom_job *)ctx)->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo; w < hi; w++) {
+        s->label[w] = w;
+        s->anc[w] = NONE;
     }
 }
 
@@ -235,32 +276,40 @@ static uint32_t eval(dom_work *s, uint32_t u)
     return semi[label[u]];
 }
 
-/* Semidominators in reverse preorder (referrers are preorder numbers now). */
+/* Semidominators in reverse preorder.  Unless the caller asked for referrers, their index
+ * goes once the seeds are taken (rebuilt if asked for later): the pass then holds vert,
+ * parent, semi, label and anc. */
 static void dom_semi(hk_graph *g, dom_work *s)
 {
     const uint32_t m = s->m;
-    g->retained = hk_xrealloc(NULL, (size_t)m * sizeof *g->retained);
-    s->semi = (uint32_t *)g->retained;
-    s->label = s->semi + m;
-    s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);
+    s->semi = hk_xrealloc(NULL, (size_t)m * sizeof *s->semi);
+    s->later_parts = hk_xcalloc(DOM_PARTS, sizeof *s->later_parts);
     dom_job j = {NULL, g, s, NULL};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
+    join_later(s);
+    if (!g->keep_in) hkg_drop_referrers(g);
+    s->label = hk_xrealloc(NULL, (size_t)m * sizeof *s->label);
+    s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);
+    hk_parallel(DOM_PARTS, forest_init_part, &j);
+    size_t cur = s->nlater;
     for (uint32_t w = m - 1; w >= 1; w--) {
         uint32_t sw = s->semi[w];
         if (sw & LATER) {
+            uint32_t cnt = s->later[--cur];
             sw &= ~LATER;
-            uint32_t nin;
-            const uint32_t *in = hkg_in(g, s->vert[w], &nin);
-            for (uint32_t e = 0; e < nin && sw; e++) {
-                uint32_t u = in[e];
-                if (u <= w || (w < s->live_end && u >= s->live_end)) continue;
-                uint32_t su = eval(s, u);
+            cur -= cnt;
+            for (uint32_t e = 0; e < cnt && sw; e++) {
+                uint32_t su = eval(s, s->later[cur + e]);
                 if (su < sw) sw = su;
             }
         }
         s->semi[w] = sw;
         s->anc[w] = s->parent[w];
     }
+    free(s->later);
+    s->later = NULL;
+    free(s->label);
+    s->label = NULL;
 }
 
 /* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
@@ -273,6 +322,8 @@ static void dom_idom(dom_work *s)
         while (x > s->semi[w]) x = idom[x];
         idom[w] = x;
     }
+    free(s->semi);
+    s->semi = NULL;
 }
 
 /* idom in object space, written over parent (no longer needed). */
@@ -350,14 +401,14 @@ static void finish_part(void *ctx, int k)
     }
     uint32_t lo, hi;
     range_of(j->w->n, k - 1, DOM_PARTS, &lo, &hi);
-    map_referrers(j->g, j->w->vert, lo, hi);
+    if (j->g->in1) map_referrers(j->g, j->w->vert, lo, hi);
 }
 
-/* Memory, in 4-byte words per object on top of the index and the referrers: the search
- * holds num, parent and its stack (which the edges are dropped after); the semidominator
- * pass holds vert, parent, anc and semi + label, the last two in the retained sizes'
- * words, which are not needed until they are filled; referrers are rewritten into
- * preorder numbers meanwhile, so num is not needed either. */
+/* Memory, in 4-byte words per object on top of the index: the search holds num, parent and
+ * its stack beside the edges and referrers (the edges go after it); the referrers are
+ * rewritten into preorder numbers, so num goes; the semidominator pass holds vert, parent,
+ * semi, label and anc, and the referrers only while its seeds are taken (unless kept); the
+ * retained sizes (two words) come after label, anc and semi are gone. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;
@@ -372,6 +423,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     g->idom = s.parent;
     g->idom[s.n] = HK_NONE;
     free(s.anc);
+    g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
     hk_parallel(DOM_PARTS, shallow_part, &j);
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);

@@ -48,6 +48,7 @@ typedef struct hk_graph {
     uint32_t nweak;
     uint8_t *flags;
     int keep_out;       /* the caller wants out/out_start after dominators */
+    int keep_in;        /* ... and the referrers */
     uint32_t *cleaners; /* instances of Cleaner classes, for native sizes */
     uint32_t ncleaners;
     uint32_t *roots; /* distinct root objects */
@@ -126,6 +127,7 @@ int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);
+void hkg_drop_referrers(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 /* The dominators' depth-first search of the live heap (from the roots over strong edges),
  * ahead of them: it reads only the edges, so it runs beside the referrers. */

@@ -128,6 +128,17 @@ int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen)
     return 0;
 }
 
+/* Dominators need the referrers only for their semidominator seeds; unless the caller asked
+ * for them, they are dropped then and rebuilt if asked for later. */
+void hkg_drop_referrers(hk_graph *g)
+{
+    free(g->in1);
+    free(g->in_many);
+    g->in1 = g->in_many = NULL;
+    g->nin_many = 0;
+    g->done &= ~HK_GRAPH_REFERRERS;
+}
+
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)d;

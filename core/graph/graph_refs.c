@@ -531,6 +531,7 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
 {
     hk_graph *g = graph_state(d);
     if (mask & (HK_GRAPH_REFS | HK_GRAPH_PATHS)) g->keep_out = 1;
+    if (mask & HK_GRAPH_REFERRERS) g->keep_in = 1;
     /* what a phase needs only when it is still to be computed: the edges may have been
      * dropped after dominators, and need not come back for them */
     if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;

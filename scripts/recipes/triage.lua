@@ -310,9 +310,10 @@ hk.query{
     facts.origin = origin_of(info)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
     progress("heap graph and classes")
-    -- the paths first: the report's panels and the leak search need the forward references,
-    -- which the graph otherwise frees after the dominators and would have to build again
-    for o in dump:objects() do dump:path_to_root(o) break end
+    -- the paths and referrers first: the report's panels, the leak search and the duplicates'
+    -- holders need the forward references and the referrers, which the graph otherwise frees
+    -- after the dominators and would have to build again
+    for o in dump:objects() do dump:path_to_root(o) o:referrers() break end
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)
     facts.histogram = histogram_of(hist)
