@@ -18,15 +18,17 @@
 typedef struct dom_work {
     uint32_t n, m, live_end; /* objects, nodes (with the virtual root), end of the live heap */
     uint32_t *num;           /* object -> preorder number (n + 1 entries) */
-    uint32_t *parent;        /* preorder -> DFS parent; then idom in object space */
+    uint32_t *pobj;          /* object -> DFS parent object (n: the virtual root) */
+    uint32_t *parent;        /* preorder -> DFS parent (in num's place); then idom by object */
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
     struct later_list *later_parts; /* referrers after their node in preorder, per part ... */
     uint32_t *later;                /* ... and joined */
     size_t nlater;
-    uint32_t *snode, *spos; /* explicit DFS stack */
-    uint32_t next;          /* next preorder number */
+    uint32_t *resume; /* where to go on in the search's nodes with many edges */
+    size_t nresume, resume_cap;
+    uint32_t next; /* next preorder number */
 } dom_work;
 
 /* The same cut of [0, n) into parts as everywhere (hk_parallel): part k's range. */
@@ -43,25 +45,39 @@ typedef struct dom_job {
     const uint32_t *map;
 } dom_job;
 
-/* Depth-first from start (already numbered), over strong edges. */
+/* Depth-first from start (already numbered), over strong edges, without a stack: the way
+ * back is the parent, and the place to go on in the parent's edges is found again by looking
+ * for the child (its first occurrence: an earlier one would have been taken) unless the
+ * parent has many edges, whose places are kept.  A chain millions deep costs no memory. */
+enum { RESCAN_MAX = 16 };
 static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
 {
-    uint32_t sp = 0;
-    s->snode[sp] = start;
-    s->spos[sp++] = g->out_start[start];
-    while (sp) {
-        uint32_t x = s->snode[sp - 1], k = s->spos[sp - 1];
-        if (k == g->out_start[x + 1]) {
-            sp--;
+    const uint32_t *os = g->out_start, *out = g->out;
+    uint32_t x = start, k = os[start];
+    for (;;) {
+        uint32_t end = os[x + 1];
+        while (k < end && s->num[out[k]] != NONE) k++;
+        if (k < end) {
+            uint32_t t = out[k];
+            if (end - os[x] > RESCAN_MAX) {
+                s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
+                s->resume[s->nresume++] = k + 1;
+            }
+            s->num[t] = s->next++;
+            s->pobj[t] = x;
+            x = t;
+            k = os[t];
             continue;
         }
-        s->spos[sp - 1] = k + 1;
-        uint32_t t = g->out[k];
-        if (s->num[t] != NONE) continue;
-        s->num[t] = s->next;
-        s->parent[s->next++] = s->num[x];
-        s->snode[sp] = t;
-        s->spos[sp++] = g->out_start[t];
+        if (x == start) return;
+        uint32_t t = x;
+        x = s->pobj[t];
+        if (os[x + 1] - os[x] > RESCAN_MAX) {
+            k = s->resume[--s->nresume];
+            continue;
+        }
+        for (k = os[x]; out[k] != t; k++) {}
+        k++;
     }
 }
 
@@ -71,23 +87,9 @@ static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
 static void attach(hk_graph *g, dom_work *s, uint32_t obj, int live)
 {
     if (!live) g->flags[obj] |= HKG_F_VROOT;
-    s->num[obj] = s->next;
-    s->parent[s->next++] = 0;
+    s->num[obj] = s->next++;
+    s->pobj[obj] = s->n;
     dfs_from(g, s, obj);
-}
-
-static void stack_alloc(dom_work *s)
-{
-    /* touched only as deep as the search goes */
-    s->snode = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->snode);
-    s->spos = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->spos);
-}
-
-static void stack_free(dom_work *s)
-{
-    free(s->snode);
-    free(s->spos);
-    s->snode = s->spos = NULL;
 }
 
 void hkg_search_live(hk_graph *g)
@@ -96,16 +98,13 @@ void hkg_search_live(hk_graph *g)
     s->n = g->n;
     s->m = g->n + 1;
     s->num = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->num);
-    s->parent = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->parent);
-    stack_alloc(s);
+    s->pobj = hk_xrealloc(NULL, ((size_t)s->n + 1) * sizeof *s->pobj);
     memset(s->num, 0xff, (size_t)s->m * sizeof *s->num);
     s->num[s->n] = 0;
-    s->parent[0] = NONE;
     s->next = 1;
     for (uint32_t k = 0; k < g->nroots; k++)
         if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k], 1);
     s->live_end = s->next;
-    stack_free(s);
     g->search = s;
 }
 
@@ -119,7 +118,8 @@ void hkg_search_free(hk_graph *g)
 {
     if (!g->search) return;
     free(g->search->num);
-    free(g->search->parent);
+    free(g->search->pobj);
+    free(g->search->resume);
     free(g->search);
     g->search = NULL;
 }
@@ -132,13 +132,13 @@ static void dom_number(hk_graph *g, dom_work *s)
     *s = *g->search;
     free(g->search);
     g->search = NULL;
-    stack_alloc(s);
     for (uint32_t i = 0; i < s->n; i++)
         if (s->num[i] == NONE && g->in1[i] == HK_NONE) attach(g, s, i, 0);
     for (uint32_t i = 0; i < s->n; i++)
         if (s->num[i] == NONE) attach(g, s, i, 0);
     for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
-    stack_free(s);
+    free(s->resume);
+    s->resume = NULL;
     hkg_drop_out(g);
 }
 
@@ -159,6 +159,8 @@ static void map_referrers(hk_graph *g, const uint32_t *map, uint32_t lo, uint32_
 }
 
 /* Parts 0..DOM_PARTS-1: vert from num; the rest: referrers into preorder numbers. */
+/* Parts 0..DOM_PARTS-1: vert from num; the next ones: referrers into preorder numbers; the
+ * last ones: parents into preorder numbers, in place (all read num, each writes its own). */
 static void to_preorder_part(void *ctx, int k)
 {
     dom_job *j = ctx;
@@ -170,16 +172,31 @@ static void to_preorder_part(void *ctx, int k)
         return;
     }
     if (hi > s->n) hi = s->n;
-    map_referrers(j->g, s->num, lo, hi);
+    if (k < 2 * DOM_PARTS) map_referrers(j->g, s->num, lo, hi);
+    else
+        for (uint32_t i = lo; i < hi; i++) s->pobj[i] = s->num[s->pobj[i]];
+}
+
+/* The parents by preorder number, over num (not needed any more). */
+static void parents_part(void *ctx, int k)
+{
+    dom_work *s = ((dom_job *)ctx)->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo ? lo : 1; w < hi; w++) s->parent[w] = s->pobj[s->vert[w]];
 }
 
 static void dom_to_preorder(hk_graph *g, dom_work *s)
 {
     s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
     dom_job j = {NULL, g, s, NULL};
-    hk_parallel(2 * DOM_PARTS, to_preorder_part, &j);
-    free(s->num);
+    hk_parallel(3 * DOM_PARTS, to_preorder_part, &j);
+    s->parent = s->num;
     s->num = NULL;
+    s->parent[0] = NONE;
+    hk_parallel(DOM_PARTS, parents_part, &j);
+    free(s->pobj);
+    s->pobj = NULL;
 }
 
 /* What each node's semidominator needs of no other node: the smallest referrer before it
