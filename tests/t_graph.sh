@@ -144,6 +144,9 @@ for f in "$T/pr.hprof" "$T/jobs.hprof" "$REALDATA"/hprof/*.hprof; do
   "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" --order reach-first > "$T/j2r.txt" 2>&1
   if cmp -s "$T/j1.txt" "$T/j2r.txt"; then pass "${name}_reach_first"
   else fail "${name}_reach_first" "$(diff "$T/j1.txt" "$T/j2r.txt" | head -c 300)"; fi
+  "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" --order referrers-first > "$T/j2f.txt" 2>&1
+  if cmp -s "$T/j1.txt" "$T/j2f.txt"; then pass "${name}_referrers_first"
+  else fail "${name}_referrers_first" "$(diff "$T/j1.txt" "$T/j2f.txt" | head -c 300)"; fi
 done
 
 # ---- per-class retained bytes: the retained size of the set of a class's instances, held

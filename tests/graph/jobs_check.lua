@@ -3,10 +3,14 @@
 -- asked for as `top` asks (dominators and reachability at once: the dominators' search runs
 -- beside the referrers and reachability starts from it), then `histogram`'s per-class
 -- retained bytes; with arg.order = "reach-first" reachability is computed on its own first
--- (a search of its own), which must give the same answers.
+-- (a search of its own), with "referrers-first" the referrers before the dominators: the
+-- same answers.
 local d = hk.open(arg.dump)
 local out = {}
 if arg.order == "reach-first" then d:reachability() end
+-- referrers asked for first are kept through the dominators (rewritten into preorder numbers
+-- and back); otherwise the dominators drop them and they are built again when asked for
+if arg.order == "referrers-first" then for o in d:objects() do o:referrers() break end end
 for _, o in ipairs(d:top_retained(50)) do out[#out + 1] = "top " .. o.id .. " " .. o:retained_size() end
 local per, names = d:class_retained(), {}
 for name in pairs(per) do names[#names + 1] = name end
