@@ -42,7 +42,6 @@ typedef struct dom_job {
     const hk_dump *d;
     hk_graph *g;
     dom_work *w;
-    const uint32_t *map;
 } dom_job;
 
 /* Depth-first from start (already numbered), over strong edges, without a stack: the way
@@ -189,7 +188,7 @@ static void parents_part(void *ctx, int k)
 static void dom_to_preorder(hk_graph *g, dom_work *s)
 {
     s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
-    dom_job j = {NULL, g, s, NULL};
+    dom_job j = {NULL, g, s};
     hk_parallel(3 * DOM_PARTS, to_preorder_part, &j);
     s->parent = s->num;
     s->num = NULL;
@@ -301,7 +300,7 @@ static void dom_semi(hk_graph *g, dom_work *s)
     const uint32_t m = s->m;
     s->semi = hk_xrealloc(NULL, (size_t)m * sizeof *s->semi);
     s->later_parts = hk_xcalloc(DOM_PARTS, sizeof *s->later_parts);
-    dom_job j = {NULL, g, s, NULL};
+    dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
     join_later(s);
     if (!g->keep_in) hkg_drop_referrers(g);
@@ -421,11 +420,12 @@ static void finish_part(void *ctx, int k)
     if (j->g->in1) map_referrers(j->g, j->w->vert, lo, hi);
 }
 
-/* Memory, in 4-byte words per object on top of the index: the search holds num, parent and
- * its stack beside the edges and referrers (the edges go after it); the referrers are
- * rewritten into preorder numbers, so num goes; the semidominator pass holds vert, parent,
- * semi, label and anc, and the referrers only while its seeds are taken (unless kept); the
- * retained sizes (two words) come after label, anc and semi are gone. */
+/* Memory, in 4-byte words per object on top of the index and flags: the search holds num and
+ * the parent objects beside the edges and the referrers (the edges go after it); the
+ * referrers and parents are rewritten into preorder numbers, and num becomes the parents; the
+ * semidominator pass holds vert, parent, semi, label and anc, and the referrers only while
+ * its seeds are taken (unless kept); the retained sizes (two words) come after label, anc and
+ * semi are gone. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;
@@ -435,7 +435,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     dom_to_preorder(g, &s);
     dom_semi(g, &s);
     dom_idom(&s);
-    dom_job j = {d, g, &s, NULL};
+    dom_job j = {d, g, &s};
     hk_parallel(DOM_PARTS, to_objects_part, &j);
     g->idom = s.parent;
     g->idom[s.n] = HK_NONE;

@@ -211,31 +211,37 @@ static uint32_t *object_classes(hk_dump *d, uint32_t n)
     return j.cls;
 }
 
-int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
+/* Per-class retained bytes over the subtrees of a run of the virtual root's children (cut by
+ * their retained bytes), each run on a thread with counts of its own: integer sums, the same
+ * in any order. */
+enum { WALK_PARTS = 16 };
+typedef struct walk_job {
+    const hk_graph *g;
+    const uint32_t *cls;
+    uint32_t nc;
+    uint32_t cut[WALK_PARTS + 1]; /* positions in the virtual root's child list */
+    uint64_t *per[WALK_PARTS];
+} walk_job;
+
+/* Depth-first over the dominator tree below the part's children of the virtual root: a node,
+ * and the next child to visit (the bottom frame ends at the part's last child). */
+static void walk_part(void *ctx, int part)
 {
-    hk_graph *g = d->graph;
-    *out = NULL;
-    if (!g || !g->retained) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    const uint32_t *kids;
-    uint32_t nk;
-    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
-    const uint32_t nc = d->nclasses ? d->nclasses : 1;
-    uint64_t *per = hk_xcalloc(nc, sizeof *per);
+    walk_job *j = ctx;
+    const hk_graph *g = j->g;
+    const uint32_t *cls = j->cls;
+    uint64_t *per = j->per[part] = hk_xcalloc(j->nc, sizeof *per);
     /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = hk_xcalloc(nc, sizeof *open);
-    /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = hk_xrealloc(NULL, ((size_t)g->n + 1) * sizeof *spos);
-    uint32_t *cls = object_classes(d, g->n);
-    uint32_t sp = 0;
+    uint32_t *open = hk_xcalloc(j->nc, sizeof *open), *snode = NULL, *spos = NULL;
+    size_t sp = 0, cap_n = 0, cap_p = 0;
+    snode = hk_grow(snode, &cap_n, 1, sizeof *snode);
+    spos = hk_grow(spos, &cap_p, 1, sizeof *spos);
     snode[sp] = g->n;
-    spos[sp++] = g->kid_start[g->n];
+    spos[sp++] = g->kid_start[g->n] + j->cut[part];
     while (sp) {
         uint32_t x = snode[sp - 1], k = spos[sp - 1];
-        if (k < g->kid_start[x + 1]) {
+        uint32_t end = sp == 1 ? g->kid_start[g->n] + j->cut[part + 1] : g->kid_start[x + 1];
+        if (k < end) {
             spos[sp - 1] = k + 1;
             uint32_t v = g->kids[k], c = cls[v];
             if (c != HK_NONE) {
@@ -243,6 +249,8 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
                 if (!open[c]) per[c] += g->retained[v];
                 open[c]++;
             }
+            snode = hk_grow(snode, &cap_n, sp + 1, sizeof *snode);
+            spos = hk_grow(spos, &cap_p, sp + 1, sizeof *spos);
             snode[sp] = v;
             spos[sp++] = g->kid_start[v];
             continue;
@@ -254,7 +262,40 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     free(open);
     free(snode);
     free(spos);
-    free(cls);
-    *out = per;
+}
+
+/* Cuts the virtual root's children (largest first) into runs of about equal retained bytes. */
+static void cut_roots(walk_job *j, const uint32_t *kids, uint32_t nk)
+{
+    uint64_t total = 0, acc = 0;
+    for (uint32_t k = 0; k < nk; k++) total += j->g->retained[kids[k]];
+    int part = 1;
+    for (uint32_t k = 0; k < nk && part < WALK_PARTS; k++) {
+        acc += j->g->retained[kids[k]];
+        while (part < WALK_PARTS && acc >= total / WALK_PARTS * part) j->cut[part++] = k + 1;
+    }
+    while (part <= WALK_PARTS) j->cut[part++] = nk;
+}
+
+int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
+{
+    hk_graph *g = d->graph;
+    *out = NULL;
+    if (!g || !g->retained) {
+        snprintf(err, errlen, "graph: dominators not computed");
+        return -1;
+    }
+    const uint32_t *kids;
+    uint32_t nk;
+    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
+    walk_job j = {g, object_classes(d, g->n), d->nclasses ? d->nclasses : 1, {0}, {NULL}};
+    cut_roots(&j, kids, nk);
+    hk_parallel(WALK_PARTS, walk_part, &j);
+    for (int k = 1; k < WALK_PARTS; k++) {
+        for (uint32_t c = 0; c < j.nc; c++) j.per[0][c] += j.per[k][c];
+        free(j.per[k]);
+    }
+    free((void *)j.cls);
+    *out = j.per[0];
     return 0;
 }
