@@ -303,6 +303,7 @@ static void dom_semi(hk_graph *g, dom_work *s)
     dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
     join_later(s);
+    hkg_trim();
     if (!g->keep_in) hkg_drop_referrers(g);
     s->label = hk_xrealloc(NULL, (size_t)m * sizeof *s->label);
     s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);

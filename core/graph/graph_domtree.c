@@ -296,6 +296,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         free(j.per[k]);
     }
     free((void *)j.cls);
+    hkg_trim();
     *out = j.per[0];
     return 0;
 }

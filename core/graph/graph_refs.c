@@ -8,9 +8,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
 
 static void finder_free(hk_graph *g)
@@ -454,10 +451,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     if (first) join_first(d, g, parts);
     parts_free(parts);
     finder_free(g);
-#ifdef __GLIBC__
-    /* the parts grew in the threads' own arenas, which keep freed blocks mapped: give them back */
-    malloc_trim(0);
-#endif
+    hkg_trim();
     return 0;
 }
 
