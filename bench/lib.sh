@@ -18,7 +18,7 @@ bench_generated_dump() {  # SIZE_MB: genhprof's big scenario (the 1 GB one has 2
 bench_hotspot_dump() {  # N: bench/IndexBig.java's N (5 objects per N: 3 M gives 15 M objects)
   local f=$work/hotspot-$1.hprof jp
   if [ ! -s "$f" ] && command -v jcmd >/dev/null; then
-    javac -d "$work" bench/IndexBig.java
+    javac -d "$work" bench/IndexBig.java >&2
     java -Xmx4g -cp "$work" IndexBig "$work/pid" "$1" >/dev/null & jp=$!
     for _ in $(seq 1200); do [ -s "$work/pid" ] && break; sleep 0.1; done
     jcmd $jp GC.heap_dump "$f" >/dev/null
