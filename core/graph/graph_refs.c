@@ -509,7 +509,7 @@ static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err
 {
     pair_job j = {g, 0, err, errlen};
     int shown = d->nobjects > 1000000;
-    if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and reachability...");
+    if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and the live heap...");
     hk_parallel(2, pair_part, &j);
     if (!j.rc && (mask & HK_GRAPH_REACH & ~g->done)) {
         hkg_reach_after_search(g);

@@ -407,7 +407,7 @@ static int cmd_bench(const char *path, int estimate)
     hk_dump *d = open_dump(path);
     double topen = hkg_bench_now() - t0;
     long kb_open = peak_kb();
-    /* what `top` asks for in one call (so referrers and reachability may run side by side),
+    /* what `top` asks for in one call (so the dominators' search runs beside the referrers),
      * then `histogram`'s per-class retained bytes, then the paths */
     static const struct {
         int bit;
