@@ -489,11 +489,13 @@ static int run_phase(hk_dump *d, hk_graph *g, const phase *ph, char *err, size_t
     return 0;
 }
 
-/* Before dominators: their search of the live heap beside the referrers (each reads the
- * edges and writes only its own arrays); reachability then starts from what the search
- * numbered.  On one thread the same work runs in the same order. */
+/* Before dominators: their search of the live heap beside the referrers and native sizes
+ * (each reads the edges or records and writes only its own arrays); reachability then starts
+ * from what the search numbered.  On one thread the same work runs in the same order. */
 typedef struct pair_job {
+    hk_dump *d;
     hk_graph *g;
+    int native; /* native sizes too, after the referrers (the search is the longer part) */
     int rc;
     char *err;
     size_t errlen;
@@ -503,11 +505,12 @@ static void pair_part(void *ctx, int k)
     pair_job *j = ctx;
     if (k == 0) hkg_search_live(j->g);
     else j->rc = hkg_referrers_in_parts(j->g, 1, j->err, j->errlen);
+    if (k == 1 && j->native) hkg_build_native(j->d, j->g, j->err, j->errlen); /* cannot fail */
 }
 
 static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err, size_t errlen)
 {
-    pair_job j = {g, 0, err, errlen};
+    pair_job j = {d, g, (mask & HK_GRAPH_NATIVE & ~g->done) != 0, 0, err, errlen};
     int shown = d->nobjects > 1000000;
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and the live heap...");
     hk_parallel(2, pair_part, &j);
@@ -516,6 +519,7 @@ static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err
         g->done |= HK_GRAPH_REACH;
     }
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
+    if (j.native) g->done |= HK_GRAPH_NATIVE;
     if (j.rc) return -1;
     g->done |= HK_GRAPH_REFERRERS;
     return 0;
