@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bitmap benchmark (issue 5): decode, hash and export every bitmap of a dump holding N
+# Bitmap benchmark: decode, hash and export every bitmap of a dump holding N
 # ARGB_8888 bitmaps of W x H (genhprof --scenario bitmaps-many).  Reports MB/s of pixels
 # (straight RGBA8888 bytes, w*h*4 per bitmap) and peak RSS, for hashing only and for
 # hashing + PNG export.  Usage: bench/bitmap_bench.sh [N] [W] [H]   (BUILD=dir to pick a build)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Diff benchmark (issue 17): two generated dumps of the index benchmark's size (`genhprof --scenario
+# Diff benchmark: two generated dumps of the index benchmark's size (`genhprof --scenario
 # big`): "sizes", BASE of SIZE_MB - 24 and DUMP of SIZE_MB with a list grown by 10000 pages (the
 # same app later: most of the heap is the same); "seeds", both of SIZE_MB, DUMP with another seed
 # (its filler trees differ: most of the heap is added and removed) and the grown list.  CPU time

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live bitmap fetch benchmark (issue 8): fixed cost (attach to the first image written) and cost
+# Live bitmap fetch benchmark: fixed cost (attach to the first image written) and cost
 # per image, against a real JVM running tests/java/JdwpApp.java `many N W H` (the app compresses
 # each bitmap with javax.imageio, standing in for Bitmap.compress).
 #   direct: the JDWP client over TCP to the JVM's agent (plugins/jdwp/jdwp_cli), with its own

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fleet benchmark (issue 20).  The map: FLEET_N (default 300) generated fleet dumps triaged by
+# Fleet benchmark.  The map: FLEET_N (default 300) generated fleet dumps triaged by
 # GNU parallel with one job per core; dumps per second per core = dumps / wall / jobs, and CPU
 # seconds per dump.  The reduce: FACTS (default 10000) facts files made from the map's (new
 # dump_sha256, versions, devices, labels and leak sizes varied), then fleet-ingest of all of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The heap graph's benchmark (issue 4): seconds and peak memory of each graph phase on a
+# The heap graph's benchmark: seconds and peak memory of each graph phase on a
 # generated dump of about 10 million objects and on a real HotSpot dump, on 1 and 2 threads.
 # Usage: bench/graph_bench.sh [BUILD_DIR] [SIZE_MB]   (defaults: build, 440 = ~10M objects)
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Index benchmark (issues 2, 3 and 21): index a generated 1 GB Android dump and a real HotSpot dump
+# Index benchmark: index a generated 1 GB Android dump and a real HotSpot dump
 # of 15 million objects; report MB/s, objects/s, peak RSS and index bytes per object, the peak
 # anonymous memory (RssAnon, sampled: the mapped dump's pages do not count) of the index alone
 # (`info`) and with the graph (`top`: referrers, dominators, retained sizes), `top`'s wall and

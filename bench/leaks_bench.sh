@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Leaks benchmark (issue 14): `leaks` against `top` on the generated 1 GB Android dump of
+# Leaks benchmark: `leaks` against `top` on the generated 1 GB Android dump of
 # bench/index_bench.sh (the demo heap, whose destroyed Activity is a leak, plus filler).  Both
 # index the dump and compute retained sizes; leaks also runs the finders, the leak path search
 # and the inspectors.  Reports CPU time (user + sys, best of 3: steady on a shared machine).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Map loading benchmark (issue 16): generate an R8-style mapping file of about SIZE_MB (default
+# Map loading benchmark: generate an R8-style mapping file of about SIZE_MB (default
 # 50) and time reading and parsing it (hk.read_map: the same code --map runs, before it renames
 # the dump's classes).  Usage: bench/map_bench.sh [SIZE_MB]
 set -eu

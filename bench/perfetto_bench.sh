@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Perfetto traces (issue 19): a generated Android dump converted to a heap-graph trace and to an
+# Perfetto traces: a generated Android dump converted to a heap-graph trace and to an
 # embedded-HPROF trace, then each opened.  Prints wall and CPU seconds and peak RSS.
 # Usage: bench/perfetto_bench.sh [SIZE_MB]   (default 256)
 set -eu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# triage benchmark (issue 15): CPU time of `triage --json --report` against `top` on the
+# triage benchmark: CPU time of `triage --json --report` against `top` on the
 # generated 1 GB dump of index_bench.sh (genhprof --scenario big), three runs each, and the
 # report's size.  Usage: bench/triage_bench.sh [SIZE_MB]
 set -eu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shallow class histogram against VisualVM's heap library (issue 21), in the same run, on
+# The shallow class histogram against VisualVM's heap library, in the same run, on
 # the same dumps: `hprofkit run bench/shallow_histogram.lua` (open + index + per-class counts and
 # bytes), `hprofkit histogram` (the same plus the heap graph's retained bytes) and VisualVM's
 # HeapFactory.createHeap + JavaClass.getInstancesCount/getAllInstancesSize for every class.

@@ -1,22 +1,27 @@
 /*
  * hprofkit.h — the one header a hprofkit plugin builds against.
  *
- * A plugin is a shared object that exports two symbols:
+ * A plugin is a shared object with one line of boilerplate in one of its files:
  *
- *     HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
- *     HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self,
- *                                         char *err, size_t errlen);
+ *     static int my_init(hk_plugin *self, char *err, size_t errlen) { ... }
+ *     HK_PLUGIN_INIT(my_init)
  *
- * The host reads hk_plugin_abi before anything else and refuses a plugin built for
- * another ABI, naming both versions.  Then it calls hk_plugin_init with a table of host
- * functions; the plugin calls everything through that table and never links against
- * the host's symbols (the SQLite loadable-extension pattern).  In init, the plugin
- * describes itself and registers what it provides (the Redis-module pattern).
+ * which defines the symbols the host looks for (hk_plugin_abi, hk_plugin_sdk_minor,
+ * hk_plugin_init) and `hk_api`, the host table every file of the plugin calls.  The host
+ * reads hk_plugin_abi before anything else and refuses a plugin built for another ABI,
+ * naming both versions.  Then it calls the init with the table of host functions; the
+ * plugin calls everything through that table and never links against the host's symbols
+ * (the SQLite loadable-extension pattern).  In init, and only
+ * there, the plugin describes itself and registers what it provides (the Redis-module
+ * pattern); a registration at any later time is refused.
  *
- * WARNING: hk_host only grows at its end.  Never reorder, remove or change a member;
- * mark each addition with the ABI version that added it.  A plugin that wants a member
- * newer than the ABI it was built for checks host->size first.  HK_ABI_VERSION
- * changes only when an existing member changes meaning, which breaks every plugin.
+ * WARNING: hk_host and the structs a plugin hands over only grow at their end.  Never
+ * reorder, remove or change a member; mark each addition with the version that added it
+ * (ABI 1.1 = HK_ABI_VERSION 1, HK_SDK_MINOR 1) and bump HK_SDK_MINOR.  The host reads the
+ * plugin's hk_plugin_sdk_minor (0 when absent) to know how much of a struct the plugin
+ * filled; HK_PLUGIN_INIT refuses a host whose table is shorter than the plugin's SDK's.
+ * HK_ABI_VERSION changes only when an existing member changes meaning, which breaks
+ * every plugin.
  */
 #ifndef HPROFKIT_H
 #define HPROFKIT_H
@@ -29,7 +34,9 @@ extern "C" {
 #endif
 
 #define HK_ABI_VERSION   1u
+#define HK_SDK_MINOR     1u /* 1.1: hk_bitmap_source.priority, hk_host.config_bool/config_number */
 #define HK_PLUGIN_EXPORT __attribute__((visibility("default")))
+#define HK_PLUGIN_HIDDEN __attribute__((visibility("hidden")))
 
 typedef uint64_t hk_id;             /* an object id of the dump; 0 is null */
 typedef struct hk_plugin hk_plugin; /* the host's handle for one loaded plugin */
@@ -83,17 +90,26 @@ enum hk_image_kind { HK_IMAGE_NONE = 0, HK_IMAGE_RGBA = 1, HK_IMAGE_ENCODED = 2 
 /* A bitmap source.  A source keyed by pointer (dumpdata, sidecar files) returns encoded
  * images for bm->native_ptr, and the core accepts one only when its PNG IHDR size equals
  * the bitmap's.  A source keyed by object (mbuffer) decodes the bitmap itself and
- * returns straight (not premultiplied) RGBA8888, width*height*4 bytes. */
+ * returns straight (not premultiplied) RGBA8888, width*height*4 bytes.
+ * Sources are asked in priority order, highest first (ties: registration order, plugins
+ * before scripts); the first image that fits wins.  The core's own sources sit between the
+ * dump's own pixels and everything else: */
+#define HK_PRIORITY_DUMP_PIXELS 200 /* dumpdata; mbuffer is 190 */
+#define HK_PRIORITY_TRACE       100 /* images embedded in a Perfetto trace */
+#define HK_PRIORITY_SIDECAR     90  /* DUMP.bitmaps/0x<ptr>.png files */
+#define HK_PRIORITY_DEFAULT     0   /* a source that says nothing (and every ABI 1.0 plugin) */
 typedef struct hk_bitmap_source {
     const char *name;
     const char *help;
     int keyed_by_pointer;
-    /* Once per dump; *state is handed to image() and close(). */
+    /* Once per dump; *state is handed to image() and close().  May be NULL: the state is ud. */
     int (*open)(void *ud, hk_dump *dump, void **state, char *err, size_t errlen);
     /* Returns an hk_image_kind and fills out; HK_IMAGE_NONE may say why in note
      * (a label such as "guess: ARGB_8888 reconfigured" may also accompany an image). */
     int (*image)(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen);
-    void (*close)(void *state);
+    void (*close)(void *state); /* may be NULL */
+    /* ---- ABI 1.1 ---- */
+    int priority; /* HK_PRIORITY_*; 0 when not set */
 } hk_bitmap_source;
 
 /* What a live fetch is asked to do. */
@@ -184,12 +200,52 @@ typedef struct hk_host {
     /* A scratch buffer of the plugin's own (hk_buf is opaque to plugins). */
     hk_buf *(*buf_new)(void);
     void (*buf_free)(hk_buf *b);
+
+    /* ---- ABI 1.1 ---- */
+    /* A setting of the plugin's section as a boolean (yes/no, true/false, on/off, 1/0, any
+     * case) or a number; *out is def when the key is absent.  Returns 0, or -1 with err naming
+     * the plugin, the key and the value (a typo is an error, never silently the default). */
+    int (*config_bool)(hk_plugin *self, const char *key, int def, int *out, char *err, size_t errlen);
+    int (*config_number)(hk_plugin *self, const char *key, double def, double *out, char *err, size_t errlen);
 } hk_host;
 
 typedef int (*hk_plugin_init_fn)(const hk_host *host, hk_plugin *self, char *err, size_t errlen);
 
-#define HK_PLUGIN_ABI_SYMBOL  "hk_plugin_abi"
-#define HK_PLUGIN_INIT_SYMBOL "hk_plugin_init"
+#define HK_PLUGIN_ABI_SYMBOL       "hk_plugin_abi"
+#define HK_PLUGIN_SDK_MINOR_SYMBOL "hk_plugin_sdk_minor"
+#define HK_PLUGIN_INIT_SYMBOL      "hk_plugin_init"
+
+/* Refuses a host whose table is shorter than the one the plugin was built against (an older
+ * hprofkit): the plugin may call any member its SDK has, so it needs them all. */
+static inline int hk_plugin_host_too_old(const hk_host *host, char *err, size_t errlen)
+{
+    static const char msg[] = "this hprofkit's host table is older than the sdk/hprofkit.h the plugin was built "
+                              "against: update hprofkit or rebuild the plugin against its SDK";
+    if (host->size >= sizeof(hk_host)) return 0;
+    size_t i = 0;
+    for (; errlen && i + 1 < errlen && msg[i]; i++) err[i] = msg[i];
+    if (errlen) err[i] = 0;
+    return 1;
+}
+
+/* The host table, for every file of a plugin: HK_PLUGIN_INIT defines it and sets it before
+ * the plugin's init runs. */
+extern HK_PLUGIN_HIDDEN const hk_host *hk_api;
+
+/* The plugin's entry points: init is `int init(hk_plugin *self, char *err, size_t errlen)`,
+ * returning 0, or -1 with err filled (then nothing it registered stays; with err empty, the
+ * host's refusal of a registration is the reason). */
+#define HK_PLUGIN_INIT(init)                                                                                           \
+    HK_PLUGIN_HIDDEN const hk_host *hk_api;                                                                            \
+    HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;                                                    \
+    HK_PLUGIN_EXPORT const uint32_t hk_plugin_sdk_minor = HK_SDK_MINOR;                                                \
+    HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen);               \
+    HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)                \
+    {                                                                                                                  \
+        if (hk_plugin_host_too_old(host, err, errlen)) return -1;                                                      \
+        hk_api = host;                                                                                                 \
+        return init(self, err, errlen);                                                                                \
+    }
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,12 @@
-# Bitmaps (issue 5): enumeration, mbuffer decoding, dumpData, the sidecar and Lua sources,
+# Bitmaps: enumeration, mbuffer decoding, dumpData, the sidecar and Lua sources,
 # the pointer join with its size check, export, hashes, duplicates, the real 2015 dump.
 . "$SRC/tests/lib.sh"
 CMP="$BUILD/tests/bitmap/bm_pngcmp"
 WALK="$BUILD/fixtures/hprof_walk"
 REAL="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
 
-# the decoder's own unit checks (PASS/FAIL lines)
-"$BUILD/tests/bitmap/bm_decode_check" || true
+# the decoder's own unit checks (PASS/FAIL lines); a crash or a missing program is a failure too
+"$BUILD/tests/bitmap/bm_decode_check" || fail bm-decode-check-exit "bm_decode_check exited $? (see the lines above)"
 
 # jqf FILE FILTER
 jqf() { jq -r "$2" "$1" 2>/dev/null; }

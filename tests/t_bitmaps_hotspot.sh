@@ -1,4 +1,4 @@
-# Bitmaps (issue 5), last check: a real HotSpot dump of a test app whose android.graphics.Bitmap
+# Bitmaps, last check: a real HotSpot dump of a test app whose android.graphics.Bitmap
 # has Android's pre-API-26 field names (pixels in mBuffer) decodes the same way as an ART dump.
 # The app (tests/java/pre26/) writes the straight RGBA it expects per bitmap, keyed by the
 # distinct mNativePtr it gave each one, since it cannot know the dump's object ids.

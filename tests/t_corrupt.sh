@@ -27,6 +27,6 @@ flip() {
   printf "$(printf '\\%03o' $((b ^ 0xff)))" | dd of="$f" bs=1 seek="$2" conv=notrunc status=none
   survive "$1" "$f" "$3"
 }
-# an id in the last id range whose bucket bound was never set (issue 11): SEGV in hkg_find
+# an id in the last id range whose bucket bound was never set: SEGV in hkg_find
 flip corrupt-top-last-id-range 1516586 top
 flip corrupt-reachability-last-id-range 1516586 reachability

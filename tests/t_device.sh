@@ -1,4 +1,4 @@
-# Device transport (issue 6): the real adb server (Debian's adb) on a private port, connected to
+# Device transport: the real adb server (Debian's adb) on a private port, connected to
 # scripted test device daemons (tests/adbd/adbd.c); hprofkit's C API is driven through
 # tests/adbd/adbtool.c.  A real JVM (tests/java/DevHeapApp.java) is the process that gets dumped
 # (the daemon's `am dumpheap` runs `jcmd PID GC.heap_dump`) and whose JDWP port jdwp:PID reaches.
@@ -249,7 +249,7 @@ if [ -x "$HK" ] && "$HK" queries 2>/dev/null | grep -q '^ *dump '; then
   if [[ "$f" == com.example.app-*.hprof ]] && [ "$(head -c 12 "$T/cli/$f" 2>/dev/null)" = "JAVA PROFILE" ] \
     && [ "$(jq -r '.[0].file_bytes' "$T/cli.json")" = "$(stat -c %s "$T/cli/$f")" ]; then pass device_cli_dump
   else fail device_cli_dump "$(cat "$T/cli.json" "$T/cli.err" | head -c 400)"; fi
-  # --perfetto: the same dump in a Perfetto trace (embedded HPROF) beside it (issue 19)
+  # --perfetto: the same dump in a Perfetto trace (embedded HPROF) beside it
   timeout 120 "$HK" dump -s "$GOOD" com.example.app --hprof "$T/pf.hprof" --perfetto "$T/pf.pftrace" >/dev/null 2>"$T/pf.err"
   if [ -s "$T/pf.pftrace" ]; then
     eq device_cli_dump_perfetto "$("$HK" histogram "$T/pf.pftrace" --json | md5sum)" "$("$HK" histogram "$T/pf.hprof" --json | md5sum)"

@@ -1,4 +1,4 @@
-# Heap diff (issue 17): instance matching, per-class deltas, growing collections, errors.
+# Heap diff: instance matching, per-class deltas, growing collections, errors.
 . "$SRC/tests/lib.sh"
 
 # ---- the ahat pair: DumpedStuff holds added, removed, modified and unchanged objects ----
@@ -55,17 +55,9 @@ LUA
   [ "$(sed -n 2p cmp.out)" -gt 100 ] && pass ahat-class-deltas-count || fail ahat-class-deltas-count "$(sed -n 2p cmp.out) classes"
   "$HK" diff "$B" "$A" --no-map --no-bitmaps -n 1 --object "$(grep ^id ahat.out | cut -f2)" --json > obj.json 2>&1
   eq ahat-object-option "$(jq -r '.object | "\(.status) \([.changes[].field] | sort | join(","))"' obj.json)" "same $mv,$mr"
-  # deobfuscated on both sides (--map/--base-map, once hk.open takes a map: issue 16)
-  if "$HK" run /dev/stdin --dump "$A" --map "$MAP" > map.out 2>/dev/null <<'LUA'
-local d = hk.open(arg.dump, { map = arg.map })
-print(d:class("DumpedStuff$AddedObject") ~= nil)
-LUA
-  [ "$(cat map.out)" = true ]; then
-    "$HK" diff "$B" "$A" --map "$MAP" --base-map "$MAP" --no-bitmaps --json -n 0 > mapped.json
-    eq ahat-base-map "$(jq -r '[.added_by_class[] | select(.class == "DumpedStuff$AddedObject") | .objects] | add' mapped.json)" 1
-  else
-    skip ahat-base-map "hk.open(path, {map=FILE}) is not there yet (issue 16)"
-  fi
+  # deobfuscated on both sides (--map for DUMP, --base-map for BASE)
+  "$HK" diff "$B" "$A" --map "$MAP" --base-map "$MAP" --no-bitmaps --json -n 0 > mapped.json
+  eq ahat-base-map "$(jq -r '[.added_by_class[] | select(.class == "DumpedStuff$AddedObject") | .objects] | add' mapped.json)" 1
   # another dialect of the same program: a desktop JVM's dump of it diffs without error
   RI="$REALDATA/hprof/hotspot-ahat-RI.hprof"
   [ -f "$RI" ] && ok diff-across-dialects "$HK" diff "$RI" "$A" --no-bitmaps -n 3

@@ -1,11 +1,11 @@
-# hprofkit fetch-bitmaps and the JDWP GC before `hprofkit dump` (issue 8), end to end: a real
+# hprofkit fetch-bitmaps and the JDWP GC before `hprofkit dump`, end to end: a real
 # JVM (tests/java/JdwpApp.java, dressed as an Android app by tests/java/fetch/FetchApp.java so its
 # HotSpot dump names its process and SDK), the real adb server, the test device daemon
 # (tests/adbd/) relaying jdwp:PID to the JVM's JDWP agent, and the jdwp plugin loaded by $HK.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/lib_device.sh"
 
-CMP="$BUILD/plugins/jdwp/jdwp_pngcmp"
+CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
 for c in adb javac java jcmd jq; do
   command -v $c >/dev/null || { skip fetch "$c not installed"; exit 0; }
@@ -19,7 +19,7 @@ fi
 
 echo 'print(type(hk.fetch_bitmaps))' >"$T/wired.lua"
 if [ "$("$HK" run "$T/wired.lua" 2>&1)" != function ]; then
-  fail fetch_wiring "hk.fetch_bitmaps is missing: core/cli/cli.c must call hk_fetch_lua_open() after loading the plugins"
+  fail fetch_wiring "hk.fetch_bitmaps is missing: core/cli/cli.c must call hkl_open_plugin_modules() after loading the plugins"
   exit 0
 fi
 

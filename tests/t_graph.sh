@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The heap graph (issue 4): references, reachability, dominators, retained and native sizes,
+# The heap graph: references, reachability, dominators, retained and native sizes,
 # paths, on generated graphs with known answers, real dumps and live HotSpot dumps.
 source "$SRC/tests/lib.sh"
 GC=${GRAPH_CHECK:-$BUILD/tests/graph/graph_check}
@@ -19,7 +19,7 @@ if "$GEN" --scenario graph -o "$T/g.hprof" --expect "$T/g.json" >/dev/null 2>&1;
   for k in "${!names[@]}"; do
     n=${names[$k]}
     read -r _ idom ret reach _ < <(sed -n "$((k + 1))p" "$T/g.show")
-    # the generator follows ART in making FinalizerReference.zombie a strong field; issue 4
+    # the generator follows ART in making FinalizerReference.zombie a strong field
     # says it is a finalizer edge, so zombieonly is finalizer-reachable here (see graph.h)
     case $n in
       zombieonly|zombieonly.payload) [ "$reach" = finalizer ] || bad_reach+=" $n=$reach"; continue ;;

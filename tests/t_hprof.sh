@@ -22,8 +22,10 @@ if [ -d "$RD" ]; then
   eq art-format "$(jq -r .format art.json)" "JAVA PROFILE 1.0.3"
   eq art-heaps "$(jq -c .heaps art.json)" '["app"]'
   eq art-no-origin "$(jq -c '[.sdk,.fingerprint,.process]' art.json)" '[null,null,null]'
-  "$HK" histogram "$art" --heap app --json > art-hist.json
-  XX
+  "$HK" histogram "$art" --heap app --json > art-hist.json 2>art-hist.err || fail art-hist "$(cat art-hist.err)"
+  # every object is in the app heap, so the histogram's rows add up to info's object count
+  eq art-hist-count "$(jq '[.[].count] | add' art-hist.json)" 25919
+  eq art-hist-byte-arrays "$(jq -c '.[] | select(.class == "byte[]") | [.count, .shallow_bytes]' art-hist.json)" '[1272,1216939]'
   eq art-largest "$("$HK" run "$SRC/tests/lua/largest.lua" "$art")" "$(printf '1000012\tbyte[]')"
 
   lc="$RD/leakcanary-leak_service_binder.hprof"

@@ -1,10 +1,10 @@
-# JDWP client (issue 8) against a real JVM: the JDK's JDWP agent over TCP, a test app whose
+# JDWP client against a real JVM: the JDK's JDWP agent over TCP, a test app whose
 # android.graphics.Bitmap has Android's field names and a compress() that writes real PNGs.
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/lib_device.sh"
 
 CLI="$BUILD/plugins/jdwp/jdwp_cli"
-CMP="$BUILD/plugins/jdwp/jdwp_pngcmp"
+CMP="$BUILD/tests/bitmap/bm_pngcmp"
 if ! command -v java >/dev/null || ! command -v javac >/dev/null; then
   skip jdwp "no JDK (java, javac) installed"; exit 0
 fi

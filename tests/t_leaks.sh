@@ -157,15 +157,10 @@ nlib=$(jq '[.leaks[] | select(.kind == "library") | .count] | add' l.json)
 eq gates-tripped "$("$HK" run gates.lua leaks.hprof)" "true|$napp application leak traces|true|$nlib library leak traces"
 eq gates-clear "$("$HK" run gates.lua chain.hprof)" "false|0 application leak traces|false|0 library leak traces"
 eq leaks-none "$("$HK" leaks chain.hprof --json | jq -c .)" '{"leaks":[]}'
-# --fail-on is the CLI's (issue 12): these run once it is there
-"$HK" leaks leaks.hprof --fail-on leaks >/dev/null 2>fo.err; rc=$?
-if [ $rc -eq 2 ] && grep -q "unknown option '--fail-on'" fo.err; then
-  skip fail-on "this build has no --fail-on yet"
-else
-  eq fail-on-leaks "$rc" 3
-  "$HK" leaks leaks31.hprof --fail-on library-leaks >/dev/null 2>&1; eq fail-on-library-leaks "$?" 3
-  "$HK" leaks chain.hprof --fail-on leaks >/dev/null 2>&1; eq fail-on-clear "$?" 0
-fi
+# the query's gates through the CLI's --fail-on: exit 3 when one trips
+"$HK" leaks leaks.hprof --fail-on leaks >/dev/null 2>fo.err; eq fail-on-leaks "$?" 3
+"$HK" leaks leaks31.hprof --fail-on library-leaks >/dev/null 2>&1; eq fail-on-library-leaks "$?" 3
+"$HK" leaks chain.hprof --fail-on leaks >/dev/null 2>&1; eq fail-on-clear "$?" 0
 "$HK" leaks leaks.hprof --format csv | sed 's/\r$//' > l.csv
 eq leaks-csv "$(($(wc -l < l.csv) - 1))|$(grep -c ',k-worker,JAVA_FRAME,~Thread.<Java Local>~,' l.csv)" "$((napp + nlib))|1"
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua

@@ -1,4 +1,4 @@
-# Tests for the meminfo plugin's parsers (issue 7): `dumpsys meminfo` text and
+# Tests for the meminfo plugin's parsers: `dumpsys meminfo` text and
 # /proc/PID/smaps, through meminfo_cli (and `hprofkit meminfo` once wired).
 source "$SRC/tests/lib.sh"
 
@@ -262,7 +262,7 @@ so="$BUILD/plugins/meminfo/meminfo.so"
 if [ -f "$so" ]; then
   # Sanitizer builds add their own __odr_asan.* markers; only our names count.
   syms=$(nm -D --defined-only "$so" | awk '$3 !~ /^__/ {print $3}' | sort | tr '\n' ' ')
-  eq plugin_exports "$syms" "hk_plugin_abi hk_plugin_init "
+  eq plugin_exports "$syms" "hk_plugin_abi hk_plugin_init hk_plugin_sdk_minor "
 else
   fail plugin_built "$so is missing"
 fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Perfetto traces (issue 19): heap graphs and embedded HPROF open like any dump.  Perfetto's own
+# Perfetto traces: heap graphs and embedded HPROF open like any dump.  Perfetto's own
 # heap-graph test traces (../shared/reference/perfetto/tests, encoded here with protoc) must give
 # the objects, sizes, references, roots and reachability its expected outputs list.
 source "$SRC/tests/lib.sh"

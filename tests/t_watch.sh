@@ -1,4 +1,4 @@
-# watch (issue 18): a live app's memory against the real adb server, served by the test device
+# watch: a live app's memory against the real adb server, served by the test device
 # daemon as a scripted curve (tests/adbd/adbd.c: curve, curve.pos): `dumpsys meminfo`, `getprop`,
 # pidof, /proc, logcat, a restart with a new pid, a device that goes away and comes back.
 . "$SRC/tests/lib.sh"

@@ -1,6 +1,6 @@
 /*
  * Bitmaps: every android.graphics.Bitmap of a dump, and the join that finds each one's
- * pixels in an ordered list of sources (issue 5).
+ * pixels in an ordered list of sources.
  *
  *   - hk_bitmaps_list enumerates the instances (subclasses too) once per dump and caches
  *     the list in d->bitmaps (freed by d->cleanup[1]).  No pixel is read.
@@ -46,10 +46,11 @@ typedef struct hk_bm_session hk_bm_session;
 
 hk_bm_session *hk_bm_session_new(hk_dump *d);
 /* Appends a source (asked in the order added).  src and ud must outlive the session. */
+/* Sources are asked by their priority, highest first; equal ones in the order added. */
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud);
-/* Adds the standard order: the plugins' dumpdata and mbuffer sources, the trace's PNGs, then the sidecar
- * directory (sidecar_dir, or DUMP.bitmaps when NULL), then every other plugin source.
- * ps may be NULL (no plugins).  Lua sources are added after this by the caller. */
+/* Adds the core's sources (the trace's PNGs, the sidecar directory: sidecar_dir, or
+ * DUMP.bitmaps when NULL) and every plugin source.  ps may be NULL (no plugins).  Lua
+ * sources are added after this by the caller. */
 void hk_bm_session_add_standard(hk_bm_session *s, struct hk_plugins *ps, const char *sidecar_dir);
 void hk_bm_session_free(hk_bm_session *s);
 hk_dump *hk_bm_session_dump(hk_bm_session *s);

@@ -1,6 +1,8 @@
 /* Enumerates android.graphics.Bitmap instances once per dump (cached in d->bitmaps). */
 #include "bitmap/bitmap.h"
+#include "util/hk_mem.h"
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,11 +90,7 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
         *n = c->n;
         return 0;
     }
-    c = calloc(1, sizeof *c);
-    if (!c) {
-        snprintf(err, errlen, "bitmaps: out of memory");
-        return -1;
-    }
+    c = hk_xcalloc(1, sizeof *c);
     const hk_class *bc = hk_class_by_name(d, "android.graphics.Bitmap");
     if (bc) {
         hk_origin o;
@@ -106,12 +104,7 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
             hk_class_instances(d, k, &cnt);
             total += cnt;
         }
-        c->v = total ? calloc(total, sizeof *c->v) : NULL;
-        if (total && !c->v) {
-            free(c);
-            snprintf(err, errlen, "bitmaps: out of memory for %zu bitmaps", total);
-            return -1;
-        }
+        c->v = total ? hk_xcalloc(total, sizeof *c->v) : NULL;
         int need_native = 0;
         for (uint32_t k = 0; k < d->nclasses; k++) {
             if (!hk_class_is_subclass(d, &d->classes[k], bc)) continue;

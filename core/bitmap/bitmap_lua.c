@@ -5,6 +5,9 @@
 #include "host/lua_host.h"
 #include "host/plugin_host.h"
 #include "host/plugin_lua.h"
+#include "host/registry.h"
+#include "util/hk_mem.h"
+#include "util/hk_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,33 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SOURCES_KEY "hk.bitmap_sources"
-
 static hk_plugins *plugins_of(lua_State *L)
 {
     return hk_plugins_lua_get(L);
-}
-
-static void push_null(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
-}
-
-static void set_int(lua_State *L, const char *k, int64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-static void set_bool(lua_State *L, const char *k, int v)
-{
-    lua_pushboolean(L, v);
-    lua_setfield(L, -2, k);
-}
-static void set_str_or_null(lua_State *L, const char *k, const char *v)
-{
-    if (v && *v) lua_pushstring(L, v);
-    else push_null(L);
-    lua_setfield(L, -2, k);
 }
 
 static void push_bitmap(lua_State *L, const hk_bm *bm)
@@ -48,18 +27,18 @@ static void push_bitmap(lua_State *L, const hk_bm *bm)
     lua_createtable(L, 0, 12);
     hkl_push_id(L, bm->b.id);
     lua_setfield(L, -2, "id");
-    set_int(L, "width", bm->b.width);
-    set_int(L, "height", bm->b.height);
+    hkl_set_int(L, "width", bm->b.width);
+    hkl_set_int(L, "height", bm->b.height);
     /* no pointer (a heap graph records none) is absent, not 0x0 */
     if (bm->b.native_ptr) hkl_push_id(L, bm->b.native_ptr);
-    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+    else hkl_push_null(L);
     lua_setfield(L, -2, "native_ptr");
-    set_bool(L, "recycled", bm->b.recycled);
-    set_bool(L, "drawable", bm->drawable);
-    set_int(L, "density", bm->b.density);
-    set_bool(L, "premultiplied", bm->b.premultiplied);
-    set_int(L, "bytes", (int64_t)bm->bytes);
-    set_bool(L, "estimated", bm->estimated);
+    hkl_set_bool(L, "recycled", bm->b.recycled);
+    hkl_set_bool(L, "drawable", bm->drawable);
+    hkl_set_int(L, "density", bm->b.density);
+    hkl_set_bool(L, "premultiplied", bm->b.premultiplied);
+    hkl_set_int(L, "bytes", (int64_t)bm->bytes);
+    hkl_set_bool(L, "estimated", bm->estimated);
     if (bm->b.buffer) {
         hkl_push_id(L, bm->b.buffer);
         lua_setfield(L, -2, "buffer");
@@ -76,120 +55,116 @@ static const hk_bm *list_of(lua_State *L, hk_dump *d, size_t *n)
 
 /* ---- Lua sources ---- */
 
+/* A Lua source in one session: its definition table is held by a reference for the session. */
 typedef struct lua_src {
     hk_bitmap_source src;
     lua_State *L;
-    int index;    /* in the registry array SOURCES_KEY */
+    int ref;      /* the definition, in the Lua registry */
     int dump_idx; /* absolute stack index of the Dump userdata */
     int failed;   /* its image() raised an error: the traceback was shown once */
     char name[64];
 } lua_src;
+
+/* image(dump, bitmap) -> png | nil, why */
+static int call_image(lua_src *ls, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
+{
+    lua_State *L = ls->L;
+    lua_pushvalue(L, ls->dump_idx);
+    const hk_bm *full = hk_bitmaps_find(hkl_check_dump(L, ls->dump_idx), bm->id);
+    if (full) push_bitmap(L, full);
+    else lua_pushnil(L);
+    if (hkl_pcall(L, 2, 2) != LUA_OK) {
+        /* the cell gets the message's first line; the report the traceback, once per source */
+        const char *m = hkl_error_text(L, -1);
+        const char *nl = strchr(m, '\n');
+        snprintf(note, notelen, "Lua source %s failed: %.*s", ls->name, nl ? (int)(nl - m) : 160, m);
+        if (!ls->failed++) hk_report(HK_REPORT_WARNING, "bitmap source %s failed:\n%s", ls->name, m);
+        return HK_IMAGE_NONE;
+    }
+    if (lua_type(L, -2) == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, -2, &len);
+        hk_buf_append(out, s, len);
+        return HK_IMAGE_ENCODED;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) snprintf(note, notelen, "%s", lua_tostring(L, -1));
+    return HK_IMAGE_NONE;
+}
 
 static int ls_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     lua_src *ls = state;
     lua_State *L = ls->L;
     int top = lua_gettop(L), kind = HK_IMAGE_NONE;
-    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
-    lua_rawgeti(L, -1, ls->index);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ls->ref);
     int def = lua_gettop(L);
     if (lua_getfield(L, def, "image") == LUA_TFUNCTION) {
-        lua_pushvalue(L, ls->dump_idx);
-        const hk_bm *full = hk_bitmaps_find(hkl_check_dump(L, ls->dump_idx), bm->id);
-        if (full) push_bitmap(L, full);
-        else lua_pushnil(L);
-        if (hkl_pcall(L, 2, 2) != LUA_OK) {
-            /* the cell gets the message's first line; stderr the traceback, once per source */
-            const char *m = hkl_error_text(L, -1);
-            const char *nl = strchr(m, '\n');
-            snprintf(note, notelen, "Lua source %s failed: %.*s", ls->name, nl ? (int)(nl - m) : 160, m);
-            if (!ls->failed++) fprintf(stderr, "hprofkit: bitmap source %s failed:\n%s\n", ls->name, m);
-            lua_settop(L, top);
-            return HK_IMAGE_NONE;
-        }
-        if (lua_type(L, -2) == LUA_TSTRING) {
+        kind = call_image(ls, bm, out, note, notelen);
+    } else if (lua_getfield(L, def, "images") == LUA_TTABLE) { /* a pointer -> bytes table */
+        hkl_push_id(L, bm->native_ptr);
+        if (lua_gettable(L, -2) == LUA_TSTRING) {
             size_t len;
-            const char *s = lua_tolstring(L, -2, &len);
+            const char *s = lua_tolstring(L, -1, &len);
             hk_buf_append(out, s, len);
             kind = HK_IMAGE_ENCODED;
-        } else if (lua_type(L, -1) == LUA_TSTRING) {
-            snprintf(note, notelen, "%s", lua_tostring(L, -1));
-        }
-    } else {
-        lua_pop(L, 1);
-        /* a pointer -> bytes table */
-        if (lua_getfield(L, def, "images") == LUA_TTABLE) {
-            hkl_push_id(L, bm->native_ptr);
-            if (lua_gettable(L, -2) == LUA_TSTRING) {
-                size_t len;
-                const char *s = lua_tolstring(L, -1, &len);
-                hk_buf_append(out, s, len);
-                kind = HK_IMAGE_ENCODED;
-            }
         }
     }
     lua_settop(L, top);
     return kind;
 }
 
-/* The keys hk.bitmap_source{} takes; any other (the C names keyed_by_pointer, ...) is a mistake. */
-static const char *const source_keys[] = {"name", "help", "by_pointer", "image", "images", NULL};
+/* The keys a Lua source definition takes; any other (the C names keyed_by_pointer, ...) is a mistake. */
+static const char *const source_keys[] = {"name", "help", "by_pointer", "priority", "image", "images", NULL};
 
-static void check_source_keys(lua_State *L)
+/* Checks the definition at idx; raises naming the mistake. */
+static void check_source(lua_State *L, int idx)
 {
     lua_pushnil(L);
-    while (lua_next(L, 1)) {
+    while (lua_next(L, idx)) {
         lua_pop(L, 1);
         int known = 0;
         for (int i = 0; source_keys[i] && !known; i++)
             known = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), source_keys[i]);
         if (!known)
             luaL_error(L,
-                       "hk.bitmap_source: unknown key '%s' (it takes name, help, by_pointer, "
+                       "hk.bitmap_source: unknown key '%s' (it takes name, help, by_pointer, priority, "
                        "image = function(dump, bitmap), images = {[\"0x<ptr>\"] = png})",
                        luaL_tolstring(L, -1, NULL));
     }
-    if (lua_getfield(L, 1, "image") == LUA_TFUNCTION) {
+    if (lua_getfield(L, idx, "name") != LUA_TSTRING) luaL_error(L, "hk.bitmap_source: name (a string) is required");
+    int t1 = lua_getfield(L, idx, "image"), t2 = lua_getfield(L, idx, "images");
+    if (t1 != LUA_TFUNCTION && t2 != LUA_TTABLE)
+        luaL_error(L, "hk.bitmap_source: give image = function(dump, bitmap) or images = {[\"0x<ptr>\"] = png}");
+    if (t1 == LUA_TFUNCTION) {
         lua_Debug ar;
+        lua_pushvalue(L, -2);
         lua_getinfo(L, ">u", &ar);
         if (ar.nparams < 2 && !ar.isvararg)
             luaL_error(L, "hk.bitmap_source: image is called as image(dump, bitmap): it takes %d parameter%s",
                        ar.nparams, ar.nparams == 1 ? "" : "s");
-    } else lua_pop(L, 1);
+    }
+    int t3 = lua_getfield(L, idx, "priority");
+    if (t3 != LUA_TNIL && !lua_isinteger(L, -1)) luaL_error(L, "hk.bitmap_source: priority must be an integer");
+    lua_pop(L, 4);
 }
 
-/* hk.bitmap_source{ name=, help=, by_pointer=true, image=function(dump, bitmap) -> png | nil, why,
- * or images = { ["0x<ptr>"] = png_bytes } } */
+#define SOURCES_KEY "hk.bitmap_sources" /* name -> definition of every registered Lua source */
+
+/* hk.bitmap_source{ name=, help=, by_pointer=true, priority=0, image=function(dump, bitmap) -> png | nil, why,
+ * or images = { ["0x<ptr>"] = png_bytes } }: every command sees it; register as the script loads */
 static int l_bitmap_source(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    check_source_keys(L);
-    lua_getfield(L, LUA_REGISTRYINDEX, "hk.source");
-    lua_setfield(L, 1, "script"); /* who registered it, for `hprofkit plugins` */
-    if (lua_getfield(L, 1, "name") != LUA_TSTRING)
-        return luaL_error(L, "hk.bitmap_source: name (a string) is required");
-    lua_pop(L, 1);
-    int t1 = lua_getfield(L, 1, "image"), t2 = lua_getfield(L, 1, "images");
-    lua_pop(L, 2);
-    if (t1 != LUA_TFUNCTION && t2 != LUA_TTABLE)
-        return luaL_error(L, "hk.bitmap_source: give image = function(dump, bitmap) or images = {[\"0x<ptr>\"] = png}");
-    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
-    /* a source of the same name is replaced */
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1), at = n + 1;
+    check_source(L, 1);
     lua_getfield(L, 1, "name");
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, -2, i);
-        lua_getfield(L, -1, "name");
-        int same = lua_rawequal(L, -1, -3);
-        lua_pop(L, 2);
-        if (same) {
-            at = i;
-            break;
-        }
-    }
+    lua_getfield(L, 1, "help");
+    lua_getfield(L, 1, "priority");
+    hk_reg_entry *e = hkl_register(L, HK_REG_BITMAP_SOURCE, lua_tostring(L, -3), luaL_optstring(L, -2, ""));
+    e->priority = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
     lua_pushvalue(L, 1);
-    lua_rawseti(L, -2, at);
+    lua_setfield(L, -2, e->name);
     return 0;
 }
 
@@ -198,35 +173,56 @@ typedef struct lua_srcs {
     size_t n;
 } lua_srcs;
 
-/* A session with the standard sources plus every Lua source; *ls must be freed after. */
-static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sidecar, lua_srcs *ls)
+static void add_lua_source(lua_State *L, hk_bm_session *s, lua_src *x, int def, int dump_idx)
 {
-    hk_dump *d = hkl_check_dump(L, dump_idx);
-    hk_bm_session *s = hk_bm_session_new(d);
+    lua_getfield(L, def, "name");
+    snprintf(x->name, sizeof x->name, "%s", lua_tostring(L, -1));
+    x->src.keyed_by_pointer = lua_getfield(L, def, "by_pointer") == LUA_TNIL || lua_toboolean(L, -1);
+    x->src.priority = lua_getfield(L, def, "priority") == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 3);
+    x->src.name = x->name;
+    x->src.help = "a Lua bitmap source";
+    x->src.image = ls_image;
+    x->L = L;
+    lua_pushvalue(L, def);
+    x->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    x->dump_idx = dump_idx;
+    hk_bm_session_add(s, &x->src, x);
+}
+
+/* A session with the standard sources, every registered Lua source and the sources of this
+ * call (the table at extra_idx, 0: none); free it with session_free. */
+static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sidecar, int extra_idx, lua_srcs *ls)
+{
+    hk_bm_session *s = hk_bm_session_new(hkl_check_dump(L, dump_idx));
     if (!s) luaL_error(L, "bitmaps: out of memory");
     hk_bm_session_add_standard(s, plugins_of(L), sidecar);
+    const hk_reg_entry *const *es;
+    size_t n = hkl_registry(L) ? hk_registry_list(hkl_registry(L), HK_REG_BITMAP_SOURCE, &es) : 0;
+    size_t extra = extra_idx ? lua_rawlen(L, extra_idx) : 0;
+    ls->v = hk_xcalloc(n + extra + 1, sizeof *ls->v);
+    ls->n = 0;
     lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
-    size_t n = lua_rawlen(L, -1);
-    ls->v = n ? calloc(n, sizeof *ls->v) : NULL;
-    ls->n = ls->v ? n : 0;
-    for (size_t i = 0; i < ls->n; i++) {
-        lua_src *x = &ls->v[i];
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        lua_getfield(L, -1, "name");
-        snprintf(x->name, sizeof x->name, "%s", lua_tostring(L, -1));
+    for (size_t i = 0; i < n; i++) {
+        if (es[i]->plugin) continue;
+        lua_getfield(L, -1, es[i]->name);
+        add_lua_source(L, s, &ls->v[ls->n++], lua_gettop(L), dump_idx);
         lua_pop(L, 1);
-        x->src.keyed_by_pointer = lua_getfield(L, -1, "by_pointer") == LUA_TNIL || lua_toboolean(L, -1);
-        lua_pop(L, 2);
-        x->src.name = x->name;
-        x->src.help = "a Lua bitmap source"; /* the name of a field is what C reads */
-        x->src.image = ls_image;
-        x->L = L;
-        x->index = (int)i + 1;
-        x->dump_idx = dump_idx;
-        hk_bm_session_add(s, &x->src, x);
     }
     lua_pop(L, 1);
+    for (size_t i = 0; i < extra; i++) {
+        lua_rawgeti(L, extra_idx, (lua_Integer)i + 1);
+        add_lua_source(L, s, &ls->v[ls->n++], lua_gettop(L), dump_idx);
+        lua_pop(L, 1);
+    }
     return s;
+}
+
+static void session_free(lua_State *L, hk_bm_session *s, lua_srcs *ls)
+{
+    hk_bm_session_free(s);
+    for (size_t i = 0; i < ls->n; i++) luaL_unref(L, LUA_REGISTRYINDEX, ls->v[i].ref);
+    free(ls->v);
 }
 
 static hk_dump *dump_arg(lua_State *L)
@@ -264,7 +260,7 @@ static int dump_bitmap_image(lua_State *L)
         return 2;
     }
     lua_srcs ls = {0};
-    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    hk_bm_session *s = session_for(L, 1, NULL, 0, &ls);
     hk_bm_image img;
     hk_bm_image_init(&img);
     hk_bm_session_image(s, bm, &img);
@@ -289,8 +285,7 @@ static int dump_bitmap_image(lua_State *L)
     }
     hk_buf_free(&png);
     hk_bm_image_free(&img);
-    hk_bm_session_free(s);
-    free(ls.v);
+    session_free(L, s, &ls);
     return nret;
 }
 
@@ -302,7 +297,7 @@ static int dump_bitmap_pngs(lua_State *L)
     size_t n;
     const hk_bm *list = list_of(L, d, &n);
     lua_srcs ls = {0};
-    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    hk_bm_session *s = session_for(L, 1, NULL, 0, &ls);
     lua_newtable(L);
     lua_Integer k = 0;
     hk_buf png;
@@ -326,8 +321,7 @@ static int dump_bitmap_pngs(lua_State *L)
         hk_bm_image_free(&img);
     }
     hk_buf_free(&png);
-    hk_bm_session_free(s);
-    free(ls.v);
+    session_free(L, s, &ls);
     return 1;
 }
 
@@ -342,12 +336,12 @@ static int scan_row(void *vctx, const hk_bm_row *r)
     scan_ctx *c = vctx;
     lua_State *L = c->L;
     push_bitmap(L, r->bm);
-    set_str_or_null(L, "source", r->source);
-    set_str_or_null(L, "reason", r->source ? NULL : r->reason);
-    set_str_or_null(L, "note", r->note);
-    set_str_or_null(L, "pixels_sha256", r->sha256);
-    set_str_or_null(L, "exported", r->exported);
-    set_int(L, "mismatches", r->mismatches);
+    hkl_set_str_or_null(L, "source", hkl_nonempty(r->source));
+    hkl_set_str_or_null(L, "reason", hkl_nonempty(r->source ? NULL : r->reason));
+    hkl_set_str_or_null(L, "note", hkl_nonempty(r->note));
+    hkl_set_str_or_null(L, "pixels_sha256", hkl_nonempty(r->sha256));
+    hkl_set_str_or_null(L, "exported", hkl_nonempty(r->exported));
+    hkl_set_int(L, "mismatches", r->mismatches);
     lua_rawseti(L, c->rows, ++c->n);
     return 0;
 }
@@ -355,42 +349,44 @@ static int scan_row(void *vctx, const hk_bm_row *r)
 static void push_summary(lua_State *L, const hk_bm_summary *sum)
 {
     lua_createtable(L, 0, 10);
-    set_int(L, "count", (int64_t)sum->count);
-    set_int(L, "drawable", (int64_t)sum->drawable);
-    set_int(L, "with_image", (int64_t)sum->with_image);
-    set_int(L, "mismatched", (int64_t)sum->mismatched);
-    set_int(L, "exported", (int64_t)sum->exported);
-    set_int(L, "pixel_bytes", (int64_t)sum->pixel_bytes);
-    set_int(L, "dump_data", (int64_t)sum->dump_data);
-    set_bool(L, "carries_native_pixels", sum->dump_data > 0);
+    hkl_set_int(L, "count", (int64_t)sum->count);
+    hkl_set_int(L, "drawable", (int64_t)sum->drawable);
+    hkl_set_int(L, "with_image", (int64_t)sum->with_image);
+    hkl_set_int(L, "mismatched", (int64_t)sum->mismatched);
+    hkl_set_int(L, "exported", (int64_t)sum->exported);
+    hkl_set_int(L, "pixel_bytes", (int64_t)sum->pixel_bytes);
+    hkl_set_int(L, "dump_data", (int64_t)sum->dump_data);
+    hkl_set_bool(L, "carries_native_pixels", sum->dump_data > 0);
     lua_createtable(L, 0, sum->nsources);
-    for (int i = 0; i < sum->nsources; i++) set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
+    for (int i = 0; i < sum->nsources; i++) hkl_set_int(L, sum->source_names[i], (int64_t)sum->source_counts[i]);
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt"); /* a JSON object even when empty */
     lua_setmetatable(L, -2);
     lua_setfield(L, -2, "by_source");
 }
 
-/* hk.bitmap_sources() -> { {name, help, by_pointer, script}, ... }: the Lua sources */
+/* hk.bitmap_sources() -> { {name, help, by_pointer, priority, script}, ... }: the Lua sources */
 static int l_bitmap_sources(lua_State *L)
 {
+    const hk_reg_entry *const *es;
+    size_t n = hkl_registry(L) ? hk_registry_list(hkl_registry(L), HK_REG_BITMAP_SOURCE, &es) : 0;
+    lua_newtable(L);
     lua_getfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    lua_createtable(L, (int)n, 0);
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, -2, i);
-        lua_createtable(L, 0, 4);
-        static const char *const copy[] = {"name", "help", "script"};
-        for (int k = 0; k < 3; k++) {
-            lua_getfield(L, -2, copy[k]);
-            lua_setfield(L, -2, copy[k]);
-        }
-        lua_getfield(L, -2, "by_pointer");
-        lua_pushboolean(L, lua_isnil(L, -1) || lua_toboolean(L, -1));
-        lua_setfield(L, -3, "by_pointer");
-        lua_pop(L, 1);
-        lua_rawseti(L, -3, i);
-        lua_pop(L, 1);
+    lua_Integer k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (es[i]->plugin) continue;
+        lua_createtable(L, 0, 5);
+        hkl_set_str(L, "name", es[i]->name);
+        hkl_set_str(L, "help", es[i]->help);
+        hkl_set_str(L, "script", es[i]->owner);
+        hkl_set_int(L, "priority", es[i]->priority);
+        lua_getfield(L, -2, es[i]->name);
+        lua_getfield(L, -1, "by_pointer");
+        int by_pointer = lua_isnil(L, -1) || lua_toboolean(L, -1);
+        lua_pop(L, 2);
+        hkl_set_bool(L, "by_pointer", by_pointer);
+        lua_rawseti(L, -3, ++k);
     }
+    lua_pop(L, 1);
     return 1;
 }
 
@@ -418,6 +414,7 @@ static int dump_bitmap_scan(lua_State *L)
     dump_arg(L);
     hk_bm_scan_opts o = {.hash = 1};
     const char *sidecar = NULL;
+    int extra = 0; /* sources for this scan alone */
     if (lua_istable(L, 2)) {
         if (lua_getfield(L, 2, "export") == LUA_TSTRING && *lua_tostring(L, -1)) o.export_dir = lua_tostring(L, -1);
         if (lua_getfield(L, 2, "hash") != LUA_TNIL) o.hash = lua_toboolean(L, -1);
@@ -427,10 +424,18 @@ static int dump_bitmap_scan(lua_State *L)
         }
         if (lua_getfield(L, 2, "sidecar") == LUA_TSTRING && *lua_tostring(L, -1)) sidecar = lua_tostring(L, -1);
         /* the strings stay on the stack, so the pointers above stay valid */
+        if (lua_getfield(L, 2, "sources") == LUA_TTABLE) extra = lua_gettop(L);
+        else if (!lua_isnil(L, -1)) luaL_error(L, "bitmap_scan: sources must be a list of source definitions");
+        for (lua_Integer i = 1; extra && i <= (lua_Integer)lua_rawlen(L, extra); i++) {
+            if (lua_rawgeti(L, extra, i) != LUA_TTABLE)
+                luaL_error(L, "bitmap_scan: sources[%d] is not a table", (int)i);
+            check_source(L, lua_gettop(L));
+            lua_pop(L, 1);
+        }
     }
     check_dirs(L, sidecar, o.export_dir);
     lua_srcs ls = {0};
-    hk_bm_session *s = session_for(L, 1, sidecar, &ls);
+    hk_bm_session *s = session_for(L, 1, sidecar, extra, &ls);
     lua_newtable(L);
     scan_ctx c = {.L = L, .rows = lua_gettop(L)};
     hk_bm_summary sum;
@@ -438,8 +443,7 @@ static int dump_bitmap_scan(lua_State *L)
     int rc = hk_bm_scan(s, &o, scan_row, &c, &sum, err, sizeof err);
     /* the summary names sources: push it while the Lua sources' names are alive */
     if (rc == 0) push_summary(L, &sum);
-    hk_bm_session_free(s);
-    free(ls.v);
+    session_free(L, s, &ls);
     if (rc < 0) return hkl_fail(L, "%s", err);
     return 2;
 }
@@ -449,19 +453,18 @@ static int dump_bitmap_counts(lua_State *L)
 {
     dump_arg(L);
     lua_srcs ls = {0};
-    hk_bm_session *s = session_for(L, 1, NULL, &ls);
+    hk_bm_session *s = session_for(L, 1, NULL, 0, &ls);
     hk_bm_scan_opts o = {0};
     hk_bm_summary sum;
     char err[512];
     int rc = hk_bm_scan(s, &o, NULL, NULL, &sum, err, sizeof err);
     if (rc == 0) push_summary(L, &sum);
-    hk_bm_session_free(s);
-    free(ls.v);
+    session_free(L, s, &ls);
     if (rc < 0) return hkl_fail(L, "%s", err);
     return 1;
 }
 
-void hk_bitmap_lua_open(lua_State *L)
+void hkl_open_bitmap(lua_State *L)
 {
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);

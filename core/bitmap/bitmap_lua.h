@@ -5,6 +5,6 @@
 
 #include <lua.h>
 
-void hk_bitmap_lua_open(lua_State *L);
+void hkl_open_bitmap(lua_State *L);
 
 #endif

@@ -2,6 +2,7 @@
  * one image in memory at a time. */
 #include "bitmap/bitmap.h"
 #include "util/hk_file.h"
+#include "hprof/hprof_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,8 +2,10 @@
  * when its PNG IHDR size equals the bitmap's (a native pointer can be reused after recycle). */
 #include "bitmap/bitmap.h"
 #include "host/plugin_host.h"
+#include "util/hk_mem.h"
 #include "util/hk_sha.h"
 #include "util/hk_png.h"
+#include "util/hk_report.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,24 +28,26 @@ struct hk_bm_session {
 
 hk_bm_session *hk_bm_session_new(hk_dump *d)
 {
-    hk_bm_session *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    hk_bm_session *s = hk_xcalloc(1, sizeof *s);
     s->d = d;
     hk_buf_init(&s->scratch);
     return s;
 }
 
+/* Sources stay ordered by priority, highest first; equal priorities keep the order they
+ * were added in (plugins, then scripts), so the core names no source to put it first. */
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud)
 {
     if (!s || !src || !src->image) return;
     if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        bm_src *v = realloc(s->v, cap * sizeof *v);
-        if (!v) return;
-        s->v = v;
-        s->cap = cap;
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->v = hk_xrealloc(s->v, s->cap * sizeof *s->v);
     }
-    s->v[s->n++] = (bm_src){.src = src, .ud = ud};
+    size_t at = s->n;
+    while (at > 0 && s->v[at - 1].src->priority < src->priority) at--;
+    memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof *s->v);
+    s->v[at] = (bm_src){.src = src, .ud = ud};
+    s->n++;
 }
 
 void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *sidecar_dir)
@@ -51,16 +55,9 @@ void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *si
     const hk_bitmap_source **srcs = NULL;
     void **uds = NULL;
     size_t n = ps ? hk_plugins_bitmap_sources(ps, &srcs, &uds) : 0;
-    /* the dump's own pixels first: dumpdata (API 35+), mbuffer (before 26) */
-    static const char *const own[] = {"dumpdata", "mbuffer"};
-    for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; i < n; i++)
-            if (srcs[i]->name && !strcmp(srcs[i]->name, own[k])) hk_bm_session_add(s, srcs[i], uds[i]);
     hk_bm_session_add(s, &hk_bm_trace_source, NULL);
     hk_bm_session_add(s, &hk_bm_sidecar_source, (void *)sidecar_dir);
-    for (size_t i = 0; i < n; i++)
-        if (!srcs[i]->name || (strcmp(srcs[i]->name, "dumpdata") && strcmp(srcs[i]->name, "mbuffer")))
-            hk_bm_session_add(s, srcs[i], uds[i]);
+    for (size_t i = 0; i < n; i++) hk_bm_session_add(s, srcs[i], uds[i]);
 }
 
 void hk_bm_session_free(hk_bm_session *s)
@@ -99,8 +96,8 @@ static int ensure_open(hk_bm_session *s, bm_src *x)
         return 1;
     }
     if (x->src->open(x->ud, s->d, &x->state, err, sizeof err) < 0) {
-        fprintf(stderr, "hprofkit: warning: bitmap source %s: %s\n", x->src->name ? x->src->name : "?",
-                err[0] ? err : "cannot open");
+        hk_report(HK_REPORT_WARNING, "bitmap source %s: %s", x->src->name ? x->src->name : "?",
+                  err[0] ? err : "cannot open");
         x->opened = -1;
         return 0;
     }

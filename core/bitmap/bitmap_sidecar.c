@@ -1,7 +1,9 @@
 /* The sidecar source: PNGs beside the dump in DUMP.bitmaps/0x<pointer>.png, written by the
  * live fetcher (jdwp plugin) or any other tool.  Keyed by pointer, so the join checks sizes. */
 #include "bitmap/bitmap.h"
+#include "util/hk_mem.h"
 #include "util/hk_file.h"
+#include "hprof/hprof_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,11 +19,9 @@ typedef struct sidecar {
 
 static int sc_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
-    sidecar *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    sidecar *s = hk_xcalloc(1, sizeof *s);
+    (void)err;
+    (void)errlen;
     if (ud) snprintf(s->dir, sizeof s->dir, "%s", (const char *)ud);
     else snprintf(s->dir, sizeof s->dir, "%s.bitmaps", d->path ? d->path : "");
     struct stat st;
@@ -57,4 +57,5 @@ const hk_bitmap_source hk_bm_sidecar_source = {
     .open = sc_open,
     .image = sc_image,
     .close = sc_close,
+    .priority = HK_PRIORITY_SIDECAR,
 };

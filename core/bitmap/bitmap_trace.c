@@ -2,6 +2,7 @@
  * named 0x<pointer>.png).  Keyed by pointer, so the join checks each PNG's size. */
 #include "bitmap/bitmap.h"
 #include "trace/trace.h"
+#include "hprof/hprof_internal.h"
 
 static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
@@ -25,16 +26,11 @@ static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     return HK_IMAGE_NONE;
 }
 
-static void tr_close(void *state)
-{
-    (void)state;
-}
-
 const hk_bitmap_source hk_bm_trace_source = {
     .name = "trace",
     .help = "PNGs carried by a Perfetto trace with its embedded dump (HprofBitmap 0x<pointer>.png)",
     .keyed_by_pointer = 1,
     .open = tr_open,
-    .image = tr_image,
-    .close = tr_close,
+    .image = tr_image, /* nothing to close: the images belong to the dump */
+    .priority = HK_PRIORITY_TRACE,
 };

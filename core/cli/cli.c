@@ -1,7 +1,7 @@
 /* The CLI's steps: resources, plugins, scripts; run a query or a one-off script. */
 #include "cli/cli.h"
+#include "util/hk_mem.h"
 #include "hk_config.h"
-#include "host/fetch_lua.h"
 #include "util/hk_file.h"
 
 #include <ctype.h>
@@ -106,7 +106,7 @@ static void load_scripts(cli_ctx *cx)
     if (path[0]) load_dir_once(cx, path, seen, &nseen, max);
     const char *dirs = getenv("HPROFKIT_SCRIPTS");
     if (dirs && *dirs) {
-        char *copy = strdup(dirs), *save = NULL;
+        char *copy = hk_xstrdup(dirs), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
             if (*d) load_dir_once(cx, d, seen, &nseen, max);
         free(copy);
@@ -125,8 +125,7 @@ int cli_setup(cli_ctx *cx, const char *argv0)
         return 1;
     }
     load_plugins(cx);
-    hk_plugins_lua_open(hkl_host_state(cx->host), cx->plugins);
-    hk_fetch_lua_open(hkl_host_state(cx->host), cx->plugins); /* needs the loaded plugins */
+    hkl_open_plugin_modules(hkl_host_state(cx->host), cx->plugins);
     lua_State *L = hkl_host_state(cx->host);
     lua_getglobal(L, "hk");
     cli_push_globals(L, &cx->g);

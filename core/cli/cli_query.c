@@ -1,6 +1,7 @@
 /* Running a query from the command line: its args, its dump, its gates, its rows sorted or
  * filtered, then the renderer. */
 #include "cli/cli.h"
+#include "util/hk_mem.h"
 #include "host/map_lua.h"
 
 #include <fnmatch.h>
@@ -46,7 +47,7 @@ static int parse_gates(lua_State *L, const char *cmd, int def, const cli_common 
     lua_pop(L, 2);
     int gates = lua_gettop(L);
     for (int i = 0; i < c->nfail_on; i++) {
-        char *list = strdup(c->fail_on[i]), *save = NULL;
+        char *list = hk_xstrdup(c->fail_on[i]), *save = NULL;
         for (char *g = strtok_r(list, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
             char *param = strchr(g, ':');
             if (param) *param++ = 0;
@@ -279,6 +280,77 @@ static void add_column(lua_State *L, int meta, const char *col)
     lua_pop(L, 1);
 }
 
+/* Pushes the query's declared defaults, aliases and positional names (a query on a dump takes
+ * "dump" when it declares none); the indices are 0 for what it lacks. */
+static void push_declarations(lua_State *L, int def, int needs_dump, int *defaults, int *aliases, int *positional)
+{
+    *aliases = *positional = 0;
+    if (lua_getfield(L, def, "args") != LUA_TTABLE) lua_pop(L, 1), lua_newtable(L);
+    *defaults = lua_gettop(L);
+    if (lua_getfield(L, def, "aliases") == LUA_TTABLE) *aliases = lua_gettop(L);
+    if (lua_getfield(L, def, "positional") == LUA_TTABLE) *positional = lua_gettop(L);
+    else if (needs_dump) {
+        lua_pop(L, 1);
+        lua_createtable(L, 1, 0);
+        lua_pushstring(L, "dump");
+        lua_rawseti(L, -2, 1);
+        *positional = lua_gettop(L);
+    }
+}
+
+/* Positional arguments are required unless the query gives a default. */
+static int check_positionals(lua_State *L, const char *name, int positional, int args)
+{
+    for (lua_Integer i = 1; lua_rawgeti(L, positional, i) == LUA_TSTRING; i++) {
+        const char *p = lua_tostring(L, -1);
+        size_t plen = strlen(p);
+        int rest = plen > 3 && !strcmp(p + plen - 3, "...");
+        lua_pushlstring(L, p, rest ? plen - 3 : plen);
+        lua_replace(L, -2);
+        p = lua_tostring(L, -1);
+        if (lua_getfield(L, args, p) == LUA_TNIL) {
+            fprintf(stderr, "hprofkit %s: missing %s (usage: see hprofkit %s --help)\n", name, p, name);
+            return -1;
+        }
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* After the run: the listing options, the gates, the rendering; returns the exit status. */
+static int finish_query(cli_ctx *cx, const char *name, int def, int args, int wanted, cli_common *c)
+{
+    lua_State *L = hkl_host_state(cx->host);
+    int rows = lua_gettop(L) - 1, extra = rows + 1;
+    if (lua_isnil(L, rows)) {
+        lua_newtable(L);
+        lua_replace(L, rows);
+    }
+    push_meta(L, name, def, args, extra, c);
+    int meta = lua_gettop(L);
+    if (listing_options(L, name, rows, meta, c) < 0) return 2;
+    int ntripped = 0;
+    if (lua_rawlen(L, wanted)) {
+        ntripped = run_gates(L, name, def, wanted, rows, cx->g.debug);
+        if (ntripped < 0) return -ntripped;
+        if (is_record(L, rows)) {
+            lua_pushvalue(L, -1);
+            lua_setfield(L, rows, "gates_tripped");
+            add_column(L, meta, "gates_tripped");
+        }
+        lua_pop(L, 1);
+    }
+    int rc = cli_render(L, name, c->format, rows, meta, c->outfile, cx->g.debug);
+    if (rc == 0) {
+        lua_getfield(L, meta, "exit_code");
+        if (lua_isinteger(L, -1)) rc = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (ntripped > 0) rc = 3;
+    }
+    return rc;
+}
+
 int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
 {
     lua_State *L = hkl_host_state(cx->host);
@@ -294,18 +366,8 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     lua_pop(L, 1);
     hkl_query_args(L, def, 0);
     int args = lua_gettop(L);
-    int defaults, aliases = 0, positional = 0;
-    if (lua_getfield(L, def, "args") != LUA_TTABLE) lua_pop(L, 1), lua_newtable(L);
-    defaults = lua_gettop(L);
-    if (lua_getfield(L, def, "aliases") == LUA_TTABLE) aliases = lua_gettop(L);
-    if (lua_getfield(L, def, "positional") == LUA_TTABLE) positional = lua_gettop(L);
-    else if (needs_dump) {
-        lua_pop(L, 1);
-        lua_createtable(L, 1, 0);
-        lua_pushstring(L, "dump");
-        lua_rawseti(L, -2, 1);
-        positional = lua_gettop(L);
-    }
+    int defaults, aliases, positional;
+    push_declarations(L, def, needs_dump, &defaults, &aliases, &positional);
     lua_pushvalue(L, args);
     cli_common c = {.format = "table"};
     if (cli_parse_args(L, name, defaults, aliases, positional, argc, argv, &c) < 0) return 2;
@@ -314,23 +376,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
         cli_print_query_help(L, name, def);
         return 0;
     }
-    /* positional arguments are required unless the query gives a default */
-    if (positional) {
-        for (lua_Integer i = 1; lua_rawgeti(L, positional, i) == LUA_TSTRING; i++) {
-            const char *p = lua_tostring(L, -1);
-            size_t plen = strlen(p);
-            int rest = plen > 3 && !strcmp(p + plen - 3, "...");
-            lua_pushlstring(L, p, rest ? plen - 3 : plen);
-            lua_replace(L, -2);
-            p = lua_tostring(L, -1);
-            if (lua_getfield(L, args, p) == LUA_TNIL) {
-                fprintf(stderr, "hprofkit %s: missing %s (usage: see hprofkit %s --help)\n", name, p, name);
-                return 2;
-            }
-            lua_pop(L, 2);
-        }
-        lua_pop(L, 1);
-    }
+    if (positional && check_positionals(L, name, positional, args) < 0) return 2;
     if (cli_check_format(L, name, c.format) < 0) return 2; /* before the work */
     if (parse_gates(L, name, def, &c) < 0) return 2;
     int wanted = lua_gettop(L);
@@ -342,31 +388,5 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     }
     lua_pushvalue(L, args);
     if (hkl_pcall(L, 2, 2) != LUA_OK) return cli_report_error(L, name, cx->g.debug);
-    int rows = lua_gettop(L) - 1, extra = rows + 1;
-    if (lua_isnil(L, rows)) {
-        lua_newtable(L);
-        lua_replace(L, rows);
-    }
-    push_meta(L, name, def, args, extra, &c);
-    int meta = lua_gettop(L);
-    if (listing_options(L, name, rows, meta, &c) < 0) return 2;
-    int ntripped = 0;
-    if (lua_rawlen(L, wanted)) {
-        ntripped = run_gates(L, name, def, wanted, rows, cx->g.debug);
-        if (ntripped < 0) return -ntripped;
-        if (is_record(L, rows)) {
-            lua_pushvalue(L, -1);
-            lua_setfield(L, rows, "gates_tripped");
-            add_column(L, meta, "gates_tripped");
-        }
-        lua_pop(L, 1);
-    }
-    int rc = cli_render(L, name, c.format, rows, meta, c.outfile, cx->g.debug);
-    if (rc == 0) {
-        lua_getfield(L, meta, "exit_code");
-        if (lua_isinteger(L, -1)) rc = (int)lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        if (ntripped > 0) rc = 3;
-    }
-    return rc;
+    return finish_query(cx, name, def, args, wanted, &c);
 }

@@ -1,5 +1,6 @@
 /* The connection to the adb server and the host protocol's framing. */
 #include "adb_conn.h"
+#include "util/hk_mem.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +13,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+/* A TCP port number, 1-65535, and nothing after it. */
+static int parse_port(const char *s, int *port)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v <= 0 || v > 65535) return -1;
+    *port = (int)v;
+    return 0;
+}
 
 int hk_adb_init(hk_adb *adb, char *err, size_t errlen)
 {
@@ -40,21 +51,13 @@ int hk_adb_init(hk_adb *adb, char *err, size_t errlen)
             adb->host[hl] = 0;
             if (!strcmp(adb->host, "localhost") || !adb->host[0]) snprintf(adb->host, sizeof adb->host, "127.0.0.1");
         }
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (*end || v <= 0 || v > 65535) {
+        if (parse_port(p, &adb->port) < 0) {
             snprintf(err, errlen, "adb: ADB_SERVER_SOCKET=%s has no valid port: use tcp:HOST:PORT", sock);
             return -1;
         }
-        adb->port = (int)v;
-    } else if (port && *port) {
-        char *end;
-        long v = strtol(port, &end, 10);
-        if (*end || v <= 0 || v > 65535) {
-            snprintf(err, errlen, "adb: ANDROID_ADB_SERVER_PORT=%s is not a port number", port);
-            return -1;
-        }
-        adb->port = (int)v;
+    } else if (port && *port && parse_port(port, &adb->port) < 0) {
+        snprintf(err, errlen, "adb: ANDROID_ADB_SERVER_PORT=%s is not a port number", port);
+        return -1;
     }
     return 0;
 }
@@ -103,7 +106,8 @@ static int try_connect(hk_adb *adb, int *refused, char *err, size_t errlen)
     return fd;
 }
 
-int hk_adb_connect(hk_adb *adb, char *err, size_t errlen)
+/* Connects to the server (starting it if needed and allowed); returns the fd or -1. */
+static int hk_adb_connect(hk_adb *adb, char *err, size_t errlen)
 {
     int refused;
     int fd = try_connect(adb, &refused, err, errlen);
@@ -156,18 +160,14 @@ int hk_adb_write_all(int fd, const void *buf, size_t n, int timeout_ms, const ch
     return 0;
 }
 
-int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size_t errlen)
+static int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size_t errlen)
 {
     size_t n = strlen(req);
     if (n > 0xffff) {
         snprintf(err, errlen, "adb: request too long (%zu bytes): %.60s...", n, req);
         return -1;
     }
-    char *msg = malloc(n + 5);
-    if (!msg) {
-        snprintf(err, errlen, "adb: out of memory");
-        return -1;
-    }
+    char *msg = hk_xmalloc(n + 5);
     snprintf(msg, n + 5, "%04zx", n);
     memcpy(msg + 4, req, n);
     int rc = hk_adb_write_all(fd, msg, n + 4, timeout_ms, req, err, errlen);
@@ -212,8 +212,9 @@ static int parse_hex4(const char *h, size_t *out)
     return 0;
 }
 
-int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
-                           size_t errlen)
+/* Reads a 4-hex-digit length and that many bytes; *out is malloc'd and NUL-terminated. */
+static int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
+                                  size_t errlen)
 {
     char h[4];
     size_t n;
@@ -223,11 +224,7 @@ int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step,
         snprintf(err, errlen, "adb: malformed length '%.4s' in %s (is that an adb server?)", h, step);
         return -1;
     }
-    char *s = malloc(n + 1);
-    if (!s) {
-        snprintf(err, errlen, "adb: out of memory");
-        return -1;
-    }
+    char *s = hk_xmalloc(n + 1);
     if (n && hk_adb_read_exact(fd, s, n, step, timeout_ms, err, errlen) != 0) {
         free(s);
         return -1;
@@ -238,7 +235,8 @@ int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step,
     return 0;
 }
 
-int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen)
+/* Reads OKAY (0) or FAIL+message (-1, message in err). */
+static int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen)
 {
     char st[4];
     if (hk_adb_read_exact(fd, st, 4, step, timeout_ms, err, errlen) != 0) return -1;
@@ -257,27 +255,14 @@ int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size
 int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err, size_t errlen)
 {
     size_t cap = 4096, len = 0;
-    char *s = malloc(cap);
+    char *s = hk_xmalloc(cap);
     *out = NULL;
-    if (!s) {
-        snprintf(err, errlen, "adb: out of memory");
-        return -1;
-    }
     for (;;) {
         if (wait_fd(fd, POLLIN, timeout_ms, "while reading", step, err, errlen) != 0) {
             free(s);
             return -1;
         }
-        if (cap - len < 2048) {
-            char *t = realloc(s, cap * 2);
-            if (!t) {
-                free(s);
-                snprintf(err, errlen, "adb: out of memory");
-                return -1;
-            }
-            s = t;
-            cap *= 2;
-        }
+        if (cap - len < 2048) s = hk_xrealloc(s, cap *= 2);
         ssize_t r = recv(fd, s + len, cap - len - 1, 0);
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
@@ -299,7 +284,7 @@ int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int
 int hk_adb_host_query(hk_adb *adb, const char *req, char **out, size_t *outlen, char *err, size_t errlen)
 {
     char step[512];
-    snprintf(step, sizeof step, "the reply to %s", req);
+    snprintf(step, sizeof step, "the reply to %.480s", req);
     *out = NULL;
     int fd = hk_adb_connect(adb, err, errlen);
     if (fd < 0) return -1;

@@ -22,25 +22,12 @@ typedef struct hk_adb {
 /* Fills *adb from ADB_SERVER_SOCKET (tcp:HOST:PORT), ANDROID_ADB_SERVER_PORT, or 127.0.0.1:5037. */
 int hk_adb_init(hk_adb *adb, char *err, size_t errlen);
 
-/* Connects to the server (starting it if needed and allowed); returns the fd or -1. */
-int hk_adb_connect(hk_adb *adb, char *err, size_t errlen);
-
-/* Looks for the adb binary: $ANDROID_HOME/platform-tools, $ANDROID_SDK_ROOT/platform-tools,
- * ~/Android/Sdk/platform-tools, ~/Library/Android/sdk/platform-tools, then PATH. */
-int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen);
-
 /* Runs `adb -P PORT start-server` and waits (bounded) for it. */
 int hk_adb_start_server(hk_adb *adb, char *err, size_t errlen);
 
 /* --- framing; `step` names what is being read, for error messages --- */
-int hk_adb_send_request(int fd, const char *req, int timeout_ms, char *err, size_t errlen);
-/* Reads OKAY (0) or FAIL+message (-1, message in err). */
-int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *err, size_t errlen);
 /* Reads exactly n bytes, waiting at most timeout_ms for each chunk. */
 int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err, size_t errlen);
-/* Reads a 4-hex-digit length and that many bytes; *out is malloc'd and NUL-terminated. */
-int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
-                           size_t errlen);
 /* Reads until the peer closes; *out is malloc'd and NUL-terminated. */
 int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err, size_t errlen);
 

@@ -20,7 +20,9 @@ static int is_exec(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen)
+/* Looks for the adb binary: $ANDROID_HOME/platform-tools, $ANDROID_SDK_ROOT/platform-tools,
+ * ~/Android/Sdk/platform-tools, ~/Library/Android/sdk/platform-tools, then PATH. */
+static int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen)
 {
     const char *home = getenv("HOME");
     const char *envs[] = {"ANDROID_HOME", "ANDROID_SDK_ROOT"};
@@ -58,7 +60,11 @@ int hk_adb_find_binary(char *out, size_t outlen, char *err, size_t errlen)
              "platform-tools or set ANDROID_HOME");
     return -1;
 found:
-    snprintf(out, outlen, "%s", cand);
+    if (strlen(cand) >= outlen) {
+        snprintf(err, errlen, "adb: the path of the adb binary is too long: %.200s...", cand);
+        return -1;
+    }
+    memcpy(out, cand, strlen(cand) + 1);
     return 0;
 }
 

@@ -15,10 +15,6 @@
 int hk_adb_shell(hk_adb *adb, const char *serial, const char *cmd, int use_v2, int timeout_ms, char **out,
                  size_t *outlen, int *exit_code, char *err, size_t errlen);
 
-/* sync: STAT.  *exists is 0 when the file is missing (mode 0). */
-int hk_adb_stat(hk_adb *adb, const char *serial, const char *remote, int *exists, uint32_t *mode, uint32_t *size,
-                uint32_t *mtime, char *err, size_t errlen);
-
 /* Progress of a transfer: bytes done of total (total 0 when unknown). */
 typedef void (*hk_adb_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 

@@ -1,6 +1,7 @@
 /* shell: and shell,v2,raw: — the v2 "shell protocol" frames each chunk as
  * [id:1][length:4 LE][data]; id 1 stdout, 2 stderr, 3 exit (one byte of status). */
 #include "adb_services.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +10,22 @@
 
 enum { SHELL_STDOUT = 1, SHELL_STDERR = 2, SHELL_EXIT = 3 };
 
-static int append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
+static void append(char **buf, size_t *len, size_t *cap, const char *data, size_t n)
 {
     if (*len + n + 1 > *cap) {
-        size_t nc = (*len + n + 1) * 2;
-        char *t = realloc(*buf, nc);
-        if (!t) return -1;
-        *buf = t;
-        *cap = nc;
+        *cap = (*len + n + 1) * 2;
+        *buf = hk_xrealloc(*buf, *cap);
     }
     memcpy(*buf + *len, data, n);
     *len += n;
     (*buf)[*len] = 0;
-    return 0;
 }
 
 static int read_v2(int fd, const char *step, int tmo, char **out, size_t *outlen, int *exit_code, char *err,
                    size_t errlen)
 {
     size_t len = 0, cap = 4096;
-    char *buf = malloc(cap);
-    if (!buf) goto oom;
+    char *buf = hk_xmalloc(cap);
     buf[0] = 0;
     *exit_code = -1;
     for (;;) {
@@ -40,8 +36,7 @@ static int read_v2(int fd, const char *step, int tmo, char **out, size_t *outlen
             snprintf(err, errlen, "adb: malformed shell protocol packet (length %u) in %s", n, step);
             goto fail;
         }
-        char *d = malloc(n ? n : 1);
-        if (!d) goto oom;
+        char *d = hk_xmalloc(n);
         if (n && hk_adb_read_exact(fd, d, n, step, tmo, err, errlen) != 0) {
             free(d);
             goto fail;
@@ -51,17 +46,12 @@ static int read_v2(int fd, const char *step, int tmo, char **out, size_t *outlen
             free(d);
             break;
         }
-        if ((h[0] == SHELL_STDOUT || h[0] == SHELL_STDERR) && append(&buf, &len, &cap, d, n) != 0) {
-            free(d);
-            goto oom;
-        }
+        if (h[0] == SHELL_STDOUT || h[0] == SHELL_STDERR) append(&buf, &len, &cap, d, n);
         free(d);
     }
     *out = buf;
     if (outlen) *outlen = len;
     return 0;
-oom:
-    snprintf(err, errlen, "adb: out of memory");
 fail:
     free(buf);
     return -1;
@@ -71,12 +61,8 @@ int hk_adb_shell(hk_adb *adb, const char *serial, const char *cmd, int use_v2, i
                  size_t *outlen, int *exit_code, char *err, size_t errlen)
 {
     size_t sl = strlen(cmd) + 32;
-    char *svc = malloc(sl);
+    char *svc = hk_xmalloc(sl);
     *out = NULL;
-    if (!svc) {
-        snprintf(err, errlen, "adb: out of memory");
-        return -1;
-    }
     snprintf(svc, sl, "%s%s", use_v2 ? "shell,v2,raw:" : "shell:", cmd);
     int fd = hk_adb_open_service(adb, serial, svc, err, errlen);
     if (fd < 0) {

@@ -1,5 +1,6 @@
 /* Devices and processes. */
 #include "device.h"
+#include "util/hk_mem.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -82,17 +83,12 @@ int hk_device_list(hk_adb *adb, hk_device_info **out, size_t *count, char *err, 
         if (hk_adb_host_query(adb, "host:devices", &s, NULL, err, errlen) != 0) return -1;
     }
     size_t cap = 8, n = 0;
-    hk_device_info *v = calloc(cap, sizeof *v);
-    if (!v) goto oom;
+    hk_device_info *v = hk_xcalloc(cap, sizeof *v);
     for (char *save = NULL, *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char serial[128], state[64];
         if (sscanf(line, "%127s %63s", serial, state) != 2) continue;
         if (!strcmp(state, "no")) snprintf(state, sizeof state, "no permissions");
-        if (n == cap) {
-            hk_device_info *t = realloc(v, (cap *= 2) * sizeof *v);
-            if (!t) goto oom;
-            v = t;
-        }
+        if (n == cap) v = hk_xrealloc(v, (cap *= 2) * sizeof *v);
         hk_device_info *d = &v[n++];
         memset(d, 0, sizeof *d);
         snprintf(d->serial, sizeof d->serial, "%s", serial);
@@ -112,11 +108,6 @@ int hk_device_list(hk_adb *adb, hk_device_info **out, size_t *count, char *err, 
     *out = v;
     *count = n;
     return 0;
-oom:
-    free(s);
-    free(v);
-    snprintf(err, errlen, "out of memory");
-    return -1;
 }
 
 int hk_device_open(hk_adb *adb, const char *serial, hk_device *dev, char *err, size_t errlen)
@@ -195,8 +186,7 @@ static int cmp_proc(const void *a, const void *b)
 static char *package_set(const char *pm)
 {
     size_t cap = strlen(pm) + 3;
-    char *set = malloc(cap), *w = set;
-    if (!set) return NULL;
+    char *set = hk_xmalloc(cap), *w = set;
     *w++ = '\n';
     for (const char *p = pm; *p;) {
         const char *e = strchr(p, '\n');
@@ -238,9 +228,8 @@ int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *e
     }
     set = package_set(pm);
     size_t cap = 64, n = 0;
-    hk_process *v = malloc(cap * sizeof *v);
+    hk_process *v = hk_xmalloc(cap * sizeof *v);
     int pid_col = -1;
-    if (!set || !v) goto oom;
     for (char *save = NULL, *line = strtok_r(ps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *tok[32];
         int nt = 0;
@@ -264,11 +253,7 @@ int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *e
         if (*end || pid <= 0) continue;
         const char *name = tok[nt - 1];
         if (!strcmp(name, "ps") || !strcmp(name, "sh")) continue; /* our own command */
-        if (n == cap) {
-            hk_process *t = realloc(v, (cap *= 2) * sizeof *v);
-            if (!t) goto oom;
-            v = t;
-        }
+        if (n == cap) v = hk_xrealloc(v, (cap *= 2) * sizeof *v);
         v[n].pid = (int)pid;
         snprintf(v[n].name, sizeof v[n].name, "%s", name);
         v[n].is_app = in_set(set, name);
@@ -281,8 +266,6 @@ int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *e
     *out = v;
     *count = n;
     return 0;
-oom:
-    snprintf(err, errlen, "out of memory");
 fail:
     free(ps);
     free(pm);

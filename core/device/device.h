@@ -55,17 +55,18 @@ int hk_device_processes(hk_device *dev, hk_process **out, size_t *count, char *e
 
 /* --- heap dumps --- */
 
-/* The GC before a dump on API < 27 (no `am dumpheap -g`): the JDWP plugin fills this in. */
+/* The GC before a dump on API < 27 (no `am dumpheap -g`): a plugin that can GC over JDWP gives it. */
 typedef int (*hk_device_gc_fn)(void *ctx, hk_device *dev, int pid, char *err, size_t errlen);
-void hk_device_set_gc_hook(hk_device_gc_fn fn, void *ctx);
 
 typedef struct hk_dump_opts {
-    const char *process; /* name or pid */
-    const char *output;  /* local path; NULL: PROCESS-YYYYmmdd-HHMMSS.hprof in the current directory */
-    int gc;              /* run a GC first (default 1) */
-    int bitmaps;         /* -1: default (yes on API 35+), 0: no, 1: yes (-b png; needs API 35) */
-    int progress;        /* -1: on stderr when it is a tty, 0: never, 1: always */
-    int timeout_s;       /* for the dump to be written (default 300) */
+    const char *process;   /* name or pid */
+    const char *output;    /* local path; NULL: PROCESS-YYYYmmdd-HHMMSS.hprof in the current directory */
+    int gc;                /* run a GC first (default 1) */
+    int bitmaps;           /* -1: default (yes on API 35+), 0: no, 1: yes (-b png; needs API 35) */
+    int progress;          /* 0: no progress reports; otherwise through hk_report (the sink decides) */
+    int timeout_s;         /* for the dump to be written (default 300) */
+    hk_device_gc_fn gc_fn; /* the GC on API < 27; NULL: none (the dump says it ran without) */
+    void *gc_ctx;
 } hk_dump_opts;
 
 void hk_dump_opts_init(hk_dump_opts *o);
@@ -82,8 +83,5 @@ typedef struct hk_dump_result {
 /* am dumpheap into /data/local/tmp, wait for the file to stop growing, pull it (size checked),
  * remove the remote file.  Errors from am (read whatever its exit code) become one clear line. */
 int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result *res, char *err, size_t errlen);
-
-/* Turns am's output into one clear line; returns 1 when the output reports a failure. */
-int hk_device_am_error(const char *am_output, const char *process, char *msg, size_t msglen);
 
 #endif

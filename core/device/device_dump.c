@@ -2,22 +2,15 @@
  * so sync can read them), wait until the size stops changing (older Android returns before the
  * file is complete), pull with a size check, remove the remote file. */
 #include "device.h"
+#include "util/hk_report.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static hk_device_gc_fn g_gc_hook;
-static void *g_gc_ctx;
-
-void hk_device_set_gc_hook(hk_device_gc_fn fn, void *ctx)
-{
-    g_gc_hook = fn;
-    g_gc_ctx = ctx;
-}
 
 void hk_dump_opts_init(hk_dump_opts *o)
 {
@@ -38,7 +31,8 @@ static void line_at(const char *p, char *out, size_t outlen)
     out[l] = 0;
 }
 
-int hk_device_am_error(const char *o, const char *process, char *msg, size_t msglen)
+/* Turns am's output into one clear line; returns 1 when the output reports a failure. */
+static int hk_device_am_error(const char *o, const char *process, char *msg, size_t msglen)
 {
     const char *p;
     char line[400];
@@ -79,10 +73,15 @@ int hk_device_am_error(const char *o, const char *process, char *msg, size_t msg
     return 0;
 }
 
-/* A note both goes into the result (for JSON/Lua) and to stderr, so it is never silent. */
-static void note_print(hk_dump_result *res)
+/* A note both goes into the result (for JSON/Lua) and to the report sink, so it is never silent. */
+static void note(hk_dump_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(hk_dump_result *res, const char *fmt, ...)
 {
-    fprintf(stderr, "hprofkit: note: %s\n", res->note);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->note, sizeof res->note, fmt, ap);
+    va_end(ap);
+    hk_report(HK_REPORT_NOTE, "%s", res->note);
 }
 
 typedef struct {
@@ -99,8 +98,9 @@ static void pull_progress(void *ctx, uint64_t done, uint64_t total)
     long ms = (now.tv_sec - pc->last.tv_sec) * 1000 + (now.tv_nsec - pc->last.tv_nsec) / 1000000;
     if (ms < 200 && done < total) return; /* a line per 64 KiB chunk would flood the terminal */
     pc->last = now;
-    fprintf(stderr, "\rpulling the dump: %.1f / %.1f MB ", done / 1048576.0, total / 1048576.0);
-    if (done >= total) fputc('\n', stderr);
+    if (done < total)
+        hk_report(HK_REPORT_PROGRESS, "pulling the dump: %.1f / %.1f MB", done / 1048576.0, total / 1048576.0);
+    else hk_report(HK_REPORT_PROGRESS, "%s", "");
 }
 
 /* Resolves a process name or pid to a pid (and a canonical name). */
@@ -133,7 +133,7 @@ static void remove_remote(hk_device *dev, const char *remote)
     int code;
     snprintf(cmd, sizeof cmd, "rm -f %s", remote);
     if (hk_device_shell(dev, cmd, &out, NULL, &code, e, sizeof e) != 0)
-        fprintf(stderr, "hprofkit: warning: could not remove %s from %s: %s\n", remote, dev->serial, e);
+        hk_report(HK_REPORT_WARNING, "could not remove %s from %s: %s", remote, dev->serial, e);
     free(out);
 }
 
@@ -153,6 +153,131 @@ static int remote_size(hk_device *dev, const char *remote, int64_t *size, char *
     return 0;
 }
 
+/* One dump in the making: what the phases below share. */
+typedef struct dump_job {
+    hk_device *dev;
+    const hk_dump_opts *opts;
+    hk_dump_result *res;
+    int pid;
+    char name[256];    /* the process's name as ps gives it */
+    int g_flag;        /* am dumpheap -g */
+    char remote[256];  /* the file on the device */
+    char am_said[300]; /* am's first line, for a failure that has no error of its own */
+    int progress;
+} dump_job;
+
+/* Bitmaps (-b png exists from API 35) and the GC: -g from API 27, before that the caller's GC. */
+static int choose_flags(dump_job *j, char *err, size_t errlen)
+{
+    hk_device *dev = j->dev;
+    const hk_dump_opts *opts = j->opts;
+    j->res->bitmaps = opts->bitmaps < 0 ? dev->sdk >= 35 : opts->bitmaps;
+    if (j->res->bitmaps && dev->sdk < 35) {
+        snprintf(err, errlen,
+                 "bitmap pixels in the dump (am dumpheap -b png) need API 35; %s is API %d: drop "
+                 "--bitmaps (the jdwp plugin fetches pixels live on API 26-34)",
+                 dev->serial, dev->sdk);
+        return -1;
+    }
+    if (!opts->gc) return 0;
+    if (dev->sdk >= 27) {
+        j->g_flag = j->res->gc = 1;
+    } else if (!opts->gc_fn) {
+        note(j->res, "API %d has no `am dumpheap -g` and the jdwp plugin is not loaded: the dump is taken without GC",
+             dev->sdk);
+    } else {
+        char gerr[512];
+        if (opts->gc_fn(opts->gc_ctx, dev, j->pid, gerr, sizeof gerr) == 0) j->res->gc = 1;
+        else note(j->res, "GC through JDWP failed (%.180s): the dump is taken without GC", gerr);
+    }
+    return 0;
+}
+
+/* The local file: the one asked for, else PROCESS-YYYYmmdd-HHMMSS.hprof. */
+static void local_path(dump_job *j)
+{
+    hk_dump_result *res = j->res;
+    if (j->opts->output && *j->opts->output) {
+        snprintf(res->path, sizeof res->path, "%s", j->opts->output);
+        return;
+    }
+    char stamp[32], safe[256];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+    snprintf(safe, sizeof safe, "%s", j->name);
+    for (char *c = safe; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '.' && *c != '_' && *c != '-') *c = '_';
+    snprintf(res->path, sizeof res->path, "%s-%s.hprof", safe, stamp);
+}
+
+/* am dumpheap, its words read whatever its exit code: a rejected option can come back with
+ * status 0. */
+static int run_am(dump_job *j, char *err, size_t errlen)
+{
+    hk_device *dev = j->dev;
+    char cmd[700], *out = NULL;
+    int code;
+    /* a pid given stays a pid (names can repeat); a name goes to am as it is */
+    char *pend;
+    long asked = strtol(j->opts->process, &pend, 10);
+    const char *target = (!*pend && asked > 0) ? j->opts->process : j->name;
+    snprintf(cmd, sizeof cmd, "am dumpheap%s%s %s %s", j->g_flag ? " -g" : "", j->res->bitmaps ? " -b png" : "", target,
+             j->remote);
+    if (j->progress) hk_report(HK_REPORT_PROGRESS, "dumping %s (pid %d) on %s...", j->name, j->pid, dev->serial);
+    if (hk_adb_shell(dev->adb, dev->serial, cmd, dev->shell_v2, j->opts->timeout_s * 1000, &out, NULL, &code, err,
+                     errlen) != 0)
+        return -1;
+    char amerr[1024];
+    int rc = -1;
+    if (hk_device_am_error(out, j->name, amerr, sizeof amerr)) {
+        snprintf(err, errlen, "%s", amerr);
+    } else if (code > 0) {
+        char first[300];
+        line_at(out, first, sizeof first);
+        snprintf(err, errlen, "am dumpheap %s failed (exit %d): %s", j->name, code, first[0] ? first : "no output");
+    } else {
+        line_at(out, j->am_said, sizeof j->am_said);
+        rc = 0;
+    }
+    free(out);
+    return rc;
+}
+
+/* Waits until the remote file's size is non-zero and unchanged between two polls. */
+static int wait_written(dump_job *j, int64_t *size, char *err, size_t errlen)
+{
+    const char *pe = getenv("HK_DUMP_POLL_MS");
+    int poll_ms = pe && atoi(pe) > 0 ? atoi(pe) : 1000;
+    int64_t last = -1;
+    time_t start = time(NULL);
+    int missing_polls = 0;
+    for (;;) {
+        int r = remote_size(j->dev, j->remote, size, err, errlen);
+        if (r < 0) return -1;
+        if (r == 1) {
+            *size = -1;
+            /* am said nothing wrong but no file appears: give up well before the long timeout */
+            if (++missing_polls * poll_ms >= 15000) {
+                snprintf(err, errlen, "am dumpheap %s reported no error but wrote no file %s (am said: %s)", j->name,
+                         j->remote, j->am_said[0] ? j->am_said : "nothing");
+                return -1;
+            }
+        } else if (*size > 0 && *size == last) {
+            return 0;
+        }
+        if (time(NULL) - start > j->opts->timeout_s) {
+            snprintf(err, errlen, "the dump of %s did not finish within %d s (%s is %lld bytes and still %s)", j->name,
+                     j->opts->timeout_s, j->remote, (long long)*size, *size > 0 ? "growing" : "empty");
+            return -1;
+        }
+        if (j->progress)
+            hk_report(HK_REPORT_PROGRESS, "waiting for the dump to be written: %.1f MB",
+                      *size > 0 ? *size / 1048576.0 : 0.0);
+        last = *size;
+        usleep((useconds_t)poll_ms * 1000);
+    }
+}
+
 int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
@@ -160,127 +285,21 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
         snprintf(err, errlen, "dump: which process? (see `hprofkit processes`)");
         return -1;
     }
-    int pid;
-    char name[256];
-    if (resolve_process(dev, opts->process, &pid, name, sizeof name, err, errlen) != 0) return -1;
-    res->pid = pid;
-    progress_ctx pc = {opts->progress < 0 ? isatty(2) : opts->progress, {0, 0}};
-
-    /* bitmaps: -b png exists from API 35 */
-    int bitmaps = opts->bitmaps < 0 ? dev->sdk >= 35 : opts->bitmaps;
-    if (bitmaps && dev->sdk < 35) {
-        snprintf(err, errlen,
-                 "bitmap pixels in the dump (am dumpheap -b png) need API 35; %s is API %d: drop "
-                 "--bitmaps (the jdwp plugin fetches pixels live on API 26-34)",
-                 dev->serial, dev->sdk);
+    dump_job j = {.dev = dev, .opts = opts, .res = res, .progress = opts->progress != 0};
+    if (resolve_process(dev, opts->process, &j.pid, j.name, sizeof j.name, err, errlen) != 0) return -1;
+    res->pid = j.pid;
+    if (choose_flags(&j, err, errlen) != 0) return -1;
+    snprintf(j.remote, sizeof j.remote, "/data/local/tmp/hprofkit-%d-%lld.hprof", j.pid, (long long)time(NULL));
+    local_path(&j);
+    int64_t size = 0;
+    if (run_am(&j, err, errlen) != 0 || wait_written(&j, &size, err, errlen) != 0) {
+        remove_remote(dev, j.remote);
         return -1;
     }
-    /* GC: -g from API 27, before that through the hook (the JDWP plugin) */
-    int g_flag = 0;
-    if (opts->gc && dev->sdk >= 27) {
-        g_flag = 1;
-        res->gc = 1;
-    } else if (opts->gc) {
-        if (!g_gc_hook) {
-            snprintf(res->note, sizeof res->note,
-                     "API %d has no `am dumpheap -g` and the jdwp plugin is not loaded: the dump is taken without GC",
-                     dev->sdk);
-            note_print(res);
-        } else {
-            char gerr[512];
-            if (g_gc_hook(g_gc_ctx, dev, pid, gerr, sizeof gerr) == 0) res->gc = 1;
-            else {
-                snprintf(res->note, sizeof res->note, "GC through JDWP failed (%.180s): the dump is taken without GC",
-                         gerr);
-                note_print(res);
-            }
-        }
-    }
-    res->bitmaps = bitmaps;
-
-    char remote[256];
-    snprintf(remote, sizeof remote, "/data/local/tmp/hprofkit-%d-%lld.hprof", pid, (long long)time(NULL));
-    if (opts->output && *opts->output) {
-        snprintf(res->path, sizeof res->path, "%s", opts->output);
-    } else {
-        char stamp[32], safe[256];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-        snprintf(safe, sizeof safe, "%s", name);
-        for (char *c = safe; *c; c++)
-            if (!isalnum((unsigned char)*c) && *c != '.' && *c != '_' && *c != '-') *c = '_';
-        snprintf(res->path, sizeof res->path, "%s-%s.hprof", safe, stamp);
-    }
-
-    char cmd[700], *out = NULL;
-    int code;
-    /* a pid given stays a pid (names can repeat); a name goes to am as it is */
-    char *pend;
-    long asked = strtol(opts->process, &pend, 10);
-    const char *target = (!*pend && asked > 0) ? opts->process : name;
-    snprintf(cmd, sizeof cmd, "am dumpheap%s%s %s %s", g_flag ? " -g" : "", bitmaps ? " -b png" : "", target, remote);
-    if (pc.on) fprintf(stderr, "dumping %s (pid %d) on %s...\n", name, pid, dev->serial);
-    if (hk_adb_shell(dev->adb, dev->serial, cmd, dev->shell_v2, opts->timeout_s * 1000, &out, NULL, &code, err,
-                     errlen) != 0) {
-        remove_remote(dev, remote);
-        return -1;
-    }
-    /* read am's words whatever its exit code: a rejected option can come back with status 0 */
-    char amerr[512];
-    if (hk_device_am_error(out, name, amerr, sizeof amerr)) {
-        snprintf(err, errlen, "%s", amerr);
-        free(out);
-        remove_remote(dev, remote);
-        return -1;
-    }
-    if (code > 0) {
-        char first[300];
-        line_at(out, first, sizeof first);
-        snprintf(err, errlen, "am dumpheap %s failed (exit %d): %s", name, code, first[0] ? first : "no output");
-        free(out);
-        remove_remote(dev, remote);
-        return -1;
-    }
-    char am_first[300];
-    line_at(out, am_first, sizeof am_first);
-    free(out);
-
-    /* wait until the size is non-zero and unchanged between two polls */
-    const char *pe = getenv("HK_DUMP_POLL_MS");
-    int poll_ms = pe && atoi(pe) > 0 ? atoi(pe) : 1000;
-    int64_t last = -1, size = 0;
-    time_t start = time(NULL);
-    int missing_polls = 0;
-    for (;;) {
-        int r = remote_size(dev, remote, &size, err, errlen);
-        if (r < 0) {
-            remove_remote(dev, remote);
-            return -1;
-        }
-        if (r == 1) {
-            size = -1;
-            /* am said nothing wrong but no file appears: give up well before the long timeout */
-            if (++missing_polls * poll_ms >= 15000) {
-                snprintf(err, errlen, "am dumpheap %s reported no error but wrote no file %s (am said: %s)", name,
-                         remote, am_first[0] ? am_first : "nothing");
-                return -1;
-            }
-        } else if (size > 0 && size == last) {
-            break;
-        }
-        if (time(NULL) - start > opts->timeout_s) {
-            snprintf(err, errlen, "the dump of %s did not finish within %d s (%s is %lld bytes and still %s)", name,
-                     opts->timeout_s, remote, (long long)size, size > 0 ? "growing" : "empty");
-            remove_remote(dev, remote);
-            return -1;
-        }
-        if (pc.on) fprintf(stderr, "\rwaiting for the dump to be written: %.1f MB ", size > 0 ? size / 1048576.0 : 0.0);
-        last = size;
-        usleep((useconds_t)poll_ms * 1000);
-    }
-    if (pc.on) fprintf(stderr, "\rthe dump is written: %.1f MB            \n", size / 1048576.0);
-    int rc = hk_adb_pull(dev->adb, dev->serial, remote, res->path, size, pull_progress, &pc, err, errlen);
-    remove_remote(dev, remote);
+    if (j.progress) hk_report(HK_REPORT_PROGRESS, "the dump is written: %.1f MB", size / 1048576.0);
+    progress_ctx pc = {j.progress, {0, 0}};
+    int rc = hk_adb_pull(dev->adb, dev->serial, j.remote, res->path, size, pull_progress, &pc, err, errlen);
+    remove_remote(dev, j.remote);
     if (rc != 0) return -1;
     res->bytes = (uint64_t)size;
     return 0;

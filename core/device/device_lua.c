@@ -8,6 +8,7 @@
  *                           -> local path, {path, bytes, gc, bitmaps, pid, note}
  * Failures raise a Lua error carrying the one-line message. */
 #include "device_lua.h"
+#include "host/lua_host.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -40,22 +41,12 @@ static int l_devices(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 6);
-        lua_pushstring(L, d[i].serial);
-        lua_setfield(L, -2, "serial");
-        lua_pushstring(L, d[i].state);
-        lua_setfield(L, -2, "state");
-        lua_pushstring(L, d[i].model);
-        lua_setfield(L, -2, "model");
-        if (d[i].sdk > 0) {
-            lua_pushinteger(L, d[i].sdk);
-            lua_setfield(L, -2, "sdk");
-        }
-        if (d[i].debuggable >= 0) {
-            lua_pushboolean(L, d[i].debuggable);
-            lua_setfield(L, -2, "debuggable");
-        }
-        lua_pushstring(L, d[i].hint);
-        lua_setfield(L, -2, "hint");
+        hkl_set_str(L, "serial", d[i].serial);
+        hkl_set_str(L, "state", d[i].state);
+        hkl_set_str(L, "model", d[i].model);
+        if (d[i].sdk > 0) hkl_set_int(L, "sdk", d[i].sdk);
+        if (d[i].debuggable >= 0) hkl_set_bool(L, "debuggable", d[i].debuggable);
+        hkl_set_str(L, "hint", d[i].hint);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(d);
@@ -117,12 +108,9 @@ static int l_processes(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
-        lua_pushinteger(L, p[i].pid);
-        lua_setfield(L, -2, "pid");
-        lua_pushstring(L, p[i].name);
-        lua_setfield(L, -2, "name");
-        lua_pushboolean(L, p[i].is_app);
-        lua_setfield(L, -2, "app");
+        hkl_set_int(L, "pid", p[i].pid);
+        hkl_set_str(L, "name", p[i].name);
+        hkl_set_bool(L, "app", p[i].is_app);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(p);
@@ -159,21 +147,22 @@ static int l_dump_heap(lua_State *L)
         if (lua_isinteger(L, -1)) o.timeout_s = (int)lua_tointeger(L, -1);
         lua_pop(L, 1);
     }
+    lua_getfield(L, LUA_REGISTRYINDEX, HK_DEVICE_GC_KEY);
+    const hk_device_gc *gc = lua_touserdata(L, -1);
+    if (gc) {
+        o.gc_fn = gc->fn;
+        o.gc_ctx = gc->ctx;
+    }
+    lua_pop(L, 1);
     if (hk_device_dump_heap(&ud->dev, &o, &r, err, sizeof err) != 0) return fail(L, err);
     lua_pushstring(L, r.path);
     lua_createtable(L, 0, 6);
-    lua_pushstring(L, r.path);
-    lua_setfield(L, -2, "path");
-    lua_pushinteger(L, (lua_Integer)r.bytes);
-    lua_setfield(L, -2, "bytes");
-    lua_pushboolean(L, r.gc);
-    lua_setfield(L, -2, "gc");
-    lua_pushboolean(L, r.bitmaps);
-    lua_setfield(L, -2, "bitmaps");
-    lua_pushinteger(L, r.pid);
-    lua_setfield(L, -2, "pid");
-    lua_pushstring(L, r.note);
-    lua_setfield(L, -2, "note");
+    hkl_set_str(L, "path", r.path);
+    hkl_set_int(L, "bytes", (lua_Integer)r.bytes);
+    hkl_set_bool(L, "gc", r.gc);
+    hkl_set_bool(L, "bitmaps", r.bitmaps);
+    hkl_set_int(L, "pid", r.pid);
+    hkl_set_str(L, "note", r.note);
     return 2;
 }
 
@@ -201,23 +190,15 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
-int hk_device_lua_register(lua_State *L, int hk_table_index)
+void hkl_open_device(lua_State *L)
 {
-    hk_table_index = lua_absindex(L, hk_table_index);
-    if (luaL_newmetatable(L, HK_DEVICE_MT)) {
-        static const luaL_Reg methods[] = {
-            {"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes}, {"dump_heap", l_dump_heap}, {NULL, NULL}};
-        luaL_newlib(L, methods);
-        lua_setfield(L, -2, "methods");
-        lua_pushcfunction(L, l_index);
-        lua_setfield(L, -2, "__index");
-        lua_pushcfunction(L, l_tostring);
-        lua_setfield(L, -2, "__tostring");
-    }
+    static const luaL_Reg methods[] = {
+        {"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes}, {"dump_heap", l_dump_heap}, {NULL, NULL}};
+    /* the device's own fields first, then its methods (l_index) */
+    static const luaL_Reg meta[] = {{"__index", l_index}, {"__tostring", l_tostring}, {NULL, NULL}};
+    hkl_new_metatable(L, HK_DEVICE_MT, methods, meta);
+    static const luaL_Reg fns[] = {{"devices", l_devices}, {"device", l_device}, {NULL, NULL}};
+    lua_getglobal(L, "hk");
+    luaL_setfuncs(L, fns, 0);
     lua_pop(L, 1);
-    lua_pushcfunction(L, l_devices);
-    lua_setfield(L, hk_table_index, "devices");
-    lua_pushcfunction(L, l_device);
-    lua_setfield(L, hk_table_index, "device");
-    return 0;
 }

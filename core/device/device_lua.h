@@ -4,7 +4,17 @@
 
 #include <lua.h>
 
-/* Adds devices and device to the table at hk_table_index.  Returns 0. */
-int hk_device_lua_register(lua_State *L, int hk_table_index);
+#include "device.h"
+
+/* The GC dev:dump_heap runs on API < 27: the host leaves an hk_device_gc (a full userdata) in the
+ * Lua registry under this key when a loaded plugin can GC; without one, dumps there go without. */
+#define HK_DEVICE_GC_KEY "hk.device_gc"
+typedef struct hk_device_gc {
+    hk_device_gc_fn fn;
+    void *ctx;
+} hk_device_gc;
+
+/* Adds devices and device to the global hk table. */
+void hkl_open_device(lua_State *L);
 
 #endif

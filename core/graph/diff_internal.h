@@ -3,6 +3,7 @@
 #define HK_DIFF_INTERNAL_H
 
 #include "graph/diff.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 
 /* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */
@@ -71,10 +72,6 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 void hkd_tally(hk_diff *df, int side);
 /* Fills hkd_obj.via of unmatched objects and the entries with their tallies (once per side). */
 void hkd_find_entries(hk_diff *df, int side);
-/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
-void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
-/* Appends "class X" or "root TYPE" for an anchor. */
-void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out);
 /* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
  * as long as the list. */
 #define HKD_MAX_DEPTH 4096

@@ -96,33 +96,21 @@ static int diff_path(lua_State *L)
     return 1;
 }
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_setfield(L, -2, k);
-}
-static void set_str(lua_State *L, const char *k, const char *v)
-{
-    if (v) lua_pushstring(L, v);
-    else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
-    lua_setfield(L, -2, k);
-}
-
 static int diff_totals(lua_State *L)
 {
     hk_diff *df = check_diff(L);
     hk_diff_totals t;
     hk_diff_get_totals(df, &t);
     lua_createtable(L, 0, 9);
-    set_int(L, "same_objects", t.same_objects);
-    set_int(L, "same_bytes_base", t.same_bytes[0]);
-    set_int(L, "same_bytes_dump", t.same_bytes[1]);
-    set_int(L, "removed_objects", t.objects[0]);
-    set_int(L, "removed_bytes", t.bytes[0]);
-    set_int(L, "added_objects", t.objects[1]);
-    set_int(L, "added_bytes", t.bytes[1]);
-    set_int(L, "matched_classes", t.anchors_classes);
-    set_int(L, "matched_roots", t.anchors_roots);
+    hkl_set_int(L, "same_objects", t.same_objects);
+    hkl_set_int(L, "same_bytes_base", t.same_bytes[0]);
+    hkl_set_int(L, "same_bytes_dump", t.same_bytes[1]);
+    hkl_set_int(L, "removed_objects", t.objects[0]);
+    hkl_set_int(L, "removed_bytes", t.bytes[0]);
+    hkl_set_int(L, "added_objects", t.objects[1]);
+    hkl_set_int(L, "added_bytes", t.bytes[1]);
+    hkl_set_int(L, "matched_classes", t.anchors_classes);
+    hkl_set_int(L, "matched_roots", t.anchors_roots);
     return 1;
 }
 
@@ -137,9 +125,9 @@ static int diff_by_class(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (uint32_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 3);
-        set_str(L, "class", rows[k].cls);
-        set_int(L, "objects", rows[k].objects);
-        set_int(L, "bytes", rows[k].bytes);
+        hkl_set_str_or_null(L, "class", rows[k].cls);
+        hkl_set_int(L, "objects", rows[k].objects);
+        hkl_set_int(L, "bytes", rows[k].bytes);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(rows);
@@ -159,11 +147,11 @@ static int diff_by_path(lua_State *L)
     lua_createtable(L, (int)show, 0);
     for (uint32_t k = 0; k < show; k++) {
         lua_createtable(L, 0, 5);
-        set_str(L, "path", rows[k].path);
-        set_str(L, "class", rows[k].cls);
-        set_int(L, "entries", rows[k].entries);
-        set_int(L, "objects", rows[k].objects);
-        set_int(L, "bytes", rows[k].bytes);
+        hkl_set_str_or_null(L, "path", rows[k].path);
+        hkl_set_str_or_null(L, "class", rows[k].cls);
+        hkl_set_int(L, "entries", rows[k].entries);
+        hkl_set_int(L, "objects", rows[k].objects);
+        hkl_set_int(L, "bytes", rows[k].bytes);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     hk_diff_groups_free(rows, n);
@@ -202,11 +190,11 @@ static int diff_growers(lua_State *L)
         lua_setfield(L, -2, "base");
         hkl_push_object(L, dump, rows[k].obj[1]);
         lua_setfield(L, -2, "dump");
-        set_int(L, "base_count", rows[k].count[0]);
-        set_int(L, "dump_count", rows[k].count[1]);
-        set_int(L, "base_retained", rows[k].retained[0]);
-        set_int(L, "dump_retained", rows[k].retained[1]);
-        set_str(L, "element_class", rows[k].elem_class);
+        hkl_set_int(L, "base_count", rows[k].count[0]);
+        hkl_set_int(L, "dump_count", rows[k].count[1]);
+        hkl_set_int(L, "base_retained", rows[k].retained[0]);
+        hkl_set_int(L, "dump_retained", rows[k].retained[1]);
+        hkl_set_str_or_null(L, "element_class", rows[k].elem_class);
         hk_buf_reset(&b);
         hk_diff_path(df, HK_DIFF_DUMP, rows[k].obj[1], &b);
         lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
@@ -240,13 +228,13 @@ static int diff_changes(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (uint32_t k = 0; k < n; k++) {
         lua_createtable(L, 0, 3);
-        set_str(L, "field", rows[k].name);
+        hkl_set_str_or_null(L, "field", rows[k].name);
         for (int s = 0; s < 2; s++) {
             if (rows[k].has[s]) hkl_push_value(L, dumps[s], &rows[k].value[s]);
-            else lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+            else hkl_push_null(L);
             if (lua_isnil(L, -1)) {
                 lua_pop(L, 1);
-                lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+                hkl_push_null(L);
             }
             lua_setfield(L, -2, s ? "dump" : "base");
         }
@@ -263,7 +251,7 @@ static int diff_tostring(lua_State *L)
     return 1;
 }
 
-void hk_diff_lua_open(lua_State *L)
+void hkl_open_diff(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"counterpart", diff_counterpart},
@@ -277,13 +265,7 @@ void hk_diff_lua_open(lua_State *L)
         {"close", diff_gc},
         {NULL, NULL},
     };
-    luaL_newmetatable(L, HKL_DIFF);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, diff_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, diff_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    static const luaL_Reg meta[] = {{"__gc", diff_gc}, {"__tostring", diff_tostring}, {NULL, NULL}};
+    hkl_new_metatable(L, HKL_DIFF, methods, meta);
     hkl_add_method(L, HKL_DUMP, "diff", dump_diff);
 }

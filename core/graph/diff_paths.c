@@ -79,7 +79,8 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->nentries = nent;
 }
 
-void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
+/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
+static void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
 {
     int kind = hk_obj_kind(d, src);
     if (kind == HK_KIND_CLASS) {
@@ -110,7 +111,8 @@ static int root_type_of(hkd_side *sd, uint32_t obj)
     return t ? (int)*t : HPROF_ROOT_UNKNOWN;
 }
 
-void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
+/* Appends "class X" or "root TYPE" for an anchor. */
+static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
     if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));

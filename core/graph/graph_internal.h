@@ -3,6 +3,7 @@
 #define HK_GRAPH_INTERNAL_H
 
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -36,12 +37,9 @@ enum {
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */
-    /* id -> index buckets, per id segment, while the reference pass runs (NULL after:
-     * hkg_find then uses the index's own directory) */
-    uint32_t *bucket;      /* per segment: nb[s] + 1 entries */
-    uint32_t *bucket_base; /* first bucket of segment s */
-    uint32_t *bucket_min;  /* lowest id_lo of segment s */
-    uint8_t *bucket_shift;
+    /* a dense id -> index directory (about 2 objects a bucket) while the reference pass runs
+     * (empty after: hkg_find then uses the index's own) */
+    hk_iddir finder;
     /* forward references */
     hkg_class_refs *cls; /* per class index */
     uint32_t *ref_offs;
@@ -132,7 +130,6 @@ uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
 
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 /* The referrer index in nparts parts (on up to as many threads): the same for any count. */
 int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen);
@@ -150,8 +147,5 @@ void hkg_search_free(hk_graph *g);
 /* Reachability from that search: the strong level is what it numbered. */
 void hkg_reach_after_search(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
-
-/* The kind of a Reference class (enum hk_reach), or HK_REACH_STRONG for other classes. */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c);
 
 #endif

@@ -12,16 +12,11 @@
 #include "graph/graph_lua.h"
 #include "host/lua_host.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
 
 static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk_leak_path *p, const int *ref_lua)
 {
@@ -33,11 +28,10 @@ static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk
     if (p->root >= 0) {
         const hk_root *r = &d->roots[p->root];
         lua_createtable(L, 0, 4);
-        set_int(L, "index", p->root + 1);
-        lua_pushstring(L, hk_root_type_name(r->type));
-        lua_setfield(L, -2, "type");
-        if (r->thread) set_int(L, "thread", r->thread);
-        if (r->frame) set_int(L, "frame", r->frame);
+        hkl_set_int(L, "index", p->root + 1);
+        hkl_set_str(L, "type", hk_root_type_name(r->type));
+        if (r->thread) hkl_set_int(L, "thread", r->thread);
+        if (r->frame) hkl_set_int(L, "frame", r->frame);
         lua_setfield(L, -2, "root");
     }
     lua_createtable(L, (int)p->nsteps, 0);
@@ -54,16 +48,14 @@ static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk
                 snprintf(via, sizeof via, "?");
             }
         }
-        lua_pushstring(L, via);
-        lua_setfield(L, -2, "via");
+        hkl_set_str(L, "via", via);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     lua_setfield(L, -2, "steps");
     if (p->rule >= 0) {
-        set_int(L, "rule", p->rule_is_root ? p->rule : ref_lua[p->rule]);
-        lua_pushboolean(L, p->rule_is_root);
-        lua_setfield(L, -2, "rule_root");
-        if (!p->rule_is_root) set_int(L, "rule_step", p->rule_step + 1);
+        hkl_set_int(L, "rule", p->rule_is_root ? p->rule : ref_lua[p->rule]);
+        hkl_set_bool(L, "rule_root", p->rule_is_root);
+        if (!p->rule_is_root) hkl_set_int(L, "rule_step", p->rule_step + 1);
     }
 }
 
@@ -133,7 +125,7 @@ static int dump_leak_paths(lua_State *L)
     return 1;
 }
 
-void hk_graph_leakpath_lua_open(lua_State *L)
+void hkl_open_leakpath(lua_State *L)
 {
     hkl_add_method(L, HKL_DUMP, "leak_paths", dump_leak_paths);
 }

@@ -2,6 +2,7 @@
 #include "graph/graph.h"
 #include "graph/graph_lua.h"
 #include "host/lua_host.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +21,27 @@ static hkl_ref *obj_need(lua_State *L, int mask)
     return r;
 }
 
+/* Pushes one of the object's sizes, after the phases it needs. */
+static int push_size(lua_State *L, int mask, uint64_t (*size)(hk_dump *d, uint32_t obj))
+{
+    hkl_ref *r = obj_need(L, mask);
+    lua_pushinteger(L, (lua_Integer)size(r->d, r->index));
+    return 1;
+}
+
 static int obj_retained_size(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
-    lua_pushinteger(L, (lua_Integer)hk_graph_retained(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_DOM, hk_graph_retained);
 }
 
 static int obj_retained_native(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_DOM);
-    lua_pushinteger(L, (lua_Integer)hk_graph_retained_native(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_DOM, hk_graph_retained_native);
 }
 
 static int obj_native_size(lua_State *L)
 {
-    hkl_ref *r = obj_need(L, HK_GRAPH_NATIVE);
-    lua_pushinteger(L, (lua_Integer)hk_graph_native_size(r->d, r->index));
-    return 1;
+    return push_size(L, HK_GRAPH_NATIVE, hk_graph_native_size);
 }
 
 static int obj_reachability(lua_State *L)
@@ -99,17 +102,6 @@ static int obj_referrers(lua_State *L)
     return 1;
 }
 
-static void set_str(lua_State *L, const char *k, const char *v)
-{
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
-}
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 /* How a path step is reached, as {type, name}: the first step from its root ("local" for a
  * thread's stack or a native local, "root" otherwise, named by the root type), each later one
  * by the previous step's outgoing via: "static X", "[12]" or a field name. */
@@ -119,14 +111,14 @@ static void push_reference(lua_State *L, const hk_graph_path *p, uint32_t k)
     if (k == 0) {
         int t = p->root ? p->root->type : 0;
         int local = t == HPROF_ROOT_JAVA_FRAME || t == HPROF_ROOT_JNI_LOCAL || t == HPROF_ROOT_NATIVE_STACK;
-        set_str(L, "type", local ? "local" : "root");
-        set_str(L, "name", p->root ? hk_root_type_name(p->root->type) : "?");
+        hkl_set_str(L, "type", local ? "local" : "root");
+        hkl_set_str(L, "name", p->root ? hk_root_type_name(p->root->type) : "?");
         return;
     }
     const char *via = p->steps[k - 1].via;
-    if (!strncmp(via, "static ", 7)) set_str(L, "type", "static"), set_str(L, "name", via + 7);
-    else if (via[0] == '[') set_str(L, "type", "array"), set_str(L, "name", via);
-    else set_str(L, "type", "field"), set_str(L, "name", via);
+    if (!strncmp(via, "static ", 7)) hkl_set_str(L, "type", "static"), hkl_set_str(L, "name", via + 7);
+    else if (via[0] == '[') hkl_set_str(L, "type", "array"), hkl_set_str(L, "name", via);
+    else hkl_set_str(L, "type", "field"), hkl_set_str(L, "name", via);
 }
 
 /* dump:path_to_root(obj): {root=TYPE, thread=, frame=, object=, via=, reference=} per step, nil
@@ -147,19 +139,16 @@ static int dump_path_to_root(lua_State *L)
     for (uint32_t k = 0; k < p.nsteps; k++) {
         lua_createtable(L, 0, 6);
         if (k == 0 && p.root) {
-            set_str(L, "root", hk_root_type_name(p.root->type));
-            if (p.root->thread) set_int(L, "thread", p.root->thread);
-            if (p.root->frame) set_int(L, "frame", p.root->frame);
+            hkl_set_str(L, "root", hk_root_type_name(p.root->type));
+            if (p.root->thread) hkl_set_int(L, "thread", p.root->thread);
+            if (p.root->frame) hkl_set_int(L, "frame", p.root->frame);
         }
         hkl_push_object(L, 1, p.steps[k].obj);
         lua_setfield(L, -2, "object");
-        set_str(L, "via", p.steps[k].via);
+        hkl_set_str(L, "via", p.steps[k].via);
         push_reference(L, &p, k);
         lua_setfield(L, -2, "reference");
-        if (k + 1 == p.nsteps && p.weak) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, "weak");
-        }
+        if (k + 1 == p.nsteps && p.weak) hkl_set_bool(L, "weak", 1);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     hk_graph_path_free(&p);
@@ -173,13 +162,13 @@ static int dump_roots(lua_State *L)
     lua_createtable(L, (int)d->nroots, 0);
     for (uint32_t k = 0; k < d->nroots; k++) {
         lua_createtable(L, 0, 5);
-        set_str(L, "type", hk_root_type_name(d->roots[k].type));
+        hkl_set_str(L, "type", hk_root_type_name(d->roots[k].type));
         hkl_push_id(L, d->roots[k].id);
         lua_setfield(L, -2, "id");
         hkl_push_object(L, 1, hk_obj_find(d, d->roots[k].id));
         lua_setfield(L, -2, "object");
-        if (d->roots[k].thread) set_int(L, "thread", d->roots[k].thread);
-        if (d->roots[k].frame) set_int(L, "frame", d->roots[k].frame);
+        if (d->roots[k].thread) hkl_set_int(L, "thread", d->roots[k].thread);
+        if (d->roots[k].frame) hkl_set_int(L, "frame", d->roots[k].frame);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     return 1;
@@ -245,8 +234,8 @@ static int dump_reachability(lua_State *L)
     lua_createtable(L, 0, HK_REACH_COUNT);
     for (int k = 0; k < HK_REACH_COUNT; k++) {
         lua_createtable(L, 0, 2);
-        set_int(L, "count", (lua_Integer)count[k]);
-        set_int(L, "bytes", (lua_Integer)bytes[k]);
+        hkl_set_int(L, "count", (lua_Integer)count[k]);
+        hkl_set_int(L, "bytes", (lua_Integer)bytes[k]);
         lua_setfield(L, -2, hk_graph_reach_name(k));
     }
     return 1;
@@ -260,15 +249,15 @@ static int dump_graph_totals(lua_State *L)
     uint32_t nr;
     hk_graph_root_objects(d, &nr);
     lua_createtable(L, 0, 5);
-    set_int(L, "bytes", (lua_Integer)hk_graph_total_bytes(d));
-    set_int(L, "native", (lua_Integer)hk_graph_total_native(d));
-    set_int(L, "objects", (lua_Integer)d->nobjects);
-    set_int(L, "edges", (lua_Integer)hk_graph_edge_count(d));
-    set_int(L, "roots", (lua_Integer)nr);
+    hkl_set_int(L, "bytes", (lua_Integer)hk_graph_total_bytes(d));
+    hkl_set_int(L, "native", (lua_Integer)hk_graph_total_native(d));
+    hkl_set_int(L, "objects", (lua_Integer)d->nobjects);
+    hkl_set_int(L, "edges", (lua_Integer)hk_graph_edge_count(d));
+    hkl_set_int(L, "roots", (lua_Integer)nr);
     return 1;
 }
 
-void hk_graph_lua_open(lua_State *L)
+void hkl_open_graph(lua_State *L)
 {
     hkl_add_method(L, HKL_OBJECT, "retained_size", obj_retained_size);
     hkl_add_method(L, HKL_OBJECT, "retained_native", obj_retained_native);
@@ -284,5 +273,4 @@ void hk_graph_lua_open(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
-    hk_graph_leakpath_lua_open(L);
 }

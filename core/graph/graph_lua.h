@@ -3,9 +3,9 @@
 #define HK_GRAPH_LUA_H
 #include <lua.h>
 /* Adds the graph's methods and properties to the Dump and Object types. */
-void hk_graph_lua_open(lua_State *L);
-/* dump:leak_paths (graph_leakpath_lua.c), called by hk_graph_lua_open. */
-void hk_graph_leakpath_lua_open(lua_State *L);
+void hkl_open_graph(lua_State *L);
+/* dump:leak_paths (graph_leakpath_lua.c). */
+void hkl_open_leakpath(lua_State *L);
 /* Adds dump:diff(base) and the Diff type (core/graph/diff_lua.c). */
-void hk_diff_lua_open(lua_State *L);
+void hkl_open_diff(lua_State *L);
 #endif

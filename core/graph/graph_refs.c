@@ -10,21 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void finder_free(hk_graph *g)
-{
-    free(g->bucket);
-    free(g->bucket_base);
-    free(g->bucket_min);
-    free(g->bucket_shift);
-    g->bucket = g->bucket_base = g->bucket_min = NULL;
-    g->bucket_shift = NULL;
-}
-
 static void graph_free(hk_dump *d)
 {
     hk_graph *g = d->graph;
     if (!g) return;
-    finder_free(g);
+    hk_iddir_free(&g->finder);
     free(g->cls);
     free(g->ref_offs);
     free(g->out_start);
@@ -59,74 +49,15 @@ static hk_graph *graph_state(hk_dump *d)
     return g;
 }
 
-/* ---- id -> index: buckets over each id segment, so a lookup is one table read and a
- * short search instead of a binary search over all objects (ids are addresses, near
- * uniform). ---- */
-
-/* Sizes segment s's buckets (about two objects each); returns how many. */
-static uint32_t finder_size(hk_dump *d, hk_graph *g, uint32_t s)
-{
-    uint32_t a = d->segs[s].start, b = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects;
-    uint32_t cnt = b - a, want = cnt / 2 + 1;
-    uint32_t lo = cnt ? d->id_lo[a] : 0, hi = cnt ? d->id_lo[b - 1] : 0;
-    uint8_t sh = 0;
-    while (((uint64_t)(hi - lo) >> sh) >= want) sh++;
-    g->bucket_shift[s] = sh;
-    g->bucket_min[s] = lo;
-    return (uint32_t)((uint64_t)(hi - lo) >> sh) + 1;
-}
-
-static void build_finder(hk_dump *d, hk_graph *g)
-{
-    uint32_t ns = d->nsegs ? d->nsegs : 1;
-    g->bucket_base = hk_xcalloc(ns + 1, sizeof *g->bucket_base);
-    g->bucket_min = hk_xcalloc(ns, sizeof *g->bucket_min);
-    g->bucket_shift = hk_xcalloc(ns, 1);
-    uint64_t total = 0;
-    uint32_t *nb = hk_xcalloc(ns, sizeof *nb);
-    for (uint32_t s = 0; s < d->nsegs; s++) {
-        nb[s] = finder_size(d, g, s);
-        /* bucket_base[s + 1] ends segment s: the last segment's end bounds its lookups too */
-        g->bucket_base[s] = (uint32_t)total;
-        total += nb[s] + 1;
-        g->bucket_base[s + 1] = (uint32_t)total;
-    }
-    g->bucket = hk_xrealloc(NULL, (total + 1) * sizeof *g->bucket);
-    for (uint32_t s = 0; s < d->nsegs; s++) {
-        uint32_t a = d->segs[s].start, b = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects;
-        uint32_t *bk = g->bucket + g->bucket_base[s];
-        uint32_t k = 0;
-        for (uint32_t i = a; i < b; i++) {
-            uint32_t want = (d->id_lo[i] - g->bucket_min[s]) >> g->bucket_shift[s];
-            while (k <= want) bk[k++] = i;
-        }
-        while (k <= nb[s]) bk[k++] = b;
-    }
-    free(nb);
-}
-
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
-    if (!g->bucket) return hk_obj_find(d, id);
-    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
-    if (d->segs[s].hi != hiw || low < g->bucket_min[s]) return HK_NONE;
-    uint32_t k = (low - g->bucket_min[s]) >> g->bucket_shift[s];
-    uint32_t nbk = g->bucket_base[s + 1] - g->bucket_base[s] - 1;
-    if (k >= nbk) return HK_NONE;
-    const uint32_t *bk = g->bucket + g->bucket_base[s];
-    uint32_t a = bk[k], b = bk[k + 1];
-    const uint32_t *ids = d->id_lo;
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-        if (ids[mid] < low) a = mid + 1;
-        else b = mid;
-    }
-    return a < bk[k + 1] && ids[a] == low ? a : HK_NONE;
+    if (!g->finder.bucket) return hk_obj_find(d, id);
+    return hk_iddir_find(&g->finder, d, id);
 }
 
 /* ---- Reference kinds ---- */
-int hkg_ref_kind(const hk_dump *d, const hk_class *c)
+static int hkg_ref_kind(const hk_dump *d, const hk_class *c)
 {
     static const struct {
         const char *name;
@@ -418,11 +349,11 @@ static void join_first(hk_dump *d, hk_graph *g, const refs_part *parts)
 
 /* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
  * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
-int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     const uint32_t n = d->nobjects;
     const int first = !g->flags;
-    build_finder(d, g);
+    if (d->nsegs) hk_iddir_build(&g->finder, d, 2);
     if (first) build_class_refs(d, g);
     g->out_start = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *g->out_start);
     if (first) g->flags = hk_xcalloc(n ? n : 1, 1);
@@ -441,7 +372,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     if (too_many || total > UINT32_MAX) {
         parts_free(parts);
-        finder_free(g);
+        hk_iddir_free(&g->finder);
         free(g->out_start);
         g->out_start = NULL;
         snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
@@ -450,7 +381,7 @@ int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     join_edges(g, parts, total);
     if (first) join_first(d, g, parts);
     parts_free(parts);
-    finder_free(g);
+    hk_iddir_free(&g->finder);
     hkg_trim();
     return 0;
 }

@@ -8,7 +8,7 @@
  *   hk.fetch_write(dir, name, data)  writes dir/name atomically, creating dir: how a script fills
  *       a dump's DUMP.bitmaps/ sidecar with images it found elsewhere (an API 35 second dump)
  *   hk.fetchers() -> { {name, help, gc}, ... }
- * and it points the device transport's GC hook at the first fetcher that can GC. */
+ * and it offers dev:dump_heap the first fetcher that can GC (on API < 27, where am has no -g). */
 #include "host/fetch_lua.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "device/device_lua.h"
 #include "host/lua_host.h"
 #include "util/hk_file.h"
 
@@ -67,20 +68,13 @@ static const hk_fetcher *find_fetcher(hk_plugins *ps, const char *name, void **u
 static void push_summary(lua_State *L, const char *fetcher, const hk_fetch_result *r)
 {
     lua_createtable(L, 0, 7);
-    lua_pushstring(L, fetcher);
-    lua_setfield(L, -2, "fetcher");
-    lua_pushinteger(L, r->fetched);
-    lua_setfield(L, -2, "fetched");
-    lua_pushinteger(L, r->skipped);
-    lua_setfield(L, -2, "skipped");
-    lua_pushinteger(L, r->failed);
-    lua_setfield(L, -2, "failed");
-    lua_pushboolean(L, r->stopped_by_budget);
-    lua_setfield(L, -2, "stopped_by_budget");
-    lua_pushinteger(L, (lua_Integer)r->bytes);
-    lua_setfield(L, -2, "bytes");
-    lua_pushnumber(L, r->seconds);
-    lua_setfield(L, -2, "seconds");
+    hkl_set_str(L, "fetcher", fetcher);
+    hkl_set_int(L, "fetched", r->fetched);
+    hkl_set_int(L, "skipped", r->skipped);
+    hkl_set_int(L, "failed", r->failed);
+    hkl_set_bool(L, "stopped_by_budget", r->stopped_by_budget);
+    hkl_set_int(L, "bytes", (lua_Integer)r->bytes);
+    hkl_set_num(L, "seconds", r->seconds);
 }
 
 static int l_fetch_bitmaps(lua_State *L)
@@ -177,12 +171,9 @@ static int l_fetchers(lua_State *L)
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, fs[i]->name ? fs[i]->name : "");
-        lua_setfield(L, -2, "name");
-        lua_pushstring(L, fs[i]->help ? fs[i]->help : "");
-        lua_setfield(L, -2, "help");
-        lua_pushboolean(L, fs[i]->gc != NULL);
-        lua_setfield(L, -2, "gc");
+        hkl_set_str(L, "name", fs[i]->name ? fs[i]->name : "");
+        hkl_set_str(L, "help", fs[i]->help ? fs[i]->help : "");
+        hkl_set_bool(L, "gc", fs[i]->gc != NULL);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -210,15 +201,7 @@ static int fetch_gc_hook(void *ctx, hk_device *dev, int pid, char *err, size_t e
     return -1;
 }
 
-/* The hook holds ps, which the CLI frees after the Lua state: the state's closing unsets it. */
-static int fetch_hook_release(lua_State *L)
-{
-    (void)L;
-    hk_device_set_gc_hook(NULL, NULL);
-    return 0;
-}
-
-void hk_fetch_lua_open(lua_State *L, hk_plugins *ps)
+void hkl_open_fetch(lua_State *L, hk_plugins *ps)
 {
     if (lua_getglobal(L, "hk") != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -242,12 +225,9 @@ void hk_fetch_lua_open(lua_State *L, hk_plugins *ps)
     int can_gc = 0;
     for (size_t i = 0; i < n; i++) can_gc |= fs[i]->gc != NULL;
     if (!can_gc) return;
-    hk_device_set_gc_hook(fetch_gc_hook, ps);
-    /* a userdata in the registry whose __gc runs when the state closes */
-    lua_newuserdatauv(L, 1, 0);
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, fetch_hook_release);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, "hk.fetch_gc_hook");
+    /* dev:dump_heap finds it there and passes it in the dump's options */
+    hk_device_gc *gc = lua_newuserdatauv(L, sizeof *gc, 0);
+    gc->fn = fetch_gc_hook;
+    gc->ctx = ps;
+    lua_setfield(L, LUA_REGISTRYINDEX, HK_DEVICE_GC_KEY);
 }

@@ -7,15 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "hprof/hprof.h"
 #include "util/hk_file.h"
 #include "util/hk_png.h"
+#include "hprof/hprof_internal.h"
+#include "util/hk_report.h"
 
 /* ---- logging and progress ---- */
 
-int hk_host_log_level(void)
+/* Log level from HPROFKIT_LOG (debug|info|warn|error; default warn). */
+static int hk_host_log_level(void)
 {
     static int level = -1;
     if (level < 0) {
@@ -28,44 +30,31 @@ int hk_host_log_level(void)
     return level;
 }
 
-/* set while a progress line is on screen, so the next log line clears it first */
-static int progress_shown;
+/* A plugin's message goes through the one reporting function, named by the plugin. */
+static void report(hk_plugin *self, hk_report_kind kind, const char *fmt, va_list ap)
+{
+    char msg[900];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    hk_report(kind, "%s: %s", self ? self->name : "plugin", msg);
+}
 
+/* debug and info are notes, warn and error warnings; HPROFKIT_LOG picks the least shown */
 static void host_log(hk_plugin *self, int level, const char *fmt, ...)
 {
     if (level < hk_host_log_level()) return;
-    static const char *names[] = {"debug", "info", "warning", "error"};
-    hk_buf b;
-    hk_buf_init(&b);
-    if (progress_shown) {
-        hk_buf_puts(&b, "\r\033[K");
-        progress_shown = 0;
-    }
-    hk_buf_printf(&b, "hprofkit: %s: %s: ", self ? self->name : "plugin", names[level < 0 ? 0 : level > 3 ? 3 : level]);
     va_list ap;
     va_start(ap, fmt);
-    hk_buf_vprintf(&b, fmt, ap);
+    report(self, level >= HK_LOG_WARN ? HK_REPORT_WARNING : HK_REPORT_NOTE, fmt, ap);
     va_end(ap);
-    hk_buf_putc(&b, '\n');
-    fwrite(b.data, 1, b.len, stderr);
-    hk_buf_free(&b);
 }
 
 static void host_progress(hk_plugin *self, const char *fmt, ...)
 {
-    if (!isatty(STDERR_FILENO)) return;
-    hk_buf b;
-    hk_buf_init(&b);
-    hk_buf_printf(&b, "\r%s: ", self ? self->name : "plugin");
+    if (!hk_report_wants_progress()) return;
     va_list ap;
     va_start(ap, fmt);
-    hk_buf_vprintf(&b, fmt, ap);
+    report(self, HK_REPORT_PROGRESS, fmt, ap);
     va_end(ap);
-    hk_buf_puts(&b, "\033[K");
-    fwrite(b.data, 1, b.len, stderr);
-    fflush(stderr);
-    hk_buf_free(&b);
-    progress_shown = 1;
 }
 
 /* ---- buffers ---- */
@@ -280,6 +269,8 @@ static const hk_host host_table = {
     .device_dump_heap = hk_host_device_dump_heap,
     .buf_new = host_buf_new,
     .buf_free = host_buf_free,
+    .config_bool = hk_plugin_config_bool,
+    .config_number = hk_plugin_config_number,
 };
 
 const hk_host *hk_host_table(void)

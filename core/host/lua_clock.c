@@ -72,7 +72,7 @@ static int l_interrupted(lua_State *L)
     return 1;
 }
 
-void hkl_clock_open(lua_State *L)
+void hkl_open_clock(lua_State *L)
 {
     hkl_add_function(L, "clock", l_clock);
     hkl_add_function(L, "sleep", l_sleep);

@@ -2,7 +2,10 @@
 #include "host/lua_host.h"
 #include "hk_config.h"
 #include "host/map_lua.h"
+#include "host/registry.h"
 #include "util/hk_file.h"
+#include "util/hk_mem.h"
+#include "util/hk_report.h"
 #include "util/hk_sha.h"
 
 #include <dirent.h>
@@ -15,6 +18,7 @@
 
 struct hkl_host {
     lua_State *L;
+    int layer; /* scripts' load layer: each directory, then a `run` file, one more than the last */
 };
 
 lua_State *hkl_host_state(hkl_host *h)
@@ -71,9 +75,50 @@ static const char *current_source(lua_State *L)
     return s ? s : "(unknown)";
 }
 
-/* hk.query{ name=, help=, args=, aliases=, needs_dump=, columns=, run= } */
-static int register_def(lua_State *L, const char *registry, const char *what, const char *fn_field)
+#define REGISTRY_KEY "hk.registry"
+
+void hkl_set_registry(lua_State *L, hk_registry *r)
 {
+    lua_pushlightuserdata(L, r);
+    lua_setfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+}
+
+hk_registry *hkl_registry(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+    hk_registry *r = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return r;
+}
+
+hk_reg_entry *hkl_register(lua_State *L, enum hk_reg_kind kind, const char *name, const char *help)
+{
+    hk_registry *r = hkl_registry(L);
+    if (!r) {
+        luaL_error(L, "%s '%s': this Lua host has no registry", hk_reg_kind_label(kind), name);
+        return NULL;
+    }
+    char err[1200];
+    hk_reg_entry *e = NULL;
+    int rc = hk_registry_add(r, NULL, kind, name, help, &e, err, sizeof err);
+    if (rc < 0) luaL_error(L, "%s", err);
+    if (rc > 0) hk_report(HK_REPORT_NOTE, "%s", err);
+    return e;
+}
+
+/* A definition's help, "" when it has none (a query without help is still listed). */
+static const char *def_help(lua_State *L)
+{
+    lua_getfield(L, 1, "help");
+    const char *help = lua_tostring(L, -1);
+    lua_pop(L, 1); /* the string stays alive in the definition table */
+    return help ? help : "";
+}
+
+/* hk.query{ name=, help=, args=, aliases=, needs_dump=, columns=, run= } */
+static int register_def(lua_State *L, const char *registry, enum hk_reg_kind kind, const char *fn_field)
+{
+    const char *what = hk_reg_kind_label(kind);
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "name");
     const char *name = lua_tostring(L, -1);
@@ -84,19 +129,10 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
     lua_getfield(L, 1, "args");
     if (!lua_isnil(L, -1) && !lua_istable(L, -1)) return luaL_error(L, "%s '%s': 'args' must be a table", what, name);
     lua_pop(L, 1);
+    hkl_register(L, kind, name, def_help(L));
     lua_pushstring(L, current_source(L));
     lua_setfield(L, 1, "source");
     lua_getfield(L, LUA_REGISTRYINDEX, registry);
-    lua_getfield(L, -1, name);
-    if (lua_istable(L, -1)) {
-        lua_getfield(L, -1, "source");
-        const char *old = lua_tostring(L, -1);
-        if (old && strcmp(old, current_source(L)))
-            fprintf(stderr, "hprofkit: note: %s '%s' from %s replaces the one from %s\n", what, name, current_source(L),
-                    old);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
     lua_pushvalue(L, 1);
     lua_setfield(L, -2, name);
     lua_pop(L, 1);
@@ -106,38 +142,42 @@ static int register_def(lua_State *L, const char *registry, const char *what, co
 
 static int l_query(lua_State *L)
 {
-    return register_def(L, "hk.queries", "query", "run");
+    return register_def(L, "hk.queries", HK_REG_QUERY, "run");
 }
 /* hk.watcher{ name=, help=, on_sample= }: a trigger for `watch --watcher NAME` */
 static int l_watcher(lua_State *L)
 {
-    return register_def(L, "hk.watchers", "watcher", "on_sample");
+    return register_def(L, "hk.watchers", HK_REG_WATCHER, "on_sample");
 }
 static int l_renderer(lua_State *L)
 {
-    return register_def(L, "hk.renderers", "renderer", "render");
+    return register_def(L, "hk.renderers", HK_REG_RENDERER, "render");
 }
 static int l_leak_finder(lua_State *L)
 {
-    return register_def(L, "hk.leak_finders", "leak finder", "find");
+    return register_def(L, "hk.leak_finders", HK_REG_LEAK_FINDER, "find");
 }
 
 /* Registries without names, in registration order (built-in scripts load first, so user
  * entries come last): object inspectors and reference matchers.  fn_field, when given, must
  * be a function; class, when required, a non-empty string. */
-static int register_entry(lua_State *L, const char *registry, const char *what, const char *fn_field, int need_class)
+static int register_entry(lua_State *L, const char *registry, enum hk_reg_kind kind, const char *what,
+                          const char *fn_field, int need_class)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "class");
     const char *cls = lua_tostring(L, -1);
     if (need_class && (!cls || !*cls)) return luaL_error(L, "%s{}: 'class' must be a non-empty string", what);
     if (!cls) cls = "?";
-    lua_pop(L, 1);
     if (fn_field) {
         lua_getfield(L, 1, fn_field);
         if (!lua_isfunction(L, -1)) return luaL_error(L, "%s for %s: '%s' must be a function", what, cls, fn_field);
         lua_pop(L, 1);
     }
+    /* a list entry is labelled by the class it judges (the thread, for a Java-local matcher) */
+    lua_getfield(L, 1, "thread");
+    hkl_register(L, kind, lua_isstring(L, -1) ? lua_tostring(L, -1) : cls, def_help(L));
+    lua_pop(L, 2);
     lua_pushstring(L, current_source(L));
     lua_setfield(L, 1, "source");
     lua_getfield(L, LUA_REGISTRYINDEX, registry);
@@ -150,7 +190,7 @@ static int register_entry(lua_State *L, const char *registry, const char *what, 
 
 static int l_inspector(lua_State *L)
 {
-    return register_entry(L, "hk.inspectors", "inspector", "inspect", 1);
+    return register_entry(L, "hk.inspectors", HK_REG_INSPECTOR, "inspector", "inspect", 1);
 }
 
 /* hk.reference_matcher{kind = "library" | "ignore", class =, field = | static = | root = ...} */
@@ -174,7 +214,8 @@ static int l_reference_matcher(lua_State *L)
     lua_getfield(L, 1, "thread");
     int thread_form = lua_isstring(L, -1);
     lua_pop(L, 1);
-    return register_entry(L, "hk.reference_matchers", "reference_matcher", NULL, !thread_form);
+    return register_entry(L, "hk.reference_matchers", HK_REG_REFERENCE_MATCHER, "reference_matcher", NULL,
+                          !thread_form);
 }
 
 void hkl_push_queries(lua_State *L)
@@ -186,7 +227,8 @@ void hkl_push_renderers(lua_State *L)
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.renderers");
 }
 
-void hkl_push_watchers(lua_State *L)
+/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
+static void hkl_push_watchers(lua_State *L)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, "hk.watchers");
 }
@@ -327,8 +369,8 @@ static int l_isatty(lua_State *L)
 
 hkl_host *hkl_host_new(char *err, size_t errlen)
 {
-    hkl_host *h = calloc(1, sizeof *h);
-    lua_State *L = h ? luaL_newstate() : NULL;
+    hkl_host *h = hk_xcalloc(1, sizeof *h);
+    lua_State *L = luaL_newstate();
     if (!L) {
         free(h);
         snprintf(err, errlen, "cannot create the Lua state (out of memory)");
@@ -385,9 +427,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
     lua_setglobal(L, "hk");
     push_writer_mt(L);
     lua_pop(L, 1);
-    hkl_types_open(L);
-    hkl_query_open(L);
-    hkl_modules_open(L);
+    hkl_open_modules(L);
     return h;
 }
 
@@ -398,13 +438,32 @@ void hkl_host_free(hkl_host *h)
     free(h);
 }
 
-static int load_file(hkl_host *h, const char *path)
+/* A script may register only while it loads: the registry is open for it alone, then closed. */
+static void begin_script(hkl_host *h, const char *path)
 {
     lua_State *L = h->L;
     lua_pushstring(L, path);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
+    hk_registry *r = hkl_registry(L);
+    if (!r) return;
+    char label[4200];
+    snprintf(label, sizeof label, "script %s", path);
+    hk_registry_begin(r, path, label, NULL, h->layer);
+}
+
+static void end_script(hkl_host *h)
+{
+    hk_registry *r = hkl_registry(h->L);
+    if (r) hk_registry_end(r);
+}
+
+static int load_file(hkl_host *h, const char *path)
+{
+    lua_State *L = h->L;
+    begin_script(h, path);
     int rc = luaL_loadfile(L, path);
     if (rc == LUA_OK) rc = hkl_pcall(L, 0, 0);
+    end_script(h);
     if (rc != LUA_OK) {
         fprintf(stderr, "hprofkit: error in script %s:\n%s\n", path, lua_tostring(L, -1));
         lua_pop(L, 1);
@@ -428,8 +487,8 @@ static int load_lua_files(hkl_host *h, const char *dir)
     while ((e = readdir(dp))) {
         size_t l = strlen(e->d_name);
         if (l > 4 && !strcmp(e->d_name + l - 4, ".lua") && e->d_name[0] != '.') {
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(e->d_name);
+            names = hk_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = hk_xstrdup(e->d_name);
         }
     }
     closedir(dp);
@@ -450,6 +509,7 @@ int hkl_host_load_dir(hkl_host *h, const char *dir)
     /* leaks/ after recipes/: leak finders, inspectors and matchers use recipes' helpers */
     static const char *const subs[] = {"renderers", "queries", "recipes", "leaks"};
     int failed = 0;
+    h->layer++; /* a later directory's scripts may replace this one's entries, not their own */
     char path[4096];
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
@@ -463,17 +523,19 @@ int hkl_host_run_file(hkl_host *h, const char *path)
 {
     lua_State *L = h->L;
     int args = lua_gettop(L);
-    lua_pushstring(L, path);
-    lua_setfield(L, LUA_REGISTRYINDEX, "hk.source");
+    h->layer++;
+    begin_script(h, path);
     if (luaL_loadfile(L, path) != LUA_OK) {
+        end_script(h);
         lua_replace(L, args);
         lua_settop(L, args);
         return -1;
     }
     lua_pushvalue(L, args);
     lua_remove(L, args);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) return -1;
-    return 0;
+    int rc = hkl_pcall(L, 1, 0);
+    end_script(h);
+    return rc == LUA_OK ? 0 : -1;
 }
 
 typedef struct writer {

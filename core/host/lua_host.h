@@ -3,8 +3,8 @@
  * index (Dump, Class, Object), and the registries of queries and renderers.
  *
  * Other parts of the core extend the Lua types through hkl_add_method/hkl_add_property
- * (graph: obj:retained_size(); bitmaps: dump:bitmaps(); ...) from a module-open
- * function listed in lua_modules.c, so the Lua host knows no module by name.
+ * (graph: obj:retained_size(); bitmaps: dump:bitmaps(); ...) from an opener, hkl_open_NAME,
+ * listed in lua_modules.c's one table, so the Lua host knows no module by name.
  */
 #ifndef HK_LUA_HOST_H
 #define HK_LUA_HOST_H
@@ -61,6 +61,59 @@ void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFun
 /* Add a function to the global hk table. */
 void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);
 
+/* Fields of the table at the top of the stack, t[k] = v.  hkl_set_str with NULL leaves the
+ * key absent; hkl_set_str_or_null sets hk.null (JSON null), for a key every row shows. */
+static inline void hkl_set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void hkl_set_num(lua_State *L, const char *k, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void hkl_set_bool(lua_State *L, const char *k, int v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+static inline void hkl_set_str(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v); /* nil for NULL */
+    lua_setfield(L, -2, k);
+}
+/* s, or NULL when it is empty: for text where "" means none. */
+static inline const char *hkl_nonempty(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+static inline void hkl_push_null(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
+}
+static inline void hkl_set_str_or_null(lua_State *L, const char *k, const char *v)
+{
+    if (v) lua_pushstring(L, v);
+    else hkl_push_null(L);
+    lua_setfield(L, -2, k);
+}
+
+/* A userdata type's metatable, registered under name: x:m() finds m in methods (kept at
+ * mt.methods too, for an __index of the type's own, given in meta, to fall back to); meta
+ * holds the metamethods (__gc, __tostring, ...).  Leaves the stack as it was. */
+static inline void hkl_new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "methods");
+    lua_setfield(L, -2, "__index");
+    luaL_setfuncs(L, meta, 0);
+    lua_pop(L, 1);
+}
+
 /* JSON text to Lua values (null -> hk.null); pushes the value or returns -1 with err. */
 int hkl_push_json(lua_State *L, const char *text, size_t len, char *err, size_t errlen);
 
@@ -101,17 +154,30 @@ const char *hkl_error_text(lua_State *L, int idx);
  * becomes a new array), then the values of the table at given_idx (0: none) over them.
  * Pushes the table; raises a usage error for a key the query does not declare. */
 void hkl_query_args(lua_State *L, int def_idx, int given_idx);
-void hkl_query_open(lua_State *L);
 /* Progress for long work: a line on stderr redrawn in place, only when it is a tty. */
 void hk_progress_index(void *ctx, uint64_t done, uint64_t total);
-void hkl_types_open(lua_State *L);
-void hkl_modules_open(lua_State *L);
-/* hk.clock, hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c) */
-void hkl_clock_open(lua_State *L);
-/* hk.sqlite_open and the db's methods (sqlite_lua.c) */
-void hkl_sqlite_open(lua_State *L);
-/* Push the registry table of watchers (name -> definition), see hk.watcher{}. */
-void hkl_push_watchers(lua_State *L);
+/* Opens every binding in lua_modules.c's table (the types, then the modules that extend them). */
+void hkl_open_modules(lua_State *L);
+/* Opens the bindings over the plugins (hk.plugins(), hk.fetch_bitmaps, ...) once they are loaded. */
+struct hk_plugins;
+void hkl_open_plugin_modules(lua_State *L, struct hk_plugins *ps);
+/* The openers of lua_host's own bindings: hk.query{} and its kin (lua_query.c); hk.clock,
+ * hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c); hk.sqlite_open (sqlite_lua.c). */
+void hkl_open_query(lua_State *L);
+void hkl_open_clock(lua_State *L);
+void hkl_open_sqlite(lua_State *L);
+#endif
+
+#ifndef HK_LUA_REGISTRY
+#define HK_LUA_REGISTRY
+#include "host/registry.h"
+/* The one registry (registry.h) Lua entries join, set by the plugin host's Lua face; the Lua
+ * value of an entry stays in a Lua table under the same name. */
+void hkl_set_registry(lua_State *L, hk_registry *r);
+hk_registry *hkl_registry(lua_State *L);
+/* Registers an entry of kind for the script that is loading; raises the registry's refusal
+ * (registration closed, the name taken) as a Lua error, reports a replacement as a note. */
+hk_reg_entry *hkl_register(lua_State *L, enum hk_reg_kind kind, const char *name, const char *help);
 #endif
 
 #ifndef HK_LUA_WRITER

@@ -88,103 +88,100 @@ static int string(lua_State *L, jp *p, const char *start)
     return 0;
 }
 
+/* Consumes c when it comes next (after white space): 1, else 0. */
+static int eat(jp *p, char c)
+{
+    ws(p);
+    if (p->s >= p->end || *p->s != c) return 0;
+    p->s++;
+    return 1;
+}
+
+/* After an object's member or an array's element: 1 when a ',' says another follows, 0 when
+ * the closing bracket ends it (consumed), -1 for anything else. */
+static int next_or_close(jp *p, char close, const char *start)
+{
+    if (eat(p, ',')) return 1;
+    if (eat(p, close)) return 0;
+    return bad(p, close == '}' ? "',' or '}' expected" : "',' or ']' expected", start);
+}
+
+static int object(lua_State *L, jp *p, const char *start)
+{
+    p->s++;
+    lua_newtable(L);
+    /* marked as an object so an empty one is written back as {} rather than [] */
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
+    lua_setmetatable(L, -2);
+    if (eat(p, '}')) return 0;
+    int rc;
+    do {
+        ws(p);
+        if (p->s >= p->end || *p->s != '"') return bad(p, "object key expected", start);
+        if (string(L, p, start) < 0) return -1;
+        if (!eat(p, ':')) return bad(p, "':' expected", start);
+        if (value(L, p, start) < 0) return -1;
+        lua_rawset(L, -3);
+    } while ((rc = next_or_close(p, '}', start)) > 0);
+    return rc;
+}
+
+static int array(lua_State *L, jp *p, const char *start)
+{
+    p->s++;
+    lua_newtable(L);
+    if (eat(p, ']')) return 0;
+    lua_Integer i = 0;
+    int rc;
+    do {
+        if (value(L, p, start) < 0) return -1;
+        lua_rawseti(L, -2, ++i);
+    } while ((rc = next_or_close(p, ']', start)) > 0);
+    return rc;
+}
+
+static int number(lua_State *L, jp *p, const char *start)
+{
+    char tmp[64];
+    size_t n = 0;
+    while (p->s + n < p->end && n < sizeof tmp - 1 && strchr("+-0123456789.eE", p->s[n])) n++;
+    if (!n) return bad(p, "value expected", start);
+    memcpy(tmp, p->s, n);
+    tmp[n] = 0;
+    if (!lua_stringtonumber(L, tmp)) return bad(p, "bad number", start);
+    p->s += n;
+    return 0;
+}
+
+/* true, false, null (hk.null), or else a number */
+static int scalar(lua_State *L, jp *p, const char *start)
+{
+    static const struct {
+        const char *word;
+        int boolean; /* -1: null */
+    } words[] = {{"true", 1}, {"false", 0}, {"null", -1}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        size_t n = strlen(words[i].word);
+        if ((size_t)(p->end - p->s) < n || strncmp(p->s, words[i].word, n)) continue;
+        p->s += n;
+        if (words[i].boolean < 0) hkl_push_null(L);
+        else lua_pushboolean(L, words[i].boolean);
+        return 0;
+    }
+    return number(L, p, start);
+}
+
 static int value(lua_State *L, jp *p, const char *start)
 {
     ws(p);
     if (p->s >= p->end) return bad(p, "unexpected end", start);
-    if (++p->depth > 200) return bad(p, "nested too deeply", start);
+    if (p->depth >= 200) return bad(p, "nested too deeply", start);
     luaL_checkstack(L, 4, "json");
-    int rc = 0;
-    char c = *p->s;
-    if (c == '{') {
-        p->s++;
-        lua_newtable(L);
-        /* marked as an object so an empty one is written back as {} rather than [] */
-        lua_getfield(L, LUA_REGISTRYINDEX, "hk.object_mt");
-        lua_setmetatable(L, -2);
-        ws(p);
-        if (p->s < p->end && *p->s == '}') {
-            p->s++;
-            goto done;
-        }
-        for (;;) {
-            ws(p);
-            if (p->s >= p->end || *p->s != '"') {
-                rc = bad(p, "object key expected", start);
-                goto done;
-            }
-            if ((rc = string(L, p, start)) < 0) goto done;
-            ws(p);
-            if (p->s >= p->end || *p->s != ':') {
-                rc = bad(p, "':' expected", start);
-                goto done;
-            }
-            p->s++;
-            if ((rc = value(L, p, start)) < 0) goto done;
-            lua_rawset(L, -3);
-            ws(p);
-            if (p->s < p->end && *p->s == ',') {
-                p->s++;
-                continue;
-            }
-            if (p->s < p->end && *p->s == '}') {
-                p->s++;
-                break;
-            }
-            rc = bad(p, "',' or '}' expected", start);
-            goto done;
-        }
-    } else if (c == '[') {
-        p->s++;
-        lua_newtable(L);
-        ws(p);
-        if (p->s < p->end && *p->s == ']') {
-            p->s++;
-            goto done;
-        }
-        for (lua_Integer i = 1;; i++) {
-            if ((rc = value(L, p, start)) < 0) goto done;
-            lua_rawseti(L, -2, i);
-            ws(p);
-            if (p->s < p->end && *p->s == ',') {
-                p->s++;
-                continue;
-            }
-            if (p->s < p->end && *p->s == ']') {
-                p->s++;
-                break;
-            }
-            rc = bad(p, "',' or ']' expected", start);
-            goto done;
-        }
-    } else if (c == '"') {
-        rc = string(L, p, start);
-    } else if (p->end - p->s >= 4 && !strncmp(p->s, "true", 4)) {
-        p->s += 4;
-        lua_pushboolean(L, 1);
-    } else if (p->end - p->s >= 5 && !strncmp(p->s, "false", 5)) {
-        p->s += 5;
-        lua_pushboolean(L, 0);
-    } else if (p->end - p->s >= 4 && !strncmp(p->s, "null", 4)) {
-        p->s += 4;
-        lua_getfield(L, LUA_REGISTRYINDEX, "hk.null");
-    } else {
-        char tmp[64];
-        size_t n = 0;
-        while (p->s + n < p->end && n < sizeof tmp - 1 && strchr("+-0123456789.eE", p->s[n])) n++;
-        if (!n) {
-            rc = bad(p, "value expected", start);
-            goto done;
-        }
-        memcpy(tmp, p->s, n);
-        tmp[n] = 0;
-        if (!lua_stringtonumber(L, tmp)) {
-            rc = bad(p, "bad number", start);
-            goto done;
-        }
-        p->s += n;
-    }
-done:
+    p->depth++;
+    int rc = *p->s == '{'   ? object(L, p, start)
+             : *p->s == '[' ? array(L, p, start)
+             : *p->s == '"' ? string(L, p, start)
+                            : scalar(L, p, start);
     p->depth--;
     return rc;
 }

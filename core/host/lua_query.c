@@ -179,7 +179,7 @@ static int l_run(lua_State *L)
     return lua_gettop(L) - base;
 }
 
-void hkl_query_open(lua_State *L)
+void hkl_open_query(lua_State *L)
 {
     hkl_add_function(L, "run", l_run);
     hkl_add_function(L, "usage_error", l_usage_error);

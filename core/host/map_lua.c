@@ -1,5 +1,6 @@
 /* Dumps opened with their maps; the mapped names and allocation stacks in Lua. */
 #include "host/map_lua.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,10 +83,8 @@ static int obj_allocation_stack(lua_State *L)
             lua_pushlstring(L, f[i].file, f[i].file_len);
             lua_setfield(L, -2, "file");
         }
-        lua_pushinteger(L, f[i].line);
-        lua_setfield(L, -2, "line");
-        lua_pushboolean(L, f[i].inlined);
-        lua_setfield(L, -2, "inlined");
+        hkl_set_int(L, "line", f[i].line);
+        hkl_set_bool(L, "inlined", f[i].inlined);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     free(f);
@@ -109,18 +108,11 @@ static int l_read_map(lua_State *L)
     hk_map *m = hk_map_load(luaL_checkstring(L, 1), err, sizeof err);
     if (!m) return luaL_error(L, "cannot read the map: %s", err);
     lua_createtable(L, 0, 6);
-    lua_pushstring(L, m->path);
-    lua_setfield(L, -2, "path");
-    lua_pushinteger(L, m->nclasses);
-    lua_setfield(L, -2, "classes");
-    lua_pushinteger(L, m->nmembers);
-    lua_setfield(L, -2, "members");
-    if (m->map_id) {
-        lua_pushstring(L, m->map_id);
-        lua_setfield(L, -2, "map_id");
-    }
-    lua_pushinteger(L, m->nwarnings);
-    lua_setfield(L, -2, "malformed");
+    hkl_set_str(L, "path", m->path);
+    hkl_set_int(L, "classes", m->nclasses);
+    hkl_set_int(L, "members", m->nmembers);
+    if (m->map_id) hkl_set_str(L, "map_id", m->map_id);
+    hkl_set_int(L, "malformed", m->nwarnings);
     lua_newtable(L);
     const char *s = (const char *)m->warnings.data, *end = s + m->warnings.len;
     for (lua_Integer i = 1; s < end; i++) {
@@ -135,7 +127,7 @@ static int l_read_map(lua_State *L)
     return 1;
 }
 
-void hk_map_lua_open(lua_State *L)
+void hkl_open_map(lua_State *L)
 {
     hkl_add_function(L, "read_map", l_read_map);
     hkl_add_property(L, HKL_CLASS, "obfuscated_name", cls_obfuscated_name);

@@ -11,6 +11,6 @@
  * dump failed, 2 when the map given cannot be read (a user error). */
 hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who, int *status,
                         char *err, size_t errlen);
-void hk_map_lua_open(lua_State *L);
+void hkl_open_map(lua_State *L);
 
 #endif

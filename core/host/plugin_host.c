@@ -1,6 +1,7 @@
 /* Reading plugins.ini, loading plugins, and the registries of what they provide. */
 #include "host/plugin_internal.h"
 #include "util/hk_mem.h"
+#include "util/hk_report.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -41,72 +42,43 @@ static void add_error(hk_plugins *ps, char *line)
 
 hk_plugins *hk_plugins_new(void)
 {
-    hk_plugins *ps = calloc(1, sizeof *ps);
-    if (!ps) {
-        fputs("hprofkit: out of memory\n", stderr);
-        abort();
-    }
+    hk_plugins *ps = hk_xcalloc(1, sizeof *ps);
+    ps->reg = hk_registry_new();
     return ps;
 }
 
-static void free_regs(struct hk_plugin *p)
+static void free_plugin(struct hk_plugin *p)
 {
-    for (size_t i = 0; i < p->nfuncs; i++) {
-        free(p->funcs[i]->name);
-        free(p->funcs[i]->help);
-        free(p->funcs[i]);
+    free(p->name);
+    free(p->version);
+    free(p->summary);
+    free(p->path);
+    free(p->ini);
+    free(p->error);
+    free(p->path_raw);
+    free(p->ini_dir);
+    free(p->plugin_dir);
+    for (size_t k = 0; k < p->nconf; k++) {
+        free(p->keys[k]);
+        free(p->vals[k]);
     }
-    for (size_t i = 0; i < p->nsrcs; i++) {
-        free((char *)p->srcs[i]->src.name);
-        free((char *)p->srcs[i]->src.help);
-        free(p->srcs[i]);
-    }
-    for (size_t i = 0; i < p->nfetchers; i++) {
-        free((char *)p->fetchers[i]->f.name);
-        free((char *)p->fetchers[i]->f.help);
-        free(p->fetchers[i]);
-    }
-    free(p->funcs);
-    free(p->srcs);
-    free(p->fetchers);
-    p->funcs = NULL;
-    p->srcs = NULL;
-    p->fetchers = NULL;
-    p->nfuncs = p->nsrcs = p->nfetchers = 0;
-    p->ps->stale = 1;
+    free(p->keys);
+    free(p->vals);
+    free(p);
 }
 
 void hk_plugins_free(hk_plugins *ps)
 {
     if (!ps) return;
-    for (size_t i = 0; i < ps->nplugins; i++) {
-        struct hk_plugin *p = ps->plugins[i];
-        free_regs(p);
-        free(p->name);
-        free(p->version);
-        free(p->summary);
-        free(p->path);
-        free(p->ini);
-        free(p->error);
-        free(p->path_raw);
-        free(p->ini_dir);
-        free(p->plugin_dir);
-        for (size_t k = 0; k < p->nconf; k++) {
-            free(p->keys[k]);
-            free(p->vals[k]);
-        }
-        free(p->keys);
-        free(p->vals);
-        free(p);
-    }
+    for (size_t i = 0; i < ps->nplugins; i++) free_plugin(ps->plugins[i]);
     for (size_t i = 0; i < ps->nerrors; i++) free(ps->errors[i]);
     free(ps->errors);
     free(ps->plugins);
-    free(ps->all_funcs);
-    free(ps->src_view);
-    free(ps->src_uds);
-    free(ps->fetcher_view);
-    free(ps->fetcher_uds);
+    hk_registry_free(ps->reg);
+    free(ps->src_view.items);
+    free(ps->src_view.uds);
+    free(ps->fetcher_view.items);
+    free(ps->fetcher_view.uds);
     free(ps);
 }
 
@@ -324,15 +296,13 @@ static char *foreign_elf(const char *path)
                    ours[4] == 2 ? 64 : 32);
 }
 
-static void load_one(struct hk_plugin *p)
+/* Finds and dlopens the plugin's file; NULL (the plugin failed, with the reason) when it
+ * cannot be loaded. */
+static void *open_so(struct hk_plugin *p)
 {
-    if (!p->enabled) {
-        p->status = HK_PLUGIN_DISABLED;
-        return;
-    }
     if (!p->path_raw || !p->path_raw[0]) {
         fail(p, xprintf("plugin %s: no `path` in %s (add path = NAME.so to its section)", p->name, p->ini));
-        return;
+        return NULL;
     }
     char *tried = NULL;
     char *path = resolve(p, &tried);
@@ -341,57 +311,86 @@ static void load_one(struct hk_plugin *p)
         fail(p,
              xprintf("plugin %s: no such file: %s (tried %s); fix `path` in %s", p->name, p->path_raw, tried, p->ini));
         free(tried);
-        return;
+        return NULL;
     }
     set_str(&p->path, path);
     free(path);
     dlerror();
     void *dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        const char *e = dlerror();
-        char *why = foreign_elf(p->path);
-        if (why) {
-            fail(p, xprintf("plugin %s (%s): cannot load it: %s", p->name, p->path, why));
-            free(why);
-            return;
-        }
-        fail(p, xprintf("plugin %s (%s): cannot load it: %s (built for another ABI/architecture, or "
-                        "not a shared object?)",
-                        p->name, p->path, e ? e : "unknown dlopen error"));
-        return;
+    if (dl) return dl;
+    const char *e = dlerror();
+    char *why = foreign_elf(p->path);
+    if (why) {
+        fail(p, xprintf("plugin %s (%s): cannot load it: %s", p->name, p->path, why));
+        free(why);
+        return NULL;
     }
-    /* the ABI first: nothing else in the plugin is trusted before it matches */
+    fail(p, xprintf("plugin %s (%s): cannot load it: %s (built for another ABI/architecture, or "
+                    "not a shared object?)",
+                    p->name, p->path, e ? e : "unknown dlopen error"));
+    return NULL;
+}
+
+/* The ABI first: nothing else in the plugin is trusted before it matches.  Returns its init,
+ * or NULL (the plugin failed). */
+static hk_plugin_init_fn check_abi(struct hk_plugin *p, void *dl)
+{
     const uint32_t *abi = dlsym(dl, HK_PLUGIN_ABI_SYMBOL);
     if (!abi) {
         fail(p, xprintf("plugin %s (%s): not a hprofkit plugin: no %s symbol", p->name, p->path, HK_PLUGIN_ABI_SYMBOL));
-        dlclose(dl);
-        return;
+        return NULL;
     }
     if (*abi != HK_ABI_VERSION) {
         fail(p, xprintf("plugin %s was built for ABI %u, this hprofkit speaks ABI %u: rebuild it "
                         "against this sdk/hprofkit.h (%s)",
                         p->name, *abi, HK_ABI_VERSION, p->path));
-        dlclose(dl);
-        return;
+        return NULL;
     }
+    /* a plugin built before the minor version existed reads as 0 (ABI 1.0) */
+    const uint32_t *minor = dlsym(dl, HK_PLUGIN_SDK_MINOR_SYMBOL);
+    p->sdk_minor = minor ? *minor : 0;
     hk_plugin_init_fn init;
     *(void **)&init = dlsym(dl, HK_PLUGIN_INIT_SYMBOL);
-    if (!init) {
+    if (!init)
         fail(p, xprintf("plugin %s (%s): has %s but no %s function", p->name, p->path, HK_PLUGIN_ABI_SYMBOL,
                         HK_PLUGIN_INIT_SYMBOL));
+    return init;
+}
+
+/* Init runs with registration open for this plugin alone; a failed init leaves nothing
+ * registered. */
+static int run_init(struct hk_plugin *p, hk_plugin_init_fn init)
+{
+    char label[1200], e[512] = "";
+    snprintf(label, sizeof label, "plugin %s (%s)", p->name, p->path);
+    size_t errors_before = p->ps->nerrors;
+    hk_registry_begin(p->ps->reg, p->path, label, p, 0);
+    p->in_init = 1;
+    int rc = init(hk_host_table(), p, e, sizeof e);
+    p->in_init = 0;
+    hk_registry_end(p->ps->reg);
+    if (rc == 0) return 0;
+    hk_registry_drop_plugin(p->ps->reg, p);
+    /* an init that just passes on a refused registration gives the refusal as its reason */
+    const char *why = e[0] ? e : p->ps->nerrors > errors_before ? p->ps->errors[p->ps->nerrors - 1] : NULL;
+    fail(p, xprintf("plugin %s: init failed: %s", p->name, why ? why : "(the plugin gave no reason)"));
+    return -1;
+}
+
+static void load_one(struct hk_plugin *p)
+{
+    if (!p->enabled) {
+        p->status = HK_PLUGIN_DISABLED;
+        return;
+    }
+    void *dl = open_so(p);
+    if (!dl) return;
+    hk_plugin_init_fn init = check_abi(p, dl);
+    if (!init || run_init(p, init) < 0) {
         dlclose(dl);
         return;
     }
     p->dl = dl;
-    char e[512] = "";
-    if (init(hk_host_table(), p, e, sizeof e) != 0) {
-        /* roll back: nothing of a failed plugin stays registered */
-        free_regs(p);
-        p->dl = NULL;
-        fail(p, xprintf("plugin %s: init failed: %s", p->name, e[0] ? e : "(the plugin gave no reason)"));
-        dlclose(dl);
-        return;
-    }
     p->status = HK_PLUGIN_OK;
 }
 
@@ -404,7 +403,6 @@ int hk_plugins_load(hk_plugins *ps)
         load_one(p);
         if (p->status == HK_PLUGIN_ERROR) failed++;
     }
-    ps->stale = 1;
     return failed;
 }
 
@@ -425,6 +423,7 @@ const hk_plugin_info *hk_plugins_at(const hk_plugins *ps, size_t i)
         .ini = p->ini ? p->ini : "",
         .status = p->status,
         .error = p->error ? p->error : "",
+        .self = p,
     };
     return &p->info;
 }
@@ -446,9 +445,12 @@ int hk_plugin_describe(hk_plugin *self, const char *name, const char *version, c
     return 0;
 }
 
+/* A registration error during init is kept for the CLI, which shows each once after loading;
+ * one later (registration closed) is reported as it happens. */
 static int reg_error(hk_plugin *self, char *msg)
 {
-    add_error(self->ps, msg); /* the CLI shows every error once, after loading */
+    if (!self->in_init) hk_report(HK_REPORT_WARNING, "%s", msg);
+    add_error(self->ps, msg);
     return -1;
 }
 
@@ -470,69 +472,63 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* The one path every kind of C registration takes: into the registry, or an error kept.  ok
+ * says the plugin handed over what the kind needs (needs says what that is). */
+static hk_reg_entry *add_entry(hk_plugin *self, enum hk_reg_kind kind, int ok, const char *needs, const char *name,
+                               const char *help, void *ud)
+{
+    if (!ok || !valid_name(name)) {
+        reg_error(self, xprintf("plugin %s: register_%s: needs a name of letters, digits, _ and - and %s", self->name,
+                                hk_reg_kind_key(kind), needs));
+        return NULL;
+    }
+    hk_reg_entry *e;
+    char err[1024];
+    if (hk_registry_add(self->ps->reg, self, kind, name, help, &e, err, sizeof err) < 0) {
+        reg_error(self, xprintf("plugin %s: %s", self->name, err));
+        return NULL;
+    }
+    e->ud = ud;
+    return e;
+}
+
 int hk_plugin_register_function(hk_plugin *self, const char *name, const char *help, hk_function_fn fn, void *ud)
 {
-    if (!valid_name(name) || !fn)
-        return reg_error(self, xprintf("plugin %s: register_function: needs a name of letters, "
-                                       "digits, _ and - and a function",
-                                       self->name));
-    char *full = full_name(self, name);
-    if (strchr(full + strlen(self->name) + 1, '.') || hk_plugins_function(self->ps, full)) {
-        int rc = reg_error(self, xprintf("plugin %s: function %s is %s", self->name, full,
-                                         strchr(full + strlen(self->name) + 1, '.')
-                                             ? "not a plain name (no dots after the plugin name)"
-                                             : "already registered"));
+    char *full = full_name(self, name && valid_name(name) ? name : "");
+    if (strchr(full + strlen(self->name) + 1, '.')) {
+        int rc = reg_error(self, xprintf("plugin %s: function %s is not a plain name (no dots after the plugin name)",
+                                         self->name, full));
         free(full);
         return rc;
     }
-    hk_function_reg *r = calloc(1, sizeof *r);
-    if (!r) abort();
-    *r = (hk_function_reg){.name = full, .help = hk_xstrdup(help), .fn = fn, .ud = ud, .plugin = self};
-    self->funcs = hk_xrealloc(self->funcs, (self->nfuncs + 1) * sizeof *self->funcs);
-    self->funcs[self->nfuncs++] = r;
-    self->ps->stale = 1;
+    hk_reg_entry *e = add_entry(self, HK_REG_FUNCTION, fn && name && valid_name(name), "a function", full, help, ud);
+    free(full);
+    if (!e) return -1;
+    e->as.fn = fn;
     return 0;
 }
 
 int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *src, void *ud)
 {
-    if (!src || !valid_name(src->name) || !src->image)
-        return reg_error(self, xprintf("plugin %s: register_bitmap_source: needs a name and an "
-                                       "image function",
-                                       self->name));
-    if (hk_plugins_bitmap_source(self->ps, src->name, NULL))
-        return reg_error(self, xprintf("plugin %s: bitmap source %s is already registered", self->name, src->name));
-    hk_bitmap_source_reg *r = calloc(1, sizeof *r);
-    if (!r) abort();
-    r->src = *src;
-    r->src.name = hk_xstrdup(src->name);
-    r->src.help = hk_xstrdup(src->help);
-    r->ud = ud;
-    r->plugin = self;
-    self->srcs = hk_xrealloc(self->srcs, (self->nsrcs + 1) * sizeof *self->srcs);
-    self->srcs[self->nsrcs++] = r;
-    self->ps->stale = 1;
+    hk_reg_entry *e = add_entry(self, HK_REG_BITMAP_SOURCE, src && src->image, "an image function",
+                                src ? src->name : NULL, src ? src->help : NULL, ud);
+    if (!e) return -1;
+    /* a plugin built against ABI 1.0 has no priority member: read only what it has */
+    memcpy(&e->as.src, src, self->sdk_minor >= 1 ? sizeof *src : offsetof(hk_bitmap_source, priority));
+    e->as.src.name = e->name;
+    e->as.src.help = e->help;
+    e->priority = e->as.src.priority;
     return 0;
 }
 
 int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud)
 {
-    if (!f || !valid_name(f->name) || !f->fetch_bitmaps)
-        return reg_error(self, xprintf("plugin %s: register_fetcher: needs a name and a "
-                                       "fetch_bitmaps function",
-                                       self->name));
-    if (hk_plugins_fetcher(self->ps, f->name, NULL))
-        return reg_error(self, xprintf("plugin %s: fetcher %s is already registered", self->name, f->name));
-    hk_fetcher_reg *r = calloc(1, sizeof *r);
-    if (!r) abort();
-    r->f = *f;
-    r->f.name = hk_xstrdup(f->name);
-    r->f.help = hk_xstrdup(f->help);
-    r->ud = ud;
-    r->plugin = self;
-    self->fetchers = hk_xrealloc(self->fetchers, (self->nfetchers + 1) * sizeof *self->fetchers);
-    self->fetchers[self->nfetchers++] = r;
-    self->ps->stale = 1;
+    hk_reg_entry *e = add_entry(self, HK_REG_FETCHER, f && f->fetch_bitmaps, "a fetch_bitmaps function",
+                                f ? f->name : NULL, f ? f->help : NULL, ud);
+    if (!e) return -1;
+    e->as.fetcher = *f;
+    e->as.fetcher.name = e->name;
+    e->as.fetcher.help = e->help;
     return 0;
 }
 
@@ -544,77 +540,56 @@ const char *hk_plugin_config(hk_plugin *self, const char *key)
     return NULL;
 }
 
-/* ---- registries ---- */
-
-static void refresh(hk_plugins *ps)
+int hk_plugin_config_bool(hk_plugin *self, const char *key, int def, int *out, char *err, size_t errlen)
 {
-    if (!ps->stale) return;
-    size_t nf = 0, ns = 0, nx = 0;
-    for (size_t i = 0; i < ps->nplugins; i++) {
-        nf += ps->plugins[i]->nfuncs;
-        ns += ps->plugins[i]->nsrcs;
-        nx += ps->plugins[i]->nfetchers;
-    }
-    ps->all_funcs = hk_xrealloc(ps->all_funcs, nf * sizeof *ps->all_funcs);
-    ps->src_view = hk_xrealloc(ps->src_view, ns * sizeof *ps->src_view);
-    ps->src_uds = hk_xrealloc(ps->src_uds, ns * sizeof *ps->src_uds);
-    ps->fetcher_view = hk_xrealloc(ps->fetcher_view, nx * sizeof *ps->fetcher_view);
-    ps->fetcher_uds = hk_xrealloc(ps->fetcher_uds, nx * sizeof *ps->fetcher_uds);
-    nf = ns = nx = 0;
-    for (size_t i = 0; i < ps->nplugins; i++) {
-        struct hk_plugin *p = ps->plugins[i];
-        for (size_t k = 0; k < p->nfuncs; k++) ps->all_funcs[nf++] = p->funcs[k];
-        for (size_t k = 0; k < p->nsrcs; k++) {
-            ps->src_view[ns] = &p->srcs[k]->src;
-            ps->src_uds[ns++] = p->srcs[k]->ud;
-        }
-        for (size_t k = 0; k < p->nfetchers; k++) {
-            ps->fetcher_view[nx] = &p->fetchers[k]->f;
-            ps->fetcher_uds[nx++] = p->fetchers[k]->ud;
-        }
-    }
-    ps->nall_funcs = nf;
-    ps->nsrc_view = ns;
-    ps->nfetcher_view = nx;
-    ps->stale = 0;
+    const char *v = hk_plugin_config(self, key);
+    *out = def;
+    if (!v || parse_bool(v, out) == 0) return 0;
+    snprintf(err, errlen, "plugin %s: setting %s = '%s' in %s: expected yes/no, true/false, on/off or 1/0",
+             self ? self->name : "?", key, v, self && self->ini ? self->ini : "plugins.ini");
+    return -1;
 }
 
-size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out)
+int hk_plugin_config_number(hk_plugin *self, const char *key, double def, double *out, char *err, size_t errlen)
 {
-    refresh(ps);
-    *out = (const hk_function_reg *const *)ps->all_funcs;
-    return ps->nall_funcs;
-}
-
-size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out)
-{
-    if (i >= ps->nplugins) {
-        *out = NULL;
+    const char *v = hk_plugin_config(self, key);
+    *out = def;
+    if (!v) return 0;
+    char *end;
+    double d = strtod(v, &end);
+    while (end != v && (*end == ' ' || *end == '\t')) end++;
+    if (end != v && !*end && d == d) {
+        *out = d;
         return 0;
     }
-    *out = (const hk_function_reg *const *)ps->plugins[i]->funcs;
-    return ps->plugins[i]->nfuncs;
+    snprintf(err, errlen, "plugin %s: setting %s = '%s' in %s: expected a number", self ? self->name : "?", key, v,
+             self && self->ini ? self->ini : "plugins.ini");
+    return -1;
 }
 
-const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name)
+/* ---- the registry's plugin side ---- */
+
+hk_registry *hk_plugins_registry(hk_plugins *ps)
 {
-    for (size_t i = 0; i < ps->nplugins; i++)
-        for (size_t k = 0; k < ps->plugins[i]->nfuncs; k++)
-            if (!strcmp(ps->plugins[i]->funcs[k]->name, full_name)) return ps->plugins[i]->funcs[k];
-    return NULL;
+    return ps->reg;
+}
+
+const char *hk_plugin_name(const hk_plugin *p)
+{
+    return p ? p->name : "?";
 }
 
 int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv, const size_t *argl,
                     hk_buf *out, char *err, size_t errlen)
 {
-    const hk_function_reg *r = hk_plugins_function(ps, full_name);
+    const hk_reg_entry *r = hk_registry_find(ps->reg, HK_REG_FUNCTION, full_name);
     if (!r) {
         snprintf(err, errlen, "no plugin function %s (see `hprofkit plugins`)", full_name);
         return -1;
     }
     char e[1024] = "";
     size_t start = out->len;
-    if (r->fn(r->ud, argc, argv, argl, out, e, sizeof e) != 0) {
+    if (r->as.fn(r->ud, argc, argv, argl, out, e, sizeof e) != 0) {
         out->len = start;
         snprintf(err, errlen, "plugin %s: %s: %s", r->plugin->name, r->name,
                  e[0] ? e : "failed (the plugin gave no reason)");
@@ -623,62 +598,47 @@ int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char 
     return 0;
 }
 
+/* The plugins' entries of one kind (scripts' entries have no C struct to hand out). */
+static size_t view(hk_plugins *ps, enum hk_reg_kind kind, hk_reg_view *v)
+{
+    const hk_reg_entry *const *es;
+    size_t n = hk_registry_list(ps->reg, kind, &es);
+    v->items = hk_xrealloc(v->items, (n ? n : 1) * sizeof *v->items);
+    v->uds = hk_xrealloc(v->uds, (n ? n : 1) * sizeof *v->uds);
+    v->n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!es[i]->plugin) continue;
+        v->items[v->n] = kind == HK_REG_FETCHER ? (const void *)&es[i]->as.fetcher : (const void *)&es[i]->as.src;
+        v->uds[v->n++] = es[i]->ud;
+    }
+    return v->n;
+}
+
 size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs, void ***uds)
 {
-    refresh(ps);
-    if (srcs) *srcs = ps->src_view;
-    if (uds) *uds = ps->src_uds;
-    return ps->nsrc_view;
-}
-
-size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out)
-{
-    if (i >= ps->nplugins) {
-        *out = NULL;
-        return 0;
-    }
-    *out = (const hk_bitmap_source_reg *const *)ps->plugins[i]->srcs;
-    return ps->plugins[i]->nsrcs;
-}
-
-const hk_bitmap_source *hk_plugins_bitmap_source(hk_plugins *ps, const char *name, void **ud)
-{
-    for (size_t i = 0; i < ps->nplugins; i++)
-        for (size_t k = 0; k < ps->plugins[i]->nsrcs; k++) {
-            hk_bitmap_source_reg *r = ps->plugins[i]->srcs[k];
-            if (strcmp(r->src.name, name)) continue;
-            if (ud) *ud = r->ud;
-            return &r->src;
-        }
-    return NULL;
+    size_t n = view(ps, HK_REG_BITMAP_SOURCE, &ps->src_view);
+    if (srcs) *srcs = (const hk_bitmap_source **)ps->src_view.items;
+    if (uds) *uds = ps->src_view.uds;
+    return n;
 }
 
 size_t hk_plugins_fetchers(hk_plugins *ps, const hk_fetcher ***fs, void ***uds)
 {
-    refresh(ps);
-    if (fs) *fs = ps->fetcher_view;
-    if (uds) *uds = ps->fetcher_uds;
-    return ps->nfetcher_view;
-}
-
-size_t hk_plugins_plugin_fetchers(hk_plugins *ps, size_t i, const hk_fetcher_reg *const **out)
-{
-    if (i >= ps->nplugins) {
-        *out = NULL;
-        return 0;
-    }
-    *out = (const hk_fetcher_reg *const *)ps->plugins[i]->fetchers;
-    return ps->plugins[i]->nfetchers;
+    size_t n = view(ps, HK_REG_FETCHER, &ps->fetcher_view);
+    if (fs) *fs = (const hk_fetcher **)ps->fetcher_view.items;
+    if (uds) *uds = ps->fetcher_view.uds;
+    return n;
 }
 
 const hk_fetcher *hk_plugins_fetcher(hk_plugins *ps, const char *name, void **ud)
 {
-    for (size_t i = 0; i < ps->nplugins; i++)
-        for (size_t k = 0; k < ps->plugins[i]->nfetchers; k++) {
-            hk_fetcher_reg *r = ps->plugins[i]->fetchers[k];
-            if (name && strcmp(r->f.name, name)) continue;
-            if (ud) *ud = r->ud;
-            return &r->f;
-        }
+    const hk_fetcher **fs;
+    void **uds;
+    size_t n = hk_plugins_fetchers(ps, &fs, &uds);
+    for (size_t i = 0; i < n; i++) {
+        if (name && strcmp(fs[i]->name, name)) continue;
+        if (ud) *ud = uds[i];
+        return fs[i];
+    }
     return NULL;
 }

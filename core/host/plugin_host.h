@@ -1,7 +1,7 @@
 /*
  * The plugin host: reads plugins.ini files, dlopens each enabled plugin, checks its ABI,
  * runs its init with the hk_host table, and keeps the registries of what every plugin
- * provides (functions, bitmap sources, fetchers).
+ * provides (functions, bitmap sources, fetchers) in the one registry (registry.h).
  *
  * A plugin that fails (missing file, not a plugin, wrong ABI, init error) is recorded with
  * status HK_PLUGIN_ERROR and a one-line reason naming it; every other plugin still loads.
@@ -19,32 +19,12 @@
 #include <stddef.h>
 
 #include "hprofkit.h"
+#include "host/registry.h"
 #include "util/hk_buf.h"
 
 typedef struct hk_plugins hk_plugins;
 
 enum hk_plugin_status { HK_PLUGIN_PENDING = 0, HK_PLUGIN_OK, HK_PLUGIN_ERROR, HK_PLUGIN_DISABLED };
-
-/* A registered plugin function; its full name is "<plugin>.<name>". */
-typedef struct hk_function_reg {
-    char *name; /* "example.hello" */
-    char *help;
-    hk_function_fn fn;
-    void *ud;
-    struct hk_plugin *plugin;
-} hk_function_reg;
-
-typedef struct hk_bitmap_source_reg {
-    hk_bitmap_source src; /* a copy; name and help point at host-owned strings */
-    void *ud;
-    struct hk_plugin *plugin;
-} hk_bitmap_source_reg;
-
-typedef struct hk_fetcher_reg {
-    hk_fetcher f;
-    void *ud;
-    struct hk_plugin *plugin;
-} hk_fetcher_reg;
 
 /* What the host knows of one plugin (one section of a plugins.ini). */
 typedef struct hk_plugin_info {
@@ -54,7 +34,8 @@ typedef struct hk_plugin_info {
     const char *path; /* the .so loaded, or the path(s) tried */
     const char *ini;  /* the plugins.ini that last set this section */
     enum hk_plugin_status status;
-    const char *error; /* why it failed ("" when ok): names the plugin and the reason */
+    const char *error;     /* why it failed ("" when ok): names the plugin and the reason */
+    const hk_plugin *self; /* what its registry entries name as their plugin */
 } hk_plugin_info;
 
 hk_plugins *hk_plugins_new(void);
@@ -81,26 +62,24 @@ const hk_plugin_info *hk_plugins_at(const hk_plugins *ps, size_t i);
  * line each, for the CLI to print as warnings. */
 size_t hk_plugins_errors(const hk_plugins *ps, const char *const **lines);
 
-/* Registries: everything at once, or what plugin i registered. */
-size_t hk_plugins_functions(hk_plugins *ps, const hk_function_reg *const **out);
-size_t hk_plugins_plugin_functions(hk_plugins *ps, size_t i, const hk_function_reg *const **out);
-const hk_function_reg *hk_plugins_function(hk_plugins *ps, const char *full_name);
-/* Calls a function by full name; an error is prefixed "plugin NAME: FUNC: ". */
+/* The one registry: every plugin's entries (and the scripts', once the Lua host joins it). */
+hk_registry *hk_plugins_registry(hk_plugins *ps);
+/* The plugin's section name: what prefixes its functions and names it in messages. */
+const char *hk_plugin_name(const hk_plugin *p);
+
+/* Calls a plugin function by full name ("example.hello"); an error is prefixed
+ * "plugin NAME: FUNC: ". */
 int hk_plugins_call(hk_plugins *ps, const char *full_name, int argc, const char *const *argv, const size_t *argl,
                     hk_buf *out, char *err, size_t errlen);
 
+/* The plugins' bitmap sources and fetchers, each beside its user data, in registration order.
+ * The arrays stay valid until the next call. */
 size_t hk_plugins_bitmap_sources(hk_plugins *ps, const hk_bitmap_source ***srcs, void ***uds);
-size_t hk_plugins_plugin_bitmap_sources(hk_plugins *ps, size_t i, const hk_bitmap_source_reg *const **out);
-const hk_bitmap_source *hk_plugins_bitmap_source(hk_plugins *ps, const char *name, void **ud);
-
 size_t hk_plugins_fetchers(hk_plugins *ps, const hk_fetcher ***fs, void ***uds);
-size_t hk_plugins_plugin_fetchers(hk_plugins *ps, size_t i, const hk_fetcher_reg *const **out);
 /* The fetcher named name, or the first one when name is NULL; NULL when none. */
 const hk_fetcher *hk_plugins_fetcher(hk_plugins *ps, const char *name, void **ud);
 
 /* The host table handed to every plugin (host_table.c). */
 const hk_host *hk_host_table(void);
-/* Log level from HPROFKIT_LOG (debug|info|warn|error; default warn). */
-int hk_host_log_level(void);
 
 #endif

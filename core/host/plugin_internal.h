@@ -15,30 +15,25 @@ struct hk_plugin {
     char **keys, **vals; /* the plugin's own settings */
     size_t nconf;
     void *dl;
-    /* what it registered */
-    hk_function_reg **funcs;
-    size_t nfuncs;
-    hk_bitmap_source_reg **srcs;
-    size_t nsrcs;
-    hk_fetcher_reg **fetchers;
-    size_t nfetchers;
+    uint32_t sdk_minor; /* hk_plugin_sdk_minor of the plugin (0: before the symbol existed) */
+    int in_init;        /* its init runs now: errors wait for the CLI's list after loading */
 };
+
+/* A flat view over the plugins' entries of one kind, in the shape the bitmap and fetch code
+ * takes (the structs and their user data side by side); rebuilt on each request. */
+typedef struct hk_reg_view {
+    const void **items;
+    void **uds;
+    size_t n;
+} hk_reg_view;
 
 struct hk_plugins {
     struct hk_plugin **plugins;
     size_t nplugins;
     char **errors;
     size_t nerrors;
-    /* flat views over every plugin's registrations, rebuilt when stale */
-    int stale;
-    const hk_function_reg **all_funcs;
-    size_t nall_funcs;
-    const hk_bitmap_source **src_view;
-    void **src_uds;
-    size_t nsrc_view;
-    const hk_fetcher **fetcher_view;
-    void **fetcher_uds;
-    size_t nfetcher_view;
+    hk_registry *reg; /* what every plugin (and, through the Lua host, every script) registered */
+    hk_reg_view src_view, fetcher_view;
 };
 
 /* Registration, called through the host table. */
@@ -47,6 +42,8 @@ int hk_plugin_register_function(hk_plugin *self, const char *name, const char *h
 int hk_plugin_register_bitmap_source(hk_plugin *self, const hk_bitmap_source *src, void *ud);
 int hk_plugin_register_fetcher(hk_plugin *self, const hk_fetcher *f, void *ud);
 const char *hk_plugin_config(hk_plugin *self, const char *key);
+int hk_plugin_config_bool(hk_plugin *self, const char *key, int def, int *out, char *err, size_t errlen);
+int hk_plugin_config_number(hk_plugin *self, const char *key, double def, double *out, char *err, size_t errlen);
 
 /* Device members of the host table (host_device.c). */
 int hk_host_device_shell(const char *serial, const char *cmd, hk_buf *out, int *exit_code, char *err, size_t errlen);

@@ -7,6 +7,7 @@
 
 #include "host/lua_host.h"
 #include "host/plugin_internal.h"
+#include "util/hk_report.h"
 
 static const char *status_name(enum hk_plugin_status s)
 {
@@ -18,12 +19,35 @@ static const char *status_name(enum hk_plugin_status s)
     }
 }
 
-/* An absent value (NULL or "") is left out: nil in Lua, null in JSON. */
-static void set_str(lua_State *L, const char *k, const char *v)
+/* One plugin's entries of one kind as {{name, help, ...}...} in field `key` of the table on top;
+ * extra adds what the kind has besides (keyed_by, gc). */
+static void push_entries(lua_State *L, hk_plugins *ps, const hk_plugin *p, enum hk_reg_kind kind, const char *key,
+                         void (*extra)(lua_State *L, const hk_reg_entry *e))
 {
-    if (!v || !*v) return;
-    lua_pushstring(L, v);
-    lua_setfield(L, -2, k);
+    const hk_reg_entry *const *es;
+    size_t n = hk_registry_list(hk_plugins_registry(ps), kind, &es);
+    lua_newtable(L);
+    lua_Integer k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (es[i]->plugin != p) continue;
+        lua_createtable(L, 0, 3);
+        hkl_set_str(L, "name", hkl_nonempty(es[i]->name));
+        hkl_set_str(L, "help", hkl_nonempty(es[i]->help));
+        if (extra) extra(L, es[i]);
+        lua_rawseti(L, -2, ++k);
+    }
+    lua_setfield(L, -2, key);
+}
+
+static void source_extra(lua_State *L, const hk_reg_entry *e)
+{
+    hkl_set_str(L, "keyed_by", e->as.src.keyed_by_pointer ? "pointer" : "object");
+    hkl_set_int(L, "priority", e->priority);
+}
+
+static void fetcher_extra(lua_State *L, const hk_reg_entry *e)
+{
+    hkl_set_bool(L, "gc", e->as.fetcher.gc != NULL);
 }
 
 /* hk.plugins() -> { {name, version, summary, path, ini, status, error (nil when none),
@@ -36,51 +60,16 @@ static int l_plugins(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         const hk_plugin_info *p = hk_plugins_at(ps, i);
         lua_createtable(L, 0, 10);
-        set_str(L, "name", p->name);
-        set_str(L, "version", p->version);
-        set_str(L, "summary", p->summary);
-        set_str(L, "path", p->path);
-        set_str(L, "ini", p->ini);
-        set_str(L, "status", status_name(p->status));
-        set_str(L, "error", p->error);
-
-        const hk_function_reg *const *fs;
-        size_t nf = hk_plugins_plugin_functions(ps, i, &fs);
-        lua_createtable(L, (int)nf, 0);
-        for (size_t k = 0; k < nf; k++) {
-            lua_createtable(L, 0, 2);
-            set_str(L, "name", fs[k]->name);
-            set_str(L, "help", fs[k]->help);
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
-        lua_setfield(L, -2, "functions");
-
-        const hk_bitmap_source_reg *const *ss;
-        size_t ns = hk_plugins_plugin_bitmap_sources(ps, i, &ss);
-        lua_createtable(L, (int)ns, 0);
-        for (size_t k = 0; k < ns; k++) {
-            lua_createtable(L, 0, 3);
-            set_str(L, "name", ss[k]->src.name);
-            set_str(L, "help", ss[k]->src.help);
-            lua_pushstring(L, ss[k]->src.keyed_by_pointer ? "pointer" : "object");
-            lua_setfield(L, -2, "keyed_by");
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
-        lua_setfield(L, -2, "bitmap_sources");
-
-        const hk_fetcher_reg *const *xs;
-        size_t nx = hk_plugins_plugin_fetchers(ps, i, &xs);
-        lua_createtable(L, (int)nx, 0);
-        for (size_t k = 0; k < nx; k++) {
-            lua_createtable(L, 0, 3);
-            set_str(L, "name", xs[k]->f.name);
-            set_str(L, "help", xs[k]->f.help);
-            lua_pushboolean(L, xs[k]->f.gc != NULL);
-            lua_setfield(L, -2, "gc");
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
-        lua_setfield(L, -2, "fetchers");
-
+        hkl_set_str(L, "name", hkl_nonempty(p->name));
+        hkl_set_str(L, "version", hkl_nonempty(p->version));
+        hkl_set_str(L, "summary", hkl_nonempty(p->summary));
+        hkl_set_str(L, "path", hkl_nonempty(p->path));
+        hkl_set_str(L, "ini", hkl_nonempty(p->ini));
+        hkl_set_str(L, "status", hkl_nonempty(status_name(p->status)));
+        hkl_set_str(L, "error", hkl_nonempty(p->error));
+        push_entries(L, ps, p->self, HK_REG_FUNCTION, "functions", NULL);
+        push_entries(L, ps, p->self, HK_REG_BITMAP_SOURCE, "bitmap_sources", source_extra);
+        push_entries(L, ps, p->self, HK_REG_FETCHER, "fetchers", fetcher_extra);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -96,9 +85,9 @@ static int l_call(lua_State *L)
     size_t *argl = lua_newuserdatauv(L, sizeof(size_t) * (size_t)(argc + 1), 0);
     for (int i = 0; i < argc; i++) {
         if (!lua_isstring(L, i + 1)) {
-            const hk_function_reg *r = hk_plugins_function(ps, name);
+            const hk_reg_entry *r = hk_registry_find(hk_plugins_registry(ps), HK_REG_FUNCTION, name);
             return luaL_error(L, "plugin %s: %s: argument %d must be a string or a number, not %s",
-                              r ? r->plugin->name : "?", name, i + 1, luaL_typename(L, i + 1));
+                              hk_plugin_name(r ? r->plugin : NULL), name, i + 1, luaL_typename(L, i + 1));
         }
         argv[i] = lua_tolstring(L, i + 1, &argl[i]);
     }
@@ -121,14 +110,10 @@ static int l_call(lua_State *L)
     return 1;
 }
 
-void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
+void hkl_open_plugins(lua_State *L, hk_plugins *ps)
 {
-    if (lua_getglobal(L, "hk") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setglobal(L, "hk");
-    }
+    hkl_set_registry(L, hk_plugins_registry(ps));
+    lua_getglobal(L, "hk"); /* the Lua host made it */
     int hk = lua_gettop(L);
     lua_pushlightuserdata(L, ps);
     lua_setfield(L, LUA_REGISTRYINDEX, "hk.plugins_ptr");
@@ -136,8 +121,8 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
     lua_pushcclosure(L, l_plugins, 1);
     lua_setfield(L, hk, "plugins");
 
-    const hk_function_reg *const *fs;
-    size_t nf = hk_plugins_functions(ps, &fs);
+    const hk_reg_entry *const *fs;
+    size_t nf = hk_registry_list(hk_plugins_registry(ps), HK_REG_FUNCTION, &fs);
     for (size_t k = 0; k < nf; k++) {
         const char *full = fs[k]->name, *dot = strchr(full, '.');
         lua_pushlstring(L, full, (size_t)(dot - full));
@@ -150,10 +135,8 @@ void hk_plugins_lua_open(lua_State *L, hk_plugins *ps)
             lua_rawset(L, hk);
         } else if (t != LUA_TTABLE) {
             /* hk.open, hk.query ... win over a plugin of the same name */
-            fprintf(stderr,
-                    "hprofkit: warning: plugin function %s is not available in Lua: "
-                    "hk.%.*s is already a %s\n",
-                    full, (int)(dot - full), full, lua_typename(L, t));
+            hk_report(HK_REPORT_WARNING, "plugin function %s is not available in Lua: hk.%.*s is already a %s", full,
+                      (int)(dot - full), full, lua_typename(L, t));
             lua_pop(L, 1);
             continue;
         }

@@ -160,16 +160,12 @@ static int l_run(lua_State *L)
     return 1;
 }
 
-void hkl_sqlite_open(lua_State *L)
+void hkl_open_sqlite(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"exec", l_exec}, {"rows", l_rows}, {"run", l_run}, {"close", l_close}, {NULL, NULL},
     };
-    luaL_newmetatable(L, HKL_SQLITE);
-    lua_pushcfunction(L, l_close);
-    lua_setfield(L, -2, "__gc");
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    static const luaL_Reg meta[] = {{"__gc", l_close}, {NULL, NULL}};
+    hkl_new_metatable(L, HKL_SQLITE, methods, meta);
     hkl_add_function(L, "sqlite_open", l_open);
 }

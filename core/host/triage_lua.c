@@ -6,6 +6,7 @@
 #include "util/hk_png.h"
 #include "util/hk_sha.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,7 @@ static int dump_duplicates(lua_State *L)
         lua_pop(L, 1);
         lua_newtable(L);
         lua_createtable(L, 0, 1);
-        lua_pushstring(L, "k");
-        lua_setfield(L, -2, "__mode");
+        hkl_set_str(L, "__mode", "k");
         lua_setmetatable(L, -2);
         lua_pushvalue(L, -1);
         lua_setfield(L, LUA_REGISTRYINDEX, "hk.dup_uses");
@@ -56,12 +56,9 @@ static int dump_duplicates(lua_State *L)
         lua_createtable(L, 0, 4);
         hkl_push_object(L, 1, g[k].first);
         lua_setfield(L, -2, "object");
-        lua_pushinteger(L, (lua_Integer)g[k].count);
-        lua_setfield(L, -2, "count");
-        lua_pushinteger(L, (lua_Integer)g[k].bytes);
-        lua_setfield(L, -2, "bytes");
-        lua_pushinteger(L, (lua_Integer)g[k].wasted);
-        lua_setfield(L, -2, "wasted_bytes");
+        hkl_set_int(L, "count", (lua_Integer)g[k].count);
+        hkl_set_int(L, "bytes", (lua_Integer)g[k].bytes);
+        hkl_set_int(L, "wasted_bytes", (lua_Integer)g[k].wasted);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     free(g);
@@ -154,7 +151,7 @@ static int l_base64(lua_State *L)
     return 1;
 }
 
-void hk_triage_lua_open(lua_State *L)
+void hkl_open_triage(lua_State *L)
 {
     hkl_add_function(L, "png_thumbnail", l_png_thumbnail);
     hkl_add_function(L, "base64", l_base64);

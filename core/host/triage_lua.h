@@ -2,5 +2,5 @@
 #define HK_TRIAGE_LUA_H
 #include <lua.h>
 /* Adds dump:duplicates(), dump:sha256(), hk.png_thumbnail(), hk.base64() (from lua_modules.c). */
-void hk_triage_lua_open(lua_State *L);
+void hkl_open_triage(lua_State *L);
 #endif

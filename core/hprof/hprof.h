@@ -2,6 +2,7 @@
  * The HPROF reader and index: one pass over a mapped dump builds a sorted object table
  * (id -> record offset, 9 bytes per object), the class table with field layouts, the GC
  * roots and the heap ranges.  Everything else reads records straight from the mapping.
+ * hk_dump is a handle here; its fields are in hprof_internal.h, for the core layers alone.
  */
 #ifndef HK_HPROF_H
 #define HK_HPROF_H
@@ -11,7 +12,6 @@
 
 #include "hprofkit.h"
 #include "util/hk_buf.h"
-#include "util/hk_idmap.h"
 #include "map/map.h"
 
 /* Top-level record tags. */
@@ -117,101 +117,6 @@ typedef struct hk_root {
     uint32_t frame;  /* frame number (JNI_LOCAL, JAVA_FRAME, JNI_MONITOR), else 0 */
 } hk_root;
 
-typedef struct hk_heap_range {
-    uint64_t offset; /* records at or after this file offset ... */
-    uint8_t heap;    /* ... belong to this heap index */
-} hk_heap_range;
-
-typedef struct hk_idseg {
-    uint32_t start; /* first object index whose id has this high word */
-    uint32_t hi;
-} hk_idseg;
-
-struct hk_dump {
-    char *path;
-    const uint8_t *data;
-    size_t size;
-    int mapped; /* data is an mmap (else malloc'd, e.g. from gzip) */
-
-    char format[24]; /* "JAVA PROFILE 1.0.3" */
-    uint32_t id_size;
-    uint64_t timestamp_ms;
-
-    /* objects, sorted by id */
-    uint32_t nobjects;
-    uint32_t *id_lo;
-    uint32_t *off_lo;
-    uint8_t *off_hi;
-    hk_idseg *segs;
-    uint32_t nsegs;
-    /* a directory over the low id words (when one segment holds every id): bucket b of
-     * (id_lo - dir_base) >> dir_shift starts at dir[b]; lookups search a handful of ids */
-    uint32_t *dir;
-    uint32_t ndir, dir_shift, dir_base;
-
-    /* counts */
-    uint32_t ninstances, nobj_arrays, nprim_arrays;
-
-    uint32_t header_size;
-
-    hk_idtab strings;    /* string id -> offset of the STRING record body */
-    hk_idtab load_names; /* class id -> name string id, from LOAD_CLASS */
-    /* allocation stacks: frame id -> STACK_FRAME body, serial -> STACK_TRACE body,
-     * class serial -> class id (frames name their class by serial); keys are stored + 1,
-     * as ART counts frame ids and serials from 0 and a table key of 0 means empty */
-    hk_idtab frames, traces, class_serials;
-    hk_map *map; /* the R8/ProGuard map applied to the names, NULL for none */
-    /* classes */
-    hk_class *classes;
-    uint32_t nclasses;
-    hk_idmap class_by_id;          /* class id -> index in classes */
-    uint32_t class_class;          /* java.lang.Class, HK_NONE when absent */
-    uint32_t string_class;         /* java.lang.String */
-    uint32_t prim_array_class[12]; /* element type -> class index of "T[]", or HK_NONE */
-
-    hk_root *roots;
-    uint32_t nroots;
-
-    char *heap_names[HK_MAX_HEAPS];
-    uint32_t heap_ids[HK_MAX_HEAPS];
-    uint32_t nheaps;
-    hk_heap_range *heap_ranges;
-    uint32_t nheap_ranges;
-
-    /* per-class counts from the pass, [class index][heap] */
-    uint32_t *class_counts;
-    uint64_t *class_bytes;
-    /* primitive arrays without a class in the dump, by element type and heap */
-    uint32_t prim_counts[12][HK_MAX_HEAPS];
-    uint64_t prim_bytes[12][HK_MAX_HEAPS];
-    /* class objects, when the dump has no java.lang.Class to count them under */
-    uint32_t class_obj_counts[HK_MAX_HEAPS];
-    uint64_t class_obj_bytes[HK_MAX_HEAPS];
-
-    /* every object's size when the dump records some apart from its classes
-     * (HPROF_HK_OBJECT_SIZES), else NULL */
-    uint64_t *obj_sizes;
-    /* what the dump was made from when it was not an HPROF file (a Perfetto trace): lines
-     * "key: value", NULL for an HPROF file */
-    char *source;
-    /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
-    struct hk_trace_image *images;
-    size_t nimages;
-
-    /* lazily built: instances grouped by class (CSR over object indices) */
-    uint32_t *by_class_start;
-    uint32_t *by_class;
-
-    /* string arena for names */
-    char **arena;
-    size_t narena, arena_used, arena_cap;
-
-    /* state other parts of the core attach (graph, bitmaps), freed by their cleanup */
-    void *graph;
-    void *bitmaps;
-    void (*cleanup[4])(hk_dump *d);
-};
-
 typedef void (*hk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
 /* Open and index a dump (.hprof or .hprof.gz).  On failure returns NULL with err
@@ -222,14 +127,6 @@ hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t er
 void hk_dump_close(hk_dump *d);
 
 /* ---- objects ---- */
-static inline uint64_t hk_obj_offset(const hk_dump *d, uint32_t i)
-{
-    return (uint64_t)d->off_hi[i] << 32 | d->off_lo[i];
-}
-static inline int hk_obj_kind_tag(const hk_dump *d, uint32_t i)
-{
-    return d->data[hk_obj_offset(d, i)];
-}
 hk_id hk_obj_id(const hk_dump *d, uint32_t i);
 /* Object index for an id, or HK_NONE. */
 uint32_t hk_obj_find(const hk_dump *d, hk_id id);

@@ -122,7 +122,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     for (uint16_t i = 0; i < ncp; i++) q += 3 + hk_type_size(d, q[2]);
     c->nstatics = hk_be16(q);
     q += 2;
-    c->statics = calloc(c->nstatics ? c->nstatics : 1, sizeof *c->statics);
+    c->statics = hk_xcalloc(c->nstatics, sizeof *c->statics);
     for (uint16_t i = 0; i < c->nstatics; i++) {
         hk_static *s = &c->statics[i];
         s->name = s->obf_name = name_of_sid(d, hk_be_id(d, q));
@@ -133,7 +133,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
     }
     c->nfields = hk_be16(q);
     q += 2;
-    c->fields = calloc(c->nfields ? c->nfields : 1, sizeof *c->fields);
+    c->fields = hk_xcalloc(c->nfields, sizeof *c->fields);
     uint32_t o = 0;
     for (uint16_t i = 0; i < c->nfields; i++) {
         hk_field *f = &c->fields[i];
@@ -165,11 +165,7 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
 
 int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen)
 {
-    d->classes = calloc(n ? n : 1, sizeof *d->classes);
-    if (!d->classes) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    d->classes = hk_xcalloc(n, sizeof *d->classes);
     d->nclasses = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
         hk_class *c = &d->classes[i];
@@ -232,7 +228,7 @@ const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n)
     if (!c->all_fields) {
         uint32_t total = 0;
         for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) total += d->classes[k].nfields;
-        hk_field *all = calloc(total ? total : 1, sizeof *all);
+        hk_field *all = hk_xcalloc(total, sizeof *all);
         uint32_t j = 0, base = 0;
         for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) {
             hk_class *s = &d->classes[k];
@@ -280,8 +276,8 @@ const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n)
 {
     if (!d->by_class) {
         uint32_t nc = d->nclasses;
-        uint32_t *start = calloc((size_t)nc + 2, sizeof *start);
-        uint32_t *cls = malloc((size_t)(d->nobjects ? d->nobjects : 1) * sizeof *cls);
+        uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
+        uint32_t *cls = hk_xmalloc((size_t)d->nobjects * sizeof *cls);
         /* first pass: class of each object, kept temporarily in by_class's slots */
         for (uint32_t i = 0; i < d->nobjects; i++) {
             uint32_t k = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
@@ -289,7 +285,7 @@ const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n)
             if (k != HK_NONE) start[k + 2]++;
         }
         for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
-        uint32_t *out = malloc((size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
+        uint32_t *out = hk_xmalloc((size_t)start[nc + 1] * sizeof *out);
         for (uint32_t i = 0; i < d->nobjects; i++)
             if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
         free(cls);

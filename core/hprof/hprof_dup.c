@@ -1,5 +1,6 @@
 #include "hprof/hprof_dup.h"
 #include "util/hk_mem.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

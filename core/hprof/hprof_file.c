@@ -2,6 +2,7 @@
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
 #include "trace/trace.h"
+#include "util/hk_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,23 +23,9 @@ static int read_gzip(hk_dump *d, int fd, char *err, size_t errlen)
     }
     gzbuffer(gz, 1 << 20);
     size_t cap = 1 << 24, len = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = hk_xmalloc(cap);
     for (;;) {
-        if (!buf) {
-            gzclose(gz);
-            snprintf(err, errlen, "%s: out of memory inflating", d->path);
-            return -1;
-        }
-        if (len == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                continue;
-            }
-            buf = nb;
-            cap *= 2;
-        }
+        if (len == cap) buf = hk_xrealloc(buf, cap *= 2);
         unsigned want = (unsigned)((cap - len) > (1u << 30) ? (1u << 30) : (cap - len));
         int n = gzread(gz, buf + len, want);
         if (n < 0) {
@@ -101,9 +88,8 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
 
 static hk_dump *dump_new(const char *path)
 {
-    hk_dump *d = calloc(1, sizeof *d);
-    if (!d) return NULL;
-    d->path = strdup(path ? path : "dump");
+    hk_dump *d = hk_xcalloc(1, sizeof *d);
+    d->path = hk_xstrdup(path ? path : "dump");
     for (int t = 0; t < 12; t++) d->prim_array_class[t] = HK_NONE;
     return d;
 }
@@ -156,11 +142,6 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
         return NULL;
     }
     hk_dump *d = dump_new(path);
-    if (!d) {
-        close(fd);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
     uint8_t magic[2] = {0, 0};
     ssize_t got = pread(fd, magic, 2, 0);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
@@ -197,7 +178,6 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
 hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen)
 {
     hk_dump *d = dump_new("input");
-    if (!d) return NULL;
     d->data = data;
     d->size = size;
     d->mapped = 2; /* borrowed */
@@ -216,7 +196,7 @@ void hk_dump_close(hk_dump *d)
     free(d->off_lo);
     free(d->off_hi);
     free(d->segs);
-    free(d->dir);
+    hk_iddir_free(&d->dir);
     hk_idtab_free(&d->strings);
     hk_idtab_free(&d->load_names);
     hk_idtab_free(&d->frames);

@@ -85,7 +85,7 @@ static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
     p->counters[*slot].b[h] += bytes;
 }
 
-static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
+static void add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
 {
     hk_dump *d = p->d;
     if (d->nroots + 1 > p->caproots) d->roots = hk_grow(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
@@ -105,7 +105,6 @@ static int add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
     case HPROF_ROOT_THREAD_OBJECT: root->thread = hk_be32(r + 1 + idsz); break;
     default: break;
     }
-    return 0;
 }
 
 static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
@@ -126,7 +125,7 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
             name = tmp;
             len = (uint32_t)strlen(tmp);
         }
-        d->heap_names[h] = strndup(name, len);
+        d->heap_names[h] = hk_xstrndup(name, len);
     }
     p->cur_heap = h;
     if (d->nheap_ranges + 1 > p->capranges)
@@ -194,6 +193,74 @@ static int root_body_size(int tag, uint32_t idsz)
     }
 }
 
+/* The object sub-records below return their size, 0 when it runs past `left` (the caller names
+ * the truncation), or -1 after failing.  Inlined: they are the index's inner loop. */
+static inline int64_t instance_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
+{
+    if (left < 1 + 2 * idsz + 8) return 0;
+    uint32_t n = hk_be32(r + 1 + 2 * idsz + 4);
+    uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + n;
+    if (sz > left) return 0;
+    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
+    count_object(p, rd_id(r + 1 + idsz + 4, idsz), 0);
+    p->d->ninstances++;
+    return (int64_t)sz;
+}
+
+static inline int64_t obj_array_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
+{
+    if (left < 1 + 2 * idsz + 8) return 0;
+    uint32_t n = hk_be32(r + 1 + idsz + 4);
+    uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
+    if (sz > left) return 0;
+    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
+    count_object(p, rd_id(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
+    p->d->nobj_arrays++;
+    return (int64_t)sz;
+}
+
+static inline int64_t prim_array_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
+{
+    if (left < 1 + (uint64_t)idsz + 9) return 0;
+    uint32_t n = hk_be32(r + 1 + idsz + 4);
+    int t = r[1 + idsz + 8];
+    int esz = hk_type_size_fast(idsz, t);
+    if (esz <= 0 || t == HK_T_OBJECT) return fail_at(p, off, "primitive array with invalid element type %d", t);
+    uint64_t sz = 1 + (uint64_t)idsz + 9 + (*r == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
+    if (sz > left) return 0;
+    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
+    count_object(p, PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
+    p->d->nprim_arrays++;
+    return (int64_t)sz;
+}
+
+static int64_t class_dump(pass *p, const uint8_t *r, const uint8_t *end, uint64_t off, uint64_t rec_off)
+{
+    uint64_t sz = class_dump_size(p->d, r, end);
+    if (!sz)
+        return fail_at(p, off,
+                       "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
+                       "heap dump", (unsigned long long)rec_off);
+    hk_objtab_add(&p->objs, rd_id(r + 1, p->d->id_size), off);
+    p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
+    p->class_offs[p->nclass_offs++] = off;
+    return (int64_t)sz;
+}
+
+/* Roots, and the tags that are none of the above. */
+static int64_t root_record(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint64_t rec_off)
+{
+    int tag = *r, n = root_body_size(tag, p->d->id_size);
+    if (n < 0)
+        return fail_at(p, off,
+                       "unknown heap sub-record tag 0x%02x (inside the heap dump record at offset %llu); the "
+                       "dump is corrupt or from an unsupported VM",
+                       tag, (unsigned long long)rec_off);
+    if ((uint64_t)n + 1 > left) return 0;
+    add_root(p, r, tag, p->d->id_size);
+    return 1 + n;
+}
+
 /* Walks the sub-records of one HEAP_DUMP / HEAP_DUMP_SEGMENT body. */
 static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_off)
 {
@@ -205,81 +272,26 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
         int tag = *r;
         uint64_t off = (uint64_t)(r - base);
         uint64_t left = (uint64_t)(end - r);
+        int64_t sz;
         switch (tag) {
-        case HPROF_INSTANCE_DUMP: {
-            if (left < 1 + 2 * idsz + 8) goto short_rec;
-            uint32_t n = hk_be32(r + 1 + 2 * idsz + 4);
-            uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + n;
-            if (sz > left) goto short_rec;
-            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            count_object(p, rd_id(r + 1 + idsz + 4, idsz), 0);
-            d->ninstances++;
-            r += sz;
-            break;
-        }
-        case HPROF_OBJ_ARRAY_DUMP: {
-            if (left < 1 + 2 * idsz + 8) goto short_rec;
-            uint32_t n = hk_be32(r + 1 + idsz + 4);
-            uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
-            if (sz > left) goto short_rec;
-            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            count_object(p, rd_id(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
-            d->nobj_arrays++;
-            r += sz;
-            break;
-        }
+        case HPROF_INSTANCE_DUMP: sz = instance_dump(p, r, left, off, idsz); break;
+        case HPROF_OBJ_ARRAY_DUMP: sz = obj_array_dump(p, r, left, off, idsz); break;
         case HPROF_PRIM_ARRAY_DUMP:
-        case HPROF_PRIM_ARRAY_NODATA: {
-            if (left < 1 + (uint64_t)idsz + 9) goto short_rec;
-            uint32_t n = hk_be32(r + 1 + idsz + 4);
-            int t = r[1 + idsz + 8];
-            int esz = hk_type_size_fast(idsz, t);
-            if (esz <= 0 || t == HK_T_OBJECT) return fail_at(p, off, "primitive array with invalid element type %d", t);
-            uint64_t sz = 1 + (uint64_t)idsz + 9 + (tag == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
-            if (sz > left) goto short_rec;
-            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            count_object(p, PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
-            d->nprim_arrays++;
-            r += sz;
+        case HPROF_PRIM_ARRAY_NODATA: sz = prim_array_dump(p, r, left, off, idsz); break;
+        case HPROF_CLASS_DUMP: sz = class_dump(p, r, end, off, rec_off); break;
+        case HPROF_HEAP_DUMP_INFO:
+            if (left < 5 + idsz) sz = 0;
+            else sz = set_heap(p, hk_be32(r + 1), rd_id(r + 5, idsz), off) < 0 ? -1 : (int64_t)(5 + idsz);
             break;
+        default: sz = root_record(p, r, left, off, rec_off);
         }
-        case HPROF_CLASS_DUMP: {
-            uint64_t sz = class_dump_size(d, r, end);
-            if (!sz)
-                return fail_at(
-                    p, off,
-                    "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
-                    "heap dump", (unsigned long long)rec_off);
-            hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-            p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
-            p->class_offs[p->nclass_offs++] = off;
-            r += sz;
-            break;
-        }
-        case HPROF_HEAP_DUMP_INFO: {
-            if (left < 5 + idsz) goto short_rec;
-            if (set_heap(p, hk_be32(r + 1), rd_id(r + 5, idsz), off) < 0) return -1;
-            r += 5 + idsz;
-            break;
-        }
-        default: {
-            int n = root_body_size(tag, idsz);
-            if (n < 0)
-                return fail_at(p, off,
-                               "unknown heap sub-record tag 0x%02x (inside the heap dump record at offset %llu); the "
-                               "dump is corrupt or from an unsupported VM",
-                               tag, (unsigned long long)rec_off);
-            if ((uint64_t)n + 1 > left) goto short_rec;
-            add_root(p, r, tag, idsz);
-            r += 1 + n;
-        }
-        }
-        continue;
-    short_rec:
-        return fail_at(p, off,
-                       "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset %llu): "
-                       "truncated or corrupt",
-                       tag, (unsigned long long)end_off);
+        if (sz < 0) return -1;
+        if (sz == 0)
+            return fail_at(p, off,
+                           "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset "
+                           "%llu): truncated or corrupt",
+                           tag, (unsigned long long)end_off);
+        r += sz;
     }
     return 0;
 }
@@ -289,9 +301,8 @@ static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_
 static int attach_counters(pass *p)
 {
     hk_dump *d = p->d;
-    d->class_counts = calloc((size_t)(d->nclasses ? d->nclasses : 1) * HK_MAX_HEAPS, sizeof(uint32_t));
-    d->class_bytes = calloc((size_t)(d->nclasses ? d->nclasses : 1) * HK_MAX_HEAPS, sizeof(uint64_t));
-    if (!d->class_counts || !d->class_bytes) return fail_at(p, 0, "out of memory");
+    d->class_counts = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint32_t));
+    d->class_bytes = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint64_t));
     for (size_t s = 0; s < p->ncounters; s++) {
         uint64_t key = p->counters[s].key;
         uint32_t *n = p->counters[s].n;

@@ -1,9 +1,122 @@
-/* Byte readers, record layouts and the index's internal steps, for core/hprof/ files and the
- * hot loops of core/graph/ (which read records directly rather than call per object). */
+/* The dump's representation, byte readers, record layouts and the index's internal steps: for
+ * core/hprof/ files, the core layers that walk the object table directly (core/graph's hot loops,
+ * core/trace, core/bitmap) and the Lua host. Plugins and the SDK see hk_dump as an opaque handle. */
 #ifndef HK_HPROF_INTERNAL_H
 #define HK_HPROF_INTERNAL_H
 
 #include "hprof/hprof.h"
+#include "util/hk_idmap.h"
+
+typedef struct hk_heap_range {
+    uint64_t offset; /* records at or after this file offset ... */
+    uint8_t heap;    /* ... belong to this heap index */
+} hk_heap_range;
+
+typedef struct hk_idseg {
+    uint32_t start; /* first object index whose id has this high word */
+    uint32_t hi;
+} hk_idseg;
+
+/* The id -> object index directory: buckets over the low id words of each segment (ids are
+ * addresses, near uniform), so a lookup reads one bucket and searches the few ids in it.  The
+ * dump keeps a sparse one; the graph's reference pass builds a denser one for itself. */
+typedef struct hk_iddir {
+    uint32_t *bucket; /* segment s's buckets start at bucket[base[s]]; each ends where the next starts */
+    uint32_t *base;   /* nsegs + 1 entries: base[s + 1] - 1 ends segment s's buckets */
+    uint32_t *min;    /* lowest low id word of segment s */
+    uint32_t *shift;  /* bucket of an id: (low - min[s]) >> shift[s] */
+} hk_iddir;
+
+struct hk_dump {
+    char *path;
+    const uint8_t *data;
+    size_t size;
+    int mapped; /* data is an mmap (else malloc'd, e.g. from gzip) */
+
+    char format[24]; /* "JAVA PROFILE 1.0.3" */
+    uint32_t id_size;
+    uint64_t timestamp_ms;
+
+    /* objects, sorted by id */
+    uint32_t nobjects;
+    uint32_t *id_lo;
+    uint32_t *off_lo;
+    uint8_t *off_hi;
+    hk_idseg *segs;
+    uint32_t nsegs;
+    hk_iddir dir; /* about 8 objects a bucket; empty for small dumps (binary search) */
+
+    /* counts */
+    uint32_t ninstances, nobj_arrays, nprim_arrays;
+
+    uint32_t header_size;
+
+    hk_idtab strings;    /* string id -> offset of the STRING record body */
+    hk_idtab load_names; /* class id -> name string id, from LOAD_CLASS */
+    /* allocation stacks: frame id -> STACK_FRAME body, serial -> STACK_TRACE body,
+     * class serial -> class id (frames name their class by serial); keys are stored + 1,
+     * as ART counts frame ids and serials from 0 and a table key of 0 means empty */
+    hk_idtab frames, traces, class_serials;
+    hk_map *map; /* the R8/ProGuard map applied to the names, NULL for none */
+    /* classes */
+    hk_class *classes;
+    uint32_t nclasses;
+    hk_idmap class_by_id;          /* class id -> index in classes */
+    uint32_t class_class;          /* java.lang.Class, HK_NONE when absent */
+    uint32_t string_class;         /* java.lang.String */
+    uint32_t prim_array_class[12]; /* element type -> class index of "T[]", or HK_NONE */
+
+    hk_root *roots;
+    uint32_t nroots;
+
+    char *heap_names[HK_MAX_HEAPS];
+    uint32_t heap_ids[HK_MAX_HEAPS];
+    uint32_t nheaps;
+    hk_heap_range *heap_ranges;
+    uint32_t nheap_ranges;
+
+    /* per-class counts from the pass, [class index][heap] */
+    uint32_t *class_counts;
+    uint64_t *class_bytes;
+    /* primitive arrays without a class in the dump, by element type and heap */
+    uint32_t prim_counts[12][HK_MAX_HEAPS];
+    uint64_t prim_bytes[12][HK_MAX_HEAPS];
+    /* class objects, when the dump has no java.lang.Class to count them under */
+    uint32_t class_obj_counts[HK_MAX_HEAPS];
+    uint64_t class_obj_bytes[HK_MAX_HEAPS];
+
+    /* every object's size when the dump records some apart from its classes
+     * (HPROF_HK_OBJECT_SIZES), else NULL */
+    uint64_t *obj_sizes;
+    /* what the dump was made from when it was not an HPROF file (a Perfetto trace): lines
+     * "key: value", NULL for an HPROF file */
+    char *source;
+    /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
+    struct hk_trace_image *images;
+    size_t nimages;
+
+    /* lazily built: instances grouped by class (CSR over object indices) */
+    uint32_t *by_class_start;
+    uint32_t *by_class;
+
+    /* string arena for names */
+    char **arena;
+    size_t narena, arena_used, arena_cap;
+
+    /* state other parts of the core attach (graph, bitmaps), freed by their cleanup */
+    void *graph;
+    void *bitmaps;
+    void (*cleanup[4])(hk_dump *d);
+};
+
+static inline uint64_t hk_obj_offset(const hk_dump *d, uint32_t i)
+{
+    return (uint64_t)d->off_hi[i] << 32 | d->off_lo[i];
+}
+static inline int hk_obj_kind_tag(const hk_dump *d, uint32_t i)
+{
+    return d->data[hk_obj_offset(d, i)];
+}
 
 static inline uint16_t hk_be16(const uint8_t *p)
 {
@@ -33,6 +146,31 @@ static inline uint32_t hk_seg_find(const hk_dump *d, uint32_t hiw)
         else hi = mid;
     }
     return lo;
+}
+
+/* Builds a directory of about per_bucket objects a bucket over d's object table. */
+void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket);
+void hk_iddir_free(hk_iddir *t);
+/* What the directory takes, in bytes. */
+uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d);
+
+/* The object index of id through t, or HK_NONE.  Inline: the graph's reference pass calls it
+ * for every reference.  Needs d->nsegs >= 1 and a built t. */
+static inline uint32_t hk_iddir_find(const hk_iddir *t, const hk_dump *d, hk_id id)
+{
+    uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id, s = hk_seg_find(d, hiw);
+    if (d->segs[s].hi != hiw || low < t->min[s]) return HK_NONE;
+    uint32_t k = (low - t->min[s]) >> t->shift[s];
+    if (k >= t->base[s + 1] - t->base[s] - 1) return HK_NONE;
+    const uint32_t *bk = t->bucket + t->base[s];
+    uint32_t a = bk[k], b = bk[k + 1];
+    const uint32_t *ids = d->id_lo;
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+        if (ids[mid] < low) a = mid + 1;
+        else b = mid;
+    }
+    return a < bk[k + 1] && ids[a] == low ? a : HK_NONE;
 }
 
 /* Heap-dump sub-record layouts; r points at the sub-record tag.

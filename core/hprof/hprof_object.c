@@ -83,20 +83,7 @@ hk_id hk_obj_id(const hk_dump *d, uint32_t i)
 uint32_t hk_obj_find(const hk_dump *d, hk_id id)
 {
     if (!id || !d->nsegs) return HK_NONE;
-    if (d->dir) {
-        if ((uint32_t)(id >> 32) != d->segs[0].hi) return HK_NONE;
-        uint32_t low = (uint32_t)id;
-        if (low < d->dir_base) return HK_NONE;
-        uint32_t b = (low - d->dir_base) >> d->dir_shift;
-        if (b >= d->ndir) return HK_NONE;
-        uint32_t a = d->dir[b], e = d->dir[b + 1];
-        while (a < e) {
-            uint32_t mid = a + (e - a) / 2;
-            if (d->id_lo[mid] < low) a = mid + 1;
-            else e = mid;
-        }
-        return a < d->dir[b + 1] && d->id_lo[a] == low ? a : HK_NONE;
-    }
+    if (d->dir.bucket) return hk_iddir_find(&d->dir, d, id);
     uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id;
     uint32_t s = hk_seg_find(d, hiw);
     if (d->segs[s].hi != hiw) return HK_NONE;

@@ -116,7 +116,8 @@ static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n, int lo, int hi)
 
 /* Radix sort (id, offset) by id.  Ids are packed with their offsets into one 64-bit key when they
  * fit (ids relative to the smallest, without their common alignment bits): half the memory
- * traffic of sorting pairs.  Otherwise a permutation is sorted. */
+ * traffic of sorting pairs.  Otherwise a permutation is sorted; -1 when even that does not fit
+ * (ids spread over more than 2^64 / n). */
 static int radix_table(wide *t, uint64_t file_size)
 {
     size_t n = t->n, i;
@@ -128,12 +129,12 @@ static int radix_table(wide *t, uint64_t file_size)
     for (i = 0; i < n; i++) diff |= t->ids[i] - min;
     int shift = diff ? __builtin_ctzll(diff) : 0;
     int key_bits = bits_of((max - min) >> shift), off_bits = bits_of(file_size);
-    uint64_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp) return -1;
     if (key_bits + off_bits <= 64) {
+        uint64_t *tmp = hk_xmalloc(n * sizeof *tmp);
         for (i = 0; i < n; i++)
             t->ids[i] = ((t->ids[i] - min) >> shift) << off_bits | offset_at(t->off_lo, t->off_hi, i);
         radix_sort(t->ids, tmp, n, off_bits, off_bits + key_bits);
+        free(tmp);
         uint64_t mask = off_bits == 64 ? UINT64_MAX : (1ULL << off_bits) - 1;
         for (i = 0; i < n; i++) {
             uint64_t off = t->ids[i] & mask;
@@ -141,43 +142,29 @@ static int radix_table(wide *t, uint64_t file_size)
             t->off_hi[i] = (uint8_t)(off >> 32);
             t->ids[i] = min + ((t->ids[i] >> off_bits) << shift);
         }
-    } else {
-        /* key in the high bits, the element's position below it */
-        int pos_bits = bits_of(n);
-        if (key_bits + pos_bits > 64) {
-            free(tmp);
-            return -1;
-        }
-        for (i = 0; i < n; i++) tmp[i] = ((t->ids[i] - min) >> shift) << pos_bits | i;
-        uint64_t *tmp2 = malloc(n * sizeof *tmp2);
-        if (!tmp2) {
-            free(tmp);
-            return -1;
-        }
-        radix_sort(tmp, tmp2, n, pos_bits, pos_bits + key_bits);
-        uint64_t mask = (1ULL << pos_bits) - 1;
-        uint32_t *lo = malloc(n * sizeof *lo);
-        uint8_t *hi = malloc(n);
-        if (!lo || !hi) {
-            free(lo);
-            free(hi);
-            free(tmp);
-            free(tmp2);
-            return -1;
-        }
-        for (i = 0; i < n; i++) {
-            size_t k = tmp[i] & mask;
-            lo[i] = t->off_lo[k];
-            hi[i] = t->off_hi[k];
-            tmp2[i] = t->ids[k];
-        }
-        memcpy(t->ids, tmp2, n * sizeof *tmp2);
-        free(t->off_lo);
-        free(t->off_hi);
-        t->off_lo = lo;
-        t->off_hi = hi;
-        free(tmp2);
+        return 0;
     }
+    /* key in the high bits, the element's position below it */
+    int pos_bits = bits_of(n);
+    if (key_bits + pos_bits > 64) return -1;
+    uint64_t *tmp = hk_xmalloc(n * sizeof *tmp), *tmp2 = hk_xmalloc(n * sizeof *tmp2);
+    for (i = 0; i < n; i++) tmp[i] = ((t->ids[i] - min) >> shift) << pos_bits | i;
+    radix_sort(tmp, tmp2, n, pos_bits, pos_bits + key_bits);
+    uint64_t mask = (1ULL << pos_bits) - 1;
+    uint32_t *lo = hk_xmalloc(n * sizeof *lo);
+    uint8_t *hi = hk_xmalloc(n);
+    for (i = 0; i < n; i++) {
+        size_t k = tmp[i] & mask;
+        lo[i] = t->off_lo[k];
+        hi[i] = t->off_hi[k];
+        tmp2[i] = t->ids[k];
+    }
+    memcpy(t->ids, tmp2, n * sizeof *tmp2);
+    free(t->off_lo);
+    free(t->off_hi);
+    t->off_lo = lo;
+    t->off_hi = hi;
+    free(tmp2);
     free(tmp);
     return 0;
 }
@@ -201,7 +188,7 @@ typedef struct releaser {
     uint16_t *left;
 } releaser;
 
-static int releaser_init(releaser *r, void *base, size_t n, size_t elem)
+static void releaser_init(releaser *r, void *base, size_t n, size_t elem)
 {
     r->pg = (size_t)sysconf(_SC_PAGESIZE);
     r->base = (uintptr_t)base;
@@ -209,15 +196,13 @@ static int releaser_init(releaser *r, void *base, size_t n, size_t elem)
     r->elem = elem;
     r->page0 = r->base & ~(uintptr_t)(r->pg - 1);
     size_t npages = (r->end - r->page0 + r->pg - 1) / r->pg;
-    r->left = malloc((npages ? npages : 1) * sizeof *r->left);
-    if (!r->left) return -1;
+    r->left = hk_xmalloc(npages * sizeof *r->left);
     for (size_t p = 0; p < npages; p++) {
         uintptr_t a = r->page0 + p * r->pg, b = a + r->pg;
         if (a < r->base) a = r->base;
         if (b > r->end) b = r->end;
         r->left[p] = (uint16_t)((b - a) / elem);
     }
-    return 0;
 }
 
 /* Elements [a, b) have been copied. */
@@ -268,11 +253,17 @@ static int run_cmp(const void *a, const void *b)
 
 /* Real dumps write objects in a few hundred ascending runs (heap regions) whose id ranges do
  * not overlap, plus small runs (class objects, roots' neighbours) that fall anywhere.  Then
- * sorting is: order the long runs, radix-sort the short ones, merge the two.  Returns 1 done,
- * 0 not applicable, -1 out of memory. */
+ * sorting is: order the long runs, radix-sort the short ones, merge the two (sort_by_runs). */
 enum { LONG_RUN = 256, RELEASE_EVERY = 1 << 16 };
 
-static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
+/* The runs, long ones (in id order) first and short ones after; 0 when there are too many runs
+ * for this to pay or the long runs overlap. */
+typedef struct runs {
+    run *r;
+    size_t n, nlong, short_total;
+} runs;
+
+static size_t count_runs(const hk_objtab *t)
 {
     size_t n = t->n, nruns = 1, k = 0;
     uint64_t prev = full_id(t, &k, 0);
@@ -281,19 +272,24 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
         if (id < prev && ++nruns > n / 64 + 1) return 0;
         prev = id;
     }
-    run *runs = malloc(nruns * sizeof *runs);
-    if (!runs) return -1;
-    size_t seen = 0, start = 0, nlong = 0, short_total = 0;
-    k = 0;
+    return nruns;
+}
+
+static int find_runs(const hk_objtab *t, runs *rs)
+{
+    size_t n = t->n, seen = 0, start = 0, k = 0;
+    rs->n = count_runs(t);
+    if (!rs->n) return 0;
+    rs->r = hk_xmalloc(rs->n * sizeof *rs->r);
     uint64_t first = full_id(t, &k, 0), last = first;
     for (size_t i = 1; i <= n; i++) {
         uint64_t id = i < n ? full_id(t, &k, i) : 0;
         if (i == n || id < last) {
             run r = {first, last, start, i - start};
-            if (r.len >= LONG_RUN) runs[nlong++] = r;
+            if (r.len >= LONG_RUN) rs->r[rs->nlong++] = r;
             else {
-                runs[nruns - 1 - (seen - nlong)] = r;
-                short_total += r.len;
+                rs->r[rs->n - 1 - (seen - rs->nlong)] = r;
+                rs->short_total += r.len;
             }
             seen++;
             start = i;
@@ -301,88 +297,100 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
         }
         last = id;
     }
-    qsort(runs, nlong, sizeof *runs, run_cmp);
-    for (size_t r = 1; r < nlong; r++)
-        if (runs[r].first <= runs[r - 1].last) {
-            free(runs);
-            return 0;
+    qsort(rs->r, rs->nlong, sizeof *rs->r, run_cmp);
+    for (size_t r = 1; r < rs->nlong; r++)
+        if (rs->r[r].first <= rs->r[r - 1].last) return 0;
+    return 1;
+}
+
+/* The short runs' elements, copied out (their source pages given back) and sorted on their own. */
+static int sort_short_runs(const hk_objtab *t, const runs *rs, releaser *rel, wide *sh, uint64_t file_size)
+{
+    sh->n = rs->short_total;
+    sh->ids = hk_xmalloc(sh->n * sizeof *sh->ids);
+    sh->off_lo = hk_xmalloc(sh->n * sizeof *sh->off_lo);
+    sh->off_hi = hk_xmalloc(sh->n);
+    size_t m = 0;
+    for (size_t r = rs->nlong; r < rs->n; r++) {
+        size_t a = rs->r[r].start, b = a + rs->r[r].len, kk = hi_index(t, a);
+        for (size_t j = a; j < b; j++, m++) {
+            sh->ids[m] = full_id(t, &kk, j);
+            sh->off_lo[m] = t->off_lo[j];
+            sh->off_hi[m] = t->off_hi[j];
         }
-    /* the short runs, sorted on their own */
-    wide sh = {0};
-    merged o = {d, capsegs, malloc(n * sizeof *o.id_lo), malloc(n * sizeof *o.off_lo), malloc(n), 0};
-    releaser rel[3] = {{0}};
-    int have_rel = !releaser_init(&rel[0], t->id_lo, n, 4) + !releaser_init(&rel[1], t->off_lo, n, 4) +
-                       !releaser_init(&rel[2], t->off_hi, n, 1) ==
-                   3;
-    if (!o.id_lo || !o.off_lo || !o.off_hi) goto oom;
-    if (short_total) {
-        sh.n = short_total;
-        sh.ids = malloc(short_total * sizeof *sh.ids);
-        sh.off_lo = malloc(short_total * sizeof *sh.off_lo);
-        sh.off_hi = malloc(short_total);
-        if (!sh.ids || !sh.off_lo || !sh.off_hi) goto oom;
-        size_t m = 0;
-        for (size_t r = nlong; r < nruns; r++) {
-            size_t a = runs[r].start, b = a + runs[r].len, kk = hi_index(t, a);
-            for (size_t j = a; j < b; j++, m++) {
-                sh.ids[m] = full_id(t, &kk, j);
-                sh.off_lo[m] = t->off_lo[j];
-                sh.off_hi[m] = t->off_hi[j];
-            }
-            if (have_rel)
-                for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
-        }
-        if (radix_table(&sh, file_size) < 0) goto oom;
+        for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
     }
+    return radix_table(sh, file_size);
+}
+
+/* Merges the long runs, in order, with the sorted short elements into o. */
+static void merge_runs(const hk_objtab *t, const runs *rs, const wide *sh, releaser *rel, merged *o)
+{
     size_t si = 0;
-    for (size_t r = 0; r <= nlong; r++) {
+    for (size_t r = 0; r <= rs->nlong; r++) {
         /* short elements that come before this long run (or all the rest after the last) */
-        uint64_t bound = r < nlong ? runs[r].first : UINT64_MAX;
-        while (si < sh.n && sh.ids[si] < bound) {
-            emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]);
+        uint64_t bound = r < rs->nlong ? rs->r[r].first : UINT64_MAX;
+        while (si < sh->n && sh->ids[si] < bound) {
+            emit(o, sh->ids[si], sh->off_lo[si], sh->off_hi[si]);
             si++;
         }
-        if (r == nlong) break;
+        if (r == rs->nlong) break;
         /* the long run, interleaved with any short elements inside its range */
-        size_t a = runs[r].start, b = a + runs[r].len, kk = hi_index(t, a);
+        size_t a = rs->r[r].start, b = a + rs->r[r].len, kk = hi_index(t, a);
         for (size_t j = a; j < b; j++) {
             uint64_t id = full_id(t, &kk, j);
-            while (si < sh.n && sh.ids[si] < id) {
-                emit(&o, sh.ids[si], sh.off_lo[si], sh.off_hi[si]);
+            while (si < sh->n && sh->ids[si] < id) {
+                emit(o, sh->ids[si], sh->off_lo[si], sh->off_hi[si]);
                 si++;
             }
-            emit(&o, id, t->off_lo[j], t->off_hi[j]);
+            emit(o, id, t->off_lo[j], t->off_hi[j]);
             /* a run may be most of the dump: give its pages back as it goes */
-            if (have_rel && ((j + 1 - a) % RELEASE_EVERY == 0 || j + 1 == b))
+            if ((j + 1 - a) % RELEASE_EVERY == 0 || j + 1 == b)
                 for (int x = 0; x < 3; x++) releaser_done(&rel[x], j + 1 - ((j - a) % RELEASE_EVERY + 1), j + 1);
         }
     }
-    free(t->id_lo);
-    free(t->off_lo);
-    free(t->off_hi);
-    t->id_lo = o.id_lo;
-    t->off_lo = o.off_lo;
-    t->off_hi = o.off_hi;
+}
+
+/* Returns 1 done, 0 not applicable, -1 when the short runs cannot be sorted. */
+static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
+{
+    runs rs = {0};
+    if (!find_runs(t, &rs)) {
+        free(rs.r);
+        return 0;
+    }
+    size_t n = t->n;
+    wide sh = {0};
+    merged o = {d, capsegs, hk_xmalloc(n * sizeof *o.id_lo), hk_xmalloc(n * sizeof *o.off_lo), hk_xmalloc(n), 0};
+    releaser rel[3];
+    releaser_init(&rel[0], t->id_lo, n, 4);
+    releaser_init(&rel[1], t->off_lo, n, 4);
+    releaser_init(&rel[2], t->off_hi, n, 1);
+    int rc = rs.short_total ? sort_short_runs(t, &rs, rel, &sh, file_size) : 0;
+    if (rc == 0) {
+        merge_runs(t, &rs, &sh, rel, &o);
+        free(t->id_lo);
+        free(t->off_lo);
+        free(t->off_hi);
+        t->id_lo = o.id_lo;
+        t->off_lo = o.off_lo;
+        t->off_hi = o.off_hi;
+    } else {
+        free(o.id_lo);
+        free(o.off_lo);
+        free(o.off_hi);
+    }
     for (int x = 0; x < 3; x++) free(rel[x].left);
     wide_free(&sh);
-    free(runs);
-    return 1;
-oom:
-    free(o.id_lo);
-    free(o.off_lo);
-    free(o.off_hi);
-    for (int x = 0; x < 3; x++) free(rel[x].left);
-    wide_free(&sh);
-    free(runs);
-    return -1;
+    free(rs.r);
+    return rc < 0 ? -1 : 1;
 }
 
 /* A dump in no order at all: radix sort of 64-bit ids (21 bytes per object at the peak). */
 static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
 {
     size_t n = t->n, k = 0;
-    wide w = {malloc(n * sizeof *w.ids), t->off_lo, t->off_hi, n};
-    if (!w.ids) return -1;
+    wide w = {hk_xmalloc(n * sizeof *w.ids), t->off_lo, t->off_hi, n};
     for (size_t i = 0; i < n; i++) w.ids[i] = full_id(t, &k, i);
     free(t->id_lo);
     t->id_lo = NULL;
@@ -406,26 +414,49 @@ static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_si
     return 1;
 }
 
-/* About 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22. */
-static void build_directory(hk_dump *d)
+/* One allocation: base, min and shift, then the buckets (whose count the first three give). */
+void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
 {
-    uint32_t n = d->nobjects;
-    if (d->nsegs != 1 || n < 1024) return;
-    uint32_t base = d->id_lo[0], span = d->id_lo[n - 1] - base;
-    uint32_t want = n / 8, shift = 0;
-    while (shift < 32 && (span >> shift) >= want) shift++;
-    uint32_t nb = (span >> shift) + 1;
-    uint32_t *dir = malloc(((size_t)nb + 1) * sizeof *dir);
-    if (!dir) return; /* lookups fall back to binary search */
-    uint32_t i = 0;
-    for (uint32_t b = 0; b <= nb; b++) {
-        while (i < n && ((d->id_lo[i] - base) >> shift) < b) i++;
-        dir[b] = i;
+    uint32_t ns = d->nsegs;
+    uint32_t *head = hk_xmalloc(((size_t)3 * ns + 1) * sizeof *head), *base = head, *min = head + ns + 1,
+             *shift = min + ns;
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < ns; s++) {
+        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
+        uint32_t cnt = b - a, want = cnt / per_bucket + 1;
+        uint32_t lo = cnt ? d->id_lo[a] : 0, span = cnt ? d->id_lo[b - 1] - lo : 0, sh = 0;
+        while (sh < 32 && ((uint64_t)span >> sh) >= want) sh++;
+        shift[s] = sh;
+        min[s] = lo;
+        /* base[s + 1] ends segment s: the last segment's end bounds its lookups too */
+        base[s] = (uint32_t)total;
+        total += ((uint64_t)span >> sh) + 2;
+        base[s + 1] = (uint32_t)total;
     }
-    d->dir = dir;
-    d->ndir = nb;
-    d->dir_shift = shift;
-    d->dir_base = base;
+    t->base = hk_xrealloc(head, ((size_t)3 * ns + 1 + total) * sizeof *head);
+    t->min = t->base + ns + 1;
+    t->shift = t->min + ns;
+    t->bucket = t->shift + ns;
+    for (uint32_t s = 0; s < ns; s++) {
+        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
+        uint32_t *bk = t->bucket + t->base[s], nb = t->base[s + 1] - t->base[s] - 1, k = 0;
+        for (uint32_t i = a; i < b; i++) {
+            uint32_t want = (d->id_lo[i] - t->min[s]) >> t->shift[s];
+            while (k <= want) bk[k++] = i;
+        }
+        while (k <= nb) bk[k++] = b;
+    }
+}
+
+void hk_iddir_free(hk_iddir *t)
+{
+    free(t->base);
+    memset(t, 0, sizeof *t);
+}
+
+uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
+{
+    return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
 }
 
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
@@ -450,7 +481,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
         if (rc == 0) rc = sort_wide(t, d, &capsegs, d->size);
     }
     if (rc < 0) {
-        snprintf(err, errlen, "%s: out of memory sorting %zu objects", d->path, n);
+        snprintf(err, errlen, "%s: cannot sort %zu objects: their ids are spread too far apart", d->path, n);
         return -1;
     }
     if (n && d->segs[0].hi == 0 && t->id_lo[0] == 0) {
@@ -478,6 +509,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     t->off_lo = NULL;
     t->off_hi = NULL;
     hk_objtab_free(t);
-    build_directory(d);
+    /* about 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22 */
+    if (n >= 1024) hk_iddir_build(&d->dir, d, 8);
     return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
 
 /* Objects from `start` on (in pass order) have high id word `hi`, until the next run. */
 typedef struct hk_hirun {

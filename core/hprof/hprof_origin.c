@@ -1,5 +1,6 @@
 /* Where an Android dump came from, read from the heap like a debugger would. */
-#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ static char *string_of(hk_dump *d, hk_id id)
         hk_buf_free(&b);
         return NULL;
     }
-    char *s = strndup(b.data ? (const char *)b.data : "", b.len);
+    char *s = hk_xstrndup(b.data ? (const char *)b.data : "", b.len);
     hk_buf_free(&b);
     return s;
 }
@@ -53,7 +54,7 @@ void hk_origin_read(hk_dump *d, hk_origin *o)
     }
     /* a trace names the process it came from (a heap graph has no String text to read) */
     const char *tp = d->source && !o->process ? strstr(d->source, "\ntrace process: ") : NULL;
-    if (tp) o->process = strndup(tp + 16, strcspn(tp + 16, "\n"));
+    if (tp) o->process = hk_xstrndup(tp + 16, strcspn(tp + 16, "\n"));
 }
 
 void hk_origin_free(hk_origin *o)

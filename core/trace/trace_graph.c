@@ -29,13 +29,6 @@ void pf_graph_free(pf_graph *g)
     free(g->roots);
 }
 
-const char *pf_graph_string(const pf_string *v, size_t n, uint64_t iid)
-{
-    for (size_t i = n; i-- > 0;)
-        if (v[i].iid == iid) return v[i].s;
-    return NULL;
-}
-
 static pf_graph *graph_for(pf_trace *t, uint32_t seq, int pid, uint64_t index, uint64_t ts)
 {
     for (size_t i = t->ngraphs; i-- > 0;) {
@@ -57,7 +50,7 @@ static void add_strings(pf_string **v, size_t *n, size_t *cap, Perfetto__Protos_
     for (size_t i = 0; i < ns; i++) {
         *v = hk_grow(*v, cap, *n + 1, sizeof **v);
         (*v)[*n].iid = src[i]->has_iid ? src[i]->iid : 0;
-        (*v)[*n].s = src[i]->has_str ? strndup((const char *)src[i]->str.data, src[i]->str.len) : hk_xstrdup("");
+        (*v)[*n].s = src[i]->has_str ? hk_xstrndup((const char *)src[i]->str.data, src[i]->str.len) : hk_xstrdup("");
         if (!(*v)[*n].s) hk_oom();
         (*n)++;
     }

@@ -234,8 +234,7 @@ static void make_classes(build *B)
         int64_t ti;
         const pf_type *ty = type_of(B, g->objs[oi].type_id, &ti);
         if (!ty || !is_class_type(ty)) continue;
-        char *inner = strndup(ty->name + 16, strlen(ty->name) - 17);
-        if (!inner) hk_oom();
+        char *inner = hk_xstrndup(ty->name + 16, strlen(ty->name) - 17);
         size_t lo = 0, hi = ntyped;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
@@ -471,66 +470,67 @@ static void class_dump(build *B, cls *c)
     mark_cut(B);
 }
 
-static void instance_dump(build *B, uint32_t oi, cls *c)
+/* The flattened layout of c: each class's reference fields then its values, most derived first.
+ * Returns its bytes; *nslots reference slots, cleared (B->slot, B->filled) for the object. */
+static uint32_t layout_slots(build *B, const cls *c, uint32_t *nslots)
 {
-    pf_graph *g = B->g;
-    const pf_obj *o = &g->objs[oi];
-    /* the flattened layout: each class's reference fields then its values, most derived first */
-    uint32_t nslots = 0, bytes = 0;
+    uint32_t n = 0, bytes = 0;
     for (int64_t k = c - B->c; k >= 0; k = B->c[k].super) {
-        nslots += B->c[k].nfields + B->c[k].nruntime;
+        n += B->c[k].nfields + B->c[k].nruntime;
         bytes += (B->c[k].nfields + B->c[k].nruntime) * B->idsz;
         for (int v = 0; v < PF_V_COUNT; v++)
             if (B->c[k].values >> v & 1) bytes += value_field[v].type == HK_T_INT ? 4 : 8;
     }
-    if (nslots > B->capslots) {
-        B->capslots = nslots * 2;
+    if (n > B->capslots) {
+        B->capslots = n * 2;
         B->slot = hk_xrealloc(B->slot, B->capslots * sizeof *B->slot);
         B->filled = hk_xrealloc(B->filled, B->capslots);
     }
-    uint64_t *slot = B->slot;
-    uint8_t *filled = B->filled;
-    if (nslots) {
-        memset(slot, 0, nslots * sizeof *slot);
-        memset(filled, 0, nslots);
+    if (n) {
+        memset(B->slot, 0, n * sizeof *B->slot);
+        memset(B->filled, 0, n);
     }
-    for (uint32_t r = 0; r < o->nrefs; r++) {
-        uint64_t f = g->ref_fields[o->ref_start + r], id = g->refs[o->ref_start + r];
-        uint32_t s = 0;
-        if (o->has_fields || f == RUNTIME_FIELD) {
-            uint32_t base = 0;
-            int found = 0;
-            for (int64_t k = c - B->c; k >= 0 && !found; k = B->c[k].super) {
-                const cls *kc = &B->c[k];
-                for (uint32_t j = 0; j < kc->nfields + kc->nruntime && !found; j++)
-                    if ((j < kc->nfields ? kc->fields[j] : RUNTIME_FIELD) == f && !filled[base + j]) {
-                        s = base + j;
-                        found = 1;
-                    }
-                base += kc->nfields + kc->nruntime;
-            }
-            if (!found) {
-                B->dropped++;
-                continue;
-            }
-        } else {
-            /* fields in layout order, most derived class first, runtime slots skipped */
-            uint32_t base = 0, pos = r;
-            int found = 0;
-            for (int64_t k = c - B->c; k >= 0 && !found; k = B->c[k].super) {
-                if (pos < B->c[k].nfields) {
-                    s = base + pos;
-                    found = 1;
-                } else pos -= B->c[k].nfields;
-                base += B->c[k].nfields + B->c[k].nruntime;
-            }
-            if (!found) {
-                B->dropped++;
-                continue;
-            }
+    *nslots = n;
+    return bytes;
+}
+
+/* The slot of the object's r-th reference (field f): by field name when the graph names them,
+ * else in layout order (runtime slots skipped); UINT32_MAX when there is none. */
+static uint32_t ref_slot(const build *B, const cls *c, const pf_obj *o, uint32_t r, uint64_t f)
+{
+    uint32_t base = 0;
+    if (o->has_fields || f == RUNTIME_FIELD) {
+        for (int64_t k = c - B->c; k >= 0; k = B->c[k].super) {
+            const cls *kc = &B->c[k];
+            for (uint32_t j = 0; j < kc->nfields + kc->nruntime; j++)
+                if ((j < kc->nfields ? kc->fields[j] : RUNTIME_FIELD) == f && !B->filled[base + j]) return base + j;
+            base += kc->nfields + kc->nruntime;
         }
-        slot[s] = id;
-        filled[s] = 1;
+        return UINT32_MAX;
+    }
+    uint32_t pos = r;
+    for (int64_t k = c - B->c; k >= 0; k = B->c[k].super) {
+        if (pos < B->c[k].nfields) return base + pos;
+        pos -= B->c[k].nfields;
+        base += B->c[k].nfields + B->c[k].nruntime;
+    }
+    return UINT32_MAX;
+}
+
+static void instance_dump(build *B, uint32_t oi, cls *c)
+{
+    pf_graph *g = B->g;
+    const pf_obj *o = &g->objs[oi];
+    uint32_t nslots;
+    uint32_t bytes = layout_slots(B, c, &nslots);
+    for (uint32_t r = 0; r < o->nrefs; r++) {
+        uint32_t s = ref_slot(B, c, o, r, g->ref_fields[o->ref_start + r]);
+        if (s == UINT32_MAX) {
+            B->dropped++;
+            continue;
+        }
+        B->slot[s] = g->refs[o->ref_start + r];
+        B->filled[s] = 1;
     }
     hk_buf *h = &B->heap;
     put_u1(h, HPROF_INSTANCE_DUMP);
@@ -541,7 +541,7 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
     const pf_value *vals = first_value(g, oi);
     uint32_t base = 0;
     for (int64_t k = c - B->c; k >= 0; k = B->c[k].super) {
-        for (uint32_t j = 0; j < B->c[k].nfields + B->c[k].nruntime; j++) put_id(B, h, slot[base + j]);
+        for (uint32_t j = 0; j < B->c[k].nfields + B->c[k].nruntime; j++) put_id(B, h, B->slot[base + j]);
         base += B->c[k].nfields + B->c[k].nruntime;
         for (int v = 0; v < PF_V_COUNT; v++) {
             if (!(B->c[k].values >> v & 1)) continue;

@@ -123,13 +123,11 @@ typedef struct pf_trace {
 } pf_trace;
 
 void pf_warn(pf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *pf_process_name(const pf_trace *t, int pid);
 
 /* trace_graph.c: one HeapGraph packet into its graph. */
 struct Perfetto__Protos__HeapGraph;
 void pf_graph_add(pf_trace *t, uint32_t seq, uint64_t ts, const struct Perfetto__Protos__HeapGraph *hg);
 void pf_graph_free(pf_graph *g);
-const char *pf_graph_string(const pf_string *v, size_t n, uint64_t iid);
 
 /* trace_hprof.c: the graph as an Android-dialect HPROF with hprofkit's size and kind records. */
 int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t errlen);

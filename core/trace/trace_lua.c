@@ -62,7 +62,7 @@ static int dump_write_perfetto(lua_State *L)
     return 1;
 }
 
-void hk_trace_lua_open(lua_State *L)
+void hkl_open_trace(lua_State *L)
 {
     hkl_add_method(L, HKL_DUMP, "write_perfetto", dump_write_perfetto);
 }

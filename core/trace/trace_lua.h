@@ -4,6 +4,6 @@
 
 #include <lua.h>
 
-void hk_trace_lua_open(lua_State *L);
+void hkl_open_trace(lua_State *L);
 
 #endif

@@ -38,7 +38,7 @@ void pf_warn(pf_trace *t, const char *fmt, ...)
     va_end(ap);
 }
 
-const char *pf_process_name(const pf_trace *t, int pid)
+static const char *pf_process_name(const pf_trace *t, int pid)
 {
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].pid == pid) return t->procs[i].name;
@@ -316,92 +316,102 @@ static void take_images(pf_trace *t, int pid, hk_trace_result *res)
     }
 }
 
+/* The dump the options pick: a heap graph (*g) or an embedded HPROF (*e), the first that matches. */
+static int pick_dump(pf_trace *t, const char *path, int *g, int *e, char *err, size_t errlen)
+{
+    *g = *e = -1;
+    for (size_t i = 0; i < t->ngraphs && *g < 0; i++)
+        if (matches(t, t->graphs[i].pid)) *g = (int)i;
+    for (size_t i = 0; i < t->ndumps && *g < 0 && *e < 0; i++)
+        if (matches(t, t->dumps[i].pid)) *e = (int)i;
+    if (*g >= 0 || *e >= 0) return 0;
+    hk_buf l;
+    hk_buf_init(&l);
+    list_dumps(t, &l, -1, -1);
+    if (!t->ngraphs && !t->ndumps)
+        snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
+                 path, (unsigned long long)t->packets);
+    else
+        snprintf(err, errlen, "%s: no dump in the trace matches --trace-pid/--trace-process; it holds:\n%s", path,
+                 hk_buf_cstr(&l));
+    if (l.len && err[strlen(err) - 1] == '\n') err[strlen(err) - 1] = 0;
+    hk_buf_free(&l);
+    return -1;
+}
+
+/* The HPROF of the picked dump: a heap graph converted, an embedded dump's bytes taken over. */
+static int picked_hprof(pf_trace *t, int g, int e, const char *path, hk_trace_result *res, char *err, size_t errlen)
+{
+    if (g >= 0) {
+        pf_graph *gr = &t->graphs[g];
+        if (gr->missing || !gr->done)
+            pf_warn(t,
+                    "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
+                    gr->pid, gr->missing, gr->done ? "" : ", no last packet");
+        return pf_graph_to_hprof(t, gr, &res->hprof, err, errlen);
+    }
+    pf_embedded *em = &t->dumps[e];
+    if (em->missing || !em->done) {
+        snprintf(err, errlen, "%s: the embedded heap dump of pid %d is incomplete: %s", path, em->pid,
+                 em->missing ? "a chunk is missing (chunk_index skips)" : "its last chunk (last_chunk) never came");
+        return -1;
+    }
+    res->hprof = em->data;
+    hk_buf_init(&em->data);
+    take_images(t, em->pid, res);
+    return 0;
+}
+
+/* The "key: value" lines `info` shows under source. */
+static char *source_lines(const pf_trace *t, int g, int e, const hk_buf *listing, const hk_trace_result *res)
+{
+    hk_buf s;
+    hk_buf_init(&s);
+    int pid = g >= 0 ? t->graphs[g].pid : t->dumps[e].pid;
+    const char *name = pf_process_name(t, pid);
+    hk_buf_printf(&s, "source: Perfetto trace, %s\n", g >= 0 ? "Java heap graph" : "embedded HPROF");
+    hk_buf_printf(&s, "trace pid: %d\n", pid);
+    if (name) hk_buf_printf(&s, "trace process: %s\n", name);
+    hk_buf_printf(&s, "trace packets: %llu (%llu of other kinds, ignored; %llu compressed blocks)\n",
+                  (unsigned long long)t->packets, (unsigned long long)t->other_packets,
+                  (unsigned long long)t->compressed);
+    hk_buf_append(&s, listing->data, listing->len);
+    if (g >= 0) {
+        /* ApplicationInfo.longVersionCode, when the graph recorded it */
+        const pf_graph *gr = &t->graphs[g];
+        for (size_t k = 0; k < gr->nvals; k++)
+            if (gr->vals[k].kind == PF_V_VERSION_CODE) {
+                hk_buf_printf(&s, "app version code: %lld\n", (long long)gr->vals[k].v);
+                break;
+            }
+        hk_buf_puts(
+            &s, "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
+    }
+    if (g >= 0 && !t->from_hprof)
+        hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's "
+                        "GC and Perfetto)\n");
+    if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);
+    if (t->warnings) hk_buf_printf(&s, "trace warnings: %u\n", t->warnings);
+    hk_buf_append(&s, t->notes.data, t->notes.len);
+    char *r = hk_xstrdup(hk_buf_cstr(&s));
+    hk_buf_free(&s);
+    return r;
+}
+
 int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     pf_trace t;
     memset(&t, 0, sizeof t);
-    int rc = packets(&t, data, n, 0, err, errlen);
     int g = -1, e = -1;
-    if (rc == 0) {
-        for (size_t i = 0; i < t.ngraphs && g < 0; i++)
-            if (matches(&t, t.graphs[i].pid)) g = (int)i;
-        for (size_t i = 0; i < t.ndumps && g < 0 && e < 0; i++)
-            if (matches(&t, t.dumps[i].pid)) e = (int)i;
-        if (g < 0 && e < 0) {
-            hk_buf l;
-            hk_buf_init(&l);
-            list_dumps(&t, &l, -1, -1);
-            if (!t.ngraphs && !t.ndumps)
-                snprintf(err, errlen,
-                         "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump", path,
-                         (unsigned long long)t.packets);
-            else
-                snprintf(err, errlen, "%s: no dump in the trace matches --trace-pid/--trace-process; it holds:\n%s",
-                         path, hk_buf_cstr(&l));
-            if (l.len && err[strlen(err) - 1] == '\n') err[strlen(err) - 1] = 0;
-            hk_buf_free(&l);
-            rc = -1;
-        }
-    }
+    int rc = packets(&t, data, n, 0, err, errlen);
+    if (rc == 0) rc = pick_dump(&t, path, &g, &e, err, errlen);
     hk_buf listing;
     hk_buf_init(&listing);
     if (rc == 0) list_dumps(&t, &listing, g, e);
-    if (rc == 0 && g >= 0) {
-        pf_graph *gr = &t.graphs[g];
-        if (gr->missing || !gr->done)
-            pf_warn(&t,
-                    "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
-                    gr->pid, gr->missing, gr->done ? "" : ", no last packet");
-        rc = pf_graph_to_hprof(&t, gr, &res->hprof, err, errlen);
-    } else if (rc == 0) {
-        pf_embedded *em = &t.dumps[e];
-        if (em->missing || !em->done) {
-            snprintf(err, errlen, "%s: the embedded heap dump of pid %d is incomplete: %s", path, em->pid,
-                     em->missing ? "a chunk is missing (chunk_index skips)" : "its last chunk (last_chunk) never came");
-            rc = -1;
-        } else {
-            res->hprof = em->data;
-            hk_buf_init(&em->data);
-            take_images(&t, em->pid, res);
-        }
-    }
-    if (rc == 0) {
-        hk_buf s;
-        hk_buf_init(&s);
-        int pid = g >= 0 ? t.graphs[g].pid : t.dumps[e].pid;
-        const char *name = pf_process_name(&t, pid);
-        hk_buf_printf(&s, "source: Perfetto trace, %s\n", g >= 0 ? "Java heap graph" : "embedded HPROF");
-        hk_buf_printf(&s, "trace pid: %d\n", pid);
-        if (name) hk_buf_printf(&s, "trace process: %s\n", name);
-        hk_buf_printf(&s, "trace packets: %llu (%llu of other kinds, ignored; %llu compressed blocks)\n",
-                      (unsigned long long)t.packets, (unsigned long long)t.other_packets,
-                      (unsigned long long)t.compressed);
-        hk_buf_append(&s, listing.data, listing.len);
-        if (g >= 0) {
-            /* ApplicationInfo.longVersionCode, when the graph recorded it */
-            const pf_graph *gr = &t.graphs[g];
-            for (size_t k = 0; k < gr->nvals; k++)
-                if (gr->vals[k].kind == PF_V_VERSION_CODE) {
-                    hk_buf_printf(&s, "app version code: %lld\n", (long long)gr->vals[k].v);
-                    break;
-                }
-        }
-        if (g >= 0)
-            hk_buf_puts(
-                &s,
-                "absent: primitive field values and array contents (a heap graph holds references and sizes only)\n");
-        if (g >= 0 && !t.from_hprof)
-            hk_buf_puts(&s, "roots: objects of the zygote and boot-image heaps count as VM-internal roots (as in ART's "
-                            "GC and Perfetto)\n");
-        if (e >= 0) hk_buf_printf(&s, "trace images: %zu\n", res->nimages);
-        if (t.warnings) hk_buf_printf(&s, "trace warnings: %u\n", t.warnings);
-        hk_buf_append(&s, t.notes.data, t.notes.len);
-        res->source = hk_xstrdup(hk_buf_cstr(&s));
-        hk_buf_free(&s);
-    } else {
-        hk_trace_result_free(res);
-    }
+    if (rc == 0) rc = picked_hprof(&t, g, e, path, res, err, errlen);
+    if (rc == 0) res->source = source_lines(&t, g, e, &listing, res);
+    else hk_trace_result_free(res);
     hk_buf_free(&listing);
     trace_free(&t);
     return rc;

@@ -1,4 +1,5 @@
 #include "util/hk_file.h"
+#include "util/hk_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,44 +23,74 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
-int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen)
+int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t errlen)
 {
     size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    f->path = path;
+    f->tmp = hk_xmalloc(plen + 16);
     /* same directory as path, so rename() stays on one filesystem */
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    snprintf(f->tmp, plen + 16, "%s.tmp.XXXXXX", path);
+    f->fd = mkstemp(f->tmp);
+    if (f->fd < 0) {
         snprintf(err, errlen,
                  "%s: cannot create a temporary file beside it: %s "
                  "(does the directory exist and is it writable?)",
                  path, strerror(errno));
-        free(tmp);
+        free(f->tmp);
+        f->tmp = NULL;
         return -1;
     }
     /* mkstemp makes 0600; give the file the usual mode */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    if (write_all(fd, data, n) < 0 || fsync(fd) < 0) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (close(fd) < 0 || rename(tmp, path) < 0) {
-        snprintf(err, errlen, "%s: cannot put the file in place: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
+    fchmod(f->fd, 0666 & ~mask);
     return 0;
+}
+
+int hk_file_atomic_write(hk_atomic_file *f, const void *data, size_t n, char *err, size_t errlen)
+{
+    if (write_all(f->fd, data, n) == 0) return 0;
+    snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
+    return -1;
+}
+
+void hk_file_atomic_abort(hk_atomic_file *f)
+{
+    if (f->fd >= 0) close(f->fd);
+    if (f->tmp) unlink(f->tmp);
+    free(f->tmp);
+    f->fd = -1;
+    f->tmp = NULL;
+}
+
+int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen)
+{
+    if (fsync(f->fd) < 0) {
+        snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
+        hk_file_atomic_abort(f);
+        return -1;
+    }
+    int rc = close(f->fd);
+    f->fd = -1;
+    if (rc < 0 || rename(f->tmp, f->path) < 0) {
+        snprintf(err, errlen, "%s: cannot put the file in place: %s", f->path, strerror(errno));
+        hk_file_atomic_abort(f);
+        return -1;
+    }
+    free(f->tmp);
+    f->tmp = NULL;
+    return 0;
+}
+
+int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen)
+{
+    hk_atomic_file f;
+    if (hk_file_atomic_open(&f, path, err, errlen) < 0) return -1;
+    if (hk_file_atomic_write(&f, data, n, err, errlen) < 0) {
+        hk_file_atomic_abort(&f);
+        return -1;
+    }
+    return hk_file_atomic_commit(&f, err, errlen);
 }
 
 int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen)

@@ -9,6 +9,19 @@
 /* Writes data to a temporary file in path's directory, fsyncs it and renames it over path,
  * so readers see the old file or the complete new one, never a part. */
 int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen);
+/* The same for a file written in pieces: open makes the temporary file beside path, write
+ * appends to it, commit puts it in place (fsync, rename), abort removes it.  After commit or
+ * abort (commit calls abort itself when it fails) the struct holds nothing. */
+typedef struct hk_atomic_file {
+    int fd;
+    char *tmp;
+    const char *path;
+} hk_atomic_file;
+int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t errlen);
+int hk_file_atomic_write(hk_atomic_file *f, const void *data, size_t n, char *err, size_t errlen);
+int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen);
+void hk_file_atomic_abort(hk_atomic_file *f);
+
 /* Appends the whole file to out. */
 int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen);
 

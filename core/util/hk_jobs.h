@@ -1,4 +1,4 @@
-/* How many threads the parallel phases (the graph's reference pass, retained sizes) use, and
+/* How many threads the parallel phases (the heap graph's) use, and
  * the one way they run work on them.  Results never depend on the count: work is cut into
  * parts whose outputs are joined in part order. */
 #ifndef HK_JOBS_H
@@ -6,7 +6,9 @@
 
 /* 0: every online core (the default); set once, before a dump is worked on (`-j N`). */
 void hk_set_jobs(int n);
-int hk_jobs(void); /* >= 1 */
+/* How many threads hk_parallel uses (>= 1): for parts that each read all of their input and
+ * keep a share of the output, as many parts as threads. */
+int hk_jobs(void);
 
 /* Runs fn(ctx, k) for every part k in [0, nparts), on up to hk_jobs() threads (the caller's
  * among them); returns when all are done.  Falls back to the caller alone when a thread

@@ -10,6 +10,13 @@ void hk_oom(void)
     abort();
 }
 
+void *hk_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) hk_oom();
+    return p;
+}
+
 void *hk_xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
@@ -27,6 +34,13 @@ void *hk_xcalloc(size_t n, size_t size)
 char *hk_xstrdup(const char *s)
 {
     char *p = strdup(s ? s : "");
+    if (!p) hk_oom();
+    return p;
+}
+
+char *hk_xstrndup(const char *s, size_t n)
+{
+    char *p = strndup(s, n);
     if (!p) hk_oom();
     return p;
 }

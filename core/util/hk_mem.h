@@ -5,9 +5,11 @@
 #include <stddef.h>
 
 void hk_oom(void) __attribute__((noreturn));
+void *hk_xmalloc(size_t n);
 void *hk_xrealloc(void *p, size_t n);
 void *hk_xcalloc(size_t n, size_t size);
 char *hk_xstrdup(const char *s);
+char *hk_xstrndup(const char *s, size_t n);
 /* Grows an array to hold need elements (doubling, from at least 1024): returns it, sets *cap. */
 void *hk_grow(void *p, size_t *cap, size_t need, size_t elem);
 

@@ -1,4 +1,5 @@
 #include "util/hk_png.h"
+#include "util/hk_mem.h"
 
 #include <png.h>
 #include <stdint.h>
@@ -57,11 +58,7 @@ int hk_png_encode_rgba(const unsigned char *rgba, int width, int height, hk_buf 
     png_ctx c = {.out = out};
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        snprintf(err, errlen, "png: out of memory");
-        return -1;
-    }
+    if (!info) hk_oom(); /* libpng's structs are all it allocates here */
     size_t start = out->len;
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
@@ -118,11 +115,7 @@ int hk_png_decode_rgba(const void *data, size_t n, unsigned char **rgba, int *wi
     png_ctx c = {.in = data, .inlen = n};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &c, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_read_struct(&png, NULL, NULL);
-        snprintf(err, errlen, "png: out of memory");
-        return -1;
-    }
+    if (!info) hk_oom();
     /* volatile: modified between setjmp and a possible longjmp */
     unsigned char *volatile pixels = NULL;
     png_bytep *volatile rows = NULL;
@@ -146,9 +139,8 @@ int hk_png_decode_rgba(const void *data, size_t n, unsigned char **rgba, int *wi
         png_set_filler(png, 0xff, PNG_FILLER_AFTER);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    pixels = malloc((size_t)w * (size_t)h * 4);
-    rows = malloc((size_t)h * sizeof *rows);
-    if (!pixels || !rows) png_error(png, "out of memory");
+    pixels = hk_xmalloc((size_t)w * (size_t)h * 4);
+    rows = hk_xmalloc((size_t)h * sizeof *rows);
     for (int y = 0; y < h; y++) rows[y] = pixels + (size_t)y * (size_t)w * 4;
     png_read_image(png, rows);
     png_read_end(png, NULL);

@@ -12,10 +12,6 @@
 
 #include "hprofkit.h"
 
-HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
-
-static const hk_host *dd_host;
-
 typedef struct dd_entry {
     uint64_t ptr;
     hk_id buffer;
@@ -67,21 +63,21 @@ static void dd_index(dd_state *s)
 {
     s->indexed = 1;
     hk_dump *d = s->d;
-    hk_id bc = dd_host->class_by_name(d, "android.graphics.Bitmap");
+    hk_id bc = hk_api->class_by_name(d, "android.graphics.Bitmap");
     hk_value v;
-    if (!bc || dd_host->class_static(d, bc, "dumpData", &v) != 1 || v.type != HK_T_OBJECT || !v.ref) return;
+    if (!bc || hk_api->class_static(d, bc, "dumpData", &v) != 1 || v.type != HK_T_OBJECT || !v.ref) return;
     hk_id dd = v.ref;
     hk_value count, format, natives, buffers;
-    if (dd_host->field(d, dd, "count", &count) != 1 || dd_host->field(d, dd, "natives", &natives) != 1 ||
-        dd_host->field(d, dd, "buffers", &buffers) != 1 || natives.type != HK_T_OBJECT || buffers.type != HK_T_OBJECT)
+    if (hk_api->field(d, dd, "count", &count) != 1 || hk_api->field(d, dd, "natives", &natives) != 1 ||
+        hk_api->field(d, dd, "buffers", &buffers) != 1 || natives.type != HK_T_OBJECT || buffers.type != HK_T_OBJECT)
         return;
     s->present = 1;
-    s->format = dd_host->field(d, dd, "format", &format) == 1 ? (int)format.i : 1;
+    s->format = hk_api->field(d, dd, "format", &format) == 1 ? (int)format.i : 1;
     int et = 0;
     uint32_t nn = 0;
-    const unsigned char *np = natives.ref ? dd_host->prim_array_data(d, natives.ref, &et, &nn) : NULL;
+    const unsigned char *np = natives.ref ? hk_api->prim_array_data(d, natives.ref, &et, &nn) : NULL;
     if (!np || et != HK_T_LONG) return;
-    int64_t nb = buffers.ref ? dd_host->array_length(d, buffers.ref) : 0;
+    int64_t nb = buffers.ref ? hk_api->array_length(d, buffers.ref) : 0;
     uint64_t n = count.i > 0 ? (uint64_t)count.i : 0;
     if (n > nn) n = nn;
     if (nb < 0) nb = 0;
@@ -89,7 +85,7 @@ static void dd_index(dd_state *s)
     s->v = n ? calloc(n, sizeof *s->v) : NULL;
     if (!s->v) return;
     for (uint64_t i = 0; i < n; i++) {
-        hk_id b = dd_host->obj_array_at(d, buffers.ref, (uint32_t)i);
+        hk_id b = hk_api->obj_array_at(d, buffers.ref, (uint32_t)i);
         if (!b) continue;
         s->v[s->n++] = (dd_entry){.ptr = be64(np + 8 * i), .buffer = b};
     }
@@ -122,13 +118,13 @@ static int dd_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     }
     int et = 0;
     uint32_t len = 0;
-    const void *data = dd_host->prim_array_data(s->d, e->buffer, &et, &len);
+    const void *data = hk_api->prim_array_data(s->d, e->buffer, &et, &len);
     if (!data || et != HK_T_BYTE) {
         snprintf(note, notelen, "Bitmap.dumpData buffer for pointer 0x%llx is not a byte[] with data",
                  (unsigned long long)bm->native_ptr);
         return HK_IMAGE_NONE;
     }
-    dd_host->buf_append(out, data, len);
+    hk_api->buf_append(out, data, len);
     return HK_IMAGE_ENCODED;
 }
 
@@ -139,15 +135,15 @@ static const hk_bitmap_source dd_source = {
     .open = dd_open,
     .image = dd_image,
     .close = dd_close,
+    .priority = HK_PRIORITY_DUMP_PIXELS, /* the dump's own images beat any other source */
 };
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
+static int dd_init(hk_plugin *self, char *err, size_t errlen)
 {
-    dd_host = host;
-    if (host->describe(self, "dumpdata", "0.1.0", "API 35+ bitmap images from Bitmap.dumpData (am dumpheap -b)") < 0 ||
-        host->register_bitmap_source(self, &dd_source, NULL) < 0) {
-        snprintf(err, errlen, "dumpdata plugin: the host refused its registration");
-        return -1;
-    }
-    return 0;
+    (void)err;
+    (void)errlen;
+    hk_api->describe(self, "dumpdata", "0.1.0", "API 35+ bitmap images from Bitmap.dumpData (am dumpheap -b)");
+    return hk_api->register_bitmap_source(self, &dd_source, NULL); /* a refusal is the host's reason */
 }
+
+HK_PLUGIN_INIT(dd_init)

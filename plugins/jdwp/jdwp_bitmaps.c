@@ -39,7 +39,9 @@ static double jdwp_secs(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len, char *err, size_t errlen)
+/* Writes data atomically to dir/name (temp file + rename). */
+static int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len, char *err,
+                                  size_t errlen)
 {
     char tmp[4096], dst[4096];
     if (snprintf(dst, sizeof dst, "%s/%s", dir, name) >= (int)sizeof dst ||
@@ -229,121 +231,158 @@ out:
     return rc;
 }
 
-int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s, char *err, size_t errlen)
-{
-    memset(s, 0, sizeof *s);
-    double t0 = jdwp_secs();
-    double budget_s = o->budget_seconds > 0 ? o->budget_seconds : JDWP_BUDGET_SECONDS;
-    uint64_t budget_b = o->budget_bytes ? o->budget_bytes : JDWP_BUDGET_BYTES;
-    int rc = -1, held = 0;
-    jdwp_bitmap *bm = NULL;
-    jdwp_compress_kit kit = {0};
+/* One fetch: its connection, options, summary and what the phases hand on. */
+typedef struct jdwp_fetch_run {
+    jdwp_conn *c;
+    const jdwp_fetch_opts *o;
+    jdwp_fetch_summary *s;
+    jdwp_compress_kit kit;
+    jdwp_bitmap *bm; /* the candidates, in fetch order */
+    double t0, th;   /* call start, app held */
+    double budget_s;
+    uint64_t budget_b;
+} jdwp_fetch_run;
 
-    if (mkdir(o->outdir, 0755) < 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", o->outdir, strerror(errno));
-        goto done;
+/* Before the app is held: the output folder, and the drawable bitmaps (the VM runs meanwhile). */
+static int jdwp_fetch_list(jdwp_fetch_run *run, char *err, size_t errlen)
+{
+    if (mkdir(run->o->outdir, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", run->o->outdir, strerror(errno));
+        return -1;
     }
     int can;
-    if (jdwp_can_list_instances(c, &can, err, errlen) < 0) goto done;
+    if (jdwp_can_list_instances(run->c, &can, err, errlen) < 0) return -1;
     if (!can) {
         snprintf(err, errlen,
                  "this VM cannot list the instances of a class (JDWP canGetInstanceInfo is off); "
                  "live bitmaps need Android 8 (API 26) or later");
-        goto done;
+        return -1;
     }
-    if (jdwp_class_find(c, BITMAP_SIG, &kit.bitmap_class, err, errlen) < 0) goto done;
-    if (!kit.bitmap_class) {
+    if (jdwp_class_find(run->c, BITMAP_SIG, &run->kit.bitmap_class, err, errlen) < 0) return -1;
+    if (!run->kit.bitmap_class) {
         snprintf(err, errlen, "android.graphics.Bitmap was never loaded in this process: it has no bitmaps");
-        goto done;
+        return -1;
     }
-    if (jdwp_list_bitmaps(c, kit.bitmap_class, &bm, s, err, errlen) < 0) goto done;
+    return jdwp_list_bitmaps(run->c, run->kit.bitmap_class, &run->bm, run->s, err, errlen);
+}
+
+/* A bitmap that failed: a timeout or a lost connection ends the fetch (-1 with err), any other
+ * failure is counted and the fetch goes on. */
+static int jdwp_fetch_failed(jdwp_fetch_run *run, size_t i, const char *e, char *err, size_t errlen)
+{
+    jdwp_fetch_summary *s = run->s;
+    uint64_t ptr = run->bm[i].ptr;
+    s->failed++;
+    if (jdwp_last_error(run->c) == JDWP_ERR_TIMEOUT) {
+        /* The app is still inside that call: further invokes on its thread would all fail. */
+        snprintf(err, errlen,
+                 "the app did not finish with bitmap 0x%" PRIx64 " in time (%.200s); stopped "
+                 "after %zu images, which are kept",
+                 ptr, e, s->fetched);
+    } else if (jdwp_conn_dead(run->c)) {
+        s->lost_connection = 1;
+        snprintf(err, errlen,
+                 "connection to the app lost after %zu of %zu bitmaps (%s); the %zu images "
+                 "fetched so far are kept",
+                 i, s->candidates, e, s->fetched);
+    } else {
+        if (s->failed == 1) snprintf(s->first_failure, sizeof s->first_failure, "0x%" PRIx64 ": %.200s", ptr, e);
+        return 0;
+    }
+    s->not_attempted = s->candidates - i - 1;
+    return -1;
+}
+
+/* Writes image i beside the dump; a disk problem will not get better on the next bitmap, so a
+ * failure ends the fetch. */
+static int jdwp_fetch_keep(jdwp_fetch_run *run, size_t i, uint8_t *png, size_t len, char *err, size_t errlen)
+{
+    jdwp_fetch_summary *s = run->s;
+    char name[40];
+    snprintf(name, sizeof name, "0x%" PRIx64 ".png", run->bm[i].ptr);
+    int r = jdwp_write_file_atomic(run->o->outdir, name, png, len, err, errlen);
+    free(png);
+    if (r < 0) {
+        s->not_attempted = s->candidates - i;
+        return -1;
+    }
+    s->fetched++;
+    s->bytes += len;
+    if (s->fetched == 1) s->seconds_first_image = jdwp_secs() - run->t0;
+    return 0;
+}
+
+enum { JDWP_STEP_NEXT, JDWP_STEP_BUDGET, JDWP_STEP_FAIL };
+
+/* Bitmap i, with the app held: compress, read, write, report progress. */
+static int jdwp_fetch_step(jdwp_fetch_run *run, size_t i, char *err, size_t errlen)
+{
+    jdwp_fetch_summary *s = run->s;
+    double left = run->budget_s - (jdwp_secs() - run->th);
+    if (left <= 0) {
+        s->stopped_by_time = 1;
+        return JDWP_STEP_BUDGET;
+    }
+    if (s->bytes >= run->budget_b) {
+        s->stopped_by_bytes = 1;
+        return JDWP_STEP_BUDGET;
+    }
+    uint8_t *png;
+    size_t len;
+    int over;
+    char e[300];
+    /* compress may outlive the budget; give it the rest of the budget plus a grace. */
+    int tmo = (int)(left * 1000) + 30000;
+    int r = jdwp_compress_one(run->c, &run->kit, &run->bm[i], tmo, run->budget_b - s->bytes, &over, &png, &len, e,
+                              sizeof e);
+    if (r == 0 && over) {
+        s->stopped_by_bytes = 1;
+        return JDWP_STEP_BUDGET;
+    }
+    int kept = r == 0 ? jdwp_fetch_keep(run, i, png, len, err, errlen) : jdwp_fetch_failed(run, i, e, err, errlen);
+    if (kept < 0) return JDWP_STEP_FAIL;
+    if (run->o->progress) {
+        jdwp_fetch_progress p = {.k = i + 1,
+                                 .n = s->candidates,
+                                 .ptr = run->bm[i].ptr,
+                                 .ok = r == 0,
+                                 .bytes = s->bytes,
+                                 .seconds_left = run->budget_s - (jdwp_secs() - run->th)};
+        run->o->progress(run->o->progress_ctx, &p);
+    }
+    return JDWP_STEP_NEXT;
+}
+
+/* With the app held: the candidates in order until done, a budget, or a failure that ends it. */
+static int jdwp_fetch_all(jdwp_fetch_run *run, char *err, size_t errlen)
+{
+    jdwp_fetch_summary *s = run->s;
+    int step = JDWP_STEP_NEXT;
+    for (size_t i = 0; i < s->candidates && step == JDWP_STEP_NEXT; i++) step = jdwp_fetch_step(run, i, err, errlen);
+    if (step == JDWP_STEP_FAIL) return -1;
+    s->stopped_by_budget = s->stopped_by_time || s->stopped_by_bytes;
+    if (s->stopped_by_budget) s->not_attempted = s->candidates - s->fetched - s->failed;
+    return 0;
+}
+
+int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    jdwp_fetch_run run = {.c = c, .o = o, .s = s, .t0 = jdwp_secs()};
+    run.budget_s = o->budget_seconds > 0 ? o->budget_seconds : JDWP_BUDGET_SECONDS;
+    run.budget_b = o->budget_bytes ? o->budget_bytes : JDWP_BUDGET_BYTES;
+    int rc = -1, held = 0;
+    if (jdwp_fetch_list(&run, err, errlen) < 0) goto done;
     if (s->candidates == 0) {
         rc = 0;
         goto done;
     }
-
-    if (jdwp_safe_point(c, o->safe_point_ms ? o->safe_point_ms : JDWP_SAFE_POINT_MS, o->nudge, o->nudge_ctx,
-                        &kit.thread, err, errlen) < 0)
-        goto done;
+    if (jdwp_safe_point(c, o->safe_point_ms, o->nudge, o->nudge_ctx, &run.kit.thread, err, errlen) < 0) goto done;
     held = 1;
-    double th = jdwp_secs();
-    s->seconds_safe_point = th - t0;
-    if (jdwp_resolve_kit(c, &kit, s, err, errlen) < 0) goto done;
-
-    rc = 0;
-    for (size_t i = 0; i < s->candidates; i++) {
-        double left = budget_s - (jdwp_secs() - th);
-        if (left <= 0) {
-            s->stopped_by_time = 1;
-            break;
-        }
-        if (s->bytes >= budget_b) {
-            s->stopped_by_bytes = 1;
-            break;
-        }
-        const jdwp_bitmap *b = &bm[i];
-        uint8_t *png;
-        size_t len;
-        int over;
-        char e[300];
-        /* compress may outlive the budget; give it the rest of the budget plus a grace. */
-        int tmo = (int)(left * 1000) + 30000;
-        int r = jdwp_compress_one(c, &kit, b, tmo, budget_b - s->bytes, &over, &png, &len, e, sizeof e);
-        if (r == 0 && over) {
-            s->stopped_by_bytes = 1;
-            break;
-        }
-        if (r == 0) {
-            char name[40];
-            snprintf(name, sizeof name, "0x%" PRIx64 ".png", b->ptr);
-            r = jdwp_write_file_atomic(o->outdir, name, png, len, e, sizeof e);
-            free(png);
-            if (r < 0) { /* a disk problem will not get better on the next bitmap */
-                snprintf(err, errlen, "%s", e);
-                s->not_attempted = s->candidates - i;
-                rc = -1;
-                break;
-            }
-            s->fetched++;
-            s->bytes += len;
-            if (s->fetched == 1) s->seconds_first_image = jdwp_secs() - t0;
-        } else if (jdwp_last_error(c) == JDWP_ERR_TIMEOUT) {
-            /* The app is still inside that call: further invokes on its thread would all fail. */
-            s->failed++;
-            snprintf(err, errlen,
-                     "the app did not finish with bitmap 0x%" PRIx64 " in time (%.200s); stopped "
-                     "after %zu images, which are kept",
-                     b->ptr, e, s->fetched);
-            s->not_attempted = s->candidates - i - 1;
-            rc = -1;
-            break;
-        } else if (jdwp_conn_dead(c)) {
-            s->lost_connection = 1;
-            s->failed++;
-            snprintf(err, errlen,
-                     "connection to the app lost after %zu of %zu bitmaps (%s); the %zu images "
-                     "fetched so far are kept",
-                     i, s->candidates, e, s->fetched);
-            s->not_attempted = s->candidates - i - 1;
-            rc = -1;
-            break;
-        } else {
-            if (!s->failed) snprintf(s->first_failure, sizeof s->first_failure, "0x%" PRIx64 ": %.200s", b->ptr, e);
-            s->failed++;
-        }
-        if (o->progress) {
-            jdwp_fetch_progress p = {.k = i + 1,
-                                     .n = s->candidates,
-                                     .ptr = b->ptr,
-                                     .ok = r == 0,
-                                     .bytes = s->bytes,
-                                     .seconds_left = budget_s - (jdwp_secs() - th)};
-            o->progress(o->progress_ctx, &p);
-        }
-    }
-    s->stopped_by_budget = s->stopped_by_time || s->stopped_by_bytes;
-    if (s->stopped_by_budget) s->not_attempted = s->candidates - s->fetched - s->failed;
-
+    run.th = jdwp_secs();
+    s->seconds_safe_point = run.th - run.t0;
+    if (jdwp_resolve_kit(c, &run.kit, s, err, errlen) < 0) goto done;
+    rc = jdwp_fetch_all(&run, err, errlen);
 done:
     if (held && !jdwp_conn_dead(c)) {
         char e[200];
@@ -352,7 +391,7 @@ done:
             rc = -1;
         }
     }
-    free(bm);
-    s->seconds_total = jdwp_secs() - t0;
+    free(run.bm);
+    s->seconds_total = jdwp_secs() - run.t0;
     return rc;
 }

@@ -50,8 +50,4 @@ typedef struct jdwp_fetch_summary {
  * The VM is resumed before returning; the caller closes the connection (which disposes). */
 int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s, char *err, size_t errlen);
 
-/* Writes data atomically to dir/name (temp file + rename). */
-int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len, char *err,
-                           size_t errlen);
-
 #endif

@@ -11,9 +11,6 @@
 
 #define JDWP_PLUGIN_TIMEOUT_MS 10000
 
-HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
-
-static const hk_host *jdwp_host;
 static hk_plugin *jdwp_self;
 
 typedef struct jdwp_nudge_ctx {
@@ -26,20 +23,20 @@ typedef struct jdwp_nudge_ctx {
 static int jdwp_plugin_nudge(void *ctx, char *err, size_t errlen)
 {
     const jdwp_nudge_ctx *n = ctx;
-    if (!jdwp_host->device_shell || !n->pid) return 0;
+    if (!hk_api->device_shell || !n->pid) return 0;
     char cmd[64];
     snprintf(cmd, sizeof cmd, "dumpsys meminfo %d", n->pid);
     hk_buf *out = NULL;
     int code = 0;
     /* The output is not needed; the host's device_shell wants a buffer only when given one. */
-    return jdwp_host->device_shell(n->serial, cmd, out, &code, err, errlen);
+    return hk_api->device_shell(n->serial, cmd, out, &code, err, errlen);
 }
 
 static void jdwp_plugin_progress(void *ctx, const jdwp_fetch_progress *p)
 {
     (void)ctx;
-    jdwp_host->progress(jdwp_self, "bitmap %zu of %zu, %llu bytes, %.0f s left in the budget", p->k, p->n,
-                        (unsigned long long)p->bytes, p->seconds_left);
+    hk_api->progress(jdwp_self, "bitmap %zu of %zu, %llu bytes, %.0f s left in the budget", p->k, p->n,
+                     (unsigned long long)p->bytes, p->seconds_left);
 }
 
 /* Opens the JDWP stream the request names: a JVM on HOST:PORT, or jdwp:PID on a device. */
@@ -55,24 +52,27 @@ static int jdwp_plugin_connect(const hk_fetch_request *req, jdwp_conn **c, char 
         }
         char svc[32];
         snprintf(svc, sizeof svc, "jdwp:%d", req->pid);
-        if (jdwp_host->device_open(req->serial, svc, &fd, err, errlen) < 0) return -1;
+        if (hk_api->device_open(req->serial, svc, &fd, err, errlen) < 0) return -1;
     }
     return jdwp_conn_open(c, fd, JDWP_PLUGIN_TIMEOUT_MS, err, errlen);
 }
 
-/* A plugins.ini number, or def when the key is absent or not a positive number. */
-static double jdwp_plugin_setting(const char *key, double def)
+/* plugins.ini [jdwp] settings, read once in init (a bad one fails the plugin there, named). */
+static double jdwp_budget_seconds = JDWP_BUDGET_SECONDS, jdwp_budget_bytes = (double)JDWP_BUDGET_BYTES,
+              jdwp_safe_point_seconds = JDWP_SAFE_POINT_MS / 1000.0;
+
+static int jdwp_plugin_settings(hk_plugin *self, char *err, size_t errlen)
 {
-    const char *v = jdwp_host->config(jdwp_self, key);
-    if (!v) return def;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || d <= 0) {
-        jdwp_host->log(jdwp_self, HK_LOG_WARN, "plugins.ini [jdwp] %s = '%s' is not a positive number; using %g", key,
-                       v, def);
-        return def;
+    static const char *const keys[] = {"budget_seconds", "budget_bytes", "safe_point_seconds"};
+    double *vals[] = {&jdwp_budget_seconds, &jdwp_budget_bytes, &jdwp_safe_point_seconds};
+    for (int i = 0; i < 3; i++) {
+        if (hk_api->config_number(self, keys[i], *vals[i], vals[i], err, errlen) < 0) return -1;
+        if (*vals[i] <= 0) {
+            snprintf(err, errlen, "plugin jdwp: setting %s = %g: expected a positive number", keys[i], *vals[i]);
+            return -1;
+        }
     }
-    return d;
+    return 0;
 }
 
 static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_result *res, char *err, size_t errlen)
@@ -84,11 +84,9 @@ static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_res
     jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
     jdwp_fetch_opts o = {
         .outdir = req->out_dir,
-        .budget_seconds =
-            req->budget_seconds > 0 ? req->budget_seconds : jdwp_plugin_setting("budget_seconds", JDWP_BUDGET_SECONDS),
-        .budget_bytes = req->budget_bytes ? req->budget_bytes
-                                          : (uint64_t)jdwp_plugin_setting("budget_bytes", (double)JDWP_BUDGET_BYTES),
-        .safe_point_ms = (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
+        .budget_seconds = req->budget_seconds > 0 ? req->budget_seconds : jdwp_budget_seconds,
+        .budget_bytes = req->budget_bytes ? req->budget_bytes : (uint64_t)jdwp_budget_bytes,
+        .safe_point_ms = (int)(jdwp_safe_point_seconds * 1000),
         .nudge = jdwp_plugin_nudge,
         .nudge_ctx = &nctx,
         .progress = jdwp_plugin_progress,
@@ -103,12 +101,12 @@ static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_res
     res->bytes = s.bytes;
     res->seconds = s.seconds_total;
     if (s.failed && s.first_failure[0])
-        jdwp_host->log(jdwp_self, HK_LOG_WARN, "%zu bitmaps failed; the first: %s", s.failed, s.first_failure);
+        hk_api->log(jdwp_self, HK_LOG_WARN, "%zu bitmaps failed; the first: %s", s.failed, s.first_failure);
     if (s.stopped_by_budget)
-        jdwp_host->log(jdwp_self, HK_LOG_INFO,
-                       "the %s budget stopped the fetch with %zu bitmaps left (largest first, "
-                       "so the small ones were left)",
-                       s.stopped_by_time ? "time" : "byte", s.not_attempted);
+        hk_api->log(jdwp_self, HK_LOG_INFO,
+                    "the %s budget stopped the fetch with %zu bitmaps left (largest first, "
+                    "so the small ones were left)",
+                    s.stopped_by_time ? "time" : "byte", s.not_attempted);
     return rc;
 }
 
@@ -118,8 +116,7 @@ static int jdwp_plugin_gc(void *ud, const hk_fetch_request *req, char *err, size
     jdwp_conn *c;
     if (jdwp_plugin_connect(req, &c, err, errlen) < 0) return -1;
     jdwp_nudge_ctx nctx = {req->serial, req->jdwp_addr ? 0 : req->pid};
-    int rc = jdwp_gc(c, (int)(jdwp_plugin_setting("safe_point_seconds", JDWP_SAFE_POINT_MS / 1000.0) * 1000),
-                     jdwp_plugin_nudge, &nctx, err, errlen);
+    int rc = jdwp_gc(c, (int)(jdwp_safe_point_seconds * 1000), jdwp_plugin_nudge, &nctx, err, errlen);
     jdwp_conn_close(c);
     return rc;
 }
@@ -132,18 +129,12 @@ static const hk_fetcher jdwp_fetcher = {
     .gc = jdwp_plugin_gc,
 };
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
+static int jdwp_init(hk_plugin *self, char *err, size_t errlen)
 {
-    if (host->size < offsetof(hk_host, device_dump_heap) + sizeof host->device_dump_heap) {
-        snprintf(err, errlen, "the host's function table is older than this plugin needs");
-        return -1;
-    }
-    jdwp_host = host;
     jdwp_self = self;
-    if (host->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol") < 0 ||
-        host->register_fetcher(self, &jdwp_fetcher, NULL) < 0) {
-        snprintf(err, errlen, "the host refused the jdwp fetcher registration");
-        return -1;
-    }
-    return 0;
+    if (jdwp_plugin_settings(self, err, errlen) < 0) return -1;
+    hk_api->describe(self, "jdwp", "0.1.0", "live bitmaps and GC through the Java debugger protocol");
+    return hk_api->register_fetcher(self, &jdwp_fetcher, NULL); /* a refusal is the host's reason */
 }
+
+HK_PLUGIN_INIT(jdwp_init)

@@ -35,6 +35,16 @@ static const char *check_config(hk_plugin *self, const char *key)
     return !strcmp(key, "budget_bytes") ? check_budget_bytes : NULL;
 }
 
+/* the host's own parser is not linked here: a number or the default is all the plugin needs */
+static int check_config_number(hk_plugin *self, const char *key, double def, double *out, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    const char *v = check_config(self, key);
+    *out = v ? strtod(v, NULL) : def;
+    return 0;
+}
+
 static void check_log(hk_plugin *self, int level, const char *fmt, ...)
 {
     (void)self;
@@ -82,6 +92,7 @@ int main(int argc, char **argv)
     host.describe = check_describe;
     host.register_fetcher = check_register_fetcher;
     host.config = check_config;
+    host.config_number = check_config_number;
     host.log = check_log;
     host.progress = check_progress;
     char err[512] = "";

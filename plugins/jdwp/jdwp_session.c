@@ -83,7 +83,7 @@ static int jdwp_cmd_ack(jdwp_conn *c, uint8_t set, uint8_t cmd, jdwp_out *o, con
 static uint64_t jdwp_in_tagged_ref(jdwp_in *in, const jdwp_conn *c)
 {
     jdwp_in_u8(in);
-    return jdwp_in_id(in, jdwp_reftype_id_size(c));
+    return jdwp_in_id(in, jdwp_id_size(c, JDWP_ID_REFTYPE));
 }
 
 /* Runs n requests of one command pipelined: at most depth (<= JDWP_PIPELINE) in flight, so
@@ -123,9 +123,8 @@ static int jdwp_pipeline(jdwp_conn *c, uint8_t set, uint8_t cmd, const char *wha
 int jdwp_can_list_instances(jdwp_conn *c, int *ok, char *err, size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd(c, JDWP_VM, JDWP_VM_CAPABILITIES_NEW, NULL, -1, "VirtualMachine.CapabilitiesNew", &rp, err, errlen) <
-        0)
-        return -1;
+    const char *what = "VirtualMachine.CapabilitiesNew";
+    if (jdwp_cmd(c, JDWP_VM, JDWP_VM_CAPABILITIES_NEW, NULL, -1, what, &rp, err, errlen) < 0) return -1;
     const uint8_t *caps = jdwp_in_bytes(&rp.in, JDWP_CAP_INSTANCE_INFO + 1);
     *ok = caps ? caps[JDWP_CAP_INSTANCE_INFO] != 0 : 0;
     return jdwp_reply_end(&rp, err, errlen);
@@ -152,7 +151,7 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
                      size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_FIELDS, jdwp_reftype_id_size(c), ref, "ReferenceType.Fields", &rp, err,
+    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_FIELDS, jdwp_id_size(c, JDWP_ID_REFTYPE), ref, "ReferenceType.Fields", &rp, err,
                     errlen) < 0)
         return -1;
     uint32_t count = jdwp_in_u32(&rp.in);
@@ -163,7 +162,7 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
         return -1;
     }
     for (uint32_t i = 0; i < count && !rp.in.bad; i++) {
-        uint64_t id = jdwp_in_id(&rp.in, jdwp_field_id_size(c));
+        uint64_t id = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_FIELD));
         char *name = jdwp_in_str(&rp.in);
         jdwp_in_skip_str(&rp.in);
         jdwp_in_u32(&rp.in);
@@ -188,10 +187,10 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
 static int jdwp_superclass(jdwp_conn *c, uint64_t ref, uint64_t *super, char *err, size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_CT, JDWP_CT_SUPERCLASS, jdwp_reftype_id_size(c), ref, "ClassType.Superclass", &rp, err,
-                    errlen) < 0)
+    if (jdwp_cmd_id(c, JDWP_CT, JDWP_CT_SUPERCLASS, jdwp_id_size(c, JDWP_ID_REFTYPE), ref, "ClassType.Superclass", &rp,
+                    err, errlen) < 0)
         return -1;
-    *super = jdwp_in_id(&rp.in, jdwp_reftype_id_size(c));
+    *super = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_REFTYPE));
     return jdwp_reply_end(&rp, err, errlen);
 }
 
@@ -200,13 +199,13 @@ int jdwp_method_find(jdwp_conn *c, uint64_t ref, const char *name, const char *s
 {
     for (uint64_t cls = ref; cls;) {
         jdwp_reply rp;
-        if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_METHODS, jdwp_reftype_id_size(c), cls, "ReferenceType.Methods", &rp, err,
-                        errlen) < 0)
+        if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_METHODS, jdwp_id_size(c, JDWP_ID_REFTYPE), cls, "ReferenceType.Methods",
+                        &rp, err, errlen) < 0)
             return -1;
         uint32_t count = jdwp_in_u32(&rp.in);
         int hit = 0;
         for (uint32_t i = 0; i < count && !rp.in.bad && !hit; i++) {
-            uint64_t id = jdwp_in_id(&rp.in, jdwp_method_id_size(c));
+            uint64_t id = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_METHOD));
             char *mname = jdwp_in_str(&rp.in);
             char *msig = jdwp_in_str(&rp.in);
             jdwp_in_u32(&rp.in);
@@ -230,7 +229,7 @@ int jdwp_instances(jdwp_conn *c, uint64_t ref, uint64_t **objs, size_t *n, char 
     *objs = NULL;
     *n = 0;
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_reftype_id_size(c), ref);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_REFTYPE), ref);
     jdwp_out_u32(&o, 0);
     jdwp_reply rp;
     /* A heap walk: allow more than a plain command. */
@@ -238,7 +237,7 @@ int jdwp_instances(jdwp_conn *c, uint64_t ref, uint64_t **objs, size_t *n, char 
                  errlen) < 0)
         return -1;
     uint32_t count = jdwp_in_u32(&rp.in);
-    size_t each = 1 + jdwp_object_id_size(c);
+    size_t each = 1 + jdwp_id_size(c, JDWP_ID_OBJECT);
     if (rp.in.bad || count > (rp.in.len - rp.in.pos) / each) {
         jdwp_packet_free(rp.pkt);
         snprintf(err, errlen, "ReferenceType.Instances: reply shorter than its count");
@@ -266,9 +265,9 @@ typedef struct jdwp_values_job {
 static void jdwp_values_build(void *ctx, const jdwp_conn *c, size_t i, jdwp_out *o)
 {
     const jdwp_values_job *j = ctx;
-    jdwp_out_id(o, jdwp_object_id_size(c), j->objs[i]);
+    jdwp_out_id(o, jdwp_id_size(c, JDWP_ID_OBJECT), j->objs[i]);
     jdwp_out_u32(o, (uint32_t)j->nfields);
-    for (size_t k = 0; k < j->nfields; k++) jdwp_out_id(o, jdwp_field_id_size(c), j->fields[k]);
+    for (size_t k = 0; k < j->nfields; k++) jdwp_out_id(o, jdwp_id_size(c, JDWP_ID_FIELD), j->fields[k]);
 }
 
 static int jdwp_values_take(void *ctx, jdwp_conn *c, size_t i, int rc, jdwp_reply *rp, char *err, size_t errlen)
@@ -293,9 +292,9 @@ int jdwp_get_values_many(jdwp_conn *c, const uint64_t *objs, size_t n, const uin
 int jdwp_static_value(jdwp_conn *c, uint64_t ref, uint64_t field, jdwp_value *out, char *err, size_t errlen)
 {
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_reftype_id_size(c), ref);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_REFTYPE), ref);
     jdwp_out_u32(&o, 1);
-    jdwp_out_id(&o, jdwp_field_id_size(c), field);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_FIELD), field);
     jdwp_reply rp;
     if (jdwp_cmd(c, JDWP_RT, JDWP_RT_GET_VALUES, &o, -1, "ReferenceType.GetValues", &rp, err, errlen) < 0) return -1;
     jdwp_in_u32(&rp.in);
@@ -325,9 +324,9 @@ static int jdwp_event_thread(jdwp_conn *c, const jdwp_packet *ev, uint32_t req, 
         uint32_t id = jdwp_in_u32(&in);
         if (kind == JDWP_EK_VM_DEATH) return -2;
         if (kind != JDWP_EK_METHOD_ENTRY) return 0; /* unknown layout: cannot read further */
-        uint64_t t = jdwp_in_id(&in, jdwp_object_id_size(c));
+        uint64_t t = jdwp_in_id(&in, jdwp_id_size(c, JDWP_ID_OBJECT));
         jdwp_in_tagged_ref(&in, c);
-        jdwp_in_id(&in, jdwp_method_id_size(c));
+        jdwp_in_id(&in, jdwp_id_size(c, JDWP_ID_METHOD));
         jdwp_in_u64(&in);
         if (!in.bad && id == req) {
             *thread = t;
@@ -340,6 +339,7 @@ static int jdwp_event_thread(jdwp_conn *c, const jdwp_packet *ev, uint32_t req, 
 int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
                     size_t errlen)
 {
+    if (timeout_ms == 0) timeout_ms = JDWP_SAFE_POINT_MS;
     jdwp_out o = {0};
     jdwp_out_u8(&o, JDWP_EK_METHOD_ENTRY);
     jdwp_out_u8(&o, JDWP_SUSPEND_ALL);
@@ -397,17 +397,18 @@ int jdwp_vm_resume(jdwp_conn *c, char *err, size_t errlen)
     return jdwp_cmd_ack(c, JDWP_VM, JDWP_VM_RESUME, NULL, "VirtualMachine.Resume", err, errlen);
 }
 
-int jdwp_object_signature(jdwp_conn *c, uint64_t obj, char **sig, char *err, size_t errlen)
+/* The class signature of an object (for messages); *sig malloc'd. */
+static int jdwp_object_signature(jdwp_conn *c, uint64_t obj, char **sig, char *err, size_t errlen)
 {
     *sig = NULL;
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_OR, JDWP_OR_REFERENCE_TYPE, jdwp_object_id_size(c), obj, "ObjectReference.ReferenceType",
-                    &rp, err, errlen) < 0)
+    if (jdwp_cmd_id(c, JDWP_OR, JDWP_OR_REFERENCE_TYPE, jdwp_id_size(c, JDWP_ID_OBJECT), obj,
+                    "ObjectReference.ReferenceType", &rp, err, errlen) < 0)
         return -1;
     uint64_t ref = jdwp_in_tagged_ref(&rp.in, c);
     if (jdwp_reply_end(&rp, err, errlen) < 0) return -1;
-    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_SIGNATURE, jdwp_reftype_id_size(c), ref, "ReferenceType.Signature", &rp, err,
-                    errlen) < 0)
+    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_SIGNATURE, jdwp_id_size(c, JDWP_ID_REFTYPE), ref, "ReferenceType.Signature",
+                    &rp, err, errlen) < 0)
         return -1;
     *sig = jdwp_in_str(&rp.in);
     return jdwp_reply_end(&rp, err, errlen);
@@ -455,9 +456,9 @@ static int jdwp_class_invoke(jdwp_conn *c, uint8_t cmd, const char *what, uint64
                              size_t errlen)
 {
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_reftype_id_size(c), cls);
-    jdwp_out_id(&o, jdwp_object_id_size(c), thread);
-    jdwp_out_id(&o, jdwp_method_id_size(c), mid);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_REFTYPE), cls);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_OBJECT), thread);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_METHOD), mid);
     return jdwp_invoke(c, JDWP_CT, cmd, &o, args, nargs, timeout_ms, what, res, err, errlen);
 }
 
@@ -472,10 +473,10 @@ int jdwp_invoke_method(jdwp_conn *c, uint64_t obj, uint64_t thread, uint64_t cls
                        size_t nargs, int timeout_ms, jdwp_invoke_result *res, char *err, size_t errlen)
 {
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_object_id_size(c), obj);
-    jdwp_out_id(&o, jdwp_object_id_size(c), thread);
-    jdwp_out_id(&o, jdwp_reftype_id_size(c), cls);
-    jdwp_out_id(&o, jdwp_method_id_size(c), mid);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_OBJECT), obj);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_OBJECT), thread);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_REFTYPE), cls);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_METHOD), mid);
     return jdwp_invoke(c, JDWP_OR, JDWP_OR_INVOKE, &o, args, nargs, timeout_ms, "ObjectReference.InvokeMethod", res,
                        err, errlen);
 }
@@ -498,7 +499,7 @@ int jdwp_new_instance(jdwp_conn *c, uint64_t cls, uint64_t thread, uint64_t mid,
 int jdwp_disable_gc(jdwp_conn *c, uint64_t obj, char *err, size_t errlen)
 {
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_object_id_size(c), obj);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_OBJECT), obj);
     return jdwp_cmd_ack(c, JDWP_OR, JDWP_OR_DISABLE_GC, &o, "ObjectReference.DisableCollection", err, errlen);
 }
 
@@ -506,7 +507,7 @@ void jdwp_enable_gc(jdwp_conn *c, uint64_t obj)
 {
     if (!obj || jdwp_conn_dead(c)) return;
     jdwp_out o = {0};
-    jdwp_out_id(&o, jdwp_object_id_size(c), obj);
+    jdwp_out_id(&o, jdwp_id_size(c, JDWP_ID_OBJECT), obj);
     char e[200];
     jdwp_cmd_ack(c, JDWP_OR, JDWP_OR_ENABLE_GC, &o, "ObjectReference.EnableCollection", e, sizeof e);
 }
@@ -514,26 +515,11 @@ void jdwp_enable_gc(jdwp_conn *c, uint64_t obj)
 int jdwp_array_length(jdwp_conn *c, uint64_t arr, uint32_t *len, char *err, size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_AR, JDWP_AR_LENGTH, jdwp_object_id_size(c), arr, "ArrayReference.Length", &rp, err,
+    if (jdwp_cmd_id(c, JDWP_AR, JDWP_AR_LENGTH, jdwp_id_size(c, JDWP_ID_OBJECT), arr, "ArrayReference.Length", &rp, err,
                     errlen) < 0)
         return -1;
     *len = jdwp_in_u32(&rp.in);
     return jdwp_reply_end(&rp, err, errlen);
-}
-
-int jdwp_byte_array(jdwp_conn *c, uint64_t arr, size_t max_len, uint8_t **bytes, size_t *len, char *err, size_t errlen)
-{
-    *bytes = NULL;
-    *len = 0;
-    uint32_t n;
-    if (jdwp_array_length(c, arr, &n, err, errlen) < 0) return -1;
-    if (n > max_len) {
-        snprintf(err, errlen, "array of %u bytes is over the %zu-byte limit", n, max_len);
-        return -1;
-    }
-    if (jdwp_byte_array_read(c, arr, n, bytes, err, errlen) < 0) return -1;
-    *len = n;
-    return 0;
 }
 
 typedef struct jdwp_bytes_job {
@@ -553,7 +539,7 @@ static void jdwp_bytes_build(void *ctx, const jdwp_conn *c, size_t i, jdwp_out *
 {
     const jdwp_bytes_job *j = ctx;
     uint32_t first, cnt = jdwp_bytes_chunk(j, i, &first);
-    jdwp_out_id(o, jdwp_object_id_size(c), j->arr);
+    jdwp_out_id(o, jdwp_id_size(c, JDWP_ID_OBJECT), j->arr);
     jdwp_out_u32(o, first);
     jdwp_out_u32(o, cnt);
 }
@@ -594,23 +580,13 @@ int jdwp_byte_array_read(jdwp_conn *c, uint64_t arr, uint32_t n, uint8_t **bytes
     return 0;
 }
 
-int jdwp_string_value(jdwp_conn *c, uint64_t str, char **s, char *err, size_t errlen)
-{
-    jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_SR, JDWP_SR_VALUE, jdwp_object_id_size(c), str, "StringReference.Value", &rp, err, errlen) <
-        0)
-        return -1;
-    *s = jdwp_in_str(&rp.in);
-    return jdwp_reply_end(&rp, err, errlen);
-}
-
 int jdwp_class_loader(jdwp_conn *c, uint64_t ref, uint64_t *loader, char *err, size_t errlen)
 {
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_CLASS_LOADER, jdwp_reftype_id_size(c), ref, "ReferenceType.ClassLoader", &rp,
-                    err, errlen) < 0)
+    if (jdwp_cmd_id(c, JDWP_RT, JDWP_RT_CLASS_LOADER, jdwp_id_size(c, JDWP_ID_REFTYPE), ref,
+                    "ReferenceType.ClassLoader", &rp, err, errlen) < 0)
         return -1;
-    *loader = jdwp_in_id(&rp.in, jdwp_object_id_size(c));
+    *loader = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_OBJECT));
     return jdwp_reply_end(&rp, err, errlen);
 }
 
@@ -622,7 +598,7 @@ static int jdwp_string_new(jdwp_conn *c, const char *s, uint64_t *str, char *err
     jdwp_reply rp;
     if (jdwp_cmd(c, JDWP_VM, JDWP_VM_CREATE_STRING, &o, -1, "VirtualMachine.CreateString", &rp, err, errlen) < 0)
         return -1;
-    *str = jdwp_in_id(&rp.in, jdwp_object_id_size(c));
+    *str = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_OBJECT));
     if (jdwp_reply_end(&rp, err, errlen) < 0) return -1;
     return jdwp_disable_gc(c, *str, err, errlen);
 }
@@ -634,7 +610,7 @@ int jdwp_class_load(jdwp_conn *c, uint64_t thread, const char *sig, uint64_t loa
     if (jdwp_class_find(c, sig, ref, err, errlen) < 0) return -1;
     if (*ref) return 0;
     /* Not loaded yet (an app that never compressed anything has no CompressFormat): have the app
-   * load it with the loader that loaded its Bitmap. */
+     * load it with the loader that loaded its Bitmap. */
     uint64_t cls_class, forname;
     if (jdwp_class_find(c, "Ljava/lang/Class;", &cls_class, err, errlen) < 0) return -1;
     if (!cls_class ||
@@ -669,7 +645,7 @@ int jdwp_class_load(jdwp_conn *c, uint64_t thread, const char *sig, uint64_t loa
     }
     free(name);
     jdwp_reply rp;
-    if (jdwp_cmd_id(c, JDWP_COR, JDWP_COR_REFLECTED_TYPE, jdwp_object_id_size(c), res.ret.v,
+    if (jdwp_cmd_id(c, JDWP_COR, JDWP_COR_REFLECTED_TYPE, jdwp_id_size(c, JDWP_ID_OBJECT), res.ret.v,
                     "ClassObjectReference.ReflectedType", &rp, err, errlen) < 0)
         return -1;
     *ref = jdwp_in_tagged_ref(&rp.in, c);

@@ -30,8 +30,8 @@ int jdwp_get_values_many(jdwp_conn *c, const uint64_t *objs, size_t n, const uin
 int jdwp_static_value(jdwp_conn *c, uint64_t ref, uint64_t field, jdwp_value *out, char *err, size_t errlen);
 
 /* Requests one MethodEntry (Count=1, suspend all), calls nudge now and every few seconds, and
- * waits up to timeout_ms for the event. Success leaves the VM suspended by the event with
- * *thread able to invoke; jdwp_vm_resume (or jdwp_conn_close) undoes it. */
+ * waits up to timeout_ms (0: JDWP_SAFE_POINT_MS) for the event. Success leaves the VM suspended
+ * by the event with *thread able to invoke; jdwp_vm_resume (or jdwp_conn_close) undoes it. */
 int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
                     size_t errlen);
 int jdwp_vm_resume(jdwp_conn *c, char *err, size_t errlen);
@@ -54,15 +54,9 @@ int jdwp_disable_gc(jdwp_conn *c, uint64_t obj, char *err, size_t errlen);
 /* Best effort: a failure only means the VM forgot the object already. */
 void jdwp_enable_gc(jdwp_conn *c, uint64_t obj);
 
-/* A byte[]'s contents, read in pipelined chunks; *bytes malloc'd. max_len: refuse larger. */
-int jdwp_byte_array(jdwp_conn *c, uint64_t arr, size_t max_len, uint8_t **bytes, size_t *len, char *err, size_t errlen);
 /* The first n bytes of a byte[] whose length the caller knows; *bytes malloc'd. */
 int jdwp_byte_array_read(jdwp_conn *c, uint64_t arr, uint32_t n, uint8_t **bytes, char *err, size_t errlen);
 int jdwp_array_length(jdwp_conn *c, uint64_t arr, uint32_t *len, char *err, size_t errlen);
-/* StringReference.Value; *s malloc'd. */
-int jdwp_string_value(jdwp_conn *c, uint64_t str, char **s, char *err, size_t errlen);
-/* The class signature of an object (for messages); *sig malloc'd. */
-int jdwp_object_signature(jdwp_conn *c, uint64_t obj, char **sig, char *err, size_t errlen);
 
 /* Finds a class, loading it with Class.forName(name, true, loader) on thread when not loaded
  * yet. loader 0 = boot class loader. sig is a JNI signature "Ljava/io/ByteArrayOutputStream;".

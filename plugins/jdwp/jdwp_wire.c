@@ -27,7 +27,7 @@ struct jdwp_conn {
     int timeout_ms;
     int last_error;
     uint32_t next_id;
-    size_t field_sz, method_sz, object_sz, reftype_sz, frame_sz;
+    size_t id_sz[JDWP_ID_KINDS];       /* in the order VirtualMachine.IDSizes replies */
     jdwp_packet *events, *events_tail; /* VM commands (events) in arrival order */
     jdwp_packet *stash;                /* replies read while waiting for another id */
 };
@@ -96,7 +96,7 @@ static const struct {
     {512, "INVALID_COUNT"},
 };
 
-const char *jdwp_error_name(int code)
+static const char *jdwp_error_name(int code)
 {
     for (size_t i = 0; i < sizeof jdwp_errors / sizeof jdwp_errors[0]; i++)
         if (jdwp_errors[i].code == code) return jdwp_errors[i].name;
@@ -125,21 +125,26 @@ static int jdwp_io_wait(int fd, short events, int64_t deadline)
     }
 }
 
+/* Waits until fd can be read (POLLIN) or written (POLLOUT): 0, or -1 with err and *timed_out
+ * telling a timeout from a failed poll. */
+static int jdwp_io_ready(int fd, short events, int64_t deadline, int *timed_out, char *err, size_t errlen)
+{
+    int w = jdwp_io_wait(fd, events, deadline);
+    *timed_out = w == 0;
+    if (w > 0) return 0;
+    if (w == 0) snprintf(err, errlen, "JDWP: timed out %s the VM", events == POLLOUT ? "sending to" : "waiting for");
+    else snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
+    return -1;
+}
+
 /* Writes all of buf before deadline. MSG_NOSIGNAL: a VM killed mid-fetch must give an error,
  * not a SIGPIPE that kills the host. */
 static int jdwp_write_all(int fd, const uint8_t *buf, size_t n, int64_t deadline, char *err, size_t errlen)
 {
     int is_sock = 1;
     while (n > 0) {
-        int w = jdwp_io_wait(fd, POLLOUT, deadline);
-        if (w == 0) {
-            snprintf(err, errlen, "JDWP: timed out sending to the VM");
-            return -1;
-        }
-        if (w < 0) {
-            snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
-            return -1;
-        }
+        int timed_out;
+        if (jdwp_io_ready(fd, POLLOUT, deadline, &timed_out, err, errlen) < 0) return -1;
         ssize_t k = is_sock ? send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) : write(fd, buf, n);
         if (k < 0 && is_sock && errno == ENOTSOCK) {
             is_sock = 0;
@@ -162,16 +167,7 @@ static int jdwp_read_all(int fd, uint8_t *buf, size_t n, int64_t deadline, int *
 {
     *timed_out = 0;
     while (n > 0) {
-        int w = jdwp_io_wait(fd, POLLIN, deadline);
-        if (w == 0) {
-            *timed_out = 1;
-            snprintf(err, errlen, "JDWP: timed out waiting for the VM");
-            return -1;
-        }
-        if (w < 0) {
-            snprintf(err, errlen, "JDWP: poll: %s", strerror(errno));
-            return -1;
-        }
+        if (jdwp_io_ready(fd, POLLIN, deadline, timed_out, err, errlen) < 0) return -1;
         ssize_t k = read(fd, buf, n);
         if (k < 0) {
             if (errno == EINTR || errno == EAGAIN) continue;
@@ -210,7 +206,7 @@ int jdwp_tcp_connect(const char *hostport, int timeout_ms, int *fd, char *err, s
     int s = -1, saved = 0;
     int64_t start = jdwp_now_ms(), deadline = start + timeout_ms;
     /* A JDK agent listens again only a moment after the previous debugger detached (a GC right
-   * before a fetch): retry a refused connection briefly before calling it refused. */
+     * before a fetch): retry a refused connection briefly before calling it refused. */
 retry:
     for (struct addrinfo *a = res; a; a = a->ai_next) {
         s = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
@@ -354,7 +350,7 @@ int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint
     }
     size_t dlen = o ? o->len : 0;
     /* Header and data in one write: two small writes meet Nagle and the peer's delayed ACK and
-   * cost 40 ms per round trip. */
+     * cost 40 ms per round trip. */
     uint8_t small[256], *h = JDWP_HEADER + dlen <= sizeof small ? small : malloc(JDWP_HEADER + dlen);
     if (!h) {
         snprintf(err, errlen, "out of memory sending a JDWP command");
@@ -514,7 +510,7 @@ int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t er
     c->fd = fd;
     c->timeout_ms = timeout_ms;
     c->next_id = 1;
-    c->object_sz = c->reftype_sz = c->field_sz = c->method_sz = c->frame_sz = 8;
+    for (int k = 0; k < JDWP_ID_KINDS; k++) c->id_sz[k] = 8;
     jdwp_packet *r;
     if (jdwp_call(c, JDWP_VM, JDWP_VM_IDSIZES, NULL, -1, "VirtualMachine.IDSizes", &r, err, errlen) < 0) {
         jdwp_conn_close(c);
@@ -522,19 +518,17 @@ int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t er
     }
     jdwp_in in;
     jdwp_in_init(&in, r);
-    c->field_sz = jdwp_in_u32(&in);
-    c->method_sz = jdwp_in_u32(&in);
-    c->object_sz = jdwp_in_u32(&in);
-    c->reftype_sz = jdwp_in_u32(&in);
-    c->frame_sz = jdwp_in_u32(&in);
+    int bad = 0;
+    for (int k = 0; k < JDWP_ID_KINDS; k++) {
+        c->id_sz[k] = jdwp_in_u32(&in);
+        bad |= c->id_sz[k] < 1 || c->id_sz[k] > 8;
+    }
     jdwp_packet_free(r);
-    size_t *sz[] = {&c->field_sz, &c->method_sz, &c->object_sz, &c->reftype_sz, &c->frame_sz};
-    for (size_t i = 0; i < 5; i++)
-        if (in.bad || *sz[i] < 1 || *sz[i] > 8) {
-            snprintf(err, errlen, "VirtualMachine.IDSizes: unsupported id sizes from the VM");
-            jdwp_conn_close(c);
-            return -1;
-        }
+    if (in.bad || bad) {
+        snprintf(err, errlen, "VirtualMachine.IDSizes: unsupported id sizes from the VM");
+        jdwp_conn_close(c);
+        return -1;
+    }
     *out = c;
     return 0;
 }
@@ -544,7 +538,7 @@ void jdwp_conn_close(jdwp_conn *c)
     if (!c) return;
     if (!c->dead) {
         /* Resume undoes our suspend-all event; Dispose also resumes and cancels requests. Short
-     * bounded waits: a VM that does not answer is left to the socket close. */
+         * bounded waits: a VM that does not answer is left to the socket close. */
         char e[200];
         int saved = c->timeout_ms;
         c->timeout_ms = 2000;
@@ -570,25 +564,9 @@ int jdwp_conn_timeout(const jdwp_conn *c)
 {
     return c->timeout_ms;
 }
-size_t jdwp_object_id_size(const jdwp_conn *c)
+size_t jdwp_id_size(const jdwp_conn *c, jdwp_id_kind k)
 {
-    return c->object_sz;
-}
-size_t jdwp_reftype_id_size(const jdwp_conn *c)
-{
-    return c->reftype_sz;
-}
-size_t jdwp_field_id_size(const jdwp_conn *c)
-{
-    return c->field_sz;
-}
-size_t jdwp_method_id_size(const jdwp_conn *c)
-{
-    return c->method_sz;
-}
-size_t jdwp_frame_id_size(const jdwp_conn *c)
-{
-    return c->frame_sz;
+    return c->id_sz[k];
 }
 int jdwp_last_error(const jdwp_conn *c)
 {
@@ -629,10 +607,6 @@ void jdwp_out_u32(jdwp_out *o, uint32_t v)
 {
     jdwp_out_id(o, 4, v);
 }
-void jdwp_out_u64(jdwp_out *o, uint64_t v)
-{
-    jdwp_out_id(o, 8, v);
-}
 
 void jdwp_out_id(jdwp_out *o, size_t size, uint64_t v)
 {
@@ -648,7 +622,8 @@ void jdwp_out_str(jdwp_out *o, const char *s)
     jdwp_out_put(o, s, n);
 }
 
-size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
+/* Size in bytes of a value with this tag (0 for void, object ids for reference tags). */
+static size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
 {
     switch (tag) {
     case 'B':
@@ -660,7 +635,7 @@ size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag)
     case 'J':
     case 'D': return 8;
     case 'V': return 0;
-    default: return c->object_sz; /* L s t g l c [ */
+    default: return c->id_sz[JDWP_ID_OBJECT]; /* L s t g l c [ */
     }
 }
 
@@ -704,10 +679,6 @@ uint8_t jdwp_in_u8(jdwp_in *in)
 {
     return (uint8_t)jdwp_in_id(in, 1);
 }
-uint16_t jdwp_in_u16(jdwp_in *in)
-{
-    return (uint16_t)jdwp_in_id(in, 2);
-}
 uint32_t jdwp_in_u32(jdwp_in *in)
 {
     return (uint32_t)jdwp_in_id(in, 4);
@@ -738,7 +709,7 @@ void jdwp_in_skip_str(jdwp_in *in)
     jdwp_in_bytes(in, n);
 }
 
-jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag)
+static jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag)
 {
     jdwp_value v = {.tag = tag};
     v.v = jdwp_in_id(in, jdwp_tag_size(c, tag));

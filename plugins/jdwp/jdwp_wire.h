@@ -32,8 +32,6 @@ enum {
     JDWP_OR_INVOKE = 6,
     JDWP_OR_DISABLE_GC = 7,
     JDWP_OR_ENABLE_GC = 8,
-    JDWP_SR = 10,
-    JDWP_SR_VALUE = 1,
     JDWP_AR = 13,
     JDWP_AR_LENGTH = 1,
     JDWP_AR_GET_VALUES = 2,
@@ -50,7 +48,7 @@ enum {
 enum { JDWP_EK_METHOD_ENTRY = 40, JDWP_EK_VM_DEATH = 99 };
 enum { JDWP_SUSPEND_NONE = 0, JDWP_SUSPEND_THREAD = 1, JDWP_SUSPEND_ALL = 2 };
 
-/* A few error codes callers branch on; jdwp_error_name() knows them all. */
+/* A few error codes callers branch on; the wire layer names them all in its messages. */
 enum {
     JDWP_ERR_NONE = 0,
     JDWP_ERR_INVALID_THREAD = 10,
@@ -107,11 +105,16 @@ void jdwp_conn_close(jdwp_conn *c);
 /* Non-zero once the stream is unusable (peer gone, timeout mid-packet, protocol error). */
 int jdwp_conn_dead(const jdwp_conn *c);
 int jdwp_conn_timeout(const jdwp_conn *c);
-size_t jdwp_object_id_size(const jdwp_conn *c);
-size_t jdwp_reftype_id_size(const jdwp_conn *c);
-size_t jdwp_field_id_size(const jdwp_conn *c);
-size_t jdwp_method_id_size(const jdwp_conn *c);
-size_t jdwp_frame_id_size(const jdwp_conn *c);
+/* The VM's id sizes, in the order VirtualMachine.IDSizes lists them. */
+typedef enum {
+    JDWP_ID_FIELD,
+    JDWP_ID_METHOD,
+    JDWP_ID_OBJECT,
+    JDWP_ID_REFTYPE,
+    JDWP_ID_FRAME,
+    JDWP_ID_KINDS
+} jdwp_id_kind;
+size_t jdwp_id_size(const jdwp_conn *c, jdwp_id_kind k);
 /* Error code of the last reply waited for (0 if none, JDWP_ERR_TIMEOUT if it never came). */
 int jdwp_last_error(const jdwp_conn *c);
 
@@ -129,19 +132,15 @@ int jdwp_call(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, int 
 int jdwp_next_event(jdwp_conn *c, int timeout_ms, jdwp_packet **ev, char *err, size_t errlen);
 void jdwp_packet_free(jdwp_packet *p);
 
-const char *jdwp_error_name(int code);
-
 void jdwp_out_free(jdwp_out *o);
 void jdwp_out_u8(jdwp_out *o, uint8_t v);
 void jdwp_out_u32(jdwp_out *o, uint32_t v);
-void jdwp_out_u64(jdwp_out *o, uint64_t v);
 void jdwp_out_id(jdwp_out *o, size_t size, uint64_t v);
 void jdwp_out_str(jdwp_out *o, const char *s);
 void jdwp_out_value(jdwp_out *o, const jdwp_conn *c, jdwp_value v);
 
 void jdwp_in_init(jdwp_in *in, const jdwp_packet *p);
 uint8_t jdwp_in_u8(jdwp_in *in);
-uint16_t jdwp_in_u16(jdwp_in *in);
 uint32_t jdwp_in_u32(jdwp_in *in);
 uint64_t jdwp_in_u64(jdwp_in *in);
 uint64_t jdwp_in_id(jdwp_in *in, size_t size);
@@ -150,9 +149,6 @@ char *jdwp_in_str(jdwp_in *in);
 /* Skips a string without copying. */
 void jdwp_in_skip_str(jdwp_in *in);
 jdwp_value jdwp_in_value(jdwp_in *in, const jdwp_conn *c); /* tagged */
-jdwp_value jdwp_in_untagged(jdwp_in *in, const jdwp_conn *c, uint8_t tag);
 const uint8_t *jdwp_in_bytes(jdwp_in *in, size_t n);
-/* Size in bytes of a value with this tag (0 for void, object ids for reference tags). */
-size_t jdwp_tag_size(const jdwp_conn *c, uint8_t tag);
 
 #endif

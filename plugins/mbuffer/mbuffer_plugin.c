@@ -11,15 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "hprofkit.h"
 #include "mbuffer_decode.h"
 
-HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
-
-static const hk_host *mb_host;
-static hk_plugin *mb_self;
 static int mb_guess; /* plugins.ini guess_reconfigured = yes */
 
 typedef struct mb_state {
@@ -54,7 +49,7 @@ static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     if (!bm->buffer) return HK_IMAGE_NONE; /* API 26+: not this source's business */
     int type = 0;
     uint32_t len = 0;
-    const unsigned char *data = mb_host->prim_array_data(s->d, bm->buffer, &type, &len);
+    const unsigned char *data = hk_api->prim_array_data(s->d, bm->buffer, &type, &len);
     if (!data) {
         snprintf(note, notelen, "mBuffer was written without its bytes (PRIMITIVE_ARRAY_NODATA)");
         return HK_IMAGE_NONE;
@@ -98,7 +93,7 @@ static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     size_t in_row = (size_t)bm->width * (size_t)mbd_bytes_per_pixel(layout);
     for (int32_t y = 0; y < bm->height; y++) {
         mbd_decode_row(layout, bm->premultiplied, data + (size_t)y * in_row, (size_t)bm->width, s->row);
-        mb_host->buf_append(out, s->row, rowbytes);
+        hk_api->buf_append(out, s->row, rowbytes);
     }
     if (guessed)
         snprintf(note, notelen, "guess: ARGB_8888 bitmap reconfigured smaller (buffer has %llu bytes per pixel)",
@@ -114,18 +109,15 @@ static const hk_bitmap_source mb_source = {
     .open = mb_open,
     .image = mb_image,
     .close = mb_close,
+    /* the dump's own pixels, after dumpdata (a dump never has both: mBuffer is pre-26) */
+    .priority = HK_PRIORITY_DUMP_PIXELS - 10,
 };
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
+static int mb_init(hk_plugin *self, char *err, size_t errlen)
 {
-    mb_host = host;
-    mb_self = self;
-    const char *g = host->config(self, "guess_reconfigured");
-    mb_guess = g && (!strcasecmp(g, "yes") || !strcasecmp(g, "true") || !strcmp(g, "1"));
-    if (host->describe(self, "mbuffer", "0.1.0", "pre-API-26 bitmap pixels from Bitmap.mBuffer") < 0 ||
-        host->register_bitmap_source(self, &mb_source, NULL) < 0) {
-        snprintf(err, errlen, "mbuffer plugin: the host refused its registration");
-        return -1;
-    }
-    return 0;
+    if (hk_api->config_bool(self, "guess_reconfigured", 0, &mb_guess, err, errlen) < 0) return -1;
+    hk_api->describe(self, "mbuffer", "0.1.0", "pre-API-26 bitmap pixels from Bitmap.mBuffer");
+    return hk_api->register_bitmap_source(self, &mb_source, NULL); /* a refusal is the host's reason */
 }
+
+HK_PLUGIN_INIT(mb_init)

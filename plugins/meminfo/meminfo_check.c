@@ -140,157 +140,142 @@ static void mi_check_totals(mi_meminfo *m)
     }
 }
 
-static const char *const mi_code_rows[] = {".so mmap", ".jar mmap", ".apk mmap", ".ttf mmap", ".dex mmap", ".oat mmap"};
-static const char *const mi_jit_rows[] = {".ZygoteJIT", ".AppJIT"};
-static const char *const mi_gfx_rows[] = {"Gfx dev", "EGL mtrack", "GL mtrack"};
-#define MI_N(a) (int)(sizeof(a) / sizeof((a)[0]))
+/* The main table's columns a summary check reads. */
+enum { MI_C_NONE, MI_C_PD, MI_C_PC, MI_C_PSS, MI_C_RSS, MI_C_SWAP, MI_C_N };
 
-/* Code includes the JIT code caches, which only `dumpsys meminfo -d` prints
- * (as .AppJIT/.ZygoteJIT under Dalvik Other).  Without them the printed
- * value may exceed the .so..oat sum by at most Dalvik Other's share. */
-static void mi_check_code(mi_meminfo *m, const char *name, int64_t printed, int c1, int c2)
+/* One term of a check: a row's value in a column, added or subtracted. */
+typedef struct mi_term {
+    const char *row;
+    int col;      /* MI_C_* */
+    int sign;     /* 1 or -1 */
+    int required; /* without it the check is skipped with a warning */
+} mi_term;
+
+#define MI_MAX_TERMS 3
+
+/* One App Summary value and what Debug.MemoryInfo computes it from: the terms, plus (optional)
+ * rows summed over one or two columns, minus (optional) the five categories printed above it. */
+typedef struct mi_summary_rule {
+    int key;          /* MI_S_* */
+    int rss;          /* 1: the summary's Rss column (Android 10+), 0: its Pss column */
+    const char *what; /* the check is "App Summary <what>[ Rss]" */
+    mi_term terms[MI_MAX_TERMS];
+    const char *const *sum_rows; /* NULL-terminated; absent rows count as nothing */
+    int sum_cols[2];
+    int minus_parts;
+    int jit_slack;    /* the JIT code caches may be missing from the rows: see mi_check_code */
+    const char *none; /* the sum's description when no term was printed */
+} mi_summary_rule;
+
+static const char *const mi_code_rows[] = {".so mmap",  ".jar mmap",  ".apk mmap", ".ttf mmap", ".dex mmap",
+                                           ".oat mmap", ".ZygoteJIT", ".AppJIT",   NULL};
+static const char *const mi_gfx_rows[] = {"Gfx dev", "EGL mtrack", "GL mtrack", NULL};
+#define MI_NO_CODE "nothing (no code rows)"
+#define MI_NO_GFX  "nothing (no Gfx dev/EGL mtrack/GL mtrack rows)"
+
+static const mi_summary_rule mi_summary_rules[] = {
+    /* dalvikPrivateDirty + getOtherPrivate(OTHER_ART) */
+    {MI_S_JAVA, 0, "Java Heap",
+     .terms = {{"Dalvik Heap", MI_C_PD, 1, 1}, {".art mmap", MI_C_PD, 1, 0}, {".art mmap", MI_C_PC, 1, 0}}},
+    {MI_S_NATIVE, 0, "Native Heap", .terms = {{"Native Heap", MI_C_PD, 1, 1}}},
+    {MI_S_CODE, 0, "Code", .sum_rows = mi_code_rows, .sum_cols = {MI_C_PD, MI_C_PC}, .jit_slack = 1,
+     .none = MI_NO_CODE},
+    {MI_S_STACK, 0, "Stack", .terms = {{"Stack", MI_C_PD, 1, 1}}},
+    {MI_S_GRAPHICS, 0, "Graphics", .sum_rows = mi_gfx_rows, .sum_cols = {MI_C_PD, MI_C_PC}, .none = MI_NO_GFX},
+    /* total private - the five above, as printed */
+    {MI_S_PRIVATE_OTHER, 0, "Private Other", .terms = {{"TOTAL", MI_C_PD, 1, 1}, {"TOTAL", MI_C_PC, 1, 0}},
+     .minus_parts = 1},
+    /* TotalPss - TotalPrivateClean - TotalPrivateDirty */
+    {MI_S_SYSTEM, 0, "System",
+     .terms = {{"TOTAL", MI_C_PSS, 1, 1}, {"TOTAL", MI_C_PC, -1, 0}, {"TOTAL", MI_C_PD, -1, 1}}},
+    {MI_S_TOTAL_PSS, 0, "TOTAL PSS", .terms = {{"TOTAL", MI_C_PSS, 1, 1}}},
+    {MI_S_TOTAL_RSS, 0, "TOTAL RSS", .terms = {{"TOTAL", MI_C_RSS, 1, 1}}},
+    {MI_S_TOTAL_SWAP, 0, "TOTAL SWAP", .terms = {{"TOTAL", MI_C_SWAP, 1, 1}}},
+    /* The Rss column: Debug.MemoryInfo's getSummary*Rss(), the same categories summed over Rss. */
+    {MI_S_JAVA, 1, "Java Heap", .terms = {{"Dalvik Heap", MI_C_RSS, 1, 1}, {".art mmap", MI_C_RSS, 1, 0}}},
+    {MI_S_NATIVE, 1, "Native Heap", .terms = {{"Native Heap", MI_C_RSS, 1, 1}}},
+    {MI_S_CODE, 1, "Code", .sum_rows = mi_code_rows, .sum_cols = {MI_C_RSS, MI_C_NONE}, .jit_slack = 1,
+     .none = MI_NO_CODE},
+    {MI_S_STACK, 1, "Stack", .terms = {{"Stack", MI_C_RSS, 1, 1}}},
+    {MI_S_GRAPHICS, 1, "Graphics", .sum_rows = mi_gfx_rows, .sum_cols = {MI_C_RSS, MI_C_NONE}, .none = MI_NO_GFX},
+    /* TOTAL Rss minus the five Rss values above */
+    {MI_S_UNKNOWN, 1, "Unknown", .terms = {{"TOTAL", MI_C_RSS, 1, 1}}, .minus_parts = 1},
+};
+
+/* The JIT code caches' rows, which only `dumpsys meminfo -d` prints. */
+static int mi_has_jit_rows(const mi_meminfo *m)
 {
-    mi_expr e = {0};
-    int jit = 0;
-    for (int i = 0; i < MI_N(mi_code_rows); i++) {
-        mi_expr_row(&e, m, mi_code_rows[i], c1, 1, 0);
-        mi_expr_row(&e, m, mi_code_rows[i], c2, 1, 0);
-    }
-    for (int i = 0; i < MI_N(mi_jit_rows); i++)
-        if (mi_table_row(&m->table, mi_jit_rows[i])) {
-            jit = 1;
-            mi_expr_row(&e, m, mi_jit_rows[i], c1, 1, 0);
-            mi_expr_row(&e, m, mi_jit_rows[i], c2, 1, 0);
-        }
-    if (!e.desc[0]) snprintf(e.desc, sizeof e.desc, "nothing (no code rows)");
-    if (jit || printed == e.sum) {
-        mi_check_expr(m, name, printed, &e);
-        return;
-    }
+    return mi_table_row(&m->table, ".ZygoteJIT") || mi_table_row(&m->table, ".AppJIT");
+}
+
+/* The tolerance of the Code checks: Code includes the JIT code caches, which only `dumpsys
+ * meminfo -d` prints (as .AppJIT/.ZygoteJIT under Dalvik Other).  Without those rows the printed
+ * value may exceed the .so..oat sum by at most Dalvik Other's share (columns c1, c2). */
+static void mi_check_code(mi_meminfo *m, const char *name, int64_t printed, const mi_expr *e, int c1, int c2)
+{
     mi_expr other = {0};
     mi_expr_row(&other, m, "Dalvik Other", c1, 1, 0);
     mi_expr_row(&other, m, "Dalvik Other", c2, 1, 0);
-    int64_t d = printed - e.sum;
+    int64_t d = printed - e->sum;
     if (d > 0 && d <= other.sum)
         mi_add_check(m, name, 1,
                      "%lld = %s + JIT code caches %lld (no .AppJIT/.ZygoteJIT rows to check them: "
                      "run `dumpsys meminfo -d`; the rest fits within Dalvik Other's %lld)",
-                     (long long)printed, e.desc, (long long)d, (long long)other.sum);
+                     (long long)printed, e->desc, (long long)d, (long long)other.sum);
     else
         mi_add_check(
             m, name, 0,
             "printed %lld but %s = %lld (off by %lld; JIT caches, not printed, are at most Dalvik Other's %lld)",
-            (long long)printed, e.desc, (long long)e.sum, (long long)d, (long long)other.sum);
+            (long long)printed, e->desc, (long long)e->sum, (long long)d, (long long)other.sum);
+}
+
+static void mi_check_rule(mi_meminfo *m, const mi_summary_rule *rule, const int *col)
+{
+    const int *have = rule->rss ? m->has_rss : m->has_pss;
+    const int64_t *val = rule->rss ? m->rss : m->pss;
+    const char *suffix = rule->rss ? " Rss" : "";
+    mi_expr e = {0};
+    for (int i = 0; i < MI_MAX_TERMS && rule->terms[i].row; i++) {
+        const mi_term *t = &rule->terms[i];
+        mi_expr_row(&e, m, t->row, col[t->col], t->sign, t->required);
+    }
+    for (int i = 0; rule->sum_rows && rule->sum_rows[i]; i++) {
+        mi_expr_row(&e, m, rule->sum_rows[i], col[rule->sum_cols[0]], 1, 0);
+        mi_expr_row(&e, m, rule->sum_rows[i], col[rule->sum_cols[1]], 1, 0);
+    }
+    if (rule->minus_parts) {
+        static const char *const parts[] = {"Java Heap", "Native Heap", "Code", "Stack", "Graphics"};
+        static const int part_keys[] = {MI_S_JAVA, MI_S_NATIVE, MI_S_CODE, MI_S_STACK, MI_S_GRAPHICS};
+        for (int i = 0; i < MI_N(parts); i++) {
+            char label[64];
+            snprintf(label, sizeof label, "%s%s", parts[i], suffix);
+            mi_expr_value(&e, label, have[part_keys[i]], val[part_keys[i]], -1);
+        }
+    }
+    if (rule->none && !e.desc[0]) snprintf(e.desc, sizeof e.desc, "%s", rule->none);
+    char name[96];
+    snprintf(name, sizeof name, "App Summary %s%s", rule->what, suffix);
+    int64_t printed = val[rule->key];
+    if (rule->jit_slack && !mi_has_jit_rows(m) && printed != e.sum)
+        mi_check_code(m, name, printed, &e, col[rule->sum_cols[0]], col[rule->sum_cols[1]]);
+    else mi_check_expr(m, name, printed, &e);
 }
 
 static void mi_check_summary(mi_meminfo *m)
 {
     const mi_table *t = &m->table;
-    int pd = mi_col_any(t, "Private Dirty", NULL, NULL);
-    int pc = mi_col_any(t, "Private Clean", NULL, NULL);
-    int pss = mi_col_any(t, "Pss Total", "Pss", NULL);
-    int rss = mi_col_any(t, "Rss Total", "Rss", NULL);
-    int swap = -1;
+    int col[MI_C_N];
+    col[MI_C_NONE] = -1;
+    col[MI_C_PD] = mi_col_any(t, "Private Dirty", NULL, NULL);
+    col[MI_C_PC] = mi_col_any(t, "Private Clean", NULL, NULL);
+    col[MI_C_PSS] = mi_col_any(t, "Pss Total", "Pss", NULL);
+    col[MI_C_RSS] = mi_col_any(t, "Rss Total", "Rss", NULL);
+    col[MI_C_SWAP] = -1;
     for (int c = 0; c < t->ncols; c++)
-        if (strstr(t->cols[c], "Swap")) swap = c;
-    const int *P = m->has_pss;
-
-    if (P[MI_S_JAVA]) { /* dalvikPrivateDirty + getOtherPrivate(OTHER_ART) */
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Dalvik Heap", pd, 1, 1);
-        mi_expr_row(&e, m, ".art mmap", pd, 1, 0);
-        mi_expr_row(&e, m, ".art mmap", pc, 1, 0);
-        mi_check_expr(m, "App Summary Java Heap", m->pss[MI_S_JAVA], &e);
-    }
-    if (P[MI_S_NATIVE]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Native Heap", pd, 1, 1);
-        mi_check_expr(m, "App Summary Native Heap", m->pss[MI_S_NATIVE], &e);
-    }
-    if (P[MI_S_CODE]) mi_check_code(m, "App Summary Code", m->pss[MI_S_CODE], pd, pc);
-    if (P[MI_S_STACK]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Stack", pd, 1, 1);
-        mi_check_expr(m, "App Summary Stack", m->pss[MI_S_STACK], &e);
-    }
-    if (P[MI_S_GRAPHICS]) {
-        mi_expr e = {0};
-        for (int i = 0; i < MI_N(mi_gfx_rows); i++) {
-            mi_expr_row(&e, m, mi_gfx_rows[i], pd, 1, 0);
-            mi_expr_row(&e, m, mi_gfx_rows[i], pc, 1, 0);
-        }
-        if (!e.desc[0]) snprintf(e.desc, sizeof e.desc, "nothing (no Gfx dev/EGL mtrack/GL mtrack rows)");
-        mi_check_expr(m, "App Summary Graphics", m->pss[MI_S_GRAPHICS], &e);
-    }
-    if (P[MI_S_PRIVATE_OTHER]) { /* total private - the five above, as printed */
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", pd, 1, 1);
-        mi_expr_row(&e, m, "TOTAL", pc, 1, 0);
-        mi_expr_value(&e, "Java Heap", P[MI_S_JAVA], m->pss[MI_S_JAVA], -1);
-        mi_expr_value(&e, "Native Heap", P[MI_S_NATIVE], m->pss[MI_S_NATIVE], -1);
-        mi_expr_value(&e, "Code", P[MI_S_CODE], m->pss[MI_S_CODE], -1);
-        mi_expr_value(&e, "Stack", P[MI_S_STACK], m->pss[MI_S_STACK], -1);
-        mi_expr_value(&e, "Graphics", P[MI_S_GRAPHICS], m->pss[MI_S_GRAPHICS], -1);
-        mi_check_expr(m, "App Summary Private Other", m->pss[MI_S_PRIVATE_OTHER], &e);
-    }
-    if (P[MI_S_SYSTEM]) { /* TotalPss - TotalPrivateClean - TotalPrivateDirty */
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", pss, 1, 1);
-        mi_expr_row(&e, m, "TOTAL", pc, -1, 0);
-        mi_expr_row(&e, m, "TOTAL", pd, -1, 1);
-        mi_check_expr(m, "App Summary System", m->pss[MI_S_SYSTEM], &e);
-    }
-    if (P[MI_S_TOTAL_PSS]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", pss, 1, 1);
-        mi_check_expr(m, "App Summary TOTAL PSS", m->pss[MI_S_TOTAL_PSS], &e);
-    }
-    if (P[MI_S_TOTAL_RSS]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", rss, 1, 1);
-        mi_check_expr(m, "App Summary TOTAL RSS", m->pss[MI_S_TOTAL_RSS], &e);
-    }
-    if (P[MI_S_TOTAL_SWAP]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", swap, 1, 1);
-        mi_check_expr(m, "App Summary TOTAL SWAP", m->pss[MI_S_TOTAL_SWAP], &e);
-    }
-
-    /* The Rss column of the App Summary (Android 10+): Debug.MemoryInfo's
-	 * getSummary*Rss(), the same categories summed over Rss. */
-    const int *R = m->has_rss;
-    if (R[MI_S_JAVA]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Dalvik Heap", rss, 1, 1);
-        mi_expr_row(&e, m, ".art mmap", rss, 1, 0);
-        mi_check_expr(m, "App Summary Java Heap Rss", m->rss[MI_S_JAVA], &e);
-    }
-    if (R[MI_S_NATIVE]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Native Heap", rss, 1, 1);
-        mi_check_expr(m, "App Summary Native Heap Rss", m->rss[MI_S_NATIVE], &e);
-    }
-    if (R[MI_S_CODE]) mi_check_code(m, "App Summary Code Rss", m->rss[MI_S_CODE], rss, -1);
-    if (R[MI_S_STACK]) {
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "Stack", rss, 1, 1);
-        mi_check_expr(m, "App Summary Stack Rss", m->rss[MI_S_STACK], &e);
-    }
-    if (R[MI_S_GRAPHICS]) {
-        mi_expr e = {0};
-        for (int i = 0; i < MI_N(mi_gfx_rows); i++) mi_expr_row(&e, m, mi_gfx_rows[i], rss, 1, 0);
-        if (!e.desc[0]) snprintf(e.desc, sizeof e.desc, "nothing (no Gfx dev/EGL mtrack/GL mtrack rows)");
-        mi_check_expr(m, "App Summary Graphics Rss", m->rss[MI_S_GRAPHICS], &e);
-    }
-    if (R[MI_S_UNKNOWN]) { /* TOTAL Rss minus the five Rss values above */
-        mi_expr e = {0};
-        mi_expr_row(&e, m, "TOTAL", rss, 1, 1);
-        mi_expr_value(&e, "Java Heap Rss", R[MI_S_JAVA], m->rss[MI_S_JAVA], -1);
-        mi_expr_value(&e, "Native Heap Rss", R[MI_S_NATIVE], m->rss[MI_S_NATIVE], -1);
-        mi_expr_value(&e, "Code Rss", R[MI_S_CODE], m->rss[MI_S_CODE], -1);
-        mi_expr_value(&e, "Stack Rss", R[MI_S_STACK], m->rss[MI_S_STACK], -1);
-        mi_expr_value(&e, "Graphics Rss", R[MI_S_GRAPHICS], m->rss[MI_S_GRAPHICS], -1);
-        mi_check_expr(m, "App Summary Unknown Rss", m->rss[MI_S_UNKNOWN], &e);
+        if (strstr(t->cols[c], "Swap")) col[MI_C_SWAP] = c;
+    for (int i = 0; i < MI_N(mi_summary_rules); i++) {
+        const mi_summary_rule *rule = &mi_summary_rules[i];
+        if ((rule->rss ? m->has_rss : m->has_pss)[rule->key]) mi_check_rule(m, rule, col);
     }
 }
 

@@ -10,47 +10,33 @@
 
 #define MI_CLI_MAX (256u << 20)
 
-static char *mi_cli_read(const char *path, size_t *len, char *err, size_t errlen)
+/* Appends the file (or stdin) to in. */
+static int mi_cli_read(const char *path, mi_buf *in, char *err, size_t errlen)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= MI_CLI_MAX) {
-                snprintf(err, errlen, "%s is larger than %u MB: not meminfo/smaps text", path, MI_CLI_MAX >> 20);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = p;
-            cap *= 2;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) {
-            if (ferror(f)) {
-                snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
+    static char chunk[65536];
+    size_t r;
+    int rc = 0;
+    while (!rc && (r = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (in->len + r > MI_CLI_MAX) {
+            snprintf(err, errlen, "%s is larger than %u MB: not meminfo/smaps text", path, MI_CLI_MAX >> 20);
+            rc = -1;
+        } else mi_buf_put(in, chunk, r);
     }
-    if (!buf && !err[0]) snprintf(err, errlen, "out of memory reading %s", path);
+    if (!rc && ferror(f)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (!rc && in->oom) {
+        snprintf(err, errlen, "out of memory reading %s", path);
+        rc = -1;
+    }
     if (f != stdin) fclose(f);
-    *len = n;
-    return buf;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -60,17 +46,18 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[512] = "";
-    size_t len;
-    char *text = mi_cli_read(argv[2], &len, err, sizeof err);
-    if (!text) {
+    mi_buf in;
+    mi_buf_init(&in);
+    if (mi_cli_read(argv[2], &in, err, sizeof err) < 0) {
         fprintf(stderr, "meminfo_cli: %s\n", err);
+        mi_buf_free(&in);
         return 1;
     }
     mi_buf out;
     mi_buf_init(&out);
-    int rc = !strcmp(argv[1], "parse") ? mi_parse(text, len, &out, err, sizeof err)
-                                       : mi_smaps(text, len, &out, err, sizeof err);
-    free(text);
+    int rc = !strcmp(argv[1], "parse") ? mi_parse(in.data, in.len, &out, err, sizeof err)
+                                       : mi_smaps(in.data, in.len, &out, err, sizeof err);
+    mi_buf_free(&in);
     if (rc < 0) {
         fprintf(stderr, "meminfo_cli: %s: %s\n", argv[2], err);
         mi_buf_free(&out);

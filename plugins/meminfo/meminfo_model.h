@@ -8,6 +8,7 @@
 #include "mi_buf.h"
 
 #define MI_MAX_COLS 32
+#define MI_N(a)     (int)(sizeof(a) / sizeof((a)[0]))
 
 typedef struct mi_row {
     const char *name;
@@ -105,12 +106,10 @@ typedef struct mi_meminfo {
 
 int mi_meminfo_parse(mi_meminfo *m, const char *text, size_t len, char *err, size_t errlen);
 void mi_meminfo_check(mi_meminfo *m);
-void mi_meminfo_json(const mi_meminfo *m, mi_buf *out);
 void mi_meminfo_free(mi_meminfo *m);
 
-/* helpers shared by the three files */
+/* helpers shared by the parser and the checks */
 void mi_warn(mi_meminfo *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void mi_strlist_add(mi_arena *a, mi_strlist *l, const char *s);
 int mi_table_col(const mi_table *t, const char *name);
 const mi_row *mi_table_row(const mi_table *t, const char *name);
 

@@ -20,7 +20,7 @@ const char *const mi_summary_keys[MI_S_N] = {
     "system",    "unknown",     "total_pss", "total_rss", "total_swap",
 };
 
-void mi_strlist_add(mi_arena *a, mi_strlist *l, const char *s)
+static void mi_strlist_add(mi_arena *a, mi_strlist *l, const char *s)
 {
     if (!s || mi_arena_grow(a, (void **)&l->items, sizeof *l->items, &l->cap, l->n) < 0) return;
     l->items[l->n++] = s;
@@ -285,25 +285,24 @@ static int mi_parse_row(mi_meminfo *m, const char *line, const char **last_top)
 
 enum { SEC_NONE, SEC_DETAILS, SEC_SUMMARY, SEC_OBJECTS, SEC_SQL, SEC_DB, SEC_NATIVE, SEC_ASSETS, SEC_OTHER };
 
+/* The titles of the sections we know, as dumpsys prints them. */
+static const char *const mi_section_titles[SEC_OTHER] = {
+    [SEC_DETAILS] = "Dalvik Details",
+    [SEC_SUMMARY] = "App Summary",
+    [SEC_OBJECTS] = "Objects",
+    [SEC_SQL] = "SQL",
+    [SEC_DB] = "DATABASES",
+    [SEC_NATIVE] = "Native Allocations",
+    [SEC_ASSETS] = "Asset Allocations",
+};
+
 static int mi_known_title(const char *line)
 {
-    static const struct {
-        const char *t;
-        int s;
-    } titles[] = {
-        {"App Summary", SEC_SUMMARY},
-        {"Objects", SEC_OBJECTS},
-        {"SQL", SEC_SQL},
-        {"DATABASES", SEC_DB},
-        {"Dalvik Details", SEC_DETAILS},
-        {"Native Allocations", SEC_NATIVE},
-        {"Asset Allocations", SEC_ASSETS},
-    };
     while (*line == ' ' || *line == '\t') line++;
     size_t l = strlen(line);
     while (l && (line[l - 1] == ' ' || line[l - 1] == '\t')) l--;
-    for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
-        if (strlen(titles[i].t) == l && !memcmp(titles[i].t, line, l)) return titles[i].s;
+    for (int sec = SEC_DETAILS; sec < SEC_OTHER; sec++)
+        if (strlen(mi_section_titles[sec]) == l && !memcmp(mi_section_titles[sec], line, l)) return sec;
     return SEC_NONE;
 }
 
@@ -364,9 +363,9 @@ static int mi_poscols_pick(const mi_poscols *pc, int end, int order)
 static int mi_summary_key(const char *label)
 {
     static const struct {
-        const char *l;
-        int k;
-    } map[] = {
+        const char *label;
+        int key;
+    } keys[] = {
         {"Java Heap", MI_S_JAVA},
         {"Native Heap", MI_S_NATIVE},
         {"Code", MI_S_CODE},
@@ -383,8 +382,8 @@ static int mi_summary_key(const char *label)
         {"TOTAL SWAP", MI_S_TOTAL_SWAP},
         {"TOTAL SWAP (KB) PSS", MI_S_TOTAL_SWAP},
     };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(label, map[i].l)) return map[i].k;
+    for (int i = 0; i < MI_N(keys); i++)
+        if (!strcmp(label, keys[i].label)) return keys[i].key;
     return -1;
 }
 
@@ -641,6 +640,254 @@ static void mi_finish_warnings(mi_meminfo *m)
         mi_warn(m, "%d number(s) had decimals, rounded to whole KB (first: %s)", m->n_decimal, m->first_decimal);
 }
 
+/* The input as lines: one mutable copy in the arena, NULs made visible as blanks so a binary
+ * file cannot cut lines short, CR and CRLF ends turned into LF, trailing blanks dropped (they
+ * would skew nothing but look odd in messages). */
+typedef struct mi_lines {
+    char **v;
+    int n;
+    size_t nul; /* NUL bytes seen */
+} mi_lines;
+
+static int mi_split_lines(mi_meminfo *m, const char *text, size_t len, mi_lines *L, char *err, size_t errlen)
+{
+    char *buf = mi_arena_alloc(&m->arena, len + 1);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory reading %zu bytes of meminfo text", len);
+        return -1;
+    }
+    L->nul = 0;
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = text[i] ? text[i] : (L->nul++, ' ');
+        if (buf[i] == '\r') buf[i] = (i + 1 < len && text[i + 1] == '\n') ? ' ' : '\n';
+    }
+    int nlines = 1;
+    for (size_t i = 0; i < len; i++) nlines += buf[i] == '\n';
+    L->v = mi_arena_alloc(&m->arena, sizeof *L->v * (size_t)nlines);
+    if (!L->v) {
+        snprintf(err, errlen, "out of memory splitting meminfo text");
+        return -1;
+    }
+    L->n = 0;
+    L->v[L->n++] = buf;
+    for (size_t i = 0; i < len; i++)
+        if (buf[i] == '\n') {
+            buf[i] = 0;
+            L->v[L->n++] = buf + i + 1;
+        }
+    for (int i = 0; i < L->n; i++) {
+        size_t l = strlen(L->v[i]);
+        while (l && (L->v[i][l - 1] == ' ' || L->v[i][l - 1] == '\t')) L->v[i][--l] = 0;
+    }
+    return 0;
+}
+
+/* Where the parse looks: the first process's header line and the end of its block. */
+typedef struct mi_layout {
+    int hdr, end;                                     /* header line (-1: none), first line past the block */
+    int dash, h0;                                     /* the table's "------" line and its first header line */
+    int ds[MI_MAX_COLS * 2], de[MI_MAX_COLS * 2], nd; /* the dash groups */
+} mi_layout;
+
+/* Only the first process is parsed; later ones end its block. */
+static void mi_find_process(mi_meminfo *m, const mi_lines *L, mi_layout *y)
+{
+    int more = 0;
+    y->hdr = -1;
+    y->end = L->n;
+    for (int i = 0; i < L->n; i++) {
+        if (!strstr(L->v[i], "MEMINFO in pid")) continue;
+        if (y->hdr < 0) {
+            y->hdr = i;
+            mi_parse_header(m, L->v[i]);
+        } else {
+            if (y->end == L->n) y->end = i;
+            more++;
+        }
+    }
+    if (more)
+        mi_warn(m, "the text holds %d more process(es) after pid %lld; only the first is parsed", more,
+                (long long)m->pid);
+}
+
+/* The main table: the first dash line whose header words (up to three lines above it) include
+ * "Pss". Sets y->dash, or leaves it -1. */
+static void mi_find_table(const mi_lines *L, mi_layout *y)
+{
+    y->dash = y->h0 = -1;
+    for (int i = y->hdr + 1; i < y->end; i++) {
+        if (mi_known_title(L->v[i]) != SEC_NONE) break;
+        y->nd = mi_dash_spans(L->v[i], y->ds, y->de, MI_MAX_COLS * 2);
+        if (y->nd < 2) continue;
+        int top = i;
+        while (top - 1 > y->hdr && i - (top - 1) <= 3 && !mi_is_blank(L->v[top - 1])) top--;
+        int pss = 0;
+        for (int h = top; h < i; h++) pss |= mi_header_has_pss(L->v[h]);
+        if (pss) {
+            y->dash = i;
+            y->h0 = top;
+            return;
+        }
+    }
+}
+
+/* Android 2.x's transposed table: its header line stands where the dash line would. */
+static void mi_find_transposed(mi_meminfo *m, const mi_lines *L, mi_layout *y)
+{
+    for (int tr = y->hdr + 1; tr < y->end; tr++) {
+        if (!mi_is_transposed_header(L->v[tr])) continue;
+        m->transposed = 1;
+        mi_tok t[MI_MAX_TOKS];
+        int n = mi_tokenize(L->v[tr], t, MI_MAX_TOKS);
+        for (int c = 0; c < n; c++) mi_table_add_col(m, &m->table, mi_arena_strndup(&m->arena, t[c].s, (size_t)t[c].n));
+        y->dash = y->h0 = tr;
+        return;
+    }
+}
+
+/* The lines above the table other than the process header: Uptime and Realtime. */
+static void mi_preamble(mi_meminfo *m, const mi_lines *L, const mi_layout *y)
+{
+    for (int i = 0; i < y->h0; i++)
+        if (i != y->hdr) mi_preamble_line(m, L->v[i]);
+}
+
+/* No table: say what the text is instead. */
+static void mi_no_table_error(const mi_meminfo *m, const mi_lines *L, const mi_layout *y, char *err, size_t errlen)
+{
+    int sys = 0, nofound = 0;
+    for (int i = 0; i < L->n; i++) {
+        sys |= strstr(L->v[i], "Total PSS by process") != NULL;
+        nofound |= strstr(L->v[i], "No process found for") != NULL;
+    }
+    if (nofound)
+        snprintf(err, errlen,
+                 "dumpsys found no such process (\"No process found for\"): check the pid or package name");
+    else if (sys)
+        snprintf(err, errlen,
+                 "this is the system-wide `dumpsys meminfo` summary; run `dumpsys meminfo <pid|package>` for one "
+                 "process");
+    else if (y->hdr >= 0)
+        snprintf(err, errlen,
+                 "truncated meminfo: header for pid %lld found but no table (column names over a '------' line) "
+                 "follows it",
+                 (long long)m->pid);
+    else
+        snprintf(err, errlen,
+                 "not dumpsys meminfo output: no table with a 'Pss' column over a '------' line (expected `adb "
+                 "shell dumpsys meminfo <pid|package>`)");
+}
+
+/* The table's rows, up to the first blank line or section title. Returns the line after them,
+ * or -1 when out of memory. */
+static int mi_table_rows(mi_meminfo *m, const mi_lines *L, const mi_layout *y, const char **last_top)
+{
+    int i = y->dash + 1;
+    for (; i < y->end; i++) {
+        const char *line = L->v[i];
+        if (mi_is_blank(line) || mi_known_title(line) != SEC_NONE || mi_other_title(line)) break;
+        int r = m->transposed ? mi_parse_transposed_row(m, line) : mi_parse_row(m, line, last_top);
+        if (r < 0) return -1;
+        if (r == 0) mi_unparsed(m, line, "in the table");
+    }
+    if (m->table.nrows == 0) mi_warn(m, "the table has a header but no rows: input truncated?");
+    else if (!m->have_total && !m->transposed) mi_warn(m, "the table has no TOTAL row: input truncated?");
+    return i;
+}
+
+/* The sections after the table, read line by line. */
+typedef struct mi_secstate {
+    int sec;
+    mi_poscols pc;
+    mi_dbhdr db;
+    int db_have_hdr;
+    mi_section *other;
+    const char *last_top; /* Dalvik Details rows continue the table's grouping */
+} mi_secstate;
+
+static const char *mi_trimmed_copy(mi_meminfo *m, const char *line)
+{
+    const char *p = line + mi_leading_spaces(line);
+    return mi_arena_strndup(&m->arena, p, strlen(p));
+}
+
+static void mi_open_other_section(mi_meminfo *m, mi_secstate *st, const char *line)
+{
+    if (mi_arena_grow(&m->arena, (void **)&m->sections, sizeof *m->sections, &m->capsections, m->nsections) < 0) return;
+    st->other = &m->sections[m->nsections++];
+    memset(st->other, 0, sizeof *st->other);
+    st->other->title = mi_trimmed_copy(m, line);
+    mi_warn(m, "section '%s' is not one we know; its lines are kept in 'sections'", st->other->title);
+}
+
+/* Lines that shape a section rather than carry its data: column headers, DATABASES groups and
+ * section titles. Returns 1 when the line was one. */
+static int mi_section_frame_line(mi_meminfo *m, mi_secstate *st, const char *line)
+{
+    if ((st->sec == SEC_SUMMARY || st->sec == SEC_NATIVE) && !strchr(line, ':') &&
+        (strstr(line, "(KB)") || strstr(line, "(kB)") || strstr(line, "Count"))) {
+        mi_poscols_read(m, &st->pc, line);
+        return 1;
+    }
+    if (st->sec == SEC_DB && (strstr(line, "Dbname") || strstr(line, "pgsz"))) {
+        mi_db_header(m, &st->db, line);
+        st->db_have_hdr = 1;
+        return 1;
+    }
+    int t = mi_known_title(line);
+    if (t == SEC_NONE && st->sec == SEC_DB && mi_all_caps(line)) {
+        st->db.group = mi_trimmed_copy(m, line);
+        return 1;
+    }
+    if (t == SEC_NONE && mi_other_title(line)) {
+        t = SEC_OTHER;
+        mi_open_other_section(m, st, line);
+    }
+    if (t == SEC_NONE) return 0;
+    st->sec = t;
+    memset(&st->pc, 0, sizeof st->pc);
+    if (t == SEC_DB) {
+        memset(&st->db, 0, sizeof st->db);
+        st->db_have_hdr = 0;
+    }
+    return 1;
+}
+
+static void mi_section_data_line(mi_meminfo *m, mi_secstate *st, const char *line)
+{
+    switch (st->sec) {
+    case SEC_DETAILS:
+        if (!mi_parse_row(m, line, &st->last_top)) mi_unparsed(m, line, "in Dalvik Details");
+        break;
+    case SEC_SUMMARY: mi_summary_line(m, line, &st->pc); break;
+    case SEC_OBJECTS: mi_kv_line(m, line, &m->objects, "Objects"); break;
+    case SEC_SQL: mi_kv_line(m, line, &m->sql, "SQL"); break;
+    case SEC_NATIVE: mi_native_line(m, line, &st->pc); break;
+    case SEC_ASSETS: mi_asset_line(m, line); break;
+    case SEC_DB:
+        if (!st->db_have_hdr) mi_warn(m, "DATABASES rows without a column header: values are named col1, col2, ...");
+        mi_db_line(m, &st->db, line);
+        break;
+    case SEC_OTHER:
+        if (st->other) mi_strlist_add(&m->arena, &st->other->lines, mi_arena_strndup(&m->arena, line, strlen(line)));
+        break;
+    default: mi_unparsed(m, line, "after the table");
+    }
+}
+
+static void mi_sections(mi_meminfo *m, const mi_lines *L, int from, int end, const char *last_top)
+{
+    mi_secstate st;
+    memset(&st, 0, sizeof st);
+    st.last_top = last_top;
+    for (int i = from; i < end; i++) {
+        const char *line = L->v[i];
+        int dsx[4], dex[4];
+        if (mi_is_blank(line) || mi_dash_spans(line, dsx, dex, 4) > 0) continue;
+        if (!mi_section_frame_line(m, &st, line)) mi_section_data_line(m, &st, line);
+    }
+}
+
 int mi_meminfo_parse(mi_meminfo *m, const char *text, size_t len, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
@@ -648,194 +895,32 @@ int mi_meminfo_parse(mi_meminfo *m, const char *text, size_t len, char *err, siz
         snprintf(err, errlen, "empty input: expected the text of `adb shell dumpsys meminfo <pid|package>`");
         return -1;
     }
-    /* One mutable copy, NULs made visible as blanks so a binary file cannot
-	 * cut lines short; then split into lines. */
-    char *buf = mi_arena_alloc(&m->arena, len + 1);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory reading %zu bytes of meminfo text", len);
+    mi_lines L;
+    if (mi_split_lines(m, text, len, &L, err, errlen) < 0) return -1;
+    mi_layout y;
+    mi_find_process(m, &L, &y);
+    mi_find_table(&L, &y);
+    if (y.dash < 0) mi_find_transposed(m, &L, &y);
+    if (y.dash < 0) {
+        mi_no_table_error(m, &L, &y, err, errlen);
         return -1;
     }
-    size_t nul = 0;
-    for (size_t i = 0; i < len; i++) {
-        buf[i] = text[i] ? text[i] : (nul++, ' ');
-        if (buf[i] == '\r') buf[i] = (i + 1 < len && text[i + 1] == '\n') ? ' ' : '\n';
-    }
-    int nlines = 1;
-    for (size_t i = 0; i < len; i++) nlines += buf[i] == '\n';
-    char **lines = mi_arena_alloc(&m->arena, sizeof *lines * (size_t)nlines);
-    if (!lines) {
-        snprintf(err, errlen, "out of memory splitting meminfo text");
-        return -1;
-    }
-    int nl = 0;
-    lines[nl++] = buf;
-    for (size_t i = 0; i < len; i++)
-        if (buf[i] == '\n') {
-            buf[i] = 0;
-            lines[nl++] = buf + i + 1;
-        }
-    for (int i = 0; i < nl; i++) { /* trailing blanks would skew nothing but look odd in messages */
-        size_t l = strlen(lines[i]);
-        while (l && (lines[i][l - 1] == ' ' || lines[i][l - 1] == '\t')) lines[i][--l] = 0;
-    }
-
-    int hdr = -1, end = nl, more = 0;
-    for (int i = 0; i < nl; i++) {
-        if (!strstr(lines[i], "MEMINFO in pid")) continue;
-        if (hdr < 0) {
-            hdr = i;
-            mi_parse_header(m, lines[i]);
-        } else {
-            if (end == nl) end = i;
-            more++;
-        }
-    }
-    if (more)
-        mi_warn(m, "the text holds %d more process(es) after pid %lld; only the first is parsed", more,
-                (long long)m->pid);
-
-    /* The main table: the first dash line whose header words include "Pss". */
-    int dash = -1, ds[MI_MAX_COLS * 2], de[MI_MAX_COLS * 2], nd = 0, h0 = -1;
-    for (int i = hdr + 1; i < end; i++) {
-        if (mi_known_title(lines[i]) != SEC_NONE) break;
-        nd = mi_dash_spans(lines[i], ds, de, MI_MAX_COLS * 2);
-        if (nd < 2) continue;
-        int top = i;
-        while (top - 1 > hdr && i - (top - 1) <= 3 && !mi_is_blank(lines[top - 1])) top--;
-        int pss = 0;
-        for (int h = top; h < i; h++) pss |= mi_header_has_pss(lines[h]);
-        if (pss) {
-            dash = i;
-            h0 = top;
-            break;
-        }
-    }
-    int tr = -1;
-    for (int i = hdr + 1; dash < 0 && i < end; i++)
-        if (mi_is_transposed_header(lines[i])) {
-            tr = i;
-            break;
-        }
-    if (dash < 0 && tr >= 0) {
-        m->transposed = 1;
-        mi_tok t[MI_MAX_TOKS];
-        int n = mi_tokenize(lines[tr], t, MI_MAX_TOKS);
-        for (int c = 0; c < n; c++) mi_table_add_col(m, &m->table, mi_arena_strndup(&m->arena, t[c].s, (size_t)t[c].n));
-        for (int i = 0; i < tr; i++)
-            if (i != hdr) mi_preamble_line(m, lines[i]);
-        dash = tr; /* rows and sections follow as in the other layouts */
-    }
-    if (dash < 0) {
-        int sys = 0, nofound = 0;
-        for (int i = 0; i < nl; i++) {
-            sys |= strstr(lines[i], "Total PSS by process") != NULL;
-            nofound |= strstr(lines[i], "No process found for") != NULL;
-        }
-        if (nofound)
-            snprintf(err, errlen,
-                     "dumpsys found no such process (\"No process found for\"): check the pid or package name");
-        else if (sys)
-            snprintf(err, errlen,
-                     "this is the system-wide `dumpsys meminfo` summary; run `dumpsys meminfo <pid|package>` for one "
-                     "process");
-        else if (hdr >= 0)
-            snprintf(err, errlen,
-                     "truncated meminfo: header for pid %lld found but no table (column names over a '------' line) "
-                     "follows it",
-                     (long long)m->pid);
-        else
-            snprintf(err, errlen,
-                     "not dumpsys meminfo output: no table with a 'Pss' column over a '------' line (expected `adb "
-                     "shell dumpsys meminfo <pid|package>`)");
-        return -1;
-    }
-    if (hdr < 0) mi_warn(m, "no '** MEMINFO in pid N [process] **' line: pid and process unknown");
+    /* The transposed layout reads its preamble before the missing-header warning: the warnings keep
+     * the order users have seen. */
+    if (m->transposed) mi_preamble(m, &L, &y);
+    if (y.hdr < 0) mi_warn(m, "no '** MEMINFO in pid N [process] **' line: pid and process unknown");
     if (!m->transposed) {
-        for (int i = 0; i < h0; i++)
-            if (i != hdr) mi_preamble_line(m, lines[i]);
-        mi_build_columns(m, lines + h0, dash - h0, ds, de, nd);
+        mi_preamble(m, &L, &y);
+        mi_build_columns(m, L.v + y.h0, y.dash - y.h0, y.ds, y.de, y.nd);
     }
-
-    int i = dash + 1;
     const char *last_top = NULL;
-    for (; i < end; i++) {
-        if (mi_is_blank(lines[i]) || mi_known_title(lines[i]) != SEC_NONE || mi_other_title(lines[i])) break;
-        int r = m->transposed ? mi_parse_transposed_row(m, lines[i]) : mi_parse_row(m, lines[i], &last_top);
-        if (r < 0) {
-            snprintf(err, errlen, "out of memory parsing the meminfo table");
-            return -1;
-        }
-        if (r == 0) mi_unparsed(m, lines[i], "in the table");
+    int i = mi_table_rows(m, &L, &y, &last_top);
+    if (i < 0) {
+        snprintf(err, errlen, "out of memory parsing the meminfo table");
+        return -1;
     }
-    if (m->table.nrows == 0) mi_warn(m, "the table has a header but no rows: input truncated?");
-    else if (!m->have_total && !m->transposed) mi_warn(m, "the table has no TOTAL row: input truncated?");
-
-    int sec = SEC_NONE;
-    mi_poscols pc = {0};
-    mi_dbhdr db = {0};
-    int db_have_hdr = 0;
-    mi_section *other = NULL;
-    for (; i < end; i++) {
-        const char *line = lines[i];
-        if (mi_is_blank(line)) continue;
-        int dsx[4], dex[4];
-        if (mi_dash_spans(line, dsx, dex, 4) > 0) continue;
-        if ((sec == SEC_SUMMARY || sec == SEC_NATIVE) && !strchr(line, ':') &&
-            (strstr(line, "(KB)") || strstr(line, "(kB)") || strstr(line, "Count"))) {
-            mi_poscols_read(m, &pc, line);
-            continue;
-        }
-        if (sec == SEC_DB && (strstr(line, "Dbname") || strstr(line, "pgsz"))) {
-            mi_db_header(m, &db, line);
-            db_have_hdr = 1;
-            continue;
-        }
-        int t = mi_known_title(line);
-        if (t == SEC_NONE && sec == SEC_DB && mi_all_caps(line)) {
-            db.group =
-                mi_arena_strndup(&m->arena, line + mi_leading_spaces(line), strlen(line + mi_leading_spaces(line)));
-            continue;
-        }
-        if (t == SEC_NONE && mi_other_title(line)) {
-            t = SEC_OTHER;
-            if (mi_arena_grow(&m->arena, (void **)&m->sections, sizeof *m->sections, &m->capsections, m->nsections) ==
-                0) {
-                other = &m->sections[m->nsections++];
-                memset(other, 0, sizeof *other);
-                other->title =
-                    mi_arena_strndup(&m->arena, line + mi_leading_spaces(line), strlen(line + mi_leading_spaces(line)));
-                mi_warn(m, "section '%s' is not one we know; its lines are kept in 'sections'", other->title);
-            }
-        }
-        if (t != SEC_NONE) {
-            sec = t;
-            memset(&pc, 0, sizeof pc);
-            if (sec == SEC_DB) {
-                memset(&db, 0, sizeof db);
-                db_have_hdr = 0;
-            }
-            continue;
-        }
-        switch (sec) {
-        case SEC_DETAILS:
-            if (!mi_parse_row(m, line, &last_top)) mi_unparsed(m, line, "in Dalvik Details");
-            break;
-        case SEC_SUMMARY: mi_summary_line(m, line, &pc); break;
-        case SEC_OBJECTS: mi_kv_line(m, line, &m->objects, "Objects"); break;
-        case SEC_SQL: mi_kv_line(m, line, &m->sql, "SQL"); break;
-        case SEC_NATIVE: mi_native_line(m, line, &pc); break;
-        case SEC_ASSETS: mi_asset_line(m, line); break;
-        case SEC_DB:
-            if (!db_have_hdr) mi_warn(m, "DATABASES rows without a column header: values are named col1, col2, ...");
-            mi_db_line(m, &db, line);
-            break;
-        case SEC_OTHER:
-            if (other) mi_strlist_add(&m->arena, &other->lines, mi_arena_strndup(&m->arena, line, strlen(line)));
-            break;
-        default: mi_unparsed(m, line, "after the table");
-        }
-    }
-    if (nul) mi_warn(m, "input holds %zu NUL byte(s): binary data mixed into the text?", nul);
+    mi_sections(m, &L, i, y.end, last_top);
+    if (L.nul) mi_warn(m, "input holds %zu NUL byte(s): binary data mixed into the text?", L.nul);
     mi_finish_warnings(m);
     if (m->arena.oom) {
         snprintf(err, errlen, "out of memory parsing meminfo text");

@@ -10,10 +10,6 @@
 #include "hprofkit.h"
 #include "meminfo.h"
 
-HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
-
-static const hk_host *mi_host;
-
 /* Moves a finished JSON document into the host's buffer. */
 static int mi_hand_over(int rc, mi_buf *b, hk_buf *out, char *err, size_t errlen)
 {
@@ -21,33 +17,36 @@ static int mi_hand_over(int rc, mi_buf *b, hk_buf *out, char *err, size_t errlen
         snprintf(err, errlen, "out of memory writing JSON");
         rc = -1;
     }
-    if (rc == 0) mi_host->buf_append(out, b->data, b->len);
+    if (rc == 0) hk_api->buf_append(out, b->data, b->len);
     mi_buf_free(b);
     return rc;
+}
+
+/* The text functions: one text argument, one parser; usage says what to pass. */
+static int mi_text_fn(int (*parse)(const char *, size_t, mi_buf *, char *, size_t), const char *usage, int argc,
+                      const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
+{
+    if (argc < 1) {
+        snprintf(err, errlen, "%s", usage);
+        return -1;
+    }
+    mi_buf b;
+    mi_buf_init(&b);
+    return mi_hand_over(parse(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
 }
 
 static int mi_fn_parse(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
                        size_t errlen)
 {
-    if (argc < 1) {
-        snprintf(err, errlen, "meminfo.parse(text): pass the text of `dumpsys meminfo <pid|package>`");
-        return -1;
-    }
-    mi_buf b;
-    mi_buf_init(&b);
-    return mi_hand_over(mi_parse(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
+    return mi_text_fn(mi_parse, "meminfo.parse(text): pass the text of `dumpsys meminfo <pid|package>`", argc, argv,
+                      argl, out, err, errlen);
 }
 
 static int mi_fn_smaps(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err,
                        size_t errlen)
 {
-    if (argc < 1) {
-        snprintf(err, errlen, "meminfo.smaps(text): pass the text of /proc/PID/smaps");
-        return -1;
-    }
-    mi_buf b;
-    mi_buf_init(&b);
-    return mi_hand_over(mi_smaps(argv[0], argl[0], &b, err, errlen), &b, out, err, errlen);
+    return mi_text_fn(mi_smaps, "meminfo.smaps(text): pass the text of /proc/PID/smaps", argc, argv, argl, out, err,
+                      errlen);
 }
 
 /* A process is a pid or a package/process name; anything else could reach
@@ -72,7 +71,7 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
                  "meminfo.device(process[, serial]): process must be a pid or a package name ([A-Za-z0-9._:-])");
         return -1;
     }
-    if (mi_host->size < offsetof(hk_host, device_shell) + sizeof mi_host->device_shell || !mi_host->device_shell) {
+    if (!hk_api->device_shell) {
         snprintf(err, errlen,
                  "this hprofkit has no device transport: capture `adb shell dumpsys meminfo %s` into a file instead",
                  argv[0]);
@@ -84,12 +83,12 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
     /* The host owns hk_buf; borrow the output buffer for the raw text, then
 	 * replace it with the parsed JSON. */
     int code = 0;
-    if (mi_host->device_shell(serial, cmd, out, &code, err, errlen) < 0) return -1;
-    size_t n = mi_host->buf_len(out);
+    if (hk_api->device_shell(serial, cmd, out, &code, err, errlen) < 0) return -1;
+    size_t n = hk_api->buf_len(out);
     mi_buf text;
     mi_buf_init(&text);
-    mi_buf_put(&text, (const char *)mi_host->buf_data(out), n);
-    mi_host->buf_reset(out);
+    mi_buf_put(&text, (const char *)hk_api->buf_data(out), n);
+    hk_api->buf_reset(out);
     if (text.oom) {
         mi_buf_free(&text);
         snprintf(err, errlen, "out of memory holding dumpsys output");
@@ -102,22 +101,21 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
     return mi_hand_over(rc, &b, out, err, errlen);
 }
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *host, hk_plugin *self, char *err, size_t errlen)
+static int mi_init(hk_plugin *self, char *err, size_t errlen)
 {
-    mi_host = host;
-    if (host->describe(self, "meminfo", "0.1.0", "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified") <
-            0 ||
-        host->register_function(self, "parse",
-                                "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
-                                mi_fn_parse, NULL) < 0 ||
-        host->register_function(self, "smaps",
-                                "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name", mi_fn_smaps,
-                                NULL) < 0 ||
-        host->register_function(self, "device",
-                                "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
-                                mi_fn_device, NULL) < 0) {
-        snprintf(err, errlen, "meminfo plugin: registering its functions failed");
-        return -1;
-    }
-    return 0;
+    (void)err;
+    (void)errlen;
+    hk_api->describe(self, "meminfo", "0.1.0", "dumpsys meminfo and /proc/PID/smaps: parsed, checked, classified");
+    /* a refusal is the host's reason */
+    return hk_api->register_function(
+               self, "parse", "parse(text): `dumpsys meminfo <pid|package>` text -> table, summary, objects, checks",
+               mi_fn_parse, NULL) |
+           hk_api->register_function(self, "smaps",
+                                     "smaps(text): /proc/PID/smaps text -> meminfo categories, Unknown by name",
+                                     mi_fn_smaps, NULL) |
+           hk_api->register_function(
+               self, "device", "device(process[, serial]): run `dumpsys meminfo PROCESS` on a device and parse it",
+               mi_fn_device, NULL);
 }
+
+HK_PLUGIN_INIT(mi_init)

@@ -40,24 +40,9 @@ void mi_buf_put(mi_buf *b, const char *s, size_t n)
     b->data[b->len] = 0;
 }
 
-void mi_buf_puts(mi_buf *b, const char *s)
+static void mi_buf_puts(mi_buf *b, const char *s)
 {
     mi_buf_put(b, s, strlen(s));
-}
-
-void mi_buf_printf(mi_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n > 0 && mi_buf_reserve(b, (size_t)n) == 0) {
-        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
-        b->len += (size_t)n;
-    }
-    va_end(ap2);
 }
 
 /* ---- JSON ---- */
@@ -111,14 +96,6 @@ void mi_json_arr_end(mi_json *j)
     mi_json_close(j, ']');
 }
 
-void mi_json_key(mi_json *j, const char *k)
-{
-    mi_json_sep(j);
-    mi_json_quote(j->b, k, strlen(k));
-    mi_buf_put(j->b, ":", 1);
-    j->after_key = 1;
-}
-
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when invalid. */
 static size_t mi_utf8_len(const unsigned char *s, size_t n)
 {
@@ -146,7 +123,8 @@ static size_t mi_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void mi_json_quote(mi_buf *b, const char *s, size_t n)
+/* Escapes s as a JSON string literal; invalid UTF-8 becomes U+FFFD so the output always parses. */
+static void mi_json_quote(mi_buf *b, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     mi_buf_put(b, "\"", 1);
@@ -166,8 +144,12 @@ void mi_json_quote(mi_buf *b, const char *s, size_t n)
             case '\b': e = "\\b"; break;
             case '\f': e = "\\f"; break;
             }
-            if (e) mi_buf_puts(b, e);
-            else mi_buf_printf(b, "\\u%04x", c);
+            char u[8];
+            if (!e) {
+                snprintf(u, sizeof u, "\\u%04x", c);
+                e = u;
+            }
+            mi_buf_puts(b, e);
             i++;
         } else if (c < 0x80) {
             mi_buf_put(b, (const char *)p + i, 1);
@@ -186,10 +168,18 @@ void mi_json_quote(mi_buf *b, const char *s, size_t n)
     mi_buf_put(b, "\"", 1);
 }
 
-void mi_json_strn(mi_json *j, const char *s, size_t n)
+static void mi_json_strn(mi_json *j, const char *s, size_t n)
 {
     mi_json_sep(j);
     mi_json_quote(j->b, s, n);
+}
+
+void mi_json_key(mi_json *j, const char *k)
+{
+    mi_json_sep(j);
+    mi_json_quote(j->b, k, strlen(k));
+    mi_buf_put(j->b, ":", 1);
+    j->after_key = 1;
 }
 
 void mi_json_str(mi_json *j, const char *s)
@@ -200,8 +190,10 @@ void mi_json_str(mi_json *j, const char *s)
 
 void mi_json_int(mi_json *j, int64_t v)
 {
+    char num[24];
+    snprintf(num, sizeof num, "%lld", (long long)v);
     mi_json_sep(j);
-    mi_buf_printf(j->b, "%lld", (long long)v);
+    mi_buf_puts(j->b, num);
 }
 
 void mi_json_bool(mi_json *j, int v)
@@ -214,6 +206,24 @@ void mi_json_null(mi_json *j)
 {
     mi_json_sep(j);
     mi_buf_puts(j->b, "null");
+}
+
+void mi_json_kstr(mi_json *j, const char *k, const char *s)
+{
+    mi_json_key(j, k);
+    mi_json_str(j, s);
+}
+
+void mi_json_kint(mi_json *j, const char *k, int64_t v)
+{
+    mi_json_key(j, k);
+    mi_json_int(j, v);
+}
+
+void mi_json_karr(mi_json *j, const char *k)
+{
+    mi_json_key(j, k);
+    mi_json_arr(j);
 }
 
 /* ---- arena ---- */

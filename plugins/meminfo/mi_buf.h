@@ -16,8 +16,6 @@ typedef struct mi_buf {
 void mi_buf_init(mi_buf *b);
 void mi_buf_free(mi_buf *b);
 void mi_buf_put(mi_buf *b, const char *s, size_t n);
-void mi_buf_puts(mi_buf *b, const char *s);
-void mi_buf_printf(mi_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* JSON writer: tracks commas so callers only say what comes next. */
 #define MI_JSON_MAXDEPTH 32
@@ -35,13 +33,14 @@ void mi_json_arr(mi_json *j);
 void mi_json_arr_end(mi_json *j);
 void mi_json_key(mi_json *j, const char *k);
 void mi_json_str(mi_json *j, const char *s); /* NULL writes null */
-void mi_json_strn(mi_json *j, const char *s, size_t n);
 void mi_json_int(mi_json *j, int64_t v);
 void mi_json_bool(mi_json *j, int v);
 void mi_json_null(mi_json *j);
-/* Escapes s as a JSON string literal; invalid UTF-8 becomes U+FFFD so the
- * output always parses. */
-void mi_json_quote(mi_buf *b, const char *s, size_t n);
+/* A key and its value, in an object. */
+void mi_json_kstr(mi_json *j, const char *k, const char *s);
+void mi_json_kint(mi_json *j, const char *k, int64_t v);
+/* A key and the opening of its array value. */
+void mi_json_karr(mi_json *j, const char *k);
 
 /* Arena: everything a parse result points to lives here and is freed at once. */
 typedef struct mi_arena_blk mi_arena_blk;

@@ -250,12 +250,8 @@ static void sm_add(sm_stats *to, const sm_stats *from)
 
 static void sm_json_stats(mi_json *j, const sm_stats *s)
 {
-    for (int f = 0; f < ST_N; f++) {
-        mi_json_key(j, sm_field_json[f]);
-        mi_json_int(j, s->v[f]);
-    }
-    mi_json_key(j, "mappings");
-    mi_json_int(j, s->mappings);
+    for (int f = 0; f < ST_N; f++) mi_json_kint(j, sm_field_json[f], s->v[f]);
+    mi_json_kint(j, "mappings", s->mappings);
 }
 
 static int sm_cmp_name(const void *a, const void *b)
@@ -290,8 +286,7 @@ static void sm_json_named(mi_json *j, const sm_named *a, int n)
     mi_json_arr(j);
     for (int i = 0; i < n; i++) {
         mi_json_obj(j);
-        mi_json_key(j, "name");
-        mi_json_str(j, a[i].name);
+        mi_json_kstr(j, "name", a[i].name);
         sm_json_stats(j, &a[i].st);
         mi_json_obj_end(j);
     }
@@ -306,6 +301,9 @@ typedef struct sm_state {
     sm_stats cur;
     const char *cur_name;
     int have_cur;
+    /* what the reading saw, for the errors and warnings */
+    int nmaps, nbad, rollup, have_swap_pss;
+    const char *first_bad;
 } sm_state;
 
 static void sm_flush(sm_state *s)
@@ -325,36 +323,9 @@ static void sm_flush(sm_state *s)
     s->have_cur = 0;
 }
 
-int mi_smaps(const char *text, size_t len, mi_buf *json_out, char *err, size_t errlen)
+/* Reads the mappings of buf (modified: lines are cut and names trimmed in place). */
+static void sm_read(sm_state *s, char *buf)
 {
-    if (!text || len == 0) {
-        snprintf(err, errlen, "empty input: expected the text of /proc/PID/smaps");
-        return -1;
-    }
-    char *buf = malloc(len + 1);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory reading %zu bytes of smaps", len);
-        return -1;
-    }
-    size_t nlines = 1;
-    for (size_t i = 0; i < len; i++) {
-        buf[i] = text[i] ? text[i] : ' ';
-        nlines += buf[i] == '\n';
-    }
-    buf[len] = 0;
-    sm_state s;
-    memset(&s, 0, sizeof s);
-    /* A mapping needs at least one header line: nlines bounds the lists. */
-    s.unknown = calloc(nlines, sizeof *s.unknown);
-    s.othermap = calloc(nlines, sizeof *s.othermap);
-    mi_buf tmp;
-    mi_buf_init(&tmp);
-    int rc = -1, nmaps = 0, nbad = 0, rollup = 0, have_swap_pss = 0;
-    const char *first_bad = NULL;
-    if (!s.unknown || !s.othermap) {
-        snprintf(err, errlen, "out of memory for %zu smaps lines", nlines);
-        goto out;
-    }
     uint64_t prev_end = 0;
     int prev_heap = SM_UNKNOWN;
     for (char *line = buf; line;) {
@@ -365,82 +336,137 @@ int mi_smaps(const char *text, size_t len, mi_buf *json_out, char *err, size_t e
         int64_t v;
         int is_field;
         if (sm_header(line, &a, &b, &name)) {
-            sm_flush(&s);
+            sm_flush(s);
             if (sm_ends(name, " (deleted)")) name[strlen(name) - strlen(" (deleted)")] = 0;
-            rollup |= !strcmp(name, "[rollup]");
-            sm_classify(name, prev_heap, a == prev_end, &s.cur_heap, &s.cur_sub);
+            s->rollup |= !strcmp(name, "[rollup]");
+            sm_classify(name, prev_heap, a == prev_end, &s->cur_heap, &s->cur_sub);
             prev_end = b;
-            prev_heap = s.cur_heap;
-            s.cur_name = name;
-            s.have_cur = 1;
-            nmaps++;
+            prev_heap = s->cur_heap;
+            s->cur_name = name;
+            s->have_cur = 1;
+            s->nmaps++;
         } else {
             int f = sm_field(line, &v, &is_field);
-            if (f < ST_N && s.have_cur) {
-                s.cur.v[f] += v;
-                have_swap_pss |= f == ST_SWAP_PSS;
+            if (f < ST_N && s->have_cur) {
+                s->cur.v[f] += v;
+                s->have_swap_pss |= f == ST_SWAP_PSS;
             } else if (!is_field && line[strspn(line, " \t\r")]) {
-                if (!nbad++) first_bad = line;
+                if (!s->nbad++) s->first_bad = line;
             }
         }
         line = nl ? nl + 1 : NULL;
     }
-    sm_flush(&s);
-    if (nmaps == 0) {
+    sm_flush(s);
+}
+
+/* Top rows in meminfo's order, each followed by its sub-categories. */
+static void sm_json_categories(mi_json *j, const sm_state *s)
+{
+    mi_json_karr(j, "categories");
+    for (int c = 0; c <= SM_UNKNOWN; c++) {
+        for (int k = c; k < SM_N; k = k == c ? SM_UNKNOWN + 1 : k + 1) {
+            if (k != c && sm_cat[k].parent != c) continue;
+            mi_json_obj(j);
+            mi_json_kstr(j, "name", sm_cat[k].name);
+            mi_json_kstr(j, "parent", k == c ? NULL : sm_cat[c].name);
+            sm_json_stats(j, &s->cat[k]);
+            mi_json_obj_end(j);
+        }
+    }
+    mi_json_arr_end(j);
+}
+
+static void sm_json_total(mi_json *j, const sm_state *s)
+{
+    sm_stats total;
+    memset(&total, 0, sizeof total);
+    for (int c = 0; c <= SM_UNKNOWN; c++) sm_add(&total, &s->cat[c]);
+    mi_json_key(j, "total");
+    mi_json_obj(j);
+    sm_json_stats(j, &total);
+    /* meminfo's TOTAL Pss counts swapped-out PSS too (Debug.getTotalPss). */
+    mi_json_kint(j, "pss_with_swap_pss", total.v[ST_PSS] + total.v[ST_SWAP_PSS]);
+    mi_json_obj_end(j);
+}
+
+static void sm_json_warnings(mi_json *j, const sm_state *s)
+{
+    mi_json_karr(j, "warnings");
+    if (s->nbad) {
+        char w[400];
+        snprintf(w, sizeof w, "%d line(s) were neither a mapping header nor a 'Field: value' line (first: %.200s)",
+                 s->nbad, s->first_bad);
+        mi_json_str(j, w);
+    }
+    if (s->rollup)
+        mi_json_str(
+            j, "this is smaps_rollup: one summed mapping, so nothing can be classified; read /proc/PID/smaps instead");
+    if (!s->have_swap_pss) mi_json_str(j, "no SwapPss lines (kernel older than 4.14 or no swap): swap_pss is 0");
+    mi_json_arr_end(j);
+}
+
+static void sm_json(mi_buf *out, const sm_state *s)
+{
+    mi_json j;
+    mi_json_init(&j, out);
+    mi_json_obj(&j);
+    sm_json_categories(&j, s);
+    mi_json_key(&j, "unknown");
+    sm_json_named(&j, s->unknown, s->nunknown);
+    mi_json_key(&j, "other_mmap");
+    sm_json_named(&j, s->othermap, s->nothermap);
+    sm_json_total(&j, s);
+    sm_json_warnings(&j, s);
+    mi_json_obj_end(&j);
+}
+
+/* A NUL-terminated copy with NULs made blanks; *nlines counts its lines. */
+static char *sm_copy(const char *text, size_t len, size_t *nlines)
+{
+    char *buf = malloc(len + 1);
+    if (!buf) return NULL;
+    *nlines = 1;
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = text[i] ? text[i] : ' ';
+        *nlines += buf[i] == '\n';
+    }
+    buf[len] = 0;
+    return buf;
+}
+
+int mi_smaps(const char *text, size_t len, mi_buf *json_out, char *err, size_t errlen)
+{
+    if (!text || len == 0) {
+        snprintf(err, errlen, "empty input: expected the text of /proc/PID/smaps");
+        return -1;
+    }
+    size_t nlines;
+    char *buf = sm_copy(text, len, &nlines);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory reading %zu bytes of smaps", len);
+        return -1;
+    }
+    sm_state s;
+    memset(&s, 0, sizeof s);
+    /* A mapping needs at least one header line: nlines bounds the lists. */
+    s.unknown = calloc(nlines, sizeof *s.unknown);
+    s.othermap = calloc(nlines, sizeof *s.othermap);
+    mi_buf tmp;
+    mi_buf_init(&tmp);
+    int rc = -1;
+    if (!s.unknown || !s.othermap) {
+        snprintf(err, errlen, "out of memory for %zu smaps lines", nlines);
+        goto out;
+    }
+    sm_read(&s, buf);
+    if (s.nmaps == 0) {
         snprintf(err, errlen,
                  "not /proc/PID/smaps text: no mapping header line ('START-END PERMS OFFSET DEV INODE [NAME]') found");
         goto out;
     }
     s.nunknown = sm_group(s.unknown, s.nunknown);
     s.nothermap = sm_group(s.othermap, s.nothermap);
-
-    mi_json j;
-    mi_json_init(&j, &tmp);
-    mi_json_obj(&j);
-    mi_json_key(&j, "categories");
-    mi_json_arr(&j);
-    /* Top rows in meminfo's order, each followed by its sub-categories. */
-    for (int c = 0; c <= SM_UNKNOWN; c++) {
-        for (int k = c; k < SM_N; k = k == c ? SM_UNKNOWN + 1 : k + 1) {
-            if (k != c && sm_cat[k].parent != c) continue;
-            mi_json_obj(&j);
-            mi_json_key(&j, "name");
-            mi_json_str(&j, sm_cat[k].name);
-            mi_json_key(&j, "parent");
-            mi_json_str(&j, k == c ? NULL : sm_cat[c].name);
-            sm_json_stats(&j, &s.cat[k]);
-            mi_json_obj_end(&j);
-        }
-    }
-    mi_json_arr_end(&j);
-    mi_json_key(&j, "unknown");
-    sm_json_named(&j, s.unknown, s.nunknown);
-    mi_json_key(&j, "other_mmap");
-    sm_json_named(&j, s.othermap, s.nothermap);
-    sm_stats total;
-    memset(&total, 0, sizeof total);
-    for (int c = 0; c <= SM_UNKNOWN; c++) sm_add(&total, &s.cat[c]);
-    mi_json_key(&j, "total");
-    mi_json_obj(&j);
-    sm_json_stats(&j, &total);
-    /* meminfo's TOTAL Pss counts swapped-out PSS too (Debug.getTotalPss). */
-    mi_json_key(&j, "pss_with_swap_pss");
-    mi_json_int(&j, total.v[ST_PSS] + total.v[ST_SWAP_PSS]);
-    mi_json_obj_end(&j);
-    mi_json_key(&j, "warnings");
-    mi_json_arr(&j);
-    if (nbad) {
-        char w[400];
-        snprintf(w, sizeof w, "%d line(s) were neither a mapping header nor a 'Field: value' line (first: %.200s)",
-                 nbad, first_bad);
-        mi_json_str(&j, w);
-    }
-    if (rollup)
-        mi_json_str(
-            &j, "this is smaps_rollup: one summed mapping, so nothing can be classified; read /proc/PID/smaps instead");
-    if (!have_swap_pss) mi_json_str(&j, "no SwapPss lines (kernel older than 4.14 or no swap): swap_pss is 0");
-    mi_json_arr_end(&j);
-    mi_json_obj_end(&j);
+    sm_json(&tmp, &s);
     if (tmp.oom) {
         snprintf(err, errlen, "out of memory writing smaps JSON");
         goto out;

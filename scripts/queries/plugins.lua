@@ -13,10 +13,9 @@ hk.query {
   help = "List plugins: version, status (ok, error with the reason, disabled), and the functions, "
       .. "bitmap sources and fetchers each one registered; bitmap sources written in Lua too",
   needs_dump = false,
-  args = {},
   columns = { "name", "kind", "version", "status", "functions", "bitmap_sources", "fetchers", "summary",
               "path", "ini", "error" },
-  run = function(_, args)
+  run = function()
     local rows = {}
     for _, p in ipairs(hk.plugins()) do
       rows[#rows + 1] = {

@@ -4,8 +4,9 @@
 --
 --   hprofkit bitmaps-from-dir DUMP --dir DIR [--json] [--export OUT]
 --
--- The same source in a script of your own (~/.config/hprofkit/scripts/*.lua) makes every
--- command (bitmaps, duplicate-bitmaps, dump:bitmap_image) see those images.
+-- The same source registered with hk.bitmap_source{} at the top level of a script of your own
+-- (~/.config/hprofkit/scripts/*.lua) makes every command (bitmaps, duplicate-bitmaps,
+-- dump:bitmap_image) see those images.
 local function png_dir_source(dir)
   return {
     name = "dir:" .. dir,
@@ -29,8 +30,9 @@ hk.query{
   columns = { "bitmaps", "summary" },
   run = function(dump, args)
     if args.dir == "" then error("give the directory with --dir DIR", 0) end
-    hk.bitmap_source(png_dir_source(args.dir))
-    local rows, summary = dump:bitmap_scan{ export = args.export ~= "" and args.export or nil }
+    -- a source for this scan alone: registering one (hk.bitmap_source) is for a script as it loads
+    local rows, summary = dump:bitmap_scan{ export = args.export ~= "" and args.export or nil,
+                                            sources = { png_dir_source(args.dir) } }
     table.sort(rows, function(a, b) return a.bytes > b.bytes or (a.bytes == b.bytes and a.id < b.id) end)
     return { bitmaps = rows, summary = summary },
            { subcolumns = { bitmaps = { "id", "width", "height", "native_ptr", "bytes", "source", "pixels_sha256", "reason" } } }

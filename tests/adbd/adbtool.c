@@ -14,6 +14,7 @@
 
 #include "device.h"
 #include "device_lua.h"
+#include "util/hk_report.h"
 
 static int die(const char *msg)
 {
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
 {
     char err[1024];
     hk_adb adb;
+    hk_report_set(hk_report_stderr, NULL); /* the device layer's notes and warnings, as hprofkit shows them */
     if (argc < 2) return die("usage: adbtool version|devices|features|processes|shell|pull|dump|jdwp ...");
     if (hk_adb_init(&adb, err, sizeof err) != 0) return die(err);
     const char *sub = argv[1], *serial = NULL, *output = NULL;
@@ -43,8 +45,8 @@ int main(int argc, char **argv)
         lua_State *L = luaL_newstate();
         luaL_openlibs(L);
         lua_newtable(L);
-        hk_device_lua_register(L, -1);
         lua_setglobal(L, "hk");
+        hkl_open_device(L);
         lua_createtable(L, argc, 0);
         for (int i = 3; i < argc; i++) {
             lua_pushstring(L, argv[i]);

@@ -1,7 +1,11 @@
-/* bm_pngcmp --info PNG: prints "WxH SHA256" of the decoded straight RGBA pixels.
- * bm_pngcmp PNG RGBA: decodes PNG and compares it with raw straight RGBA8888 (the fixture
- * generator's --pixels-dir output): exact where the expected alpha is 0 or 255, within +-1
- * per channel elsewhere (un-premultiplying rounds).  Exit 0 when equal; prints why not. */
+/* The tests' one PNG comparer.
+ * bm_pngcmp --info PNG: prints "WxH SHA256" of the decoded straight RGBA pixels.
+ * bm_pngcmp PNG REF: decodes PNG and compares it with REF, either
+ *  - raw straight RGBA8888 (the fixture generator's --pixels-dir output): exact where the
+ *    expected alpha is 0 or 255, within +-1 per channel elsewhere (un-premultiplying rounds); or
+ *  - "W H\n" followed by W*H*4 bytes of RGBA (what a live test app writes from the pixels it
+ *    drew): exact, since those pixels never went through premultiplied storage and back.
+ * Exit 0 when equal, 1 when they differ (says where), 2 on unreadable input. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +39,29 @@ static int info(const char *path)
     return 0;
 }
 
+/* A "W H\n" header whose size matches the rest of the file: the exact reference format. */
+static int take_header(hk_buf *ref, int *w, int *h)
+{
+    unsigned rw, rh;
+    int used = 0;
+    char head[32];
+    size_t k = ref->len < sizeof head - 1 ? ref->len : sizeof head - 1;
+    memcpy(head, ref->data, k);
+    head[k] = 0;
+    if (sscanf(head, "%u %u%n", &rw, &rh, &used) != 2 || head[used] != '\n') return 0;
+    if ((size_t)used + 1 + (size_t)rw * rh * 4 != ref->len) return 0;
+    memmove(ref->data, ref->data + used + 1, ref->len - used - 1);
+    ref->len -= (size_t)used + 1;
+    *w = (int)rw;
+    *h = (int)rh;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--info")) return info(argv[2]);
     if (argc != 3) {
-        fprintf(stderr, "usage: bm_pngcmp IMAGE.png EXPECTED.rgba\n");
+        fprintf(stderr, "usage: bm_pngcmp IMAGE.png EXPECTED.rgba|EXPECTED.ref\n");
         return 2;
     }
     hk_buf png, want;
@@ -50,6 +72,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 2;
     }
+    int rw = 0, rh = 0, exact = take_header(&want, &rw, &rh);
     unsigned char *rgba;
     int w, h;
     if (hk_png_decode_rgba(png.data, png.len, &rgba, &w, &h, err, sizeof err) < 0) {
@@ -57,6 +80,10 @@ int main(int argc, char **argv)
         return 1;
     }
     size_t n = (size_t)w * (size_t)h * 4;
+    if (exact && (rw != w || rh != h)) {
+        fprintf(stderr, "size differs: png %dx%d, reference %dx%d\n", w, h, rw, rh);
+        return 1;
+    }
     if (n != want.len) {
         fprintf(stderr, "%s is %dx%d (%zu bytes of RGBA), expected %zu bytes\n", argv[1], w, h, n, want.len);
         return 1;
@@ -67,7 +94,7 @@ int main(int argc, char **argv)
         for (int c = 0; c < 4; c++) {
             int d = (int)rgba[i + c] - (int)want.data[i + c];
             if (d == 0) continue;
-            if ((a == 0 || a == 255 || c == 3) || d < -1 || d > 1) {
+            if (exact || a == 0 || a == 255 || c == 3 || d < -1 || d > 1) {
                 if (!bad)
                     fprintf(stderr, "pixel %zu (x %zu, y %zu) channel %d: got %d, want %d (alpha %d)\n", i / 4,
                             (i / 4) % (size_t)w, (i / 4) / (size_t)w, c, rgba[i + c], want.data[i + c], a);

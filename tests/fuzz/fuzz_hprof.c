@@ -10,7 +10,7 @@
 
 #include "bitmap/bitmap.h"
 #include "graph/graph.h"
-#include "hprof/hprof.h"
+#include "hprof/hprof_internal.h"
 
 /* renames the short names generated and fuzzed dumps use, with inlined frames */
 static const char MAP[] =

@@ -13,6 +13,7 @@
  */
 #include "util/hk_jobs.h"
 #include "graph/graph.h"
+#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

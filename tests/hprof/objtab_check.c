@@ -1,7 +1,8 @@
 /* The object table's sort, checked on every order it handles: ids already in order, a few long
  * ascending runs with short runs between them (real dumps), and no order at all (the radix
  * sort); 4-byte ids and 8-byte ids spread over several 4 GB segments.  Every id must come out
- * in order with its own offset, and duplicates must be refused.  Prints one line per case. */
+ * in order with its own offset, be found by id through the index's directory (one id segment or
+ * several), and duplicates must be refused.  Prints one line per case. */
 #include "hprof/hprof_objtab.h"
 
 #include <stdio.h>
@@ -76,14 +77,20 @@ static int check(const char *name, int dup)
             prev = id;
         }
     }
+    /* every id found at its own record, an id between two objects not at all */
+    for (size_t i = 0; i < N && ok && !dup; i++) {
+        uint32_t j = hk_obj_find(&d, ids[i]);
+        ok = j != HK_NONE && ((uint64_t)d.off_hi[j] << 32 | d.off_lo[j]) == 1000 + 40ULL * i &&
+             hk_obj_find(&d, ids[i] + 1) == HK_NONE;
+    }
     printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ",
-           ok ? "" : (rc < 0 ? err : "wrong order or offsets"));
+           ok ? "" : (rc < 0 ? err : "wrong order, offsets or lookups"));
     hk_objtab_free(&t);
     free(d.id_lo);
     free(d.off_lo);
     free(d.off_hi);
     free(d.segs);
-    free(d.dir);
+    hk_iddir_free(&d.dir);
     return ok;
 }
 

@@ -6,8 +6,10 @@
  *   example.string(dump, id)         -> {"id": ..., "value": "..."} (a java.lang.String)
  *   example.png_info(file)           -> {"width": W, "height": H} from the PNG's IHDR
  *   example.solid_png(file, w, h, rgba) writes a one-colour PNG atomically -> {"bytes": N}
+ *   example.late()                   tries to register after init -> {"refused": true}
  *   bitmap source "example-dir": PNGs named 0x<native ptr>.png in the directory of the `dir`
- *   setting (any tool that writes pointer-named PNGs feeds it).
+ *   setting (any tool that writes pointer-named PNGs feeds it), asked in the order of the
+ *   `priority` setting (default 0: after the dump's own pixels, the trace and sidecar files).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,9 +17,6 @@
 
 #include "hprofkit.h"
 
-HK_PLUGIN_EXPORT const uint32_t hk_plugin_abi = HK_ABI_VERSION;
-
-static const hk_host *host;
 static hk_plugin *me;
 
 static int need_args(int argc, int want, const char *usage, char *err, size_t errlen)
@@ -31,7 +30,7 @@ static int hello(void *ud, int argc, const char *const *argv, const size_t *argl
 {
     const char *greeting = ud;
     if (need_args(argc, 1, "hello(name)", err, errlen) < 0) return -1;
-    host->buf_printf(out, "{\"greeting\":");
+    hk_api->buf_printf(out, "{\"greeting\":");
     size_t gl = strlen(greeting);
     char *s = malloc(gl + 1 + argl[0]);
     if (!s) {
@@ -41,9 +40,9 @@ static int hello(void *ud, int argc, const char *const *argv, const size_t *argl
     memcpy(s, greeting, gl);
     s[gl] = ' ';
     memcpy(s + gl + 1, argv[0], argl[0]);
-    host->buf_json_string(out, s, gl + 1 + argl[0]);
+    hk_api->buf_json_string(out, s, gl + 1 + argl[0]);
     free(s);
-    host->buf_printf(out, "}");
+    hk_api->buf_printf(out, "}");
     return 0;
 }
 
@@ -57,23 +56,23 @@ static int count_cb(void *ctx, hk_id obj)
 static int count(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
     if (need_args(argc, 2, "count(dump_path, class_name)", err, errlen) < 0) return -1;
-    hk_dump *d = host->dump_open(argv[0], err, errlen);
+    hk_dump *d = hk_api->dump_open(argv[0], err, errlen);
     if (!d) return -1;
-    hk_id cls = host->class_by_name(d, argv[1]);
+    hk_id cls = hk_api->class_by_name(d, argv[1]);
     if (!cls) {
-        snprintf(err, errlen, "no class %s in %s", argv[1], host->dump_path(d));
-        host->dump_close(d);
+        snprintf(err, errlen, "no class %s in %s", argv[1], hk_api->dump_path(d));
+        hk_api->dump_close(d);
         return -1;
     }
     uint64_t exact = 0, all = 0;
-    host->instances(d, cls, 0, count_cb, &exact);
-    host->instances(d, cls, 1, count_cb, &all);
-    host->log(me, HK_LOG_DEBUG, "%s: %llu instances", argv[1], (unsigned long long)exact);
-    host->buf_printf(out, "{\"class\":");
-    host->buf_json_string(out, host->class_name(d, cls), strlen(host->class_name(d, cls)));
-    host->buf_printf(out, ",\"instances\":%llu,\"with_subclasses\":%llu,\"sdk\":%d}", (unsigned long long)exact,
-                     (unsigned long long)all, host->dump_sdk(d));
-    host->dump_close(d);
+    hk_api->instances(d, cls, 0, count_cb, &exact);
+    hk_api->instances(d, cls, 1, count_cb, &all);
+    hk_api->log(me, HK_LOG_DEBUG, "%s: %llu instances", argv[1], (unsigned long long)exact);
+    hk_api->buf_printf(out, "{\"class\":");
+    hk_api->buf_json_string(out, hk_api->class_name(d, cls), strlen(hk_api->class_name(d, cls)));
+    hk_api->buf_printf(out, ",\"instances\":%llu,\"with_subclasses\":%llu,\"sdk\":%d}", (unsigned long long)exact,
+                       (unsigned long long)all, hk_api->dump_sdk(d));
+    hk_api->dump_close(d);
     return 0;
 }
 
@@ -82,19 +81,19 @@ static int string(void *ud, int argc, const char *const *argv, const size_t *arg
 {
     if (need_args(argc, 2, "string(dump_path, object_id)", err, errlen) < 0) return -1;
     hk_id id = strtoull(argv[1], NULL, 0);
-    hk_dump *d = host->dump_open(argv[0], err, errlen);
+    hk_dump *d = hk_api->dump_open(argv[0], err, errlen);
     if (!d) return -1;
-    hk_buf *value = host->buf_new();
-    int rc = host->string_value(d, id, value);
+    hk_buf *value = hk_api->buf_new();
+    int rc = hk_api->string_value(d, id, value);
     if (rc < 0) {
         snprintf(err, errlen, "0x%llx is not a java.lang.String", (unsigned long long)id);
     } else {
-        host->buf_printf(out, "{\"id\":\"0x%llx\",\"value\":", (unsigned long long)id);
-        host->buf_json_string(out, (const char *)host->buf_data(value), host->buf_len(value));
-        host->buf_printf(out, "}");
+        hk_api->buf_printf(out, "{\"id\":\"0x%llx\",\"value\":", (unsigned long long)id);
+        hk_api->buf_json_string(out, (const char *)hk_api->buf_data(value), hk_api->buf_len(value));
+        hk_api->buf_printf(out, "}");
     }
-    host->buf_free(value);
-    host->dump_close(d);
+    hk_api->buf_free(value);
+    hk_api->dump_close(d);
     return rc;
 }
 
@@ -131,13 +130,13 @@ static int png_info(void *ud, int argc, const char *const *argv, const size_t *a
         return -1;
     }
     int w, h;
-    int rc = host->png_size(p, n, &w, &h);
+    int rc = hk_api->png_size(p, n, &w, &h);
     free(p);
     if (rc < 0) {
         snprintf(err, errlen, "%s is not a PNG", argv[0]);
         return -1;
     }
-    host->buf_printf(out, "{\"width\":%d,\"height\":%d}", w, h);
+    hk_api->buf_printf(out, "{\"width\":%d,\"height\":%d}", w, h);
     return 0;
 }
 
@@ -162,25 +161,20 @@ static int solid_png(void *ud, int argc, const char *const *argv, const size_t *
         px[i * 4 + 2] = (unsigned char)(c >> 8);
         px[i * 4 + 3] = (unsigned char)c;
     }
-    hk_buf *png = host->buf_new();
-    int rc = host->png_encode_rgba(px, w, h, png, err, errlen);
+    hk_buf *png = hk_api->buf_new();
+    int rc = hk_api->png_encode_rgba(px, w, h, png, err, errlen);
     free(px);
-    size_t n = host->buf_len(png);
-    if (rc == 0) rc = host->write_file_atomic(argv[0], host->buf_data(png), n, err, errlen);
-    host->buf_free(png);
+    size_t n = hk_api->buf_len(png);
+    if (rc == 0) rc = hk_api->write_file_atomic(argv[0], hk_api->buf_data(png), n, err, errlen);
+    hk_api->buf_free(png);
     if (rc < 0) return -1;
-    host->buf_printf(out, "{\"bytes\":%zu}", n);
+    hk_api->buf_printf(out, "{\"bytes\":%zu}", n);
     return 0;
 }
 
 /* ---- the bitmap source ---- */
 
-static int dir_open(void *ud, hk_dump *dump, void **state, char *err, size_t errlen)
-{
-    *state = ud; /* the directory */
-    return 0;
-}
-
+/* no open(): the state is the user data, the directory */
 static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
 {
     char path[4096];
@@ -191,40 +185,47 @@ static int dir_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, 
         snprintf(note, notelen, "no file 0x%llx.png", (unsigned long long)bm->native_ptr);
         return HK_IMAGE_NONE;
     }
-    host->buf_append(out, p, n);
+    hk_api->buf_append(out, p, n);
     free(p);
     return HK_IMAGE_ENCODED;
 }
 
-static void dir_close(void *state)
-{
-    (void)state;
-}
-
-static const hk_bitmap_source dir_source = {
+/* the source is copied at registration; init sets its priority from the `priority` setting */
+static hk_bitmap_source dir_source = {
     .name = "example-dir",
     .help = "PNGs named 0x<native ptr>.png in the directory of the example plugin's `dir` setting",
     .keyed_by_pointer = 1,
-    .open = dir_open,
     .image = dir_image,
-    .close = dir_close,
 };
 
-HK_PLUGIN_EXPORT int hk_plugin_init(const hk_host *h, hk_plugin *self, char *err, size_t errlen)
+/* late(): registers after init, which the host must refuse -> {"refused": true} */
+static int late(void *ud, int argc, const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
-    host = h;
-    me = self;
-    h->describe(self, "example", "1.0", "a small example: greetings, instance counts, PNG files");
-    const char *greeting = h->config(self, "greeting");
-    /* settings live as long as the host; the plugin keeps the pointer */
-    h->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting", hello,
-                         (void *)(greeting ? greeting : "hello"));
-    h->register_function(self, "count", "count(dump, class): instances of a class", count, NULL);
-    h->register_function(self, "string", "string(dump, id): the value of a java.lang.String", string, NULL);
-    h->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info, NULL);
-    h->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG", solid_png, NULL);
-    const char *dir = h->config(self, "dir");
-    if (dir) h->register_bitmap_source(self, &dir_source, (void *)dir);
-    h->log(self, HK_LOG_INFO, "ready (dir=%s)", dir ? dir : "none");
+    int rc = hk_api->register_function(me, "too_late", "registered after init", late, NULL);
+    hk_api->buf_printf(out, "{\"refused\": %s}", rc < 0 ? "true" : "false");
     return 0;
 }
+
+static int example_init(hk_plugin *self, char *err, size_t errlen)
+{
+    me = self;
+    hk_api->describe(self, "example", "1.0", "a small example: greetings, instance counts, PNG files");
+    const char *greeting = hk_api->config(self, "greeting");
+    /* settings live as long as the host; the plugin keeps the pointer */
+    hk_api->register_function(self, "hello", "hello(name): a greeting, from the `greeting` setting", hello,
+                              (void *)(greeting ? greeting : "hello"));
+    hk_api->register_function(self, "count", "count(dump, class): instances of a class", count, NULL);
+    hk_api->register_function(self, "string", "string(dump, id): the value of a java.lang.String", string, NULL);
+    hk_api->register_function(self, "png_info", "png_info(file): a PNG's width and height", png_info, NULL);
+    hk_api->register_function(self, "solid_png", "solid_png(file, w, h, rrggbbaa): write a PNG", solid_png, NULL);
+    hk_api->register_function(self, "late", "late(): tries to register after init (the host refuses)", late, NULL);
+    const char *dir = hk_api->config(self, "dir");
+    double priority;
+    if (hk_api->config_number(self, "priority", HK_PRIORITY_DEFAULT, &priority, err, errlen) < 0) return -1;
+    dir_source.priority = (int)priority;
+    if (dir) hk_api->register_bitmap_source(self, &dir_source, (void *)dir);
+    hk_api->log(self, HK_LOG_INFO, "ready (dir=%s)", dir ? dir : "none");
+    return 0;
+}
+
+HK_PLUGIN_INIT(example_init)

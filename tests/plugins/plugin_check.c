@@ -3,11 +3,14 @@
  *
  *   plugin_check [--ini FILE]... [--optional-ini FILE] [--dir PLUGIN_DIR] [--env]
  *                [--call FUNC ARG... | --image SOURCE PTR OUT.png]
+ *   plugin_check --old-host PLUGIN.so    (its init with an ABI 1.0-sized host table)
  *
  * Prints the plugins as JSON rows, the same flat rows `hprofkit plugins --json` gives, then
  * runs the call (its JSON on stdout, an error on stderr and exit 1).  Every load problem is
  * a warning on stderr.
  */
+#include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +45,16 @@ static void print_rows(hk_plugins *ps)
         field(&b, "name", p->name, 1);
         field(&b, "version", p->version, 0);
         field(&b, "status", status_name(p->status), 0);
-        const hk_function_reg *const *fs;
-        size_t n = hk_plugins_plugin_functions(ps, i, &fs);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", fs[k]->name);
-        field(&b, "functions", hk_buf_cstr(&list), 0);
-        const hk_bitmap_source_reg *const *ss;
-        n = hk_plugins_plugin_bitmap_sources(ps, i, &ss);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", ss[k]->src.name);
-        field(&b, "bitmap_sources", hk_buf_cstr(&list), 0);
-        const hk_fetcher_reg *const *xs;
-        n = hk_plugins_plugin_fetchers(ps, i, &xs);
-        hk_buf_reset(&list);
-        for (size_t k = 0; k < n; k++) hk_buf_printf(&list, "%s%s", k ? ", " : "", xs[k]->f.name);
-        field(&b, "fetchers", hk_buf_cstr(&list), 0);
+        static const enum hk_reg_kind kinds[] = {HK_REG_FUNCTION, HK_REG_BITMAP_SOURCE, HK_REG_FETCHER};
+        static const char *const keys[] = {"functions", "bitmap_sources", "fetchers"};
+        for (int k = 0; k < 3; k++) {
+            const hk_reg_entry *const *es;
+            size_t n = hk_registry_list(hk_plugins_registry(ps), kinds[k], &es);
+            hk_buf_reset(&list);
+            for (size_t e = 0; e < n; e++)
+                if (es[e]->plugin == p->self) hk_buf_printf(&list, "%s%s", list.len ? ", " : "", es[e]->name);
+            field(&b, keys[k], hk_buf_cstr(&list), 0);
+        }
         field(&b, "summary", p->summary, 0);
         field(&b, "path", p->path, 0);
         field(&b, "error", p->error, 0);
@@ -70,14 +68,15 @@ static void print_rows(hk_plugins *ps)
 
 static int do_image(hk_plugins *ps, const char *name, const char *ptr, const char *outpath)
 {
-    void *ud;
-    const hk_bitmap_source *src = hk_plugins_bitmap_source(ps, name, &ud);
+    const hk_reg_entry *e = hk_registry_find(hk_plugins_registry(ps), HK_REG_BITMAP_SOURCE, name);
+    const hk_bitmap_source *src = e ? &e->as.src : NULL;
+    void *ud = e ? e->ud : NULL;
     if (!src) {
         fprintf(stderr, "plugin_check: no bitmap source %s\n", name);
         return 1;
     }
     char err[512] = "", note[256] = "";
-    void *state = NULL;
+    void *state = ud; /* what a source without open() gets */
     if (src->open && src->open(ud, NULL, &state, err, sizeof err) < 0) {
         fprintf(stderr, "plugin_check: %s: %s\n", name, err);
         return 1;
@@ -101,8 +100,29 @@ static int do_image(hk_plugins *ps, const char *name, const char *ptr, const cha
     return rc;
 }
 
+/* --old-host PLUGIN.so: its init, handed a host table as short as ABI 1.0's, must refuse it */
+static int old_host(const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    hk_plugin_init_fn init = NULL;
+    if (dl) *(void **)&init = dlsym(dl, HK_PLUGIN_INIT_SYMBOL);
+    if (!init) {
+        fprintf(stderr, "plugin_check: %s: no %s\n", path, HK_PLUGIN_INIT_SYMBOL);
+        if (dl) dlclose(dl);
+        return 1;
+    }
+    hk_host old = *hk_host_table();
+    old.size = (uint32_t)offsetof(hk_host, config_bool);
+    char err[512] = "";
+    int rc = init(&old, NULL, err, sizeof err);
+    printf("%d %s\n", rc, err);
+    dlclose(dl);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--old-host")) return old_host(argv[2]);
     hk_plugins *ps = hk_plugins_new();
     const char *dir = NULL;
     int i = 1, rc = 0;

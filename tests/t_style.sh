@@ -1,0 +1,58 @@
+# The house rules a reader relies on, checked on the tree so they stay true: one C style
+# (.clang-format), short functions, library layers that never print or allocate without the
+# out-of-memory policy, comments that explain instead of pointing at a tracker, and a README
+# layout table that names the folders that exist.
+. "$SRC/tests/lib.sh"
+cd "$SRC" || exit 0
+c_files() { git ls-files "$@" | grep -E '\.[ch]$'; }
+
+# ---- one style: clang-format over core/ plugins/ sdk/ (and the C tests and fixtures) ----
+if command -v clang-format >/dev/null; then
+  out=$(c_files core plugins sdk tests fixtures bench | xargs clang-format --dry-run 2>&1 | grep -c 'warning:')
+  eq clang-format-clean "$out" 0
+else
+  fail clang-format-clean "clang-format is not installed (tools/deps.sh --test installs it)"
+fi
+
+# ---- no function over 80 lines in core/ and plugins/ (ctags gives each function's first and last line) ----
+if command -v ctags >/dev/null; then
+  long=$(c_files core plugins | grep -v '^tests/' |
+    xargs ctags --fields=+ne --c-kinds=f -o - 2>/dev/null |
+    awk -F'\t' '{l=""; e=""; for (i = 4; i <= NF; i++) { if ($i ~ /^line:/) l = substr($i, 6); if ($i ~ /^end:/) e = substr($i, 5) }
+                 if (e != "" && e - l + 1 > 80) printf "%s:%s %s (%d lines); ", $2, l, $1, e - l + 1 }')
+  eq functions-at-most-80-lines "$long" ""
+  # the counter itself must see functions, or the check above could never fail
+  n=$(ctags --fields=+ne --c-kinds=f -o - core/graph/graph_reach.c 2>/dev/null | grep -c 'end:')
+  if [ "$n" -gt 0 ]; then pass function-counter-works; else fail function-counter-works "ctags found no function ends"; fi
+else
+  fail functions-at-most-80-lines "ctags is not installed (tools/deps.sh --test installs universal-ctags)"
+fi
+
+# ---- library layers never print: progress and warnings go through core/util/hk_report ----
+lib_dirs="core/hprof core/graph core/bitmap core/device core/util core/trace core/map"
+prints=$(c_files $lib_dirs | grep -v 'hk_report.c$' | grep -v '_lua.c$' | grep -v 'hk_mem.c$' |
+  xargs grep -nE 'fprintf\(std(err|out)|(^|[^_a-z])printf\(|fputs\([^,]*, *std(err|out)|isatty\(' 2>/dev/null | tr '\n' ';')
+eq library-layers-do-not-print "$prints" ""
+
+# ---- one out-of-memory policy: hk_x* (abort with a message), no raw allocation in core/ ----
+raw=$(c_files core | grep -v 'hk_mem.c$' |
+  xargs grep -nE '(^|[^_a-z])(malloc|calloc|realloc|strdup)\(' 2>/dev/null | grep -v '^\S*:[0-9]*: *\*\|/\*' | tr '\n' ';')
+eq core-allocates-through-hk_x "$raw" ""
+
+# ---- comments say why; they never point at an issue number a reader does not have ----
+refs=$(git ls-files core plugins sdk scripts tests fixtures tools bench meson.build | grep -vE '\.md$|RESULTS' |
+  xargs grep -nE '\b[Ii]ssues? [0-9]+\b' 2>/dev/null | tr '\n' ';')
+eq no-issue-number-comments "$refs" ""
+
+# ---- README's layout table names the folders that exist, and every folder is in it ----
+table=$(awk '/^## Layout/ {on = 1; next} on && /^## / {on = 0} on && /^\| `/' README.md |
+  cut -d'|' -f2 | grep -oE '`[^`]+`' | tr -d '`' | sed 's:/$::')
+missing_dirs=""
+for p in $table; do [ -e "$p" ] || missing_dirs="$missing_dirs $p"; done
+eq layout-table-paths-exist "$missing_dirs" ""
+unlisted=""
+for d in $(git ls-files | grep / | cut -d/ -f1 | sort -u) $(git ls-files core | cut -d/ -f1-2 | grep / | sort -u); do
+  [ -d "$d" ] || continue
+  echo "$table" | grep -qxE "$d|$d/.*" || unlisted="$unlisted $d"
+done
+eq layout-table-lists-every-folder "$unlisted" ""
