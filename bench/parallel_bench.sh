@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The graph on one core and on two (issue 21): `top`'s graph phases (references, referrers,
+# The graph on one core and on two: `top`'s graph phases (references, referrers,
 # reachability, dominators, retained sizes) plus `histogram`'s per-class retained bytes, timed
 # by `graph_check bench` on -j 1 and -j 2 alternately, best of RUNS (default 5) each, with the
 # load average beside every run; the -j 1 / -j 2 ratio of the best wall times; the estimate of
