@@ -49,19 +49,10 @@ LUA
 : > "$work/table1.md"
 : > "$work/table2.md"
 
-gen=$work/big-${size_mb}.hprof
-[ -s "$gen" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" -o "$gen" >/dev/null
+gen=$(bench_generated_dump "$size_mb")
 measure "generated Android dump" "$gen"
 
-hs=$work/hotspot-${hs_objects}.hprof
-if [ ! -s "$hs" ] && command -v jcmd >/dev/null; then
-  javac -d "$work" bench/IndexBig.java
-  java -Xmx4g -cp "$work" IndexBig "$work/pid" "$hs_objects" & jp=$!
-  for i in $(seq 1200); do [ -s "$work/pid" ] && break; sleep 0.1; done
-  jcmd $jp GC.heap_dump "$hs" >/dev/null
-  kill $jp; wait $jp 2>/dev/null || true
-  rm -f "$work/pid"
-fi
+hs=$(bench_hotspot_dump "$hs_objects")
 [ -s "$hs" ] && measure "real HotSpot dump" "$hs"
 echo "| dump | size | objects | index time | throughput | objects/s | peak RSS | index bytes/object |"
 echo "|---|---|---|---|---|---|---|---|"

@@ -8,3 +8,22 @@ mkdir -p "$work"
 bench_machine() {
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; load $(cut -d' ' -f1-3 /proc/loadavg); date: $(date -u +%F)"
 }
+
+# The benchmarks' two dumps, made once in $work; each prints its path.
+bench_generated_dump() {  # SIZE_MB: genhprof's big scenario (the 1 GB one has 23.5 M objects)
+  local f=$work/big-$1.hprof
+  [ -s "$f" ] || build-release/fixtures/genhprof --scenario big --size-mb "$1" -o "$f" >/dev/null
+  echo "$f"
+}
+bench_hotspot_dump() {  # N: bench/IndexBig.java's N (5 objects per N: 3 M gives 15 M objects)
+  local f=$work/hotspot-$1.hprof jp
+  if [ ! -s "$f" ] && command -v jcmd >/dev/null; then
+    javac -d "$work" bench/IndexBig.java >&2
+    java -Xmx4g -cp "$work" IndexBig "$work/pid" "$1" >/dev/null & jp=$!
+    for _ in $(seq 1200); do [ -s "$work/pid" ] && break; sleep 0.1; done
+    jcmd $jp GC.heap_dump "$f" >/dev/null
+    kill $jp; wait $jp 2>/dev/null || true
+    rm -f "$work/pid"
+  fi
+  echo "$f"
+}

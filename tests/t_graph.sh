@@ -138,8 +138,15 @@ for f in "$T/pr.hprof" "$T/jobs.hprof" "$REALDATA"/hprof/*.hprof; do
   [ -f "$f" ] || { skip "$name" "no $f"; continue; }
   "$HK" -j 1 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j1.txt" 2>&1
   "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" > "$T/j2.txt" 2>&1
-  if cmp -s "$T/j1.txt" "$T/j2.txt" && [ "$(grep -c '^0x' "$T/j1.txt")" -gt 20 ]; then pass "$name"
+  if cmp -s "$T/j1.txt" "$T/j2.txt" && [ "$(grep -c '^0x' "$T/j1.txt")" -gt 20 ] && grep -q '^class ' "$T/j1.txt"; then pass "$name"
   else fail "$name" "$(diff "$T/j1.txt" "$T/j2.txt" | head -c 300)"; fi
+  # reachability on its own (a BFS from the roots) or from the dominators' search: the same
+  "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" --order reach-first > "$T/j2r.txt" 2>&1
+  if cmp -s "$T/j1.txt" "$T/j2r.txt"; then pass "${name}_reach_first"
+  else fail "${name}_reach_first" "$(diff "$T/j1.txt" "$T/j2r.txt" | head -c 300)"; fi
+  "$HK" -j 2 run "$SRC/tests/graph/jobs_check.lua" "$f" --order referrers-first > "$T/j2f.txt" 2>&1
+  if cmp -s "$T/j1.txt" "$T/j2f.txt"; then pass "${name}_referrers_first"
+  else fail "${name}_referrers_first" "$(diff "$T/j1.txt" "$T/j2f.txt" | head -c 300)"; fi
 done
 
 # ---- per-class retained bytes: the retained size of the set of a class's instances, held

@@ -139,10 +139,4 @@ int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t
  * reference cleanup), 0 for the rest. */
 int hk_graph_root_rank(int root_type);
 
-/* Seconds spent in each phase (for the benchmark). */
-typedef struct hk_graph_times {
-    double refs, referrers, reach, native, dom, paths;
-} hk_graph_times;
-void hk_graph_get_times(hk_dump *d, hk_graph_times *t);
-
 #endif

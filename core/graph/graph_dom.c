@@ -11,48 +11,141 @@
 #include <string.h>
 
 #define NONE UINT32_MAX
+/* in a seeded semidominator: the node has referrers after it in preorder, which need eval */
+#define LATER 0x80000000u
 
-typedef struct dfs_state {
-    uint32_t *num;          /* object -> preorder number (n + 1 entries) */
-    uint32_t *parent;       /* preorder number -> parent's preorder number */
-    uint32_t *snode, *spos; /* explicit DFS stack */
-    uint32_t next;          /* next preorder number */
-} dfs_state;
+/* The dominator pass's working arrays; each is freed as soon as its phase ends. */
+typedef struct dom_work {
+    uint32_t n, m, live_end; /* objects, nodes (with the virtual root), end of the live heap */
+    uint32_t *num;           /* object -> preorder number (n + 1 entries) */
+    uint32_t *pobj;          /* object -> DFS parent object (n: the virtual root) */
+    uint32_t *parent;        /* preorder -> DFS parent (in num's place); then idom by object */
+    uint32_t *vert;          /* preorder -> object */
+    uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
+    uint32_t *semi, *label;
+    struct later_list *later_parts; /* referrers after their node in preorder, per part ... */
+    uint32_t *later;                /* ... and joined */
+    size_t nlater;
+    uint32_t *resume; /* where to go on in the search's nodes with many edges */
+    size_t nresume, resume_cap;
+    uint32_t next; /* next preorder number */
+} dom_work;
 
-/* Depth-first from start (already numbered), over strong edges. */
-static void dfs_from(const hk_graph *g, dfs_state *s, uint32_t start)
+/* The same cut of [0, n) into parts as everywhere (hk_parallel): part k's range. */
+static void range_of(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
 {
-    uint32_t sp = 0;
-    s->snode[sp] = start;
-    s->spos[sp++] = g->out_start[start];
-    while (sp) {
-        uint32_t x = s->snode[sp - 1], k = s->spos[sp - 1];
-        if (k == g->out_start[x + 1]) {
-            sp--;
+    *lo = (uint32_t)((uint64_t)n * k / parts);
+    *hi = (uint32_t)((uint64_t)n * (k + 1) / parts);
+}
+enum { DOM_PARTS = 32 };
+typedef struct dom_job {
+    const hk_dump *d;
+    hk_graph *g;
+    dom_work *w;
+} dom_job;
+
+/* Depth-first from start (already numbered), over strong edges, without a stack: the way
+ * back is the parent, and the place to go on in the parent's edges is found again by looking
+ * for the child (its first occurrence: an earlier one would have been taken) unless the
+ * parent has many edges, whose places are kept.  A chain millions deep costs no memory. */
+enum { RESCAN_MAX = 16 };
+static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
+{
+    const uint32_t *os = g->out_start, *out = g->out;
+    uint32_t x = start, k = os[start];
+    for (;;) {
+        uint32_t end = os[x + 1];
+        while (k < end && s->num[out[k]] != NONE) k++;
+        if (k < end) {
+            uint32_t t = out[k];
+            if (end - os[x] > RESCAN_MAX) {
+                s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
+                s->resume[s->nresume++] = k + 1;
+            }
+            s->num[t] = s->next++;
+            s->pobj[t] = x;
+            x = t;
+            k = os[t];
             continue;
         }
-        s->spos[sp - 1] = k + 1;
-        uint32_t t = g->out[k];
-        if (s->num[t] != NONE) continue;
-        s->num[t] = s->next;
-        s->parent[s->next++] = s->num[x];
-        s->snode[sp] = t;
-        s->spos[sp++] = g->out_start[t];
+        if (x == start) return;
+        uint32_t t = x;
+        x = s->pobj[t];
+        if (os[x + 1] - os[x] > RESCAN_MAX) {
+            k = s->resume[--s->nresume];
+            continue;
+        }
+        for (k = os[x]; out[k] != t; k++) {}
+        k++;
     }
 }
 
-static void attach(hk_graph *g, dfs_state *s, uint32_t obj)
+/* A new tree under the virtual root.  The live heap's trees are started from the roots,
+ * which are marked children of the virtual root afterwards: this search may run beside
+ * others that read the flags. */
+static void attach(hk_graph *g, dom_work *s, uint32_t obj, int live)
 {
-    g->flags[obj] |= HKG_F_VROOT;
-    s->num[obj] = s->next;
-    s->parent[s->next++] = 0;
+    if (!live) g->flags[obj] |= HKG_F_VROOT;
+    s->num[obj] = s->next++;
+    s->pobj[obj] = s->n;
     dfs_from(g, s, obj);
 }
 
-/* Rewrites every referrer entry through map (object -> preorder number, or back). */
-static void map_referrers(hk_graph *g, const uint32_t *map)
+void hkg_search_live(hk_graph *g)
 {
-    for (uint32_t v = 0; v < g->n; v++) {
+    dom_work *s = hk_xcalloc(1, sizeof *s);
+    s->n = g->n;
+    s->m = g->n + 1;
+    s->num = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->num);
+    s->pobj = hk_xrealloc(NULL, ((size_t)s->n + 1) * sizeof *s->pobj);
+    memset(s->num, 0xff, (size_t)s->m * sizeof *s->num);
+    s->num[s->n] = 0;
+    s->next = 1;
+    for (uint32_t k = 0; k < g->nroots; k++)
+        if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k], 1);
+    s->live_end = s->next;
+    g->search = s;
+}
+
+const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end)
+{
+    *live_end = g->search->live_end;
+    return g->search->num;
+}
+
+void hkg_search_free(hk_graph *g)
+{
+    if (!g->search) return;
+    free(g->search->num);
+    free(g->search->pobj);
+    free(g->search->resume);
+    free(g->search);
+    g->search = NULL;
+}
+
+/* Preorder numbers: the live heap first (from the roots), then what no root reaches: the
+ * objects nothing references, then cycles.  The edges are not needed after this. */
+static void dom_number(hk_graph *g, dom_work *s)
+{
+    if (!g->search) hkg_search_live(g);
+    *s = *g->search;
+    free(g->search);
+    g->search = NULL;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->num[i] == NONE && g->in1[i] == HK_NONE) attach(g, s, i, 0);
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->num[i] == NONE) attach(g, s, i, 0);
+    for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
+    free(s->resume);
+    s->resume = NULL;
+    hkg_drop_out(g);
+}
+
+/* Rewrites the referrer entries of objects [lo, hi) through map (object -> preorder number,
+ * or back): each object's entries are its own, so parts run on the threads. */
+static void map_referrers(hk_graph *g, const uint32_t *map, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t v = lo; v < hi; v++) {
         uint32_t x = g->in1[v];
         if (x == HK_NONE) continue;
         if (!(x & HKG_IN_MANY)) {
@@ -64,375 +157,294 @@ static void map_referrers(hk_graph *g, const uint32_t *map)
     }
 }
 
-/* Shallow sizes into the retained sizes' words, in parts on the threads: each reads its
- * objects' records. */
-enum { SHALLOW_PARTS = 32 };
-typedef struct shallow_job {
-    const hk_dump *d;
-    uint64_t *ret;
-    uint32_t n;
-} shallow_job;
-static void shallow_part(void *ctx, int k)
+/* Parts 0..DOM_PARTS-1: vert from num; the rest: referrers into preorder numbers. */
+/* Parts 0..DOM_PARTS-1: vert from num; the next ones: referrers into preorder numbers; the
+ * last ones: parents into preorder numbers, in place (all read num, each writes its own). */
+static void to_preorder_part(void *ctx, int k)
 {
-    shallow_job *j = ctx;
-    uint32_t lo = (uint32_t)((uint64_t)j->n * k / SHALLOW_PARTS),
-             hi = (uint32_t)((uint64_t)j->n * (k + 1) / SHALLOW_PARTS);
-    hkg_sizer sz = {0};
-    for (uint32_t i = lo; i < hi; i++) j->ret[i] = hkg_shallow(j->d, &sz, i);
+    dom_job *j = ctx;
+    dom_work *s = j->w;
+    uint32_t lo, hi;
+    range_of(s->n + 1, k % DOM_PARTS, DOM_PARTS, &lo, &hi);
+    if (k < DOM_PARTS) {
+        for (uint32_t i = lo; i < hi; i++) s->vert[s->num[i]] = i;
+        return;
+    }
+    if (hi > s->n) hi = s->n;
+    if (k < 2 * DOM_PARTS) map_referrers(j->g, s->num, lo, hi);
+    else
+        for (uint32_t i = lo; i < hi; i++) s->pobj[i] = s->num[s->pobj[i]];
 }
 
-/* Memory, in 4-byte words per object on top of the index and the referrers: the search
- * holds num, parent and its stack (which the edges are dropped after); the semidominator
- * pass holds vert, parent, anc and semi + label, the last two in the retained sizes'
- * words, which are not needed until they are filled; referrers are rewritten into
- * preorder numbers meanwhile, so num is not needed either. */
-int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+/* The parents by preorder number, over num (not needed any more). */
+static void parents_part(void *ctx, int k)
 {
-    double t0 = hkg_now();
-    const uint32_t n = g->n, m = n + 1;
-    dfs_state s = {0};
-    uint32_t *vert = NULL, *anc = NULL, *stk = NULL;
-    s.num = malloc((size_t)m * sizeof *s.num);
-    s.parent = malloc((size_t)m * sizeof *s.parent);
-    s.snode = malloc((size_t)m * sizeof *s.snode);
-    s.spos = malloc((size_t)m * sizeof *s.spos);
-    if (!s.num || !s.parent || !s.snode || !s.spos) goto oom;
-    memset(s.num, 0xff, (size_t)m * sizeof *s.num);
-    s.num[n] = 0;
-    s.parent[0] = NONE;
-    s.next = 1;
-    for (uint32_t k = 0; k < g->nroots; k++)
-        if (s.num[g->roots[k]] == NONE) attach(g, &s, g->roots[k]);
-    /* preorder numbers below live_end are the strongly reachable objects */
-    const uint32_t live_end = s.next;
-    /* what no root reaches: first the objects nothing references, then cycles */
-    for (uint32_t i = 0; i < n; i++)
-        if (s.num[i] == NONE && g->in1[i] == HK_NONE) attach(g, &s, i);
-    for (uint32_t i = 0; i < n; i++)
-        if (s.num[i] == NONE) attach(g, &s, i);
-    for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
-    free(s.snode);
-    free(s.spos);
-    s.snode = s.spos = NULL;
-    hkg_drop_out(g);
+    dom_work *s = ((dom_job *)ctx)->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo ? lo : 1; w < hi; w++) s->parent[w] = s->pobj[s->vert[w]];
+}
 
-    vert = malloc((size_t)m * sizeof *vert);
-    if (!vert) goto oom;
-    for (uint32_t i = 0; i <= n; i++) vert[s.num[i]] = i;
-    map_referrers(g, s.num);
-    free(s.num);
-    s.num = NULL;
+static void dom_to_preorder(hk_graph *g, dom_work *s)
+{
+    s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
+    dom_job j = {NULL, g, s};
+    hk_parallel(3 * DOM_PARTS, to_preorder_part, &j);
+    s->parent = s->num;
+    s->num = NULL;
+    s->parent[0] = NONE;
+    hk_parallel(DOM_PARTS, parents_part, &j);
+    free(s->pobj);
+    s->pobj = NULL;
+}
 
-    /* semidominators, in reverse preorder; referrers are preorder numbers now */
-    g->retained = malloc((size_t)m * sizeof *g->retained);
-    anc = malloc((size_t)m * sizeof *anc);
-    stk = malloc((size_t)m * sizeof *stk);
-    if (!g->retained || !anc || !stk) goto oom_mapped;
-    uint32_t *semi = (uint32_t *)g->retained, *label = semi + m;
-    for (uint32_t w = 0; w < m; w++) {
-        semi[w] = w;
-        label[w] = w;
-        anc[w] = NONE;
-    }
-    for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t v = vert[w], sw = w;
-        if (g->flags[v] & HKG_F_VROOT) sw = 0;
-        uint32_t nin;
+/* What each node's semidominator needs of no other node: the smallest referrer before it
+ * in preorder (0 for a child of the virtual root), and a mark when a referrer comes after it.
+ * Those later referrers go through eval, in reverse preorder: each part lists them for its
+ * nodes in preorder, a node's referrers and then their count, so that the pass reads the
+ * joined lists backwards and the referrer index can go first.  Garbage that points into the
+ * live heap must not shape its dominators; a referrer equal to the node changes nothing. */
+typedef struct later_list {
+    uint32_t *v;
+    size_t n, cap;
+} later_list;
+static void semi_seed_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    const hk_graph *g = j->g;
+    dom_work *s = j->w;
+    later_list *l = &s->later_parts[k];
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo; w < hi; w++) {
+        uint32_t v = s->vert[w], sw = w, nlater = 0, nin;
+        if (w == 0 || (g->flags[v] & HKG_F_VROOT)) {
+            s->semi[w] = 0;
+            continue;
+        }
         const uint32_t *in = hkg_in(g, v, &nin);
-        for (uint32_t k = 0; k < nin && sw; k++) {
-            uint32_t u = in[k];
-            /* garbage that points into the live heap must not shape its dominators */
-            if (w < live_end && u >= live_end) continue;
+        for (uint32_t e = 0; e < nin; e++) {
+            uint32_t u = in[e];
+            if ((w < s->live_end && u >= s->live_end) || u == w) continue;
             if (u < w) {
-                if (u < sw) sw = u;
+                sw = u < sw ? u : sw;
                 continue;
             }
-            /* eval(u) with path compression */
-            if (anc[u] != NONE) {
-                uint32_t x = u, sp = 0;
-                while (anc[anc[x]] != NONE) {
-                    stk[sp++] = x;
-                    x = anc[x];
-                }
-                while (sp) {
-                    uint32_t y = stk[--sp], a = anc[y];
-                    if (semi[label[a]] < semi[label[y]]) label[y] = label[a];
-                    anc[y] = anc[a];
-                }
-            }
-            uint32_t su = semi[label[u]];
-            if (su < sw) sw = su;
+            l->v = hk_grow(l->v, &l->cap, l->n + 2, sizeof *l->v);
+            l->v[l->n++] = u;
+            nlater++;
         }
-        semi[w] = sw;
-        anc[w] = s.parent[w];
+        if (nlater) l->v[l->n++] = nlater;
+        s->semi[w] = sw | (nlater ? LATER : 0);
     }
-    free(stk);
-    stk = NULL;
-    /* immediate dominators: from the DFS parent up to the semidominator's depth */
-    uint32_t *idom = anc; /* reuse */
+}
+
+/* The parts' later referrers, joined in part order. */
+static void join_later(dom_work *s)
+{
+    size_t total = 0;
+    for (int k = 0; k < DOM_PARTS; k++) total += s->later_parts[k].n;
+    s->later = hk_xrealloc(NULL, (total ? total : 1) * sizeof *s->later);
+    s->nlater = 0;
+    for (int k = 0; k < DOM_PARTS; k++) {
+        later_list *l = &s->later_parts[k];
+        if (l->n) memcpy(s->later + s->nlater, l->v, l->n * sizeof *l->v);
+        s->nlater += l->n;
+        free(l->v);
+    }
+    free(s->later_parts);
+    s->later_parts = NULL;
+}
+
+static void forest_init_part(void *ctx, int k)
+{
+    dom_work *s = ((dom_job *)ctx)->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    for (uint32_t w = lo; w < hi; w++) {
+        s->label[w] = w;
+        s->anc[w] = NONE;
+    }
+}
+
+/* eval(u): the smallest semidominator on u's path in the forest, compressing the path.  The
+ * path is walked up with its links reversed and down again, so no stack is needed. */
+static uint32_t eval(dom_work *s, uint32_t u)
+{
+    uint32_t *anc = s->anc, *label = s->label;
+    const uint32_t *semi = s->semi;
+    if (anc[u] != NONE) {
+        uint32_t below = NONE, x = u;
+        while (anc[anc[x]] != NONE) {
+            uint32_t up = anc[x];
+            anc[x] = below;
+            below = x;
+            x = up;
+        }
+        while (below != NONE) {
+            uint32_t next = anc[below];
+            if (semi[label[x]] < semi[label[below]]) label[below] = label[x];
+            anc[below] = anc[x];
+            x = below;
+            below = next;
+        }
+    }
+    return semi[label[u]];
+}
+
+/* Semidominators in reverse preorder.  Unless the caller asked for referrers, their index
+ * goes once the seeds are taken (rebuilt if asked for later): the pass then holds vert,
+ * parent, semi, label and anc. */
+static void dom_semi(hk_graph *g, dom_work *s)
+{
+    const uint32_t m = s->m;
+    s->semi = hk_xrealloc(NULL, (size_t)m * sizeof *s->semi);
+    s->later_parts = hk_xcalloc(DOM_PARTS, sizeof *s->later_parts);
+    dom_job j = {NULL, g, s};
+    hk_parallel(DOM_PARTS, semi_seed_part, &j);
+    join_later(s);
+    hkg_trim();
+    if (!g->keep_in) hkg_drop_referrers(g);
+    s->label = hk_xrealloc(NULL, (size_t)m * sizeof *s->label);
+    s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);
+    hk_parallel(DOM_PARTS, forest_init_part, &j);
+    size_t cur = s->nlater;
+    for (uint32_t w = m - 1; w >= 1; w--) {
+        uint32_t sw = s->semi[w];
+        if (sw & LATER) {
+            uint32_t cnt = s->later[--cur];
+            sw &= ~LATER;
+            cur -= cnt;
+            for (uint32_t e = 0; e < cnt && sw; e++) {
+                uint32_t su = eval(s, s->later[cur + e]);
+                if (su < sw) sw = su;
+            }
+        }
+        s->semi[w] = sw;
+        s->anc[w] = s->parent[w];
+    }
+    free(s->later);
+    s->later = NULL;
+    free(s->label);
+    s->label = NULL;
+}
+
+/* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
+static void dom_idom(dom_work *s)
+{
+    uint32_t *idom = s->anc;
     idom[0] = NONE;
-    for (uint32_t w = 1; w < m; w++) {
-        uint32_t x = s.parent[w];
-        while (x > semi[w]) x = idom[x];
+    for (uint32_t w = 1; w < s->m; w++) {
+        uint32_t x = s->parent[w];
+        while (x > s->semi[w]) x = idom[x];
         idom[w] = x;
     }
-    map_referrers(g, vert);
-    /* idom in object space, written over parent (no longer needed) */
-    uint32_t *oid = s.parent;
-    for (uint32_t w = 1; w < m; w++) {
-        uint32_t p = vert[idom[w]];
-        oid[vert[w]] = p == n ? HK_NONE : p;
-    }
-    oid[n] = HK_NONE;
-    free(anc);
-    anc = NULL;
-    g->idom = oid;
-    s.parent = NULL;
+    free(s->semi);
+    s->semi = NULL;
+}
 
-    /* retained sizes (over semi and label): children before parents in reverse preorder */
-    uint64_t *ret = g->retained;
-    shallow_job sj = {d, ret, n};
-    hk_parallel(SHALLOW_PARTS, shallow_part, &sj);
-    ret[n] = 0;
+/* idom in object space, written over parent (no longer needed). */
+static void to_objects_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    dom_work *s = j->w;
+    uint32_t lo, hi;
+    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    if (lo == 0) lo = 1;
+    for (uint32_t w = lo; w < hi; w++) {
+        uint32_t p = s->vert[s->anc[w]];
+        s->parent[s->vert[w]] = p == s->n ? HK_NONE : p;
+    }
+}
+
+/* Shallow sizes into the retained sizes' words: each part reads its objects' records. */
+static void shallow_part(void *ctx, int k)
+{
+    dom_job *j = ctx;
+    uint32_t lo, hi;
+    range_of(j->w->n, k, DOM_PARTS, &lo, &hi);
+    hkg_sizer sz = {0};
+    for (uint32_t i = lo; i < hi; i++) j->g->retained[i] = hkg_shallow(j->d, &sz, i);
+}
+
+/* Native bytes up the dominator tree: only the few objects above a native allocation. */
+static void retained_native(hk_graph *g, uint32_t v, uint32_t p)
+{
     hk_idtab *rn = &g->retained_native;
-    hk_idtab_init(rn);
+    uint64_t x, y = 0;
+    hk_idtab_get(rn, (uint64_t)v + 1, &x);
+    if (p == g->n) {
+        g->total_native += x;
+        return;
+    }
+    hk_idtab_get(rn, (uint64_t)p + 1, &y);
+    hk_idtab_set(rn, (uint64_t)p + 1, x + y);
+    g->flags[p] |= HKG_F_RNATIVE;
+}
+
+/* Retained sizes: children before parents in reverse preorder. */
+static void accumulate(hk_graph *g, const dom_work *s)
+{
+    uint64_t *ret = g->retained;
+    const uint32_t n = s->n, *vert = s->vert, *oid = g->idom;
+    ret[n] = 0;
+    hk_idtab_init(&g->retained_native);
     if (g->native)
         for (uint32_t i = 0; i < n; i++)
             if (g->native[i]) {
-                hk_idtab_set(rn, (uint64_t)i + 1, g->native[i]);
+                hk_idtab_set(&g->retained_native, (uint64_t)i + 1, g->native[i]);
                 g->flags[i] |= HKG_F_RNATIVE;
             }
     g->total_native = 0;
-    for (uint32_t w = m - 1; w >= 1; w--) {
+    for (uint32_t w = s->m - 1; w >= 1; w--) {
+        if (w > 16) {
+            __builtin_prefetch(&oid[vert[w - 16]]);
+            __builtin_prefetch(&ret[vert[w - 16]], 1);
+        }
         uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
         ret[p] += ret[v];
-        if (!(g->flags[v] & HKG_F_RNATIVE)) continue;
-        uint64_t x, y = 0;
-        hk_idtab_get(rn, (uint64_t)v + 1, &x);
-        if (p == n) {
-            g->total_native += x;
-            continue;
-        }
-        hk_idtab_get(rn, (uint64_t)p + 1, &y);
-        hk_idtab_set(rn, (uint64_t)p + 1, x + y);
-        g->flags[p] |= HKG_F_RNATIVE;
+        if (g->flags[v] & HKG_F_RNATIVE) retained_native(g, v, p);
     }
     g->total_bytes = ret[n];
-    free(vert);
-    g->times.dom = hkg_now() - t0;
-    return 0;
-oom_mapped:
-    map_referrers(g, vert);
-oom:
-    free(s.num);
-    free(vert);
-    free(s.parent);
-    free(s.snode);
-    free(s.spos);
-    free(anc);
-    free(stk);
-    free(g->idom);
-    g->idom = NULL;
-    free(g->retained);
-    g->retained = NULL;
-    snprintf(err, errlen, "graph: out of memory computing dominators (%u objects)", n);
-    return -1;
 }
 
-uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
+/* Part 0 sums the retained sizes; the others turn the referrers back into object indices. */
+static void finish_part(void *ctx, int k)
 {
-    hk_graph *g = d->graph;
-    return g && g->idom && obj < g->n ? g->idom[obj] : HK_NONE;
-}
-
-uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    if (!g || !g->retained) return 0;
-    return obj == HK_NONE ? g->total_bytes : obj < g->n ? g->retained[obj] : 0;
-}
-
-uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    uint64_t v = 0;
-    if (!g || !g->retained) return 0;
-    if (obj == HK_NONE) return g->total_native;
-    if (obj < g->n && (g->flags[obj] & HKG_F_RNATIVE)) hk_idtab_get(&g->retained_native, (uint64_t)obj + 1, &v);
-    return v;
-}
-
-uint64_t hk_graph_total_bytes(hk_dump *d)
-{
-    return hk_graph_retained(d, HK_NONE);
-}
-uint64_t hk_graph_total_native(hk_dump *d)
-{
-    return hk_graph_retained_native(d, HK_NONE);
-}
-
-int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
-{
-    hk_graph *g = d->graph;
-    return g && g->idom && obj < g->n && (g->flags[obj] & HKG_F_VROOT) != 0;
-}
-
-static int by_retained_desc(const void *a, const void *b, void *ctx)
-{
-    const uint64_t *r = ctx;
-    uint64_t x = r[*(const uint32_t *)a], y = r[*(const uint32_t *)b];
-    if (x != y) return x < y ? 1 : -1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-/* Sorts a child list by by_retained_desc's order: most lists are short, where an insertion
- * sort beats qsort_r's call per comparison. */
-static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
-{
-    if (n > 16) {
-        qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r);
+    dom_job *j = ctx;
+    if (k == 0) {
+        accumulate(j->g, j->w);
         return;
     }
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t x = v[i], j = i;
-        for (; j && (r[v[j - 1]] < r[x] || (r[v[j - 1]] == r[x] && v[j - 1] > x)); j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
+    uint32_t lo, hi;
+    range_of(j->w->n, k - 1, DOM_PARTS, &lo, &hi);
+    if (j->g->in1) map_referrers(j->g, j->w->vert, lo, hi);
 }
 
-int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen)
+/* Memory, in 4-byte words per object on top of the index and flags: the search holds num and
+ * the parent objects beside the edges and the referrers (the edges go after it); the
+ * referrers and parents are rewritten into preorder numbers, and num becomes the parents; the
+ * semidominator pass holds vert, parent, semi, label and anc, and the referrers only while
+ * its seeds are taken (unless kept); the retained sizes (two words) come after label, anc and
+ * semi are gone. */
+int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    hk_graph *g = d->graph;
-    *out = NULL;
-    *n = 0;
-    if (!g || !g->idom) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    const uint32_t cnt = g->n;
-    if (!g->kid_start) {
-        uint32_t *ks = calloc((size_t)cnt + 3, sizeof *ks), *kids = malloc(((size_t)cnt + 1) * sizeof *kids);
-        uint8_t *sorted = calloc((size_t)cnt + 1, 1);
-        if (!ks || !kids || !sorted) {
-            free(ks);
-            free(kids);
-            free(sorted);
-            snprintf(err, errlen, "graph: out of memory for the dominator tree");
-            return -1;
-        }
-        /* slot cnt is the virtual root; counting sort as in the referrer index */
-        for (uint32_t i = 0; i < cnt; i++) ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 2]++;
-        for (uint32_t i = 2; i < cnt + 3; i++) ks[i] += ks[i - 1];
-        for (uint32_t i = 0; i < cnt; i++) kids[ks[(g->idom[i] == HK_NONE ? cnt : g->idom[i]) + 1]++] = i;
-        g->kid_start = ks;
-        g->kids = kids;
-        g->kids_sorted = sorted;
-    }
-    uint32_t p = obj == HK_NONE ? cnt : obj;
-    if (p > cnt) {
-        snprintf(err, errlen, "graph: no object %u", obj);
-        return -1;
-    }
-    /* sorted on demand: a walk of the whole tree (class_retained) needs no order */
-    if (!g->kids_sorted[p]) {
-        if (g->kid_start[p + 1] - g->kid_start[p] > 1)
-            sort_kids(g->kids + g->kid_start[p], g->kid_start[p + 1] - g->kid_start[p], g->retained);
-        g->kids_sorted[p] = 1;
-    }
-    *out = g->kids + g->kid_start[p];
-    *n = g->kid_start[p + 1] - g->kid_start[p];
-    return 0;
-}
-
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_t *out)
-{
-    hk_graph *g = d->graph;
-    if (!g || !g->retained || !want) return 0;
-    if (live_only && !g->reach) return 0;
-    const uint64_t *r = g->retained;
-    /* a min-heap of the best `want` so far */
-    uint32_t h = 0;
-    for (uint32_t i = 0; i < g->n; i++) {
-        if (h == want && r[i] <= r[out[0]]) continue;
-        if (live_only && g->reach[i] != HK_REACH_STRONG) continue;
-        uint32_t k;
-        if (h < want) {
-            k = h++;
-            while (k && r[out[(k - 1) / 2]] > r[i]) {
-                out[k] = out[(k - 1) / 2];
-                k = (k - 1) / 2;
-            }
-        } else {
-            k = 0;
-            for (;;) {
-                uint32_t c = 2 * k + 1;
-                if (c >= h) break;
-                if (c + 1 < h && r[out[c + 1]] < r[out[c]]) c++;
-                if (r[out[c]] >= r[i]) break;
-                out[k] = out[c];
-                k = c;
-            }
-        }
-        out[k] = i;
-    }
-    qsort_r(out, h, sizeof *out, by_retained_desc, (void *)r);
-    return h;
-}
-
-int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
-{
-    hk_graph *g = d->graph;
-    *out = NULL;
-    if (!g || !g->retained) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    const uint32_t *kids;
-    uint32_t nk;
-    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
-    const uint32_t nc = d->nclasses ? d->nclasses : 1;
-    uint64_t *per = hk_xcalloc(nc, sizeof *per);
-    /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = hk_xcalloc(nc, sizeof *open);
-    /* depth-first over the dominator tree: node, and the next child to visit */
-    uint32_t *snode = hk_xmalloc(((size_t)g->n + 1) * sizeof *snode);
-    uint32_t *spos = hk_xmalloc(((size_t)g->n + 1) * sizeof *spos);
-    /* each object's class, read once in object order: the walk below visits objects in tree
-     * order, where reading each record twice missed the cache on nearly every object */
-    uint32_t *cls = hk_class_of_objects(d);
-    for (uint32_t c = 0; c < d->nclasses; c++)
-        if (d->classes[c].object != HK_NONE) cls[d->classes[c].object] = d->class_class;
-    uint32_t sp = 0;
-    snode[sp] = g->n;
-    spos[sp++] = g->kid_start[g->n];
-    while (sp) {
-        uint32_t x = snode[sp - 1], k = spos[sp - 1];
-        if (k < g->kid_start[x + 1]) {
-            spos[sp - 1] = k + 1;
-            if (k + 8 < g->kid_start[x + 1]) { /* most nodes are leaves: ask for a later sibling's data */
-                uint32_t w = g->kids[k + 8];
-                __builtin_prefetch(&cls[w]);
-                __builtin_prefetch(&g->kid_start[w]);
-                __builtin_prefetch(&g->retained[w]);
-            }
-            uint32_t v = g->kids[k], c = cls[v];
-            if (c != HK_NONE) {
-                /* the set's retained size: only the topmost instances of a class count */
-                if (!open[c]) per[c] += g->retained[v];
-                open[c]++;
-            }
-            snode[sp] = v;
-            spos[sp++] = g->kid_start[v];
-            continue;
-        }
-        sp--;
-        uint32_t c = cls[x];
-        if (c != HK_NONE) open[c]--;
-    }
-    free(open);
-    free(snode);
-    free(spos);
-    free(cls);
-    *out = per;
+    (void)err;
+    (void)errlen;
+    dom_work s;
+    dom_number(g, &s);
+    dom_to_preorder(g, &s);
+    dom_semi(g, &s);
+    dom_idom(&s);
+    dom_job j = {d, g, &s};
+    hk_parallel(DOM_PARTS, to_objects_part, &j);
+    g->idom = s.parent;
+    g->idom[s.n] = HK_NONE;
+    free(s.anc);
+    g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
+    hk_parallel(DOM_PARTS, shallow_part, &j);
+    /* the sum goes first: the longest part, beside the referrers' rewriting */
+    hk_parallel(DOM_PARTS + 1, finish_part, &j);
+    free(s.vert);
     return 0;
 }

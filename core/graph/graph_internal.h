@@ -5,6 +5,9 @@
 #include "graph/graph.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* Per-class edge layout: which instance-data offsets hold references. */
 typedef struct hkg_class_refs {
@@ -27,7 +30,8 @@ enum {
     HKG_F_ROOT = 2,
     HKG_F_LIST = 4,
     HKG_F_VROOT = 8 /* virtual root -> obj */,
-    HKG_F_RNATIVE = 16 /* has an entry in retained_native */
+    HKG_F_RNATIVE = 16, /* has an entry in retained_native */
+    HKG_REACH_SHIFT = 5 /* the bits above hold the object's enum hk_reach */
 };
 
 typedef struct hk_graph {
@@ -45,6 +49,7 @@ typedef struct hk_graph {
     uint32_t nweak;
     uint8_t *flags;
     int keep_out;       /* the caller wants out/out_start after dominators */
+    int keep_in;        /* ... and the referrers */
     uint32_t *cleaners; /* instances of Cleaner classes, for native sizes */
     uint32_t ncleaners;
     uint32_t *roots; /* distinct root objects */
@@ -54,13 +59,14 @@ typedef struct hk_graph {
      * referrers follow.  HK_NONE: no referrer. */
     uint32_t *in1, *in_many;
     uint64_t nin_many;
-    /* reachability */
-    uint8_t *reach;
+    /* reachability: in the flags' top bits (hkg_reach) */
     uint64_t reach_count[HK_REACH_COUNT], reach_bytes[HK_REACH_COUNT];
+    int reach_summed; /* the two above are filled on first use */
     /* native */
     uint64_t *native; /* NULL when the dump has none */
     /* dominators */
-    uint32_t *idom; /* HK_NONE: the virtual root */
+    struct dom_work *search; /* their search of the live heap, when run ahead of them */
+    uint32_t *idom;          /* HK_NONE: the virtual root */
     uint64_t *retained;
     /* retained native bytes, only where not 0 (the few objects above a native allocation
      * in the dominator tree), keyed by object index + 1 */
@@ -71,11 +77,29 @@ typedef struct hk_graph {
     /* paths */
     uint32_t *parent; /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
     uint8_t *pweak;   /* reached only through weak edges or list links */
-    hk_graph_times times;
 } hk_graph;
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
 #define HKG_IN_MANY 0x80000000u
+
+/* Lists grown on the threads live in the threads' own malloc arenas, which keep freed blocks
+ * mapped: once such lists are joined and freed, their memory is given back. */
+static inline void hkg_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/* Reachability strength of object i (0 until computed). */
+static inline int hkg_reach(const hk_graph *g, uint32_t i)
+{
+    return g->flags[i] >> HKG_REACH_SHIFT;
+}
+static inline void hkg_set_reach(hk_graph *g, uint32_t i, int level)
+{
+    g->flags[i] = (uint8_t)((g->flags[i] & ((1u << HKG_REACH_SHIFT) - 1)) | (unsigned)level << HKG_REACH_SHIFT);
+}
 
 /* The strong referrers of v as a slice. */
 static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
@@ -103,14 +127,25 @@ typedef struct hkg_sizer {
     uint32_t size;
 } hkg_sizer;
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i);
-double hkg_now(void);
 /* First index in g->weak whose src is obj (the weak edges of obj follow it). */
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj);
 
+int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+/* The referrer index in nparts parts (on up to as many threads): the same for any count. */
+int hkg_referrers_in_parts(hk_graph *g, int nparts, char *err, size_t errlen);
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_drop_out(hk_graph *g);
+void hkg_drop_referrers(hk_graph *g);
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+/* The dominators' depth-first search of the live heap (from the roots over strong edges),
+ * ahead of them: it reads only the edges, so it runs beside the referrers. */
+void hkg_search_live(hk_graph *g);
+/* Its preorder numbers by object: below *live_end exactly for the strongly reachable. */
+const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end);
+void hkg_search_free(hk_graph *g);
+/* Reachability from that search: the strong level is what it numbered. */
+void hkg_reach_after_search(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 
 #endif

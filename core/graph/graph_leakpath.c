@@ -139,29 +139,25 @@ static int32_t best_root(search *s, uint32_t obj, int *tier_out)
     return best;
 }
 
-static int make_path(search *s, uint32_t target, hk_leak_path *p, char *err, size_t errlen)
+static void make_path(search *s, uint32_t target, hk_leak_path *p)
 {
     memset(p, 0, sizeof *p);
     p->root = p->rule = p->rule_step = -1;
-    if (!(s->state[target] & S_DONE)) return 0;
+    if (!(s->state[target] & S_DONE)) return;
     uint32_t len = 1;
     for (uint32_t x = target; s->parent[x] != HKG_P_ROOT; x = s->parent[x]) len++;
-    p->objs = malloc(len * sizeof *p->objs);
-    if (!p->objs) {
-        snprintf(err, errlen, "leak paths: out of memory for a path of %u steps", len);
-        return -1;
-    }
+    p->objs = hk_xrealloc(NULL, len * sizeof *p->objs);
     p->found = 1;
     p->nsteps = len;
     uint32_t x = target;
     for (uint32_t k = len; k-- > 0; x = s->parent[x]) p->objs[k] = x;
     int rt;
     p->root = best_root(s, p->objs[0], &rt);
-    if ((s->state[target] & S_TIER) != T_LIB) return 0;
+    if ((s->state[target] & S_TIER) != T_LIB) return;
     if (rt == T_LIB && p->root >= 0) {
         p->rule = s->q->root_rule[p->root];
         p->rule_is_root = 1;
-        return 0;
+        return;
     }
     for (uint32_t k = 0; k + 1 < len && p->rule < 0; k++) {
         hit h[MAXHITS];
@@ -174,7 +170,78 @@ static int make_path(search *s, uint32_t target, hk_leak_path *p, char *err, siz
                 break;
             }
     }
-    return 0;
+    return;
+}
+
+/* Which objects the reference rules can apply to: instances of a rule's class and its
+ * subclasses (cls_flag 1), and class objects with a static rule (2); marked in s->ruled. */
+static void mark_ruled(search *s)
+{
+    hk_dump *d = s->d;
+    const hk_leak_query *q = s->q;
+    s->cls_flag = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
+    uint8_t *mark = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
+    for (uint32_t r = 0; r < q->nrefs; r++) {
+        if (q->refs[r].is_static) s->cls_flag[q->refs[r].cls] |= 2;
+        else mark[q->refs[r].cls] = 1;
+    }
+    for (uint32_t c = 0; c < d->nclasses; c++)
+        for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = d->classes[a].super, depth++)
+            if (mark[a]) {
+                s->cls_flag[c] |= 1;
+                break;
+            }
+    free(mark);
+    s->ruled = hk_xcalloc(s->g->n / 8 + 1, 1);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        if (s->cls_flag[c] & 1) {
+            uint32_t ni;
+            const uint32_t *inst = hk_class_instances(d, c, &ni);
+            for (uint32_t k = 0; k < ni; k++) s->ruled[inst[k] >> 3] |= (uint8_t)(1u << (inst[k] & 7));
+        }
+        uint32_t o = d->classes[c].object;
+        if ((s->cls_flag[c] & 2) && o < s->g->n) s->ruled[o >> 3] |= (uint8_t)(1u << (o & 7));
+    }
+}
+
+/* Marks the targets and queues the roots by tier; returns how many targets are to be found. */
+static uint32_t seed(search *s)
+{
+    const hk_dump *d = s->d;
+    const hk_leak_query *q = s->q;
+    uint32_t remaining = 0;
+    for (uint32_t k = 0; k < q->ntargets; k++)
+        if (q->targets[k] < s->g->n && !(s->state[q->targets[k]] & S_TARGET)) {
+            s->state[q->targets[k]] |= S_TARGET;
+            remaining++;
+        }
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        int32_t rr = q->root_rule ? q->root_rule[k] : -1;
+        if (rr == -2) continue;
+        uint32_t t = hkg_find(d, s->g, d->roots[k].id);
+        if (t == HK_NONE) continue;
+        int tier = rr >= 0 ? T_LIB : root_tier(d->roots[k].type);
+        uint8_t st = s->state[t];
+        if ((st & S_TIER) <= tier) continue;
+        s->state[t] = (uint8_t)((st & ~S_TIER) | tier);
+        s->parent[t] = HKG_P_ROOT;
+        push(s, tier, t);
+    }
+    return remaining;
+}
+
+/* The tiers in order, each to its end, until every target is reached. */
+static void run_tiers(search *s, uint32_t remaining)
+{
+    size_t head[NTIERS] = {0};
+    for (int tier = 0; tier < NTIERS && remaining; tier++)
+        while (head[tier] < s->qlen[tier] && remaining) {
+            uint32_t x = s->queue[tier][head[tier]++];
+            if ((s->state[x] & S_DONE) || (s->state[x] & S_TIER) != tier) continue;
+            s->state[x] |= S_DONE;
+            if (s->state[x] & S_TARGET) remaining--;
+            expand(s, x, tier);
+        }
 }
 
 int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, char *err, size_t errlen)
@@ -187,80 +254,25 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
             return -1;
         }
     search s = {.d = d, .g = g, .q = q};
-    s.cls_flag = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
     s.state = hk_xrealloc(NULL, g->n ? g->n : 1);
     s.parent = hk_xrealloc(NULL, (g->n ? g->n : 1) * sizeof *s.parent);
     memset(s.state, T_UNSEEN, g->n);
-    /* which classes the instance rules can apply to: the rule's class and its subclasses */
-    uint8_t *mark = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
-    for (uint32_t r = 0; r < q->nrefs; r++) {
-        if (q->refs[r].is_static) s.cls_flag[q->refs[r].cls] |= 2;
-        else mark[q->refs[r].cls] = 1;
-    }
-    for (uint32_t c = 0; c < d->nclasses; c++)
-        for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = d->classes[a].super, depth++)
-            if (mark[a]) {
-                s.cls_flag[c] |= 1;
-                break;
-            }
-    free(mark);
-    s.ruled = hk_xcalloc(g->n / 8 + 1, 1);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        if (s.cls_flag[c] & 1) {
-            uint32_t ni;
-            const uint32_t *inst = hk_class_instances(d, c, &ni);
-            for (uint32_t k = 0; k < ni; k++) s.ruled[inst[k] >> 3] |= (uint8_t)(1u << (inst[k] & 7));
-        }
-        uint32_t o = d->classes[c].object;
-        if ((s.cls_flag[c] & 2) && o < g->n) s.ruled[o >> 3] |= (uint8_t)(1u << (o & 7));
-    }
-
-    uint32_t remaining = 0;
-    for (uint32_t k = 0; k < q->ntargets; k++)
-        if (q->targets[k] < g->n && !(s.state[q->targets[k]] & S_TARGET)) {
-            s.state[q->targets[k]] |= S_TARGET;
-            remaining++;
-        }
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        int32_t rr = q->root_rule ? q->root_rule[k] : -1;
-        if (rr == -2) continue;
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
-        if (t == HK_NONE) continue;
-        int tier = rr >= 0 ? T_LIB : root_tier(d->roots[k].type);
-        uint8_t st = s.state[t];
-        if ((st & S_TIER) <= tier) continue;
-        s.state[t] = (uint8_t)((st & ~S_TIER) | tier);
-        s.parent[t] = HKG_P_ROOT;
-        push(&s, tier, t);
-    }
-    size_t head[NTIERS] = {0};
-    for (int tier = 0; tier < NTIERS && remaining; tier++)
-        while (head[tier] < s.qlen[tier] && remaining) {
-            uint32_t x = s.queue[tier][head[tier]++];
-            if ((s.state[x] & S_DONE) || (s.state[x] & S_TIER) != tier) continue;
-            s.state[x] |= S_DONE;
-            if (s.state[x] & S_TARGET) remaining--;
-            expand(&s, x, tier);
-        }
-    int rc = 0;
+    mark_ruled(&s);
+    run_tiers(&s, seed(&s));
     for (uint32_t k = 0; k < q->ntargets; k++) {
-        if (q->targets[k] >= g->n) {
-            memset(&out[k], 0, sizeof out[k]);
-            out[k].root = out[k].rule = out[k].rule_step = -1;
+        if (q->targets[k] < g->n) {
+            make_path(&s, q->targets[k], &out[k]);
             continue;
         }
-        if (make_path(&s, q->targets[k], &out[k], err, errlen)) {
-            hk_leak_paths_free(out, k);
-            rc = -1;
-            break;
-        }
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].root = out[k].rule = out[k].rule_step = -1;
     }
     for (int t = 0; t < NTIERS; t++) free(s.queue[t]);
     free(s.cls_flag);
     free(s.ruled);
     free(s.state);
     free(s.parent);
-    return rc;
+    return 0;
 }
 
 void hk_leak_paths_free(hk_leak_path *p, uint32_t n)

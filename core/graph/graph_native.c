@@ -3,6 +3,7 @@
  * NativeAllocationRegistry$CleanerThunk; its outer registry's `size` is the native size
  * of the Cleaner's referent, unless the Cleaner has run. */
 #include "graph/graph_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,19 +36,16 @@ static int64_t registered_size(hk_dump *d, hk_graph *g, uint32_t cleaner, uint32
 
 int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
+    (void)err;
+    (void)errlen;
     /* the reference pass listed the Cleaners */
     for (uint32_t k = 0; k < g->ncleaners; k++) {
         uint32_t referent;
         int64_t sz = registered_size(d, g, g->cleaners[k], &referent);
         if (sz <= 0) continue;
-        if (!g->native && !(g->native = calloc(g->n, sizeof *g->native))) {
-            snprintf(err, errlen, "graph: out of memory for native sizes");
-            return -1;
-        }
+        if (!g->native) g->native = hk_xcalloc(g->n, sizeof *g->native);
         g->native[referent] += (uint64_t)sz;
     }
-    g->times.native = hkg_now() - t0;
     return 0;
 }
 

@@ -4,6 +4,7 @@
  * and both over weak referents.  A path is weak only when it crosses a referent, so it
  * agrees with reachability (graph.h says which edges are strong). */
 #include "graph/graph_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,20 +65,12 @@ static void bfs(const hk_graph *g, uint32_t *q, uint32_t head, uint32_t *tailp, 
 
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
+    (void)err;
+    (void)errlen;
     const uint32_t n = g->n;
-    uint32_t *q = malloc((n ? n : 1) * sizeof *q);
-    g->parent = malloc((n ? n : 1) * sizeof *g->parent);
-    g->pweak = calloc(n ? n : 1, 1);
-    if (!q || !g->parent || !g->pweak) {
-        free(q);
-        free(g->parent);
-        free(g->pweak);
-        g->parent = NULL;
-        g->pweak = NULL;
-        snprintf(err, errlen, "graph: out of memory computing paths");
-        return -1;
-    }
+    uint32_t *q = hk_xrealloc(NULL, (n ? n : 1) * sizeof *q);
+    g->parent = hk_xrealloc(NULL, (n ? n : 1) * sizeof *g->parent);
+    g->pweak = hk_xcalloc(n ? n : 1, 1);
     memset(g->parent, 0xff, (size_t)n * sizeof *g->parent);
     uint32_t tail = 0, head = 0;
     for (int rank = 0; rank <= 2; rank++) {
@@ -117,7 +110,6 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     bfs(g, q, list_tail, &tail, 1, 1);
     free(q);
-    g->times.paths = hkg_now() - t0;
     return 0;
 }
 
@@ -186,11 +178,7 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
     if (g->parent[obj] == HK_NONE) return 0;
     uint32_t len = 1;
     for (uint32_t x = obj; g->parent[x] != HKG_P_ROOT; x = g->parent[x]) len++;
-    path->steps = calloc(len, sizeof *path->steps);
-    if (!path->steps) {
-        snprintf(err, errlen, "graph: out of memory for a path of %u steps", len);
-        return -1;
-    }
+    path->steps = hk_xcalloc(len, sizeof *path->steps);
     path->nsteps = len;
     path->found = 1;
     path->weak = g->pweak[obj];

@@ -2,6 +2,8 @@
  * Levels are computed strongest first; each level is a BFS that may cross weak edges of
  * that kind or stronger, seeded from objects already reached. */
 #include "graph/graph_internal.h"
+#include "util/hk_jobs.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,81 +14,131 @@ const char *hk_graph_reach_name(int reach)
     return reach >= 0 && reach < HK_REACH_COUNT ? names[reach] : "?";
 }
 
-static void visit_weak(const hk_graph *g, uint32_t x, int level, uint8_t *reach, uint32_t *q, uint32_t *tail)
+/* A BFS queue, grown as needed: the weaker levels reach few objects. */
+typedef struct queue {
+    uint32_t *v;
+    size_t head, tail, cap;
+} queue;
+static inline void reach_at(queue *q, hk_graph *g, uint32_t t, int level)
+{
+    hkg_set_reach(g, t, level);
+    if (q->tail == q->cap) q->v = hk_grow(q->v, &q->cap, q->tail + 1, sizeof *q->v);
+    q->v[q->tail++] = t;
+}
+
+static void visit_weak(hk_graph *g, uint32_t x, int level, queue *q)
 {
     /* weak edges of x are contiguous in g->weak (sorted by src) */
     for (uint32_t a = hkg_weak_first(g, x); a < g->nweak && g->weak[a].src == x; a++) {
         uint32_t t = g->weak[a].dst;
-        if (g->weak[a].kind >= level && !reach[t]) {
-            reach[t] = (uint8_t)level;
-            q[(*tail)++] = t;
+        if (g->weak[a].kind >= level && !hkg_reach(g, t)) reach_at(q, g, t, level);
+    }
+}
+
+/* The levels from `from` down, each a BFS from what it can reach first. */
+static void levels(hk_graph *g, int from)
+{
+    queue q = {0};
+    for (int level = from; level > HK_REACH_UNREACHABLE; level--) {
+        q.head = q.tail = 0;
+        if (level == HK_REACH_STRONG) {
+            for (uint32_t k = 0; k < g->nroots; k++) reach_at(&q, g, g->roots[k], HK_REACH_STRONG);
+        } else {
+            for (uint32_t k = 0; k < g->nweak; k++) {
+                const hkg_weak *w = &g->weak[k];
+                if (w->kind >= level && hkg_reach(g, w->src) >= level && !hkg_reach(g, w->dst))
+                    reach_at(&q, g, w->dst, level);
+            }
+        }
+        while (q.head < q.tail) {
+            uint32_t x = q.v[q.head++];
+            for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++)
+                if (!hkg_reach(g, g->out[k])) reach_at(&q, g, g->out[k], level);
+            if (level < HK_REACH_STRONG && (g->flags[x] & HKG_F_WEAK)) visit_weak(g, x, level, &q);
         }
     }
+    free(q.v);
 }
 
 int hkg_build_reach(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
-    const uint32_t n = g->n;
-    uint8_t *reach = calloc(n ? n : 1, 1);
-    uint32_t *q = malloc((n ? n : 1) * sizeof *q);
-    if (!reach || !q) {
-        free(reach);
-        free(q);
-        snprintf(err, errlen, "graph: out of memory computing reachability");
-        return -1;
-    }
-    for (int level = HK_REACH_STRONG; level > HK_REACH_UNREACHABLE; level--) {
-        uint32_t head = 0, tail = 0;
-        if (level == HK_REACH_STRONG) {
-            for (uint32_t k = 0; k < g->nroots; k++) {
-                reach[g->roots[k]] = HK_REACH_STRONG;
-                q[tail++] = g->roots[k];
-            }
-        } else {
-            for (uint32_t k = 0; k < g->nweak; k++) {
-                const hkg_weak *w = &g->weak[k];
-                if (w->kind >= level && reach[w->src] >= level && !reach[w->dst]) {
-                    reach[w->dst] = (uint8_t)level;
-                    q[tail++] = w->dst;
-                }
-            }
-        }
-        while (head < tail) {
-            uint32_t x = q[head++];
-            for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
-                uint32_t t = g->out[k];
-                if (!reach[t]) {
-                    reach[t] = (uint8_t)level;
-                    q[tail++] = t;
-                }
-            }
-            if (level < HK_REACH_STRONG && (g->flags[x] & HKG_F_WEAK)) visit_weak(g, x, level, reach, q, &tail);
-        }
-    }
-    free(q);
-    hkg_sizer sz = {0};
-    for (uint32_t i = 0; i < n; i++) {
-        g->reach_count[reach[i]]++;
-        g->reach_bytes[reach[i]] += hkg_shallow(d, &sz, i);
-    }
-    g->reach = reach;
-    g->times.reach = hkg_now() - t0;
+    (void)d;
+    (void)err;
+    (void)errlen;
+    levels(g, HK_REACH_STRONG);
     return 0;
+}
+
+/* The strongly reachable objects are the ones the dominators' search of the live heap
+ * numbered (the same edges from the same roots): marked in parts on the threads. */
+typedef struct strong_job {
+    const uint32_t *num;
+    uint32_t n, live_end;
+    hk_graph *g;
+} strong_job;
+enum { STRONG_PARTS = 32 };
+static void strong_part(void *ctx, int k)
+{
+    strong_job *j = ctx;
+    uint32_t lo = (uint32_t)((uint64_t)j->n * k / STRONG_PARTS),
+             hi = (uint32_t)((uint64_t)j->n * (k + 1) / STRONG_PARTS);
+    for (uint32_t i = lo; i < hi; i++) hkg_set_reach(j->g, i, j->num[i] < j->live_end ? HK_REACH_STRONG : 0);
+}
+
+void hkg_reach_after_search(hk_graph *g)
+{
+    strong_job j = {NULL, g->n, 0, g};
+    j.num = hkg_search_numbers(g, &j.live_end);
+    hk_parallel(STRONG_PARTS, strong_part, &j);
+    levels(g, HK_REACH_SOFT);
 }
 
 int hk_graph_reach(hk_dump *d, uint32_t obj)
 {
     hk_graph *g = d->graph;
-    if (!g || !g->reach || obj >= g->n) return HK_REACH_UNREACHABLE;
-    return g->reach[obj];
+    if (!g || !(g->done & HK_GRAPH_REACH) || obj >= g->n) return HK_REACH_UNREACHABLE;
+    return hkg_reach(g, obj);
+}
+
+/* Objects and shallow bytes per strength, summed in parts on the threads when first asked
+ * for (`top` never asks): integer sums, the same in any order. */
+enum { TOTAL_PARTS = 32 };
+typedef struct totals_job {
+    const hk_dump *d;
+    const hk_graph *g;
+    uint64_t count[TOTAL_PARTS][HK_REACH_COUNT], bytes[TOTAL_PARTS][HK_REACH_COUNT];
+} totals_job;
+static void totals_part(void *ctx, int k)
+{
+    totals_job *j = ctx;
+    uint32_t lo = (uint32_t)((uint64_t)j->g->n * k / TOTAL_PARTS),
+             hi = (uint32_t)((uint64_t)j->g->n * (k + 1) / TOTAL_PARTS);
+    hkg_sizer sz = {0};
+    for (uint32_t i = lo; i < hi; i++) {
+        j->count[k][hkg_reach(j->g, i)]++;
+        j->bytes[k][hkg_reach(j->g, i)] += hkg_shallow(j->d, &sz, i);
+    }
 }
 
 void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t bytes[HK_REACH_COUNT])
 {
     hk_graph *g = d->graph;
+    int have = g && (g->done & HK_GRAPH_REACH);
+    if (have && !g->reach_summed) {
+        totals_job *j = hk_xcalloc(1, sizeof *j);
+        j->d = d;
+        j->g = g;
+        hk_parallel(TOTAL_PARTS, totals_part, j);
+        for (int p = 0; p < TOTAL_PARTS; p++)
+            for (int k = 0; k < HK_REACH_COUNT; k++) {
+                g->reach_count[k] += j->count[p][k];
+                g->reach_bytes[k] += j->bytes[p][k];
+            }
+        free(j);
+        g->reach_summed = 1;
+    }
     for (int k = 0; k < HK_REACH_COUNT; k++) {
-        count[k] = g && g->reach ? g->reach_count[k] : 0;
-        bytes[k] = g && g->reach ? g->reach_bytes[k] : 0;
+        count[k] = have ? g->reach_count[k] : 0;
+        bytes[k] = have ? g->reach_bytes[k] : 0;
     }
 }

@@ -4,21 +4,11 @@
 #include "hprof/hprof_internal.h"
 #include "util/hk_jobs.h"
 
+#include "util/hk_mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
-#include <unistd.h>
-#include <time.h>
-
-double hkg_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void graph_free(hk_dump *d)
 {
@@ -35,8 +25,8 @@ static void graph_free(hk_dump *d)
     free(g->roots);
     free(g->in1);
     free(g->in_many);
-    free(g->reach);
     free(g->native);
+    hkg_search_free(g);
     free(g->idom);
     free(g->retained);
     hk_idtab_free(&g->retained_native);
@@ -49,14 +39,10 @@ static void graph_free(hk_dump *d)
     d->graph = NULL;
 }
 
-static hk_graph *hkg_state(hk_dump *d, char *err, size_t errlen)
+static hk_graph *graph_state(hk_dump *d)
 {
     if (d->graph) return d->graph;
-    hk_graph *g = calloc(1, sizeof *g);
-    if (!g) {
-        snprintf(err, errlen, "graph: out of memory");
-        return NULL;
-    }
+    hk_graph *g = hk_xcalloc(1, sizeof *g);
     g->n = d->nobjects;
     d->graph = g;
     d->cleanup[0] = graph_free;
@@ -105,28 +91,30 @@ static int is_cleaner(const hk_dump *d, const hk_class *c)
     return 0;
 }
 
-static int build_class_refs(hk_dump *d, hk_graph *g)
+/* Which of a Reference class's fields are weak: its own `referent` (the last of the
+ * flattened layout) and, on a finalizer reference, `zombie`. */
+static void weak_fields(const hk_field *f, uint32_t nf, int kind, int *wref, int *wzombie)
 {
-    g->cls = calloc(d->nclasses ? d->nclasses : 1, sizeof *g->cls);
-    if (!g->cls) return -1;
-    size_t cap = 64, n = 0;
-    g->ref_offs = malloc(cap * sizeof *g->ref_offs);
-    if (!g->ref_offs) return -1;
+    *wref = *wzombie = -1;
+    if (kind == HK_REACH_STRONG) return;
+    for (uint32_t k = 0; k < nf; k++) {
+        if (f[k].type != HK_T_OBJECT) continue;
+        if (!strcmp(f[k].name, "referent")) *wref = (int)k;
+        if (kind == HK_REACH_FINALIZER && !strcmp(f[k].name, "zombie")) *wzombie = (int)k;
+    }
+}
+
+static void build_class_refs(hk_dump *d, hk_graph *g)
+{
+    g->cls = hk_xcalloc(d->nclasses ? d->nclasses : 1, sizeof *g->cls);
+    size_t cap = 0, n = 0;
     for (uint32_t ci = 0; ci < d->nclasses; ci++) {
         hk_class *c = &d->classes[ci];
         hkg_class_refs *cr = &g->cls[ci];
         uint32_t nf;
         const hk_field *f = hk_class_layout(d, c, &nf);
-        int kind = hkg_ref_kind(d, c);
-        int wref = -1, wzombie = -1;
-        if (kind != HK_REACH_STRONG) {
-            /* the last "referent" of the flattened layout is Reference's own */
-            for (uint32_t k = 0; k < nf; k++) {
-                if (f[k].type != HK_T_OBJECT) continue;
-                if (!strcmp(f[k].name, "referent")) wref = (int)k;
-                if (kind == HK_REACH_FINALIZER && !strcmp(f[k].name, "zombie")) wzombie = (int)k;
-            }
-        }
+        int kind = hkg_ref_kind(d, c), wref, wzombie;
+        weak_fields(f, nf, kind, &wref, &wzombie);
         cr->start = (uint32_t)n;
         for (uint32_t k = 0; k < nf; k++) {
             /* ART's Object.shadow$_klass_ is the instance's class: not an edge (see graph.h) */
@@ -135,11 +123,7 @@ static int build_class_refs(hk_dump *d, hk_graph *g)
                 cr->woff[cr->nweak++] = f[k].offset;
                 continue;
             }
-            if (n == cap) {
-                uint32_t *p = realloc(g->ref_offs, (cap *= 2) * sizeof *p);
-                if (!p) return -1;
-                g->ref_offs = p;
-            }
+            g->ref_offs = hk_grow(g->ref_offs, &cap, n + 1, sizeof *g->ref_offs);
             g->ref_offs[n++] = f[k].offset;
         }
         cr->count = (uint32_t)(n - cr->start);
@@ -148,25 +132,18 @@ static int build_class_refs(hk_dump *d, hk_graph *g)
         cr->list_link = kind == HK_REACH_FINALIZER || cl;
         cr->cleaner = cl == 2;
     }
-    return 0;
+    if (!g->ref_offs) g->ref_offs = hk_xcalloc(1, sizeof *g->ref_offs);
 }
 
 /* A growable edge list. */
 typedef struct edges {
     uint32_t *v;
-    uint64_t n, cap;
+    size_t n, cap;
 } edges;
-static inline int push(edges *e, uint32_t t)
+static inline void push(edges *e, uint32_t t)
 {
-    if (e->n == e->cap) {
-        uint64_t nc = e->cap ? e->cap * 2 : 1024;
-        uint32_t *p = realloc(e->v, nc * sizeof *p);
-        if (!p) return -1;
-        e->v = p;
-        e->cap = nc;
-    }
+    if (e->n == e->cap) e->v = hk_grow(e->v, &e->cap, e->n + 1, sizeof *e->v);
     e->v[e->n++] = t;
-    return 0;
 }
 
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
@@ -191,10 +168,10 @@ typedef struct refs_part {
     uint32_t lo, hi;
     edges e;
     hkg_weak *weak;
-    uint32_t nweak, wcap;
+    size_t nweak, wcap;
     uint32_t *cleaners;
-    uint32_t ncleaners, ccap;
-    int oom;
+    size_t ncleaners, ccap;
+    int too_many; /* more than 4G references */
 } refs_part;
 typedef struct refs_job {
     hk_dump *d;
@@ -203,30 +180,75 @@ typedef struct refs_job {
     refs_part *parts;
 } refs_job;
 
-static int part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
+static void part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
 {
-    if (pt->nweak == pt->wcap) {
-        uint32_t nc = pt->wcap ? pt->wcap * 2 : 256;
-        hkg_weak *p = realloc(pt->weak, nc * sizeof *p);
-        if (!p) return -1;
-        pt->weak = p;
-        pt->wcap = nc;
-    }
+    pt->weak = hk_grow(pt->weak, &pt->wcap, pt->nweak + 1, sizeof *pt->weak);
     pt->weak[pt->nweak++] = (hkg_weak){src, dst, (uint8_t)kind};
-    return 0;
 }
 
-static int part_cleaner(refs_part *pt, uint32_t i)
+static void part_cleaner(refs_part *pt, uint32_t i)
 {
-    if (pt->ncleaners == pt->ccap) {
-        uint32_t nc = pt->ccap ? 2 * pt->ccap : 64;
-        uint32_t *p = realloc(pt->cleaners, nc * sizeof *p);
-        if (!p) return -1;
-        pt->cleaners = p;
-        pt->ccap = nc;
-    }
+    pt->cleaners = hk_grow(pt->cleaners, &pt->ccap, pt->ncleaners + 1, sizeof *pt->cleaners);
     pt->cleaners[pt->ncleaners++] = i;
-    return 0;
+}
+
+/* An instance's reference fields, from its class's layout; on the first pass also its weak
+ * edges, flags and whether it is a Cleaner. */
+static void scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, uint32_t i, const uint8_t *r)
+{
+    hk_dump *d = j->d;
+    hk_graph *g = j->g;
+    const uint32_t idsz = d->id_size;
+    if (j->first && cr->cleaner) part_cleaner(pt, i);
+    uint32_t len;
+    const uint8_t *p = hk_rec_instance_data(d, r, &len);
+    const uint32_t *offs = g->ref_offs + cr->start;
+    for (uint32_t k = 0; k < cr->count; k++) {
+        if (offs[k] + idsz > len) continue;
+        hk_id id = hk_be_id(d, p + offs[k]);
+        if (!id) continue;
+        uint32_t t = hkg_find(d, g, id);
+        if (t != HK_NONE) push(&pt->e, t);
+    }
+    if (!j->first) return;
+    for (uint32_t k = 0; k < cr->nweak; k++) {
+        if (cr->woff[k] + idsz > len) continue;
+        uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
+        if (t == HK_NONE) continue;
+        part_weak(pt, i, t, cr->wkind);
+        g->flags[i] |= HKG_F_WEAK;
+    }
+    if (cr->list_link) g->flags[i] |= HKG_F_LIST;
+}
+
+static void scan_obj_array(const hk_dump *d, const hk_graph *g, edges *e, const uint8_t *r)
+{
+    uint32_t cnt = hk_rec_array_length(d, r);
+    const uint8_t *p = hk_rec_obj_array_elems(d, r);
+    for (uint32_t k = 0; k < cnt; k++, p += d->id_size) {
+        hk_id id = hk_be_id(d, p);
+        if (!id) continue;
+        uint32_t t = hkg_find(d, g, id);
+        if (t != HK_NONE) push(e, t);
+    }
+}
+
+/* A class object's references: superclass, loader, static fields of object type. */
+static void scan_class(const hk_dump *d, const hk_graph *g, edges *e, const uint8_t *r)
+{
+    uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+    if (!ci) return;
+    const hk_class *c = &d->classes[*ci];
+    hk_id ids[2] = {c->super_id, c->loader_id};
+    for (int k = 0; k < 2; k++) {
+        uint32_t t = hkg_find(d, g, ids[k]);
+        if (t != HK_NONE) push(e, t);
+    }
+    for (uint32_t k = 0; k < c->nstatics; k++) {
+        if (c->statics[k].type != HK_T_OBJECT) continue;
+        uint32_t t = hkg_find(d, g, c->statics[k].value.ref);
+        if (t != HK_NONE) push(e, t);
+    }
 }
 
 static void scan_part(void *ctx, int part)
@@ -235,79 +257,29 @@ static void scan_part(void *ctx, int part)
     hk_dump *d = j->d;
     hk_graph *g = j->g;
     refs_part *pt = &j->parts[part];
-    const uint32_t idsz = d->id_size;
-    const int first = j->first;
-    edges *e = &pt->e;
     hk_id last_cid = 0;
     const hkg_class_refs *cr = NULL;
     for (uint32_t i = pt->lo; i < pt->hi; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
-        switch (*r) {
-        case HPROF_INSTANCE_DUMP: {
+        if (*r == HPROF_INSTANCE_DUMP) {
             hk_id cid = hk_rec_instance_class(d, r);
             if (cid != last_cid || !cr) {
                 uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
                 cr = ci ? &g->cls[*ci] : NULL;
                 last_cid = cid;
             }
-            if (!cr) break;
-            if (first && cr->cleaner && part_cleaner(pt, i)) goto oom;
-            uint32_t len;
-            const uint8_t *p = hk_rec_instance_data(d, r, &len);
-            const uint32_t *offs = g->ref_offs + cr->start;
-            for (uint32_t k = 0; k < cr->count; k++) {
-                if (offs[k] + idsz > len) continue;
-                hk_id id = hk_be_id(d, p + offs[k]);
-                if (!id) continue;
-                uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(e, t)) goto oom;
-            }
-            if (!first) break;
-            for (uint32_t k = 0; k < cr->nweak; k++) {
-                if (cr->woff[k] + idsz > len) continue;
-                uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
-                if (t == HK_NONE) continue;
-                if (part_weak(pt, i, t, cr->wkind)) goto oom;
-                g->flags[i] |= HKG_F_WEAK;
-            }
-            if (cr->list_link) g->flags[i] |= HKG_F_LIST;
-            break;
+            if (cr) scan_instance(j, pt, cr, i, r);
+        } else if (*r == HPROF_OBJ_ARRAY_DUMP) {
+            scan_obj_array(d, g, &pt->e, r);
+        } else if (*r == HPROF_CLASS_DUMP) {
+            scan_class(d, g, &pt->e, r);
         }
-        case HPROF_OBJ_ARRAY_DUMP: {
-            uint32_t cnt = hk_rec_array_length(d, r);
-            const uint8_t *p = hk_rec_obj_array_elems(d, r);
-            for (uint32_t k = 0; k < cnt; k++, p += idsz) {
-                hk_id id = hk_be_id(d, p);
-                if (!id) continue;
-                uint32_t t = hkg_find(d, g, id);
-                if (t != HK_NONE && push(e, t)) goto oom;
-            }
-            break;
+        if (pt->e.n > UINT32_MAX) {
+            pt->too_many = 1; /* reported by the join */
+            return;
         }
-        case HPROF_CLASS_DUMP: {
-            uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
-            if (!ci) break;
-            const hk_class *c = &d->classes[*ci];
-            hk_id ids[2] = {c->super_id, c->loader_id};
-            for (int k = 0; k < 2; k++) {
-                uint32_t t = hkg_find(d, g, ids[k]);
-                if (t != HK_NONE && push(e, t)) goto oom;
-            }
-            for (uint32_t k = 0; k < c->nstatics; k++) {
-                if (c->statics[k].type != HK_T_OBJECT) continue;
-                uint32_t t = hkg_find(d, g, c->statics[k].value.ref);
-                if (t != HK_NONE && push(e, t)) goto oom;
-            }
-            break;
-        }
-        default: break;
-        }
-        if (e->n > UINT32_MAX) goto oom; /* reported as too many references by the join */
-        g->out_start[i + 1] = (uint32_t)e->n;
+        g->out_start[i + 1] = (uint32_t)pt->e.n;
     }
-    return;
-oom:
-    pt->oom = 1;
 }
 
 static void parts_free(refs_part *parts)
@@ -320,93 +292,98 @@ static void parts_free(refs_part *parts)
     free(parts);
 }
 
+/* The parts' edges into one index, in part order: each part copies its own list to its
+ * place and makes its objects' starts absolute, on the threads. */
+typedef struct join_job {
+    hk_graph *g;
+    refs_part *parts;
+    uint64_t base[REF_PARTS];
+} join_job;
+static void join_part(void *ctx, int k)
+{
+    join_job *j = ctx;
+    refs_part *pt = &j->parts[k];
+    uint32_t *start = j->g->out_start, base = (uint32_t)j->base[k];
+    if (pt->e.n) memcpy(j->g->out + base, pt->e.v, pt->e.n * sizeof *pt->e.v);
+    free(pt->e.v);
+    pt->e.v = NULL;
+    for (uint32_t i = pt->lo; i < pt->hi; i++) start[i + 1] += base;
+}
+
+static void join_edges(hk_graph *g, refs_part *parts, uint64_t total)
+{
+    join_job j = {g, parts, {0}};
+    for (int k = 1; k < REF_PARTS; k++) j.base[k] = j.base[k - 1] + parts[k - 1].e.n;
+    g->out_start[0] = 0;
+    g->out = hk_xrealloc(NULL, (total ? total : 1) * sizeof *g->out);
+    g->nout = total;
+    hk_parallel(REF_PARTS, join_part, &j);
+}
+
+/* What only the first pass finds: weak edges and Cleaners (joined in part order), and the
+ * distinct root objects. */
+static void join_first(hk_dump *d, hk_graph *g, const refs_part *parts)
+{
+    size_t nweak = 0, ncleaners = 0;
+    for (int k = 0; k < REF_PARTS; k++) {
+        nweak += parts[k].nweak;
+        ncleaners += parts[k].ncleaners;
+    }
+    g->weak = hk_xrealloc(NULL, (nweak ? nweak : 1) * sizeof *g->weak);
+    g->cleaners = hk_xrealloc(NULL, (ncleaners ? ncleaners : 1) * sizeof *g->cleaners);
+    for (int k = 0; k < REF_PARTS; k++) {
+        if (parts[k].nweak) memcpy(g->weak + g->nweak, parts[k].weak, parts[k].nweak * sizeof *g->weak);
+        g->nweak += (uint32_t)parts[k].nweak;
+        if (parts[k].ncleaners)
+            memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
+        g->ncleaners += (uint32_t)parts[k].ncleaners;
+    }
+    g->roots = hk_xrealloc(NULL, (d->nroots ? d->nroots : 1) * sizeof *g->roots);
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        uint32_t t = hkg_find(d, g, d->roots[k].id);
+        if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
+        g->flags[t] |= HKG_F_ROOT;
+        g->roots[g->nroots++] = t;
+    }
+}
+
 /* The forward references.  The first pass also finds the weak edges, Cleaners, flags and
  * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
 static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
     const uint32_t n = d->nobjects;
     const int first = !g->flags;
-    refs_part *parts = NULL;
     if (d->nsegs) hk_iddir_build(&g->finder, d, 2);
-    if (first && build_class_refs(d, g)) goto oom;
-    g->out_start = malloc(((size_t)n + 1) * sizeof *g->out_start);
-    if (first) g->flags = calloc(n ? n : 1, 1);
-    parts = calloc(REF_PARTS, sizeof *parts);
-    if (!g->out_start || !g->flags || !parts) goto oom;
+    if (first) build_class_refs(d, g);
+    g->out_start = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *g->out_start);
+    if (first) g->flags = hk_xcalloc(n ? n : 1, 1);
+    refs_part *parts = hk_xcalloc(REF_PARTS, sizeof *parts);
     for (int k = 0; k < REF_PARTS; k++) {
         parts[k].lo = (uint32_t)((uint64_t)n * k / REF_PARTS);
         parts[k].hi = (uint32_t)((uint64_t)n * (k + 1) / REF_PARTS);
     }
     refs_job job = {d, g, first, parts};
     hk_parallel(REF_PARTS, scan_part, &job);
-    /* the join, in part order */
     uint64_t total = 0;
-    uint32_t nweak = 0, ncleaners = 0;
+    int too_many = 0;
     for (int k = 0; k < REF_PARTS; k++) {
-        if (parts[k].oom && parts[k].e.n <= UINT32_MAX) goto oom;
         total += parts[k].e.n;
-        nweak += parts[k].nweak;
-        ncleaners += parts[k].ncleaners;
+        too_many |= parts[k].too_many;
     }
-    if (total > UINT32_MAX) {
+    if (too_many || total > UINT32_MAX) {
         parts_free(parts);
         hk_iddir_free(&g->finder);
+        free(g->out_start);
+        g->out_start = NULL;
         snprintf(err, errlen, "graph: more than 4G references; this dump is too large for the graph index");
         return -1;
     }
-    g->out_start[0] = 0;
-    uint64_t base = 0;
-    for (int k = 0; k < REF_PARTS; k++) {
-        for (uint32_t i = parts[k].lo; i < parts[k].hi; i++) g->out_start[i + 1] += (uint32_t)base;
-        base += parts[k].e.n;
-    }
-    uint32_t *out = realloc(parts[0].e.v, (total ? total : 1) * sizeof *out);
-    if (!out) goto oom;
-    parts[0].e.v = NULL;
-    base = parts[0].e.n;
-    for (int k = 1; k < REF_PARTS; k++) {
-        if (parts[k].e.n) memcpy(out + base, parts[k].e.v, parts[k].e.n * sizeof *out);
-        base += parts[k].e.n;
-        free(parts[k].e.v);
-        parts[k].e.v = NULL;
-    }
-    g->out = out;
-    g->nout = total;
-    if (first) {
-        g->weak = malloc((nweak ? nweak : 1) * sizeof *g->weak);
-        g->cleaners = malloc((ncleaners ? ncleaners : 1) * sizeof *g->cleaners);
-        if (!g->weak || !g->cleaners) goto oom;
-        for (int k = 0; k < REF_PARTS; k++) {
-            if (parts[k].nweak) memcpy(g->weak + g->nweak, parts[k].weak, parts[k].nweak * sizeof *g->weak);
-            g->nweak += parts[k].nweak;
-            if (parts[k].ncleaners)
-                memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
-            g->ncleaners += parts[k].ncleaners;
-        }
-        /* roots, without duplicates */
-        g->roots = malloc((d->nroots ? d->nroots : 1) * sizeof *g->roots);
-        if (!g->roots) goto oom;
-        for (uint32_t k = 0; k < d->nroots; k++) {
-            uint32_t t = hkg_find(d, g, d->roots[k].id);
-            if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
-            g->flags[t] |= HKG_F_ROOT;
-            g->roots[g->nroots++] = t;
-        }
-    }
+    join_edges(g, parts, total);
+    if (first) join_first(d, g, parts);
     parts_free(parts);
     hk_iddir_free(&g->finder);
-#ifdef __GLIBC__
-    /* the parts grew in the threads' own arenas, which keep freed blocks mapped: give them back */
-    malloc_trim(0);
-#endif
-    g->times.refs += hkg_now() - t0;
+    hkg_trim();
     return 0;
-oom:
-    if (parts) parts_free(parts);
-    hk_iddir_free(&g->finder);
-    snprintf(err, errlen, "graph: out of memory building the reference index (%u objects)", n);
-    return -1;
 }
 
 /* Dominators need the forward edges only for their depth-first search; unless the caller
@@ -420,83 +397,70 @@ void hkg_drop_out(hk_graph *g)
     g->done &= ~HK_GRAPH_REFS;
 }
 
-static int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
+typedef struct phase {
+    int bit;
+    const char *what;
+    int (*fn)(hk_dump *, hk_graph *, char *, size_t);
+} phase;
+static const phase phases[] = {
+    {HK_GRAPH_REFS, "references", hkg_build_refs},     {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
+    {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},
+    {HK_GRAPH_DOM, "dominators", hkg_build_dom},       {HK_GRAPH_PATHS, "paths from roots", hkg_build_paths},
+};
+
+static int run_phase(hk_dump *d, hk_graph *g, const phase *ph, char *err, size_t errlen)
 {
-    double t0 = hkg_now();
-    const uint32_t n = g->n;
-    if (n >= HKG_IN_MANY) {
-        snprintf(err, errlen, "graph: %u objects is more than the referrer index handles (2^31)", n);
-        return -1;
-    }
-    uint32_t *in1 = calloc(n ? n : 1, sizeof *in1);
-    if (!in1) goto oom;
-    for (uint64_t k = 0; k < g->nout; k++)
-        if (in1[g->out[k]] < 2) in1[g->out[k]]++;
-    /* second count only for objects with several referrers, into their slots */
-    uint64_t many = 0;
-    uint32_t *deg = NULL;
-    uint32_t nmany = 0;
-    for (uint32_t v = 0; v < n; v++) nmany += in1[v] == 2;
-    if (nmany) {
-        /* exact degrees of the objects with several referrers, counted in a scratch array */
-        deg = calloc(n, sizeof *deg);
-        if (!deg) {
-            free(in1);
-            goto oom;
-        }
-        for (uint64_t k = 0; k < g->nout; k++)
-            if (in1[g->out[k]] == 2) deg[g->out[k]]++;
-        for (uint32_t v = 0; v < n; v++)
-            if (in1[v] == 2) many += 1 + (uint64_t)deg[v];
-        if (many >= HKG_IN_MANY) {
-            free(in1);
-            free(deg);
-            snprintf(err, errlen, "graph: too many referrers for the referrer index");
-            return -1;
-        }
-    }
-    uint32_t *ov = malloc((many ? many : 1) * sizeof *ov);
-    if (!ov) {
-        free(in1);
-        free(deg);
-        goto oom;
-    }
-    uint64_t pos = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        if (in1[v] == 0) in1[v] = HK_NONE;
-        else if (in1[v] == 1) in1[v] = HKG_IN_MANY - 1; /* pending: filled below */
-        else {
-            ov[pos] = 0;
-            in1[v] = HKG_IN_MANY | (uint32_t)pos;
-            pos += 1 + deg[v];
-        }
-    }
-    free(deg);
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t k = g->out_start[i]; k < g->out_start[i + 1]; k++) {
-            uint32_t t = g->out[k], x = in1[t];
-            if (x & HKG_IN_MANY && x != HK_NONE) {
-                x &= ~HKG_IN_MANY;
-                ov[x + 1 + ov[x]++] = i;
-            } else {
-                in1[t] = i;
-            }
-        }
-    g->in1 = in1;
-    g->in_many = ov;
-    g->nin_many = many;
-    g->times.referrers = hkg_now() - t0;
+    /* a few seconds on a big heap: say what is happening when someone is watching */
+    int shown = d->nobjects > 1000000;
+    if (shown) hk_report(HK_REPORT_PROGRESS, "heap graph: %s...", ph->what);
+    int rc = ph->fn(d, g, err, errlen);
+    if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
+    if (rc) return -1;
+    g->done |= ph->bit;
     return 0;
-oom:
-    snprintf(err, errlen, "graph: out of memory building the referrer index");
-    return -1;
+}
+
+/* Before dominators: their search of the live heap beside the referrers and native sizes
+ * (each reads the edges or records and writes only its own arrays); reachability then starts
+ * from what the search numbered.  On one thread the same work runs in the same order. */
+typedef struct pair_job {
+    hk_dump *d;
+    hk_graph *g;
+    int native; /* native sizes too, after the referrers (the search is the longer part) */
+    int rc;
+    char *err;
+    size_t errlen;
+} pair_job;
+static void pair_part(void *ctx, int k)
+{
+    pair_job *j = ctx;
+    if (k == 0) hkg_search_live(j->g);
+    else j->rc = hkg_referrers_in_parts(j->g, 1, j->err, j->errlen);
+    if (k == 1 && j->native) hkg_build_native(j->d, j->g, j->err, j->errlen); /* cannot fail */
+}
+
+static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err, size_t errlen)
+{
+    pair_job j = {d, g, (mask & HK_GRAPH_NATIVE & ~g->done) != 0, 0, err, errlen};
+    int shown = d->nobjects > 1000000;
+    if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and the live heap...");
+    hk_parallel(2, pair_part, &j);
+    if (!j.rc && (mask & HK_GRAPH_REACH & ~g->done)) {
+        hkg_reach_after_search(g);
+        g->done |= HK_GRAPH_REACH;
+    }
+    if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
+    if (j.native) g->done |= HK_GRAPH_NATIVE;
+    if (j.rc) return -1;
+    g->done |= HK_GRAPH_REFERRERS;
+    return 0;
 }
 
 int hk_graph_plan(hk_dump *d, int mask, int *held, char *err, size_t errlen)
 {
-    hk_graph *g = hkg_state(d, err, errlen);
-    if (!g) return -1;
+    hk_graph *g = graph_state(d);
     if (mask & (HK_GRAPH_REFS | HK_GRAPH_PATHS)) g->keep_out = 1;
+    if (mask & HK_GRAPH_REFERRERS) g->keep_in = 1;
     if (held) *held = g->done;
     return 0;
 }
@@ -510,27 +474,14 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
     if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
     if (mask & (HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_PATHS) & ~g->done)
         mask |= HK_GRAPH_REFS;
-    static const struct {
-        int bit;
-        const char *what;
-        int (*fn)(hk_dump *, hk_graph *, char *, size_t);
-    } phases[] = {
-        {HK_GRAPH_REFS, "references", hkg_build_refs},     {HK_GRAPH_REFERRERS, "referrers", hkg_build_referrers},
-        {HK_GRAPH_REACH, "reachability", hkg_build_reach}, {HK_GRAPH_NATIVE, "native sizes", hkg_build_native},
-        {HK_GRAPH_DOM, "dominators", hkg_build_dom},       {HK_GRAPH_PATHS, "paths from roots", hkg_build_paths},
-    };
-    /* a few seconds on a big heap: say what is happening when someone is watching */
-    int shown = 0;
     for (size_t k = 0; k < sizeof phases / sizeof phases[0]; k++) {
-        if (!(mask & phases[k].bit) || (g->done & phases[k].bit)) continue;
-        if (d->nobjects > 1000000) {
-            hk_report(HK_REPORT_PROGRESS, "heap graph: %s...", phases[k].what);
-            shown = 1;
+        const phase *ph = &phases[k];
+        if (!(mask & ph->bit) || (g->done & ph->bit)) continue;
+        if (ph->bit == HK_GRAPH_REFERRERS && (mask & HK_GRAPH_DOM & ~g->done)) {
+            if (run_search_and_referrers(d, g, mask, err, errlen)) return -1;
+            continue;
         }
-        int rc = phases[k].fn(d, g, err, errlen);
-        if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
-        if (rc) return -1;
-        g->done |= phases[k].bit;
+        if (run_phase(d, g, ph, err, errlen)) return -1;
     }
     return 0;
 }
@@ -584,41 +535,4 @@ uint64_t hk_graph_edge_count(hk_dump *d)
 {
     hk_graph *g = d->graph;
     return g ? g->nout + g->nweak : 0;
-}
-
-const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n)
-{
-    hk_graph *g = d->graph;
-    if (!g || !(g->done & HK_GRAPH_REFERRERS) || obj >= g->n) {
-        *n = 0;
-        return NULL;
-    }
-    return hkg_in(g, obj, n);
-}
-
-uint32_t hk_graph_weak_referrers(hk_dump *d, uint32_t obj, uint32_t *out, uint32_t max)
-{
-    hk_graph *g = d->graph;
-    uint32_t total = 0;
-    if (!g) return 0;
-    for (uint32_t k = 0; k < g->nweak; k++)
-        if (g->weak[k].dst == obj) {
-            if (total < max) out[total] = g->weak[k].src;
-            total++;
-        }
-    return total;
-}
-
-uint64_t hk_graph_referrer_bytes(hk_dump *d)
-{
-    hk_graph *g = d->graph;
-    if (!g || !(g->done & HK_GRAPH_REFERRERS)) return 0;
-    return ((uint64_t)g->n + g->nin_many) * sizeof(uint32_t);
-}
-
-void hk_graph_get_times(hk_dump *d, hk_graph_times *t)
-{
-    hk_graph *g = d->graph;
-    if (g) *t = g->times;
-    else memset(t, 0, sizeof *t);
 }

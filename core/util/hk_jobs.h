@@ -1,4 +1,4 @@
-/* How many threads the parallel phases (the graph's reference pass, retained sizes) use, and
+/* How many threads the parallel phases (the heap graph's) use, and
  * the one way they run work on them.  Results never depend on the count: work is cut into
  * parts whose outputs are joined in part order. */
 #ifndef HK_JOBS_H
@@ -6,10 +6,20 @@
 
 /* 0: every online core (the default); set once, before a dump is worked on (`-j N`). */
 void hk_set_jobs(int n);
+/* How many threads hk_parallel uses (>= 1): for parts that each read all of their input and
+ * keep a share of the output, as many parts as threads. */
+int hk_jobs(void);
 
 /* Runs fn(ctx, k) for every part k in [0, nparts), on up to hk_jobs() threads (the caller's
  * among them); returns when all are done.  Falls back to the caller alone when a thread
  * cannot be started. */
 void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx);
+
+/* For the benchmarks, which share a loaded machine: while on, hk_parallel times each part in
+ * CPU time and adds up the parts' total and the time a list schedule of the same parts would
+ * take on `threads` threads (each takes the next part when free, as hk_parallel does), so a
+ * run on one thread estimates the wall time on more whatever else the machine runs. */
+void hk_parallel_profile(int on, int threads);
+void hk_parallel_profile_get(double *parts_cpu, double *parts_wall);
 
 #endif

@@ -114,7 +114,7 @@ local function bitmaps(base, dump, df)
   }
 end
 
--- Leak signatures new in DUMP and gone since BASE: issue 14 (leak traces) provides them.
+-- Leak signatures new in DUMP and gone since BASE, from the leak search on each side.
 -- Leak signatures (the leaks query's groups) new in DUMP and gone since BASE.
 local function leak_groups(d)
   local t = {}

@@ -316,11 +316,10 @@ hk.query{
     facts.origin = origin_of(info)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
     progress("heap graph and classes")
-    -- the leak search and the report's paths walk the forward references after the
-    -- dominators: said up front, the graph keeps them instead of building them twice
-    if dump.graph_plan then
-      dump:graph_plan{ "references", "reachability", "dominators", args.report ~= "" and "paths" or nil }
-    end
+    -- the leak search, the duplicates' holders and the report's panels walk the forward
+    -- references and the referrers after the dominators: said up front, the graph keeps them
+    -- instead of freeing them after the dominators and building them again
+    dump:graph_plan{ "references", "referrers", "reachability", "dominators", args.report ~= "" and "paths" or nil }
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)
     facts.histogram = histogram_of(hist)
