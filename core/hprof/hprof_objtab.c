@@ -425,7 +425,8 @@ void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
         uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
         uint32_t cnt = b - a, want = cnt / per_bucket + 1;
         uint32_t lo = cnt ? d->id_lo[a] : 0, span = cnt ? d->id_lo[b - 1] - lo : 0, sh = 0;
-        while (sh < 32 && ((uint64_t)span >> sh) >= want) sh++;
+        /* at most 31: a uint32_t shifted by 32 is undefined (a few ids spread over 2^31 and more) */
+        while (sh < 31 && ((uint64_t)span >> sh) >= want) sh++;
         shift[s] = sh;
         min[s] = lo;
         /* base[s + 1] ends segment s: the last segment's end bounds its lookups too */

@@ -94,6 +94,38 @@ static int check(const char *name, int dup)
     return ok;
 }
 
+/* A segment of a few ids spread over more than 2^31, after one of many (the directory is built
+ * from 1024 objects on): its shift must stay below 32 (a shift by 32 is undefined and once
+ * wrote past the buckets). */
+static int check_sparse(void)
+{
+    enum { DENSE = 2000, FEW = 4 };
+    static const uint64_t few[FEW] = {0x100000010ULL, 0x100000020ULL, 0x100000030ULL, 0x190000000ULL};
+    const size_t n = DENSE + FEW;
+    hk_dump d;
+    memset(&d, 0, sizeof d);
+    d.path = "test";
+    d.size = 1000 + 40ULL * n;
+    hk_objtab t;
+    hk_objtab_init(&t, 16);
+    for (size_t i = 0; i < n; i++) hk_objtab_add(&t, i < DENSE ? 0x1000 + 16 * i : few[i - DENSE], 1000 + 40ULL * i);
+    char err[256] = "";
+    int ok = hk_objtab_finish(&t, &d, err, sizeof err) == 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        uint64_t id = i < DENSE ? 0x1000 + 16 * i : few[i - DENSE];
+        ok = hk_obj_find(&d, id) == i && hk_obj_find(&d, id + 1) == HK_NONE;
+    }
+    printf("%s objtab-sparse-segment%s%s\n", ok ? "PASS" : "FAIL", ok ? "" : ": ",
+           ok ? "" : (err[0] ? err : "lookups"));
+    hk_objtab_free(&t);
+    free(d.id_lo);
+    free(d.off_lo);
+    free(d.off_hi);
+    free(d.segs);
+    hk_iddir_free(&d.dir);
+    return ok;
+}
+
 int main(void)
 {
     static const char *orders[] = {"sorted", "runs", "random"};
@@ -107,5 +139,6 @@ int main(void)
             snprintf(name, sizeof name, "objtab-%s-%s-duplicate", orders[o], wide ? "ids8" : "ids4");
             all &= check(name, 1);
         }
+    all &= check_sparse();
     return all ? 0 : 1;
 }
