@@ -1,7 +1,6 @@
 #include "hprof/hprof_dup.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
-#include "hprof/hprof_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +55,6 @@ typedef struct member_key {
     int type; /* element type of an array, 100 + the encoding for a String */
     const uint8_t *p;
     size_t n;
-    uint32_t array; /* a String's value array */
 } member_key;
 
 typedef struct scan {
@@ -73,7 +71,6 @@ static int array_key(const hk_dump *d, const uint8_t *r, member_key *k)
     k->type = r[1 + d->id_size + 8];
     k->p = r + 1 + d->id_size + 9;
     k->n = (size_t)hk_rec_array_length(d, r) * (size_t)hk_type_size(d, k->type);
-    k->array = HK_NONE;
     return 0;
 }
 
@@ -82,7 +79,6 @@ static int chars_key(const hk_chars *ch, member_key *k)
     k->type = 100 + ch->encoding;
     k->p = ch->p ? ch->p : (const uint8_t *)"";
     k->n = (size_t)ch->units * (ch->encoding == HK_CHARS_LATIN1 ? 1 : 2);
-    k->array = ch->array;
     return 0;
 }
 
@@ -103,7 +99,6 @@ typedef struct hashes {
 
 static void add_key(scan *sc, hashes *h, uint32_t obj, const uint8_t *rec, const member_key *k)
 {
-    if (sc->count_uses && k->array != HK_NONE && sc->uses[k->array] < 2) sc->uses[k->array]++;
     if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
     h->e[h->n++] = (entry){(uint32_t)(hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
 }
@@ -196,6 +191,8 @@ static void hash_strings(scan *sc, hashes *h)
             const pending *p = &ring[(k - AHEAD) % AHEAD];
             hk_chars ch;
             member_key key;
+            /* every String's value array counts, decodable or not, as string_values counts them */
+            if (sc->count_uses && p->ok && p->array != HK_NONE && sc->uses[p->array] < 2) sc->uses[p->array]++;
             if (p->ok && hk_string_chars_of(d, &p->f, p->array, &ch) == 0 && chars_key(&ch, &key) == 0)
                 add_key(sc, h, p->obj, NULL, &key);
         }
@@ -270,9 +267,6 @@ static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t c
     }
 }
 
-/* Counts, for each array, the Strings that have it as their value (0, 1, or 2 for more): such
- * arrays count under duplicate Strings, not as arrays, and a shared one (old Android's
- * substrings point into one char[] with offset and count) is not a copy the String owns. */
 /* The String class's `value` field (NULL when it has none), and a String's value array. */
 static const hk_field *value_field(hk_dump *d)
 {
@@ -293,6 +287,9 @@ static uint32_t value_array(hk_dump *d, const hk_field *value, uint32_t obj)
     return val.ref ? hk_obj_find(d, val.ref) : HK_NONE;
 }
 
+/* Counts, for each array, the Strings that have it as their value (0, 1, or 2 for more): such
+ * arrays count under duplicate Strings, not as arrays, and a shared one (old Android's
+ * substrings point into one char[] with offset and count) is not a copy the String owns. */
 static void string_values(hk_dump *d, uint8_t *uses)
 {
     const hk_field *value = value_field(d);
@@ -306,15 +303,13 @@ static void string_values(hk_dump *d, uint8_t *uses)
     }
 }
 
-/* A String's bytes are its own and, when no other String shares it, its value array's. */
-static uint64_t member_bytes(hk_dump *d, int kind, uint32_t obj, const uint8_t *uses)
+/* A String's bytes are its own and, when no other String shares it, its value array's
+ * (`value`: String's value field, NULL for arrays or a String class without one). */
+static uint64_t member_bytes(hk_dump *d, const hk_field *value, uint32_t obj, const uint8_t *uses)
 {
     uint64_t bytes = hk_obj_shallow_size(d, obj);
-    hk_value val;
-    if (kind == HK_DUP_STRINGS && hk_instance_field(d, obj, "value", &val) && val.type == HK_T_OBJECT && val.ref) {
-        uint32_t a = hk_obj_find(d, val.ref);
-        if (a != HK_NONE && uses[a] == 1) bytes += hk_obj_shallow_size(d, a);
-    }
+    uint32_t a = value ? value_array(d, value, obj) : HK_NONE;
+    if (a != HK_NONE && uses[a] == 1) bytes += hk_obj_shallow_size(d, a);
     return bytes;
 }
 
@@ -398,8 +393,9 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     free(tab);
     free(by);
     if (!g) g = hk_xcalloc(1, sizeof *g);
+    const hk_field *value = kind == HK_DUP_STRINGS && d->string_class != HK_NONE ? value_field(d) : NULL;
     for (size_t j = 0; j < groups; j++) {
-        g[j].bytes = member_bytes(d, kind, g[j].first, sc.uses);
+        g[j].bytes = member_bytes(d, value, g[j].first, sc.uses);
         g[j].wasted = (uint64_t)(g[j].count - 1) * g[j].bytes;
     }
     qsort(g, groups, sizeof *g, by_waste);
