@@ -5,33 +5,13 @@
 local SCHEMA = "hprofkit-triage/1"
 local TOP, CLASSES, DUPS = 20, 20, 20
 
--- One query running another: hk.run where the host has it, else the registry directly.
-local function run(name, dump, args)
-  if hk.run then return hk.run(name, dump, args or {}) end
-  local q = hk.queries()[name]
-  if not q then error("triage needs the query '" .. name .. "'", 0) end
-  local a = {}
-  for k, v in pairs(q.args or {}) do a[k] = type(v) == "table" and {} or v end
-  for k, v in pairs(args or {}) do a[k] = v end
-  return q.run(dump, a)
-end
-
--- A value under the first of its names that is present (queries renamed some keys, e.g.
--- retained -> retained_bytes); nil when none is.
-local function pick(row, ...)
-  for _, k in ipairs({ ... }) do
-    local v = row[k]
-    if v ~= nil and v ~= hk.null then return v end
-  end
-end
+-- One query running another, the documented way.
+local function run(name, dump, args) return hk.run(name, dump, args or {}) end
 
 local function present(v) return v ~= nil and v ~= hk.null end
 local function ornull(v) if present(v) then return v end return hk.null end
 
-local function usage(msg)
-  if hk.usage_error then hk.usage_error(msg) end
-  error(msg, 0)
-end
+local usage = hk.usage_error
 
 local function progress(phase)
   if hk.isatty(2) then io.stderr:write("\r\027[Ktriage: ", phase, " ...") io.stderr:flush() end
@@ -74,7 +54,7 @@ local function totals_of(dump, info, hist)
   local reach = {}
   for _, r in ipairs(run("reachability", dump, {})) do
     reach[#reach + 1] = { reachability = r.reachability, count = r.count,
-                          shallow_bytes = pick(r, "shallow_bytes", "bytes") }
+                          shallow_bytes = r.shallow_bytes }
   end
   local g = dump:graph_totals()
   return {
@@ -110,10 +90,8 @@ local function top_of(dump)
   local rows = {}
   for i, r in ipairs(run("top", dump, { n = TOP })) do
     rows[i] = {
-      id = r.id, class = r.class, shallow_bytes = pick(r, "shallow_bytes", "shallow"),
-      retained_bytes = pick(r, "retained_bytes", "retained"),
-      native_bytes = pick(r, "native_bytes", "native") or 0,
-      retained_native_bytes = pick(r, "retained_native_bytes", "retained_native") or 0,
+      id = r.id, class = r.class, shallow_bytes = r.shallow_bytes, retained_bytes = r.retained_bytes,
+      native_bytes = r.native_bytes, retained_native_bytes = r.retained_native_bytes,
       dominators = chain_of(dump:object(r.id)),
     }
   end
@@ -249,22 +227,6 @@ local function gate_help()
   return help
 end
 
--- Without the CLI's --fail-on (an older host), the recipe reads the option and checks itself.
-local function own_gates(facts, spec)
-  local tripped = {}
-  for item in spec:gmatch("[^,]+") do
-    local name, param = item:match("^([^:]+):?(.*)$")
-    local g = gates[name]
-    if not g then usage("--fail-on: unknown gate '" .. name .. "' (leaks, library-leaks, leak-retained:BYTES, bitmap-waste:BYTES)") end
-    local hit, msg = g.check(facts, param ~= "" and param or nil)
-    if hit then
-      tripped[#tripped + 1] = name
-      io.stderr:write("hprofkit triage: gate ", name, " tripped: ", msg, "\n")
-    end
-  end
-  return tripped
-end
-
 -- ---- the report's extra data: what the page shows beyond the facts ----
 
 local report = nil   -- the writer, loaded on first use from ../report/html.lua
@@ -277,14 +239,11 @@ local function load_report()
   return report
 end
 
+-- Whole or not at all (hk.write_file renames a temporary file over the path); a path that
+-- cannot be written is the user's to fix.
 local function write_file(path, text)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then usage("--report: " .. tostring(err)) end
-  f:write(text)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then os.remove(tmp); error("--report: " .. tostring(rerr), 0) end
+  local ok, err = pcall(hk.write_file, path, text)
+  if not ok then usage("--report: " .. tostring(err)) end
 end
 
 hk.query{
@@ -295,8 +254,7 @@ hk.query{
          "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
          "dump gives the same bytes: no path, host or time of the run); --report FILE.html writes\n" ..
          "one self-contained page (treemap of the dominator tree, leak traces, bitmap gallery, ...).",
-  args = { meminfo = "", baseline = "", samples = "", report = "", label = {},
-           fail_on = not hk.run and "" or nil },
+  args = { meminfo = "", baseline = "", samples = "", report = "", label = {} },
   options_help = "  --meminfo FILE    a saved `dumpsys meminfo` of the same process\n" ..
                  "  --baseline DUMP   an earlier dump: the diff summary\n" ..
                  "  --samples FILE    a `watch` samples file (.csv or .jsonl): a chart in the report\n" ..
@@ -338,21 +296,14 @@ hk.query{
     if args.baseline ~= "" then
       progress("diff against the baseline")
       local base = hk.open(args.baseline)
-      if hk.diff_report then
-        -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
-        local d = hk.diff_report(base, dump, { n = 20 })
-        d.base, d.dump = nil, nil
-        d.baseline_sha256 = base:sha256()
-        facts.diff = d
-      else
-        facts.diff = { note = "this hprofkit has no diff: no diff was made", baseline_sha256 = base:sha256() }
-      end
+      -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
+      local d = hk.diff_report(base, dump, { n = 20 })
+      d.base, d.dump = nil, nil
+      d.baseline_sha256 = base:sha256()
+      facts.diff = d
+      base:close()   -- its index and graph are not needed for the report
     end
     local meta = {}
-    if not hk.run and args.fail_on and args.fail_on ~= "" then
-      facts.gates_tripped = own_gates(facts, args.fail_on)
-      if #facts.gates_tripped > 0 then meta.exit_code = 3 end
-    end
     if args.report ~= "" then
       -- written once the CLI's --fail-on gates ran, so the page shows facts.gates_tripped
       meta.finish = function(result)
@@ -366,8 +317,6 @@ hk.query{
         done_progress()
       end
     end
-    -- a host without hk.run runs no finish: the recipe checked its own gates above
-    if meta.finish and not hk.run then meta.finish(facts); meta.finish = nil end
     done_progress()
     return facts, meta
   end,
