@@ -31,12 +31,6 @@ typedef struct dom_work {
     uint32_t next; /* next preorder number */
 } dom_work;
 
-/* The same cut of [0, n) into parts as everywhere (hk_parallel): part k's range. */
-static void range_of(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
-{
-    *lo = (uint32_t)((uint64_t)n * k / parts);
-    *hi = (uint32_t)((uint64_t)n * (k + 1) / parts);
-}
 enum { DOM_PARTS = 32 };
 typedef struct dom_job {
     const hk_dump *d;
@@ -157,7 +151,6 @@ static void map_referrers(hk_graph *g, const uint32_t *map, uint32_t lo, uint32_
     }
 }
 
-/* Parts 0..DOM_PARTS-1: vert from num; the rest: referrers into preorder numbers. */
 /* Parts 0..DOM_PARTS-1: vert from num; the next ones: referrers into preorder numbers; the
  * last ones: parents into preorder numbers, in place (all read num, each writes its own). */
 static void to_preorder_part(void *ctx, int k)
@@ -165,7 +158,7 @@ static void to_preorder_part(void *ctx, int k)
     dom_job *j = ctx;
     dom_work *s = j->w;
     uint32_t lo, hi;
-    range_of(s->n + 1, k % DOM_PARTS, DOM_PARTS, &lo, &hi);
+    hk_part_range(s->n + 1, k % DOM_PARTS, DOM_PARTS, &lo, &hi);
     if (k < DOM_PARTS) {
         for (uint32_t i = lo; i < hi; i++) s->vert[s->num[i]] = i;
         return;
@@ -181,7 +174,7 @@ static void parents_part(void *ctx, int k)
 {
     dom_work *s = ((dom_job *)ctx)->w;
     uint32_t lo, hi;
-    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
     for (uint32_t w = lo ? lo : 1; w < hi; w++) s->parent[w] = s->pobj[s->vert[w]];
 }
 
@@ -215,7 +208,7 @@ static void semi_seed_part(void *ctx, int k)
     dom_work *s = j->w;
     later_list *l = &s->later_parts[k];
     uint32_t lo, hi;
-    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
     for (uint32_t w = lo; w < hi; w++) {
         uint32_t v = s->vert[w], sw = w, nlater = 0, nin;
         if (w == 0 || (g->flags[v] & HKG_F_VROOT)) {
@@ -260,7 +253,7 @@ static void forest_init_part(void *ctx, int k)
 {
     dom_work *s = ((dom_job *)ctx)->w;
     uint32_t lo, hi;
-    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
     for (uint32_t w = lo; w < hi; w++) {
         s->label[w] = w;
         s->anc[w] = NONE;
@@ -349,7 +342,7 @@ static void to_objects_part(void *ctx, int k)
     dom_job *j = ctx;
     dom_work *s = j->w;
     uint32_t lo, hi;
-    range_of(s->m, k, DOM_PARTS, &lo, &hi);
+    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
     if (lo == 0) lo = 1;
     for (uint32_t w = lo; w < hi; w++) {
         uint32_t p = s->vert[s->anc[w]];
@@ -362,7 +355,7 @@ static void shallow_part(void *ctx, int k)
 {
     dom_job *j = ctx;
     uint32_t lo, hi;
-    range_of(j->w->n, k, DOM_PARTS, &lo, &hi);
+    hk_part_range(j->w->n, k, DOM_PARTS, &lo, &hi);
     hkg_sizer sz = {0};
     for (uint32_t i = lo; i < hi; i++) j->g->retained[i] = hkg_shallow(j->d, &sz, i);
 }
@@ -417,7 +410,7 @@ static void finish_part(void *ctx, int k)
         return;
     }
     uint32_t lo, hi;
-    range_of(j->w->n, k - 1, DOM_PARTS, &lo, &hi);
+    hk_part_range(j->w->n, k - 1, DOM_PARTS, &lo, &hi);
     if (j->g->in1) map_referrers(j->g, j->w->vert, lo, hi);
 }
 

@@ -9,11 +9,6 @@
 #include <string.h>
 
 enum { TREE_PARTS = 32 };
-static void range_of(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
-{
-    *lo = (uint32_t)((uint64_t)n * k / parts);
-    *hi = (uint32_t)((uint64_t)n * (k + 1) / parts);
-}
 
 uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
 {
@@ -69,7 +64,7 @@ static void count_kids_part(void *ctx, int k)
 {
     kids_job *j = ctx;
     uint32_t lo, hi, sink = 0;
-    range_of(j->g->n + 1, k, j->nparts, &lo, &hi);
+    hk_part_range(j->g->n + 1, k, j->nparts, &lo, &hi);
     for (uint32_t i = 0; i < j->g->n; i++) {
         uint32_t p = dom_slot(j->g, i);
         uint32_t *cell = p - lo < hi - lo ? &j->ks[p + 2] : &sink;
@@ -80,7 +75,7 @@ static void place_kids_part(void *ctx, int k)
 {
     kids_job *j = ctx;
     uint32_t lo, hi;
-    range_of(j->g->n + 1, k, j->nparts, &lo, &hi);
+    hk_part_range(j->g->n + 1, k, j->nparts, &lo, &hi);
     for (uint32_t i = 0; i < j->g->n; i++) {
         uint32_t p = dom_slot(j->g, i);
         if (p - lo < hi - lo) j->kids[j->ks[p + 1]++] = i;
@@ -196,7 +191,7 @@ static void classes_part(void *ctx, int k)
 {
     cls_job *j = ctx;
     uint32_t lo, hi;
-    range_of(j->n, k, TREE_PARTS, &lo, &hi);
+    hk_part_range(j->n, k, TREE_PARTS, &lo, &hi);
     for (uint32_t i = lo; i < hi; i++)
         j->cls[i] = hk_obj_kind(j->d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(j->d, i);
 }

@@ -80,8 +80,8 @@ enum { STRONG_PARTS = 32 };
 static void strong_part(void *ctx, int k)
 {
     strong_job *j = ctx;
-    uint32_t lo = (uint32_t)((uint64_t)j->n * k / STRONG_PARTS),
-             hi = (uint32_t)((uint64_t)j->n * (k + 1) / STRONG_PARTS);
+    uint32_t lo, hi;
+    hk_part_range(j->n, k, STRONG_PARTS, &lo, &hi);
     for (uint32_t i = lo; i < hi; i++) hkg_set_reach(j->g, i, j->num[i] < j->live_end ? HK_REACH_STRONG : 0);
 }
 
@@ -111,8 +111,8 @@ typedef struct totals_job {
 static void totals_part(void *ctx, int k)
 {
     totals_job *j = ctx;
-    uint32_t lo = (uint32_t)((uint64_t)j->g->n * k / TOTAL_PARTS),
-             hi = (uint32_t)((uint64_t)j->g->n * (k + 1) / TOTAL_PARTS);
+    uint32_t lo, hi;
+    hk_part_range(j->g->n, k, TOTAL_PARTS, &lo, &hi);
     hkg_sizer sz = {0};
     for (uint32_t i = lo; i < hi; i++) {
         j->count[k][hkg_reach(j->g, i)]++;

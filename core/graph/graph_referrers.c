@@ -18,8 +18,9 @@ typedef struct in_job {
 
 static void part_range(const in_job *j, int k, uint32_t *lo, uint32_t *span)
 {
-    *lo = (uint32_t)((uint64_t)j->g->n * k / j->nparts);
-    *span = (uint32_t)((uint64_t)j->g->n * (k + 1) / j->nparts) - *lo;
+    uint32_t hi;
+    hk_part_range(j->g->n, k, j->nparts, lo, &hi);
+    *span = hi - *lo;
 }
 
 /* Exact in-degrees of the part's objects into in1. */

@@ -358,10 +358,7 @@ static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     g->out_start = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *g->out_start);
     if (first) g->flags = hk_xcalloc(n ? n : 1, 1);
     refs_part *parts = hk_xcalloc(REF_PARTS, sizeof *parts);
-    for (int k = 0; k < REF_PARTS; k++) {
-        parts[k].lo = (uint32_t)((uint64_t)n * k / REF_PARTS);
-        parts[k].hi = (uint32_t)((uint64_t)n * (k + 1) / REF_PARTS);
-    }
+    for (int k = 0; k < REF_PARTS; k++) hk_part_range(n, k, REF_PARTS, &parts[k].lo, &parts[k].hi);
     refs_job job = {d, g, first, parts};
     hk_parallel(REF_PARTS, scan_part, &job);
     uint64_t total = 0;

@@ -4,6 +4,8 @@
 #ifndef HK_JOBS_H
 #define HK_JOBS_H
 
+#include <stdint.h>
+
 /* 0: every online core (the default); set once, before a dump is worked on (`-j N`). */
 void hk_set_jobs(int n);
 /* How many threads hk_parallel uses (>= 1): for parts that each read all of their input and
@@ -14,6 +16,13 @@ int hk_jobs(void);
  * among them); returns when all are done.  Falls back to the caller alone when a thread
  * cannot be started. */
 void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx);
+
+/* The one cut of [0, n) into parts: part k of `parts` is [*lo, *hi). */
+static inline void hk_part_range(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
+{
+    *lo = (uint32_t)((uint64_t)n * (uint64_t)k / (uint64_t)parts);
+    *hi = (uint32_t)((uint64_t)n * (uint64_t)(k + 1) / (uint64_t)parts);
+}
 
 /* For the benchmarks, which share a loaded machine: while on, hk_parallel times each part in
  * CPU time and adds up the parts' total and the time a list schedule of the same parts would
