@@ -172,6 +172,7 @@ printf '[one]\npath = %s\ndir = %s\n[two]\npath = %s\ndir = %s\n' "$P/example.so
 "$HK" --plugins "$T/twice.ini" plugins --json > "$T/twice.json" 2> "$T/twice.err"
 if grep -q "bitmap source 'example-dir' from plugin two (.*example.so): already registered by plugin one (.*example.so)" "$T/twice.err"; then
   pass duplicate_source_names_both; else fail duplicate_source_names_both "$(cat "$T/twice.err")"; fi
+eq duplicate_source_said_once "$(grep -c "already registered" "$T/twice.err"):$(grep -c "plugin two: bitmap source" "$T/twice.err")" "1:0"
 eq duplicate_source_kept_first "$(jq -r '[.[] | select(.name == "one" or .name == "two") | .bitmap_sources | length] | join(",")' "$T/twice.json")" "1,0"
 eq duplicate_functions_apart "$(jq -r '.[] | select(.name == "two") | .functions | length' "$T/twice.json")" 6
 # The same for scripts: two scripts of one directory registering one query name.
@@ -218,9 +219,21 @@ esac
 printf '[example]\npath = %s\npriority = high\n' "$P/example.so" > "$T/prio-junk.ini"
 "$HK" --plugins "$T/prio-junk.ini" plugins --json 2>/dev/null > "$T/prio-junk.json"
 case "$(jq -r '.[] | select(.name == "example") | .error' "$T/prio-junk.json")" in
-  *"setting priority = 'high' in $T/prio-junk.ini: expected a number") pass config_number_rejects_junk;;
+  *"setting priority = 'high' in $T/prio-junk.ini: expected a finite number") pass config_number_rejects_junk;;
   *) fail config_number_rejects_junk "$(jq -c '.[] | select(.name == "example")' "$T/prio-junk.json")";;
 esac
+# infinity parses as a double but is no setting a plugin can use
+printf '[example]\npath = %s\npriority = inf\n' "$P/example.so" > "$T/prio-inf.ini"
+"$HK" --plugins "$T/prio-inf.ini" plugins --json 2>/dev/null > "$T/prio-inf.json"
+case "$(jq -r '.[] | select(.name == "example") | .error' "$T/prio-inf.json")" in
+  *"setting priority = 'inf' in $T/prio-inf.ini: expected a finite number") pass config_number_rejects_inf;;
+  *) fail config_number_rejects_inf "$(jq -c '.[] | select(.name == "example")' "$T/prio-inf.json")";;
+esac
+# a section name becomes hk.NAME: a dot in it would split the name
+printf '[a.b]\npath = %s\n' "$P/example.so" > "$T/dotted.ini"
+"$HK" --plugins "$T/dotted.ini" plugins --json > "$T/dotted.json" 2> "$T/dotted.err"
+if grep -q "dotted.ini:2: \[a\.b\]: a plugin's name is letters, digits" "$T/dotted.err" && [ "$(jq '[.[] | select(.name == "a.b")] | length' "$T/dotted.json")" = 0 ]; then
+  pass dotted_section_refused; else fail dotted_section_refused "$(cat "$T/dotted.err")"; fi
 if [ -x "$GEN" ] && "$GEN" --scenario bitmaps-pre26 -o "$T/pre26.hprof" --expect "$T/pre26.exp" >/dev/null 2>&1; then
   id=$(jq -r '.facts.bitmaps[] | select(.label == "reconfigured32") | .id' "$T/pre26.exp")
   "$HK" --plugins "$T/on.ini" bitmaps "$T/pre26.hprof" --json > "$T/on.json" 2>/dev/null

@@ -22,6 +22,7 @@
 #include "device/device_lua.h"
 #include "host/lua_host.h"
 #include "util/hk_file.h"
+#include "util/hk_report.h"
 
 static hk_plugins *fetch_upvalue(lua_State *L)
 {
@@ -51,20 +52,6 @@ static double opt_num(lua_State *L, int t, const char *k)
 }
 
 /* The fetcher named name, or the first one that fetches bitmaps. */
-static const hk_fetcher *find_fetcher(hk_plugins *ps, const char *name, void **ud)
-{
-    const hk_fetcher **fs;
-    void **uds;
-    size_t n = hk_plugins_fetchers(ps, &fs, &uds);
-    for (size_t i = 0; i < n; i++) {
-        if (!fs[i]->fetch_bitmaps) continue;
-        if (name && strcmp(fs[i]->name, name)) continue;
-        *ud = uds[i];
-        return fs[i];
-    }
-    return NULL;
-}
-
 static void push_summary(lua_State *L, const char *fetcher, const hk_fetch_result *r)
 {
     lua_createtable(L, 0, 7);
@@ -97,7 +84,7 @@ static int l_fetch_bitmaps(lua_State *L)
         return luaL_error(L, "hk.fetch_bitmaps: give pid (a process on the device) or jdwp (HOST:PORT)");
 
     void *ud = NULL;
-    const hk_fetcher *f = find_fetcher(ps, name, &ud);
+    const hk_fetcher *f = hk_plugins_fetcher(ps, name, &ud);
     if (!f) {
         if (name) return hkl_fail(L, "no live fetcher named '%s' is loaded (hprofkit plugins lists them)", name);
         return hkl_fail(L, "no live bitmap fetcher is loaded: enable the jdwp plugin in plugins.ini "
@@ -108,7 +95,7 @@ static int l_fetch_bitmaps(lua_State *L)
     char err[1024] = "";
     int rc = f->fetch_bitmaps(ud, &req, &res, err, sizeof err);
     /* the plugin's progress line is redrawn in place: end it before anything else prints */
-    if (isatty(STDERR_FILENO)) fputs("\r\033[K", stderr);
+    hk_report(HK_REPORT_PROGRESS, "%s", "");
     if (rc < 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "%s: %s", f->name, err[0] ? err : "the fetch failed without saying why");
@@ -194,7 +181,7 @@ static int fetch_gc_hook(void *ctx, hk_device *dev, int pid, char *err, size_t e
         req.serial = dev->serial[0] ? dev->serial : NULL;
         req.pid = pid;
         if (fs[i]->gc(uds[i], &req, err, errlen) < 0) return -1;
-        fprintf(stderr, "hprofkit: dump: ran a GC in process %d through the %s plugin\n", pid, fs[i]->name);
+        hk_report(HK_REPORT_NOTE, "dump: ran a GC in process %d through the %s plugin", pid, fs[i]->name);
         return 0;
     }
     snprintf(err, errlen, "no loaded plugin can run a GC");

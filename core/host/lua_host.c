@@ -58,13 +58,10 @@ int hkl_pcall(lua_State *L, int nargs, int nresults)
 void hk_progress_index(void *ctx, uint64_t done, uint64_t total)
 {
     const char *what = ctx ? ctx : "indexing";
-    if (!isatty(2)) return;
-    if (done >= total) {
-        fprintf(stderr, "\r\033[K");
-        return;
-    }
-    fprintf(stderr, "\r\033[K%s: %3d%% (%llu of %llu MB)", what, (int)(done * 100 / (total ? total : 1)),
-            (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+    if (done >= total) hk_report(HK_REPORT_PROGRESS, "%s", "");
+    else
+        hk_report(HK_REPORT_PROGRESS, "%s: %3d%% (%llu of %llu MB)", what, (int)(done * 100 / (total ? total : 1)),
+                  (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
 }
 
 static const char *current_source(lua_State *L)

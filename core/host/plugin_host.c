@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <ini.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,16 @@ static struct hk_plugin *section(ini_ctx *c, const char *name)
     return p;
 }
 
+static int valid_name(const char *s)
+{
+    if (!s || !*s) return 0;
+    for (; *s; s++)
+        if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
+
 static int parse_bool(const char *v, int *out)
 {
     static const char *yes[] = {"yes", "true", "1", "on"}, *no[] = {"no", "false", "0", "off"};
@@ -138,6 +149,11 @@ static int on_ini(void *user, const char *sect, const char *key, const char *val
         snprintf(c->bad, sizeof c->bad, "key '%s' outside any [plugin] section", key);
         return 0;
     }
+    if (strchr(sect, '.') || !valid_name(sect)) {
+        snprintf(c->bad, sizeof c->bad,
+                 "[%s]: a plugin's name is letters, digits, _ and - (it names its functions: hk.NAME.fn)", sect);
+        return 0;
+    }
     struct hk_plugin *p = section(c, sect);
     if (p->status == HK_PLUGIN_OK || p->status == HK_PLUGIN_ERROR) return 1; /* already loaded */
     if (!strcmp(key, "path")) {
@@ -147,7 +163,7 @@ static int on_ini(void *user, const char *sect, const char *key, const char *val
         set_str(&p->plugin_dir, c->plugin_dir ? c->plugin_dir : "");
     } else if (!strcmp(key, "enabled")) {
         if (parse_bool(value, &p->enabled) < 0) {
-            snprintf(c->bad, sizeof c->bad, "[%s] enabled = '%s': expected yes/no/true/false/1/0", sect, value);
+            snprintf(c->bad, sizeof c->bad, "[%s] enabled = '%s': expected yes/no/true/false/on/off/1/0", sect, value);
             return 0;
         }
     } else {
@@ -371,9 +387,12 @@ static int run_init(struct hk_plugin *p, hk_plugin_init_fn init)
     hk_registry_end(p->ps->reg);
     if (rc == 0) return 0;
     hk_registry_drop_plugin(p->ps->reg, p);
-    /* an init that just passes on a refused registration gives the refusal as its reason */
-    const char *why = e[0] ? e : p->ps->nerrors > errors_before ? p->ps->errors[p->ps->nerrors - 1] : NULL;
+    /* an init that just passes on a refused registration gives the refusal as its reason,
+     * said once: taken out of the errors, where the failure is added */
+    char *taken = !e[0] && p->ps->nerrors > errors_before ? p->ps->errors[--p->ps->nerrors] : NULL;
+    const char *why = e[0] ? e : taken;
     fail(p, xprintf("plugin %s: init failed: %s", p->name, why ? why : "(the plugin gave no reason)"));
+    free(taken);
     return -1;
 }
 
@@ -462,16 +481,6 @@ static char *full_name(hk_plugin *self, const char *name)
     return xprintf("%s.%s", self->name, name);
 }
 
-static int valid_name(const char *s)
-{
-    if (!s || !*s) return 0;
-    for (; *s; s++)
-        if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9')))
-            return 0;
-    return 1;
-}
-
 /* The one path every kind of C registration takes: into the registry, or an error kept.  ok
  * says the plugin handed over what the kind needs (needs says what that is). */
 static hk_reg_entry *add_entry(hk_plugin *self, enum hk_reg_kind kind, int ok, const char *needs, const char *name,
@@ -485,7 +494,9 @@ static hk_reg_entry *add_entry(hk_plugin *self, enum hk_reg_kind kind, int ok, c
     hk_reg_entry *e;
     char err[1024];
     if (hk_registry_add(self->ps->reg, self, kind, name, help, &e, err, sizeof err) < 0) {
-        reg_error(self, xprintf("plugin %s: %s", self->name, err));
+        /* during its init the registry names the plugin in what it refuses; once closed it
+         * knows no owner, so the plugin is named here */
+        reg_error(self, self->in_init ? hk_xstrdup(err) : xprintf("plugin %s: %s", self->name, err));
         return NULL;
     }
     e->ud = ud;
@@ -558,12 +569,12 @@ int hk_plugin_config_number(hk_plugin *self, const char *key, double def, double
     char *end;
     double d = strtod(v, &end);
     while (end != v && (*end == ' ' || *end == '\t')) end++;
-    if (end != v && !*end && d == d) {
+    if (end != v && !*end && isfinite(d)) {
         *out = d;
         return 0;
     }
-    snprintf(err, errlen, "plugin %s: setting %s = '%s' in %s: expected a number", self ? self->name : "?", key, v,
-             self && self->ini ? self->ini : "plugins.ini");
+    snprintf(err, errlen, "plugin %s: setting %s = '%s' in %s: expected a finite number", self ? self->name : "?", key,
+             v, self && self->ini ? self->ini : "plugins.ini");
     return -1;
 }
 
