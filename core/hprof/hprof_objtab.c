@@ -37,12 +37,28 @@ void hk_objtab_new_hi(hk_objtab *t, uint32_t hi)
     t->nhis++;
 }
 
+void hk_objtab_new_run(hk_objtab *t)
+{
+    /* a table in little order: its runs would cost memory and save nothing (the sort does not
+     * use them) */
+    if (t->nruns >= 65536 && t->nruns > t->n / 32) {
+        free(t->runs);
+        t->runs = NULL;
+        t->nruns = t->capruns = 0;
+        t->unordered = 1;
+        return;
+    }
+    t->runs = hk_grow(t->runs, &t->capruns, t->nruns + 1, sizeof *t->runs);
+    t->runs[t->nruns++] = t->n;
+}
+
 void hk_objtab_free(hk_objtab *t)
 {
     free(t->id_lo);
     free(t->off_lo);
     free(t->off_hi);
     free(t->his);
+    free(t->runs);
     memset(t, 0, sizeof *t);
 }
 
@@ -221,6 +237,63 @@ static void releaser_done(releaser *r, size_t a, size_t b)
     }
 }
 
+/* The runs and high words of src, moved behind t's n elements. */
+static void append_runs(hk_objtab *t, const hk_objtab *src)
+{
+    uint64_t first = (uint64_t)src->his[0].hi << 32 | src->id_lo[0];
+    if (t->n && first < t->last && !t->unordered) hk_objtab_new_run(t);
+    for (size_t r = 0; r < src->nruns && !t->unordered && !src->unordered; r++) {
+        size_t n = t->n;
+        t->n = n + src->runs[r];
+        hk_objtab_new_run(t);
+        t->n = n;
+    }
+    if (src->unordered && !t->unordered) {
+        free(t->runs);
+        t->runs = NULL;
+        t->nruns = t->capruns = 0;
+        t->unordered = 1;
+    }
+    for (size_t h = 0; h < src->nhis; h++)
+        if (!t->nhis || t->his[t->nhis - 1].hi != src->his[h].hi) {
+            t->his = hk_grow(t->his, &t->caphis, t->nhis + 1, sizeof *t->his);
+            t->his[t->nhis].start = t->n + src->his[h].start;
+            t->his[t->nhis].hi = src->his[h].hi;
+            t->nhis++;
+        }
+    t->last = src->last;
+}
+
+void hk_objtab_append(hk_objtab *t, hk_objtab *src)
+{
+    enum { CHUNK = 1 << 18 };
+    size_t n = src->n;
+    if (n) {
+        append_runs(t, src);
+        if (t->n + n > t->cap) {
+            t->cap = t->n + n;
+            t->id_lo = hk_xrealloc(t->id_lo, t->cap * sizeof *t->id_lo);
+            t->off_lo = hk_xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
+            t->off_hi = hk_xrealloc(t->off_hi, t->cap);
+        }
+        /* copied a chunk at a time, src's pages given back behind: the peak stays one table */
+        releaser rel[3];
+        releaser_init(&rel[0], src->id_lo, n, 4);
+        releaser_init(&rel[1], src->off_lo, n, 4);
+        releaser_init(&rel[2], src->off_hi, n, 1);
+        for (size_t a = 0; a < n; a += CHUNK) {
+            size_t b = a + CHUNK < n ? a + CHUNK : n;
+            memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
+            memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
+            memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
+            for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
+        }
+        for (int x = 0; x < 3; x++) free(rel[x].left);
+        t->n += n;
+    }
+    hk_objtab_free(src);
+}
+
 /* The sorted output of a merge, segments recorded as the high word changes. */
 typedef struct merged {
     hk_dump *d;
@@ -386,6 +459,154 @@ static int sort_by_runs(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file
     return rc < 0 ? -1 : 1;
 }
 
+/* ---- a table that is sorted but for a few elements: fixed where it lies ---- */
+
+static size_t run_start(const hk_objtab *t, size_t r)
+{
+    return r ? t->runs[r - 1] : 0;
+}
+
+static size_t run_end(const hk_objtab *t, size_t r)
+{
+    return r < t->nruns ? t->runs[r] : t->n;
+}
+
+static uint64_t id_at(const hk_objtab *t, size_t i)
+{
+    return (uint64_t)t->his[hi_index(t, i)].hi << 32 | t->id_lo[i];
+}
+
+/* Whether the long runs follow each other in id order (so that without the short runs the table
+ * is sorted), and how many elements the short runs hold. */
+static int long_runs_ascend(const hk_objtab *t, size_t *short_total)
+{
+    uint64_t prev_last = 0;
+    int any = 0;
+    *short_total = 0;
+    for (size_t r = 0; r <= t->nruns; r++) {
+        size_t a = run_start(t, r), b = run_end(t, r);
+        if (b - a < LONG_RUN) {
+            *short_total += b - a;
+            continue;
+        }
+        if (any && id_at(t, a) <= prev_last) return 0;
+        prev_last = id_at(t, b - 1);
+        any = 1;
+    }
+    return any;
+}
+
+/* The short runs' elements, copied out and sorted on their own.  Copied from the last run to the
+ * first: equal ids then end in the order the general merge gives them (its error names them). */
+static int copy_short_runs(const hk_objtab *t, size_t short_total, wide *sh, uint64_t file_size)
+{
+    sh->n = short_total;
+    sh->ids = hk_xmalloc(short_total * sizeof *sh->ids);
+    sh->off_lo = hk_xmalloc(short_total * sizeof *sh->off_lo);
+    sh->off_hi = hk_xmalloc(short_total);
+    size_t m = 0;
+    for (size_t r = t->nruns + 1; r-- > 0;) {
+        size_t a = run_start(t, r), b = run_end(t, r), kk = hi_index(t, a);
+        if (b - a >= LONG_RUN) continue;
+        for (size_t j = a; j < b; j++, m++) {
+            sh->ids[m] = full_id(t, &kk, j);
+            sh->off_lo[m] = t->off_lo[j];
+            sh->off_hi[m] = t->off_hi[j];
+        }
+    }
+    return radix_table(sh, file_size);
+}
+
+static void move_elems(hk_objtab *t, size_t to, size_t from, size_t n)
+{
+    memmove(t->id_lo + to, t->id_lo + from, n * sizeof *t->id_lo);
+    memmove(t->off_lo + to, t->off_lo + from, n * sizeof *t->off_lo);
+    memmove(t->off_hi + to, t->off_hi + from, n);
+}
+
+/* The long runs moved together at the front, their high words noted as runs in lh. */
+static size_t compact_long_runs(hk_objtab *t, hk_hirun **lh, size_t *nlh)
+{
+    size_t w = 0, cap = 0;
+    for (size_t r = 0; r <= t->nruns; r++) {
+        size_t a = run_start(t, r), b = run_end(t, r);
+        if (b - a < LONG_RUN) continue;
+        for (size_t h = hi_index(t, a); h < t->nhis && t->his[h].start < b; h++) {
+            size_t s = t->his[h].start > a ? t->his[h].start : a;
+            if (*nlh && (*lh)[*nlh - 1].hi == t->his[h].hi) continue;
+            *lh = hk_grow(*lh, &cap, *nlh + 1, sizeof **lh);
+            (*lh)[*nlh].start = w + s - a;
+            (*lh)[*nlh].hi = t->his[h].hi;
+            (*nlh)++;
+        }
+        if (w != a) move_elems(t, w, a, b - a);
+        w += b - a;
+    }
+    return w;
+}
+
+/* How many of the first `end` compacted elements have an id <= id. */
+static size_t count_upto(const hk_objtab *t, const hk_hirun *lh, size_t nlh, size_t end, uint64_t id)
+{
+    size_t lo = 0, hi = end;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2, a = 0, b = nlh;
+        while (b - a > 1) {
+            size_t c = (a + b) / 2;
+            if (lh[c].start <= m) a = c;
+            else b = c;
+        }
+        if (((uint64_t)lh[a].hi << 32 | t->id_lo[m]) <= id) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* Segments of the merged table: each high word starts after every element with a lower one. */
+static void merged_segs(hk_dump *d, size_t *capsegs, const hk_hirun *lh, size_t nlh, size_t nl, const wide *sh)
+{
+    size_t a = 0, b = 0;
+    while (a < nlh || b < sh->n) {
+        uint32_t h;
+        if (a < nlh && (b == sh->n || lh[a].hi <= (uint32_t)(sh->ids[b] >> 32))) h = lh[a].hi;
+        else h = (uint32_t)(sh->ids[b] >> 32);
+        add_seg(d, capsegs, (uint32_t)((a < nlh ? lh[a].start : nl) + b), h);
+        while (a < nlh && lh[a].hi == h) a++;
+        while (b < sh->n && (uint32_t)(sh->ids[b] >> 32) == h) b++;
+    }
+}
+
+/* Real dumps in heap order: one or a few long runs in id order, and a few short ones (class
+ * objects, ...).  The short elements are taken out and sorted, the long runs closed up, and the
+ * short ones put back from the end: no second table.  Returns 1 done, 0 not applicable, -1
+ * when the short elements cannot be sorted. */
+static int sort_in_place(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
+{
+    size_t n = t->n, short_total;
+    /* the limits of the general merge, so that both give equal ids in the same order */
+    if (t->unordered || t->nruns + 1 > n / 64 + 1 || !long_runs_ascend(t, &short_total) || short_total > n / 16)
+        return 0;
+    wide sh = {0};
+    if (short_total && copy_short_runs(t, short_total, &sh, file_size) < 0) {
+        wide_free(&sh);
+        return -1;
+    }
+    hk_hirun *lh = NULL;
+    size_t nlh = 0, nl = compact_long_runs(t, &lh, &nlh), end = nl;
+    for (size_t j = sh.n; j-- > 0;) {
+        size_t p = count_upto(t, lh, nlh, end, sh.ids[j]);
+        if (end > p) move_elems(t, p + j + 1, p, end - p);
+        t->id_lo[p + j] = (uint32_t)sh.ids[j];
+        t->off_lo[p + j] = sh.off_lo[j];
+        t->off_hi[p + j] = sh.off_hi[j];
+        end = p;
+    }
+    merged_segs(d, capsegs, lh, nlh, nl, &sh);
+    free(lh);
+    wide_free(&sh);
+    return 1;
+}
+
 /* A dump in no order at all: radix sort of 64-bit ids (21 bytes per object at the peak). */
 static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_size)
 {
@@ -467,18 +688,20 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: more than 4 billion objects", d->path);
         return -1;
     }
-    int sorted = 1;
+    int sorted = !t->unordered && !t->nruns;
     uint64_t prev = 0;
-    for (size_t i = 0; i < n && sorted; i++) {
+    for (size_t i = 0; t->unordered && i < n; i++) {
         uint64_t id = full_id(t, &k, i);
-        if (i && id < prev) sorted = 0;
+        if (i && id < prev) break;
         prev = id;
+        sorted = i + 1 == n;
     }
     int rc = 0;
     if (sorted) {
         for (size_t h = 0; h < t->nhis; h++) add_seg(d, &capsegs, (uint32_t)t->his[h].start, t->his[h].hi);
     } else {
-        rc = sort_by_runs(t, d, &capsegs, d->size);
+        rc = sort_in_place(t, d, &capsegs, d->size);
+        if (rc == 0) rc = sort_by_runs(t, d, &capsegs, d->size);
         if (rc == 0) rc = sort_wide(t, d, &capsegs, d->size);
     }
     if (rc < 0) {

@@ -1,5 +1,6 @@
 /* The object table's sort, checked on every order it handles: ids already in order, a few long
- * ascending runs with short runs between them (real dumps), and no order at all (the radix
+ * ascending runs with short runs between them (real dumps; the long runs out of order or in
+ * order), and no order at all (the radix
  * sort); 4-byte ids and 8-byte ids spread over several 4 GB segments.  Every id must come out
  * in order with its own offset, be found by id through the index's directory (one id segment or
  * several), and duplicates must be refused.  Prints one line per case. */
@@ -26,13 +27,16 @@ static void make(const char *order, int wide)
     uint64_t base = wide ? 0x7ffff000ULL : 0x12c00000ULL, step = wide ? 0x18 : 0x10;
     for (size_t i = 0; i < N; i++) ids[i] = base + (uint64_t)i * step * (wide ? 4096 : 1);
     uint64_t s = 42;
-    if (!strcmp(order, "runs")) {
-        /* the way real dumps look: long ascending runs (heap regions, here in descending
-         * order) with short runs among them: every 97th object of a region is written just
-         * before it, in descending order, so each is a run of its own inside a long run's range */
+    if (!strcmp(order, "runs") || !strcmp(order, "heap")) {
+        /* the way real dumps look: long ascending runs (heap regions, in descending order, or
+         * in ascending order as a HotSpot dump writes them: sorted in place) with short runs
+         * among them: every 97th object of a region is written just before it, in descending
+         * order, so each is a run of its own inside a long run's range */
         static uint64_t tmp[N];
         size_t k = 0, nruns = 8, len = N / nruns;
-        for (size_t r = nruns; r-- > 0;) {
+        int up = !strcmp(order, "heap");
+        for (size_t q = nruns; q-- > 0;) {
+            size_t r = up ? nruns - 1 - q : q;
             for (size_t i = (r + 1) * len; i-- > r * len;)
                 if (i % 97 == 0) tmp[k++] = ids[i];
             for (size_t i = r * len; i < (r + 1) * len; i++)
@@ -128,11 +132,11 @@ static int check_sparse(void)
 
 int main(void)
 {
-    static const char *orders[] = {"sorted", "runs", "random"};
+    static const char *orders[] = {"sorted", "runs", "heap", "random"};
     int all = 1;
     char name[64];
     for (int wide = 0; wide < 2; wide++)
-        for (int o = 0; o < 3; o++) {
+        for (int o = 0; o < 4; o++) {
             make(orders[o], wide);
             snprintf(name, sizeof name, "objtab-%s-%s", orders[o], wide ? "ids8" : "ids4");
             all &= check(name, 0);
