@@ -2,7 +2,9 @@
 #include "hprof/hprof.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_heap.h"
 #include "hprof/hprof_objtab.h"
+#include "util/hk_jobs.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,19 +16,12 @@ typedef struct pass {
     char *err;
     size_t errlen;
     hk_objtab objs; /* sorted by id at the end */
-    /* class id -> counter slot, direct-mapped in front of the hash map: a heap has a few
-     * thousand classes and most objects belong to a few hundred of them */
-    struct {
-        uint64_t key;
-        uint32_t slot;
-    } cache[1024];
-    hk_root *roots;
     size_t caproots;
     hk_heap_range *ranges;
     size_t capranges;
     uint64_t *class_offs; /* offsets of CLASS_DUMP records */
     size_t nclass_offs, capclass_offs;
-    /* counters keyed by class id, [slot][heap] */
+    /* counters keyed by class id, [slot][heap], in the order the walk first meets each class */
     hk_idmap counter_slot;
     struct counter {
         uint64_t key;
@@ -35,6 +30,8 @@ typedef struct pass {
     } * counters;
     size_t ncounters, capcounters;
     int cur_heap;
+    hk_body *bodies; /* the heap dump records' bodies, walked after the top-level records */
+    size_t nbodies, capbodies;
     uint64_t *ext_offs; /* offsets of hprofkit's own records */
     size_t next_offs, capext_offs;
     hk_progress_fn progress;
@@ -43,67 +40,33 @@ typedef struct pass {
 
 static int fail_at(pass *p, uint64_t off, const char *fmt, ...)
 {
-    char msg[200];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    hk_vfail_at(p->err, p->errlen, p->d->path, off, fmt, ap);
     va_end(ap);
-    snprintf(p->err, p->errlen, "%s: at offset %llu (0x%llx): %s", p->d->path ? p->d->path : "dump",
-             (unsigned long long)off, (unsigned long long)off, msg);
     return -1;
 }
-
-/* Counters of primitive arrays are keyed by element type above any id a dump uses (small ids
- * are real: a heap graph's objects may be numbered from 1). */
-#define PRIM_KEY (UINT64_MAX - 32)
 
 static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
 {
     return idsz == 4 ? hk_be32(p) : hk_be64(p);
 }
 
-static void count_object(pass *p, uint64_t class_key, uint64_t bytes)
+/* A part's counts for one class, added to the pass's: part heap slot s counts in heap map[s]. */
+static void add_counts(pass *p, const hk_counter *c, const int *map, int nslots)
 {
-    int h = p->cur_heap < 0 ? 0 : p->cur_heap;
-    size_t ci = (size_t)(class_key ^ class_key >> 10 ^ class_key >> 20) & 1023;
-    if (p->cache[ci].key == class_key + 1) {
-        p->counters[p->cache[ci].slot].n[h]++;
-        p->counters[p->cache[ci].slot].b[h] += bytes;
-        return;
-    }
     int inserted;
-    uint32_t *slot = hk_idmap_put(&p->counter_slot, class_key + 1, (uint32_t)p->ncounters, &inserted);
+    uint32_t *slot = hk_idmap_put(&p->counter_slot, c->key + 1, (uint32_t)p->ncounters, &inserted);
     if (inserted) {
         p->counters = hk_grow(p->counters, &p->capcounters, p->ncounters + 1, sizeof *p->counters);
         memset(&p->counters[p->ncounters], 0, sizeof *p->counters);
-        p->counters[p->ncounters].key = class_key;
+        p->counters[p->ncounters].key = c->key;
         p->ncounters++;
     }
-    p->cache[ci].key = class_key + 1; /* + 1: an empty entry (0) never matches */
-    p->cache[ci].slot = *slot;
-    p->counters[*slot].n[h]++;
-    p->counters[*slot].b[h] += bytes;
-}
-
-static void add_root(pass *p, const uint8_t *r, int tag, uint32_t idsz)
-{
-    hk_dump *d = p->d;
-    if (d->nroots + 1 > p->caproots) d->roots = hk_grow(d->roots, &p->caproots, d->nroots + 1, sizeof(hk_root));
-    hk_root *root = &d->roots[d->nroots++];
-    memset(root, 0, sizeof *root);
-    root->type = (uint8_t)tag;
-    root->id = rd_id(r + 1, idsz);
-    switch (tag) {
-    case HPROF_ROOT_JNI_LOCAL:
-    case HPROF_ROOT_JAVA_FRAME:
-    case HPROF_ROOT_JNI_MONITOR:
-        root->thread = hk_be32(r + 1 + idsz);
-        root->frame = hk_be32(r + 1 + idsz + 4);
-        break;
-    case HPROF_ROOT_NATIVE_STACK:
-    case HPROF_ROOT_THREAD_BLOCK: root->thread = hk_be32(r + 1 + idsz); break;
-    case HPROF_ROOT_THREAD_OBJECT: root->thread = hk_be32(r + 1 + idsz); break;
-    default: break;
+    struct counter *g = &p->counters[*slot];
+    for (int s = 0; s < nslots; s++) {
+        g->n[map[s]] += c->n[s];
+        g->b[map[s]] += c->b[s];
     }
 }
 
@@ -136,164 +99,92 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
     return 0;
 }
 
-/* Size of a CLASS_DUMP record starting at r (the tag), or 0 when it runs past end. */
-static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_t *end)
-{
-    uint32_t idsz = d->id_size;
-    const uint8_t *q = r + 1 + idsz + 4 + 6 * idsz + 4;
-    if (q + 2 > end) return 0;
-    uint16_t n = hk_be16(q);
-    q += 2;
-    for (uint16_t i = 0; i < n; i++) {
-        if (q + 3 > end) return 0;
-        int t = q[2];
-        int sz = hk_type_size(d, t);
-        if (sz <= 0) return 0;
-        q += 3 + sz;
-    }
-    if (q + 2 > end) return 0;
-    n = hk_be16(q);
-    q += 2;
-    for (uint16_t i = 0; i < n; i++) {
-        if (q + idsz + 1 > end) return 0;
-        int sz = hk_type_size(d, q[idsz]);
-        if (sz <= 0) return 0;
-        q += idsz + 1 + sz;
-    }
-    if (q + 2 > end) return 0;
-    n = hk_be16(q);
-    q += 2;
-    if (q + (uint64_t)n * (idsz + 1) > end) return 0;
-    for (uint16_t i = 0; i < n; i++)
-        if (hk_type_size(d, q[i * (idsz + 1) + idsz]) <= 0) return 0;
-    q += (uint64_t)n * (idsz + 1);
-    return (uint64_t)(q - r);
-}
-
-static int root_body_size(int tag, uint32_t idsz)
-{
-    switch (tag) {
-    case HPROF_ROOT_UNKNOWN:
-    case HPROF_ROOT_STICKY_CLASS:
-    case HPROF_ROOT_MONITOR_USED:
-    case HPROF_ROOT_INTERNED_STRING:
-    case HPROF_ROOT_FINALIZING:
-    case HPROF_ROOT_DEBUGGER:
-    case HPROF_ROOT_REFERENCE_CLEANUP:
-    case HPROF_ROOT_VM_INTERNAL:
-    case HPROF_ROOT_UNREACHABLE: return (int)idsz;
-    case HPROF_ROOT_JNI_GLOBAL: return (int)(2 * idsz);
-    case HPROF_ROOT_JNI_LOCAL:
-    case HPROF_ROOT_JAVA_FRAME:
-    case HPROF_ROOT_JNI_MONITOR:
-    case HPROF_ROOT_THREAD_OBJECT: return (int)idsz + 8;
-    case HPROF_ROOT_NATIVE_STACK:
-    case HPROF_ROOT_THREAD_BLOCK: return (int)idsz + 4;
-    default: return -1;
-    }
-}
-
-/* The object sub-records below return their size, 0 when it runs past `left` (the caller names
- * the truncation), or -1 after failing.  Inlined: they are the index's inner loop. */
-static inline int64_t instance_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
-{
-    if (left < 1 + 2 * idsz + 8) return 0;
-    uint32_t n = hk_be32(r + 1 + 2 * idsz + 4);
-    uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + n;
-    if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-    count_object(p, rd_id(r + 1 + idsz + 4, idsz), 0);
-    p->d->ninstances++;
-    return (int64_t)sz;
-}
-
-static inline int64_t obj_array_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
-{
-    if (left < 1 + 2 * idsz + 8) return 0;
-    uint32_t n = hk_be32(r + 1 + idsz + 4);
-    uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
-    if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-    count_object(p, rd_id(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
-    p->d->nobj_arrays++;
-    return (int64_t)sz;
-}
-
-static inline int64_t prim_array_dump(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint32_t idsz)
-{
-    if (left < 1 + (uint64_t)idsz + 9) return 0;
-    uint32_t n = hk_be32(r + 1 + idsz + 4);
-    int t = r[1 + idsz + 8];
-    int esz = hk_type_size_fast(idsz, t);
-    if (esz <= 0 || t == HK_T_OBJECT) return fail_at(p, off, "primitive array with invalid element type %d", t);
-    uint64_t sz = 1 + (uint64_t)idsz + 9 + (*r == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
-    if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-    count_object(p, PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
-    p->d->nprim_arrays++;
-    return (int64_t)sz;
-}
-
-static int64_t class_dump(pass *p, const uint8_t *r, const uint8_t *end, uint64_t off, uint64_t rec_off)
-{
-    uint64_t sz = class_dump_size(p->d, r, end);
-    if (!sz)
-        return fail_at(p, off,
-                       "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
-                       "heap dump", (unsigned long long)rec_off);
-    hk_objtab_add(&p->objs, rd_id(r + 1, p->d->id_size), off);
-    p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
-    p->class_offs[p->nclass_offs++] = off;
-    return (int64_t)sz;
-}
-
-/* Roots, and the tags that are none of the above. */
-static int64_t root_record(pass *p, const uint8_t *r, uint64_t left, uint64_t off, uint64_t rec_off)
-{
-    int tag = *r, n = root_body_size(tag, p->d->id_size);
-    if (n < 0)
-        return fail_at(p, off,
-                       "unknown heap sub-record tag 0x%02x (inside the heap dump record at offset %llu); the "
-                       "dump is corrupt or from an unsupported VM",
-                       tag, (unsigned long long)rec_off);
-    if ((uint64_t)n + 1 > left) return 0;
-    add_root(p, r, tag, p->d->id_size);
-    return 1 + n;
-}
-
-/* Walks the sub-records of one HEAP_DUMP / HEAP_DUMP_SEGMENT body. */
-static int heap_records(pass *p, uint64_t start, uint64_t end_off, uint64_t rec_off)
+/* Part k's results moved into the pass, as a single walk would have made them: its heap
+ * switches numbered and named first (a failing one is the walk's first error), then its own
+ * error, then its counts, roots, classes and objects. */
+static int join_part(pass *p, hk_part *part)
 {
     hk_dump *d = p->d;
-    const uint32_t idsz = d->id_size;
-    const uint8_t *base = d->data;
-    const uint8_t *r = base + start, *end = base + end_off;
-    while (r < end) {
-        int tag = *r;
-        uint64_t off = (uint64_t)(r - base);
-        uint64_t left = (uint64_t)(end - r);
-        int64_t sz;
-        switch (tag) {
-        case HPROF_INSTANCE_DUMP: sz = instance_dump(p, r, left, off, idsz); break;
-        case HPROF_OBJ_ARRAY_DUMP: sz = obj_array_dump(p, r, left, off, idsz); break;
-        case HPROF_PRIM_ARRAY_DUMP:
-        case HPROF_PRIM_ARRAY_NODATA: sz = prim_array_dump(p, r, left, off, idsz); break;
-        case HPROF_CLASS_DUMP: sz = class_dump(p, r, end, off, rec_off); break;
-        case HPROF_HEAP_DUMP_INFO:
-            if (left < 5 + idsz) sz = 0;
-            else sz = set_heap(p, hk_be32(r + 1), rd_id(r + 5, idsz), off) < 0 ? -1 : (int64_t)(5 + idsz);
-            break;
-        default: sz = root_record(p, r, left, off, rec_off);
-        }
-        if (sz < 0) return -1;
-        if (sz == 0)
-            return fail_at(p, off,
-                           "heap sub-record 0x%02x runs past the end of its heap dump record (which ends at offset "
-                           "%llu): truncated or corrupt",
-                           tag, (unsigned long long)end_off);
-        r += sz;
+    int map[HK_PART_HEAPS] = {0};
+    map[0] = p->cur_heap < 0 ? 0 : p->cur_heap;
+    for (size_t i = 0; i < part->nswitches; i++) {
+        const hk_heap_switch *s = &part->switches[i];
+        if (set_heap(p, s->heap_id, s->name_sid, s->off) < 0) return -1;
+        if (s->slot > 0) map[s->slot] = p->cur_heap;
+    }
+    if (part->failed) {
+        snprintf(p->err, p->errlen, "%s", part->err);
+        return -1;
+    }
+    int nslots = part->nslots ? part->nslots : 1;
+    for (size_t i = 0; i < part->ncounters; i++) add_counts(p, &part->counters[i], map, nslots);
+    d->roots = hk_grow(d->roots, &p->caproots, d->nroots + part->nroots + 1, sizeof(hk_root));
+    if (part->nroots) memcpy(d->roots + d->nroots, part->roots, part->nroots * sizeof(hk_root));
+    d->nroots += part->nroots;
+    p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + part->nclass_offs + 1, sizeof(uint64_t));
+    if (part->nclass_offs)
+        memcpy(p->class_offs + p->nclass_offs, part->class_offs, part->nclass_offs * sizeof(uint64_t));
+    p->nclass_offs += part->nclass_offs;
+    d->ninstances += part->ninstances;
+    d->nobj_arrays += part->nobj_arrays;
+    d->nprim_arrays += part->nprim_arrays;
+    if (p->objs.n) hk_objtab_append(&p->objs, &part->objs);
+    else { /* the first part's table becomes the walk's: no copy */ hk_objtab_free(&p->objs);
+        p->objs = part->objs;
+        memset(&part->objs, 0, sizeof part->objs);
     }
     return 0;
+}
+
+/* How many parts: one per thread, none smaller than a few hundred KB. */
+static int heap_parts(const pass *p)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < p->nbodies; i++) total += p->bodies[i].end - p->bodies[i].start;
+    uint64_t most = 1 + total / (256u << 10);
+    int jobs = hk_jobs();
+    return (uint64_t)jobs < most ? jobs : (int)most;
+}
+
+/* The heap dump bodies, walked in parts on the threads and joined in order.  A part that began
+ * at a guessed sub-record start the part before did not end at is walked again from where it
+ * ended. */
+static int walk_heap(pass *p)
+{
+    hk_heap_walk w;
+    memset(&w, 0, sizeof w);
+    w.d = p->d;
+    w.bodies = p->bodies;
+    w.nbodies = p->nbodies;
+    w.nparts = heap_parts(p);
+    w.progress = p->progress;
+    w.pctx = p->pctx;
+    w.cuts = hk_xmalloc(((size_t)w.nparts + 1) * sizeof *w.cuts);
+    w.parts = hk_xmalloc((size_t)w.nparts * sizeof *w.parts);
+    hk_heap_cut(&w);
+    for (int k = 0; k < w.nparts; k++) {
+        hk_part_init(&w.parts[k], &w, p->d->size / 48 / (size_t)w.nparts);
+        w.parts[k].from = w.cuts[k];
+        w.parts[k].to = w.cuts[k + 1];
+    }
+    hk_parallel(w.nparts, hk_heap_part, &w);
+    int rc = 0;
+    for (int k = 0; k < w.nparts && rc == 0; k++) {
+        hk_part *part = &w.parts[k];
+        if (k && part->from.off != w.parts[k - 1].stop) {
+            hk_cut from = {w.parts[k - 1].to.body, w.parts[k - 1].stop}, to = part->to;
+            hk_part_free(part);
+            hk_part_init(part, &w, 0);
+            part->from = from;
+            part->to = to;
+            hk_heap_part(&w, k);
+        }
+        rc = join_part(p, part);
+    }
+    for (int k = 0; k < w.nparts; k++) hk_part_free(&w.parts[k]);
+    free(w.parts);
+    free(w.cuts);
+    return rc;
 }
 
 /* Moves the pass's counters onto classes; a counter for an unknown class id is an id
@@ -308,8 +199,8 @@ static int attach_counters(pass *p)
         uint32_t *n = p->counters[s].n;
         uint64_t *b = p->counters[s].b;
         int ci = -1;
-        if (key >= PRIM_KEY) {
-            key -= PRIM_KEY;
+        if (key >= HK_PRIM_KEY) {
+            key -= HK_PRIM_KEY;
             if (d->prim_array_class[key] != HK_NONE) ci = (int)d->prim_array_class[key];
             else {
                 for (int h = 0; h < HK_MAX_HEAPS; h++) {
@@ -362,13 +253,14 @@ static int attach_counters(pass *p)
     return 0;
 }
 
+/* The top-level records; heap dump bodies are only listed here (walk_heap walks them), so an
+ * error found here is the walk's only when the bodies before it hold none. */
 static int top_records(pass *p)
 {
     hk_dump *d = p->d;
     const uint8_t *base = d->data;
     uint64_t off = d->header_size, size = d->size;
     int saw_segment = 0, saw_end = 0;
-    uint64_t next_progress = 0;
     while (off < size) {
         if (size - off < 9)
             return fail_at(p, off, "truncated record header: 9 bytes expected, %llu left",
@@ -379,10 +271,6 @@ static int top_records(pass *p)
         if (len > size - body)
             return fail_at(p, off, "record 0x%02x claims %u bytes but only %llu remain: the dump is truncated", tag,
                            len, (unsigned long long)(size - body));
-        if (p->progress && off >= next_progress) {
-            p->progress(p->pctx, off, size);
-            next_progress = off + (64u << 20);
-        }
         switch (tag) {
         case HPROF_STRING:
             if (len < d->id_size) return fail_at(p, off, "STRING record shorter than an id");
@@ -406,7 +294,8 @@ static int top_records(pass *p)
         case HPROF_HEAP_DUMP:
         case HPROF_HEAP_DUMP_SEGMENT:
             if (tag == HPROF_HEAP_DUMP_SEGMENT || !saw_segment) saw_segment = tag;
-            if (heap_records(p, body, body + len, off) < 0) return -1;
+            p->bodies = hk_grow(p->bodies, &p->capbodies, p->nbodies + 1, sizeof *p->bodies);
+            p->bodies[p->nbodies++] = (hk_body){body, body + len, off};
             break;
         case HPROF_HEAP_DUMP_END: saw_end = 1; break;
         case HPROF_HK_OBJECT_SIZES:
@@ -436,8 +325,9 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     p.progress = progress;
     p.pctx = pctx;
     hk_idmap_init(&p.counter_slot);
-    hk_objtab_init(&p.objs, d->size / 48);
-    int rc = top_records(&p);
+    int top = top_records(&p);
+    int rc = walk_heap(&p);
+    if (rc == 0) rc = top;
     if (rc == 0) rc = hk_objtab_finish(&p.objs, d, err, errlen);
     if (rc == 0) rc = hk_classes_build(d, p.class_offs, p.nclass_offs, err, errlen);
     if (rc == 0) rc = attach_counters(&p);
@@ -446,6 +336,7 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     hk_objtab_free(&p.objs);
     free(p.class_offs);
     free(p.ext_offs);
+    free(p.bodies);
     free(p.counters);
     hk_idmap_free(&p.counter_slot);
     return rc;

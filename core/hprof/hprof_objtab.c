@@ -264,10 +264,23 @@ static void append_runs(hk_objtab *t, const hk_objtab *src)
     t->last = src->last;
 }
 
+/* Gives back the whole pages of [*from, upto) of an array: the part of it copied since the last
+ * call (*from moves on). */
+static void give_back(const void *base, size_t *from, size_t upto)
+{
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)base + *from, b = (uintptr_t)base + upto;
+    a = (a + pg - 1) & ~(pg - 1);
+    b &= ~(pg - 1);
+    if (b > a) {
+        madvise((void *)a, b - a, MADV_DONTNEED); /* a hint: failure only costs memory */
+        *from = b - (uintptr_t)base;
+    }
+}
+
 void hk_objtab_append(hk_objtab *t, hk_objtab *src)
 {
-    enum { CHUNK = 1 << 18 };
-    size_t n = src->n;
+    enum { CHUNK = 1 << 20 };
+    size_t n = src->n, done[3] = {0, 0, 0};
     if (n) {
         append_runs(t, src);
         if (t->n + n > t->cap) {
@@ -277,18 +290,15 @@ void hk_objtab_append(hk_objtab *t, hk_objtab *src)
             t->off_hi = hk_xrealloc(t->off_hi, t->cap);
         }
         /* copied a chunk at a time, src's pages given back behind: the peak stays one table */
-        releaser rel[3];
-        releaser_init(&rel[0], src->id_lo, n, 4);
-        releaser_init(&rel[1], src->off_lo, n, 4);
-        releaser_init(&rel[2], src->off_hi, n, 1);
         for (size_t a = 0; a < n; a += CHUNK) {
             size_t b = a + CHUNK < n ? a + CHUNK : n;
             memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
             memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
             memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
-            for (int x = 0; x < 3; x++) releaser_done(&rel[x], a, b);
+            give_back(src->id_lo, &done[0], b * sizeof *src->id_lo);
+            give_back(src->off_lo, &done[1], b * sizeof *src->off_lo);
+            give_back(src->off_hi, &done[2], b);
         }
-        for (int x = 0; x < 3; x++) free(rel[x].left);
         t->n += n;
     }
     hk_objtab_free(src);
@@ -524,42 +534,90 @@ static void move_elems(hk_objtab *t, size_t to, size_t from, size_t n)
     memmove(t->off_hi + to, t->off_hi + from, n);
 }
 
-/* The long runs moved together at the front, their high words noted as runs in lh. */
-static size_t compact_long_runs(hk_objtab *t, hk_hirun **lh, size_t *nlh)
+/* The high words of long run [a, b) as runs in lh, at its position c among the long runs. */
+static void note_his(const hk_objtab *t, size_t a, size_t b, size_t c, hk_hirun **lh, size_t *nlh, size_t *cap)
 {
-    size_t w = 0, cap = 0;
-    for (size_t r = 0; r <= t->nruns; r++) {
-        size_t a = run_start(t, r), b = run_end(t, r);
-        if (b - a < LONG_RUN) continue;
-        for (size_t h = hi_index(t, a); h < t->nhis && t->his[h].start < b; h++) {
-            size_t s = t->his[h].start > a ? t->his[h].start : a;
-            if (*nlh && (*lh)[*nlh - 1].hi == t->his[h].hi) continue;
-            *lh = hk_grow(*lh, &cap, *nlh + 1, sizeof **lh);
-            (*lh)[*nlh].start = w + s - a;
-            (*lh)[*nlh].hi = t->his[h].hi;
-            (*nlh)++;
-        }
-        if (w != a) move_elems(t, w, a, b - a);
-        w += b - a;
+    for (size_t h = hi_index(t, a); h < t->nhis && t->his[h].start < b; h++) {
+        size_t s = t->his[h].start > a ? t->his[h].start : a;
+        if (*nlh && (*lh)[*nlh - 1].hi == t->his[h].hi) continue;
+        *lh = hk_grow(*lh, cap, *nlh + 1, sizeof **lh);
+        (*lh)[*nlh].start = c + s - a;
+        (*lh)[*nlh].hi = t->his[h].hi;
+        (*nlh)++;
     }
-    return w;
 }
 
-/* How many of the first `end` compacted elements have an id <= id. */
-static size_t count_upto(const hk_objtab *t, const hk_hirun *lh, size_t nlh, size_t end, uint64_t id)
+/* A block of a long run and where it goes: every element of a long run moves by the short
+ * elements that leave before it and the ones that come in before it, so a run moves as a few
+ * blocks, most of them not at all in a dump whose short elements are few. */
+typedef struct block {
+    size_t src, dst, len;
+} block;
+
+typedef struct plan {
+    block *b;
+    size_t n, cap;
+    size_t *spos; /* final position of each sorted short element */
+    hk_hirun *lh; /* high words of the long runs closed up */
+    size_t nlh, caplh, nl;
+} plan;
+
+static void add_block(plan *pl, size_t src, size_t dst, size_t len)
 {
-    size_t lo = 0, hi = end;
-    while (lo < hi) {
-        size_t m = lo + (hi - lo) / 2, a = 0, b = nlh;
-        while (b - a > 1) {
-            size_t c = (a + b) / 2;
-            if (lh[c].start <= m) a = c;
-            else b = c;
-        }
-        if (((uint64_t)lh[a].hi << 32 | t->id_lo[m]) <= id) lo = m + 1;
-        else hi = m;
+    if (!len || src == dst) return;
+    pl->b = hk_grow(pl->b, &pl->cap, pl->n + 1, sizeof *pl->b);
+    pl->b[pl->n++] = (block){src, dst, len};
+}
+
+/* The first position in [x, b) of the ascending long run whose id is above id. */
+static size_t upper_in_run(const hk_objtab *t, size_t x, size_t b, uint64_t id)
+{
+    while (x < b) {
+        size_t m = x + (b - x) / 2;
+        if (id_at(t, m) <= id) x = m + 1;
+        else b = m;
     }
-    return lo;
+    return x;
+}
+
+/* Where every long run block and every short element goes: an element equal to a long run's
+ * comes after it (the order the general merge gives). */
+static void plan_moves(const hk_objtab *t, const wide *sh, plan *pl)
+{
+    size_t j = 0, c = 0;
+    pl->spos = hk_xmalloc((sh->n ? sh->n : 1) * sizeof *pl->spos);
+    for (size_t r = 0; r <= t->nruns; r++) {
+        size_t a = run_start(t, r), b = run_end(t, r), x = a;
+        if (b - a < LONG_RUN) continue;
+        note_his(t, a, b, c, &pl->lh, &pl->nlh, &pl->caplh);
+        uint64_t first = id_at(t, a), last = id_at(t, b - 1);
+        for (; j < sh->n && sh->ids[j] < first; j++) pl->spos[j] = j + c;
+        for (; j < sh->n && sh->ids[j] <= last; j++) {
+            size_t u = upper_in_run(t, x, b, sh->ids[j]);
+            add_block(pl, x, c + (x - a) + j, u - x);
+            pl->spos[j] = j + c + (u - a);
+            x = u;
+        }
+        add_block(pl, x, c + (x - a) + j, b - x);
+        c += b - a;
+    }
+    for (; j < sh->n; j++) pl->spos[j] = j + c;
+    pl->nl = c;
+}
+
+/* Blocks moving down go first, lowest first, then blocks moving up, highest first: as the order
+ * is kept, a block only lands on short elements' old places or on blocks already moved. */
+static void run_moves(hk_objtab *t, const wide *sh, const plan *pl)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->b[i].dst < pl->b[i].src) move_elems(t, pl->b[i].dst, pl->b[i].src, pl->b[i].len);
+    for (size_t i = pl->n; i-- > 0;)
+        if (pl->b[i].dst > pl->b[i].src) move_elems(t, pl->b[i].dst, pl->b[i].src, pl->b[i].len);
+    for (size_t j = 0; j < sh->n; j++) {
+        t->id_lo[pl->spos[j]] = (uint32_t)sh->ids[j];
+        t->off_lo[pl->spos[j]] = sh->off_lo[j];
+        t->off_hi[pl->spos[j]] = sh->off_hi[j];
+    }
 }
 
 /* Segments of the merged table: each high word starts after every element with a lower one. */
@@ -591,18 +649,13 @@ static int sort_in_place(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t fil
         wide_free(&sh);
         return -1;
     }
-    hk_hirun *lh = NULL;
-    size_t nlh = 0, nl = compact_long_runs(t, &lh, &nlh), end = nl;
-    for (size_t j = sh.n; j-- > 0;) {
-        size_t p = count_upto(t, lh, nlh, end, sh.ids[j]);
-        if (end > p) move_elems(t, p + j + 1, p, end - p);
-        t->id_lo[p + j] = (uint32_t)sh.ids[j];
-        t->off_lo[p + j] = sh.off_lo[j];
-        t->off_hi[p + j] = sh.off_hi[j];
-        end = p;
-    }
-    merged_segs(d, capsegs, lh, nlh, nl, &sh);
-    free(lh);
+    plan pl = {0};
+    plan_moves(t, &sh, &pl);
+    run_moves(t, &sh, &pl);
+    merged_segs(d, capsegs, pl.lh, pl.nlh, pl.nl, &sh);
+    free(pl.b);
+    free(pl.spos);
+    free(pl.lh);
     wide_free(&sh);
     return 1;
 }
