@@ -4,6 +4,7 @@
  * copied are given back, so the peak stays near 9 bytes per object; only a dump in no order
  * at all takes the radix sort's 21 bytes per object. */
 #include "hprof/hprof_objtab.h"
+#include "util/hk_jobs.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -264,23 +265,41 @@ static void append_runs(hk_objtab *t, const hk_objtab *src)
     t->last = src->last;
 }
 
-/* Gives back the whole pages of [*from, upto) of an array: the part of it copied since the last
- * call (*from moves on). */
-static void give_back(const void *base, size_t *from, size_t upto)
+/* Gives back the whole pages inside bytes [from, upto) of an array. */
+static void give_back(const void *base, size_t from, size_t upto)
 {
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)base + *from, b = (uintptr_t)base + upto;
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)base + from, b = (uintptr_t)base + upto;
     a = (a + pg - 1) & ~(pg - 1);
     b &= ~(pg - 1);
-    if (b > a) {
-        madvise((void *)a, b - a, MADV_DONTNEED); /* a hint: failure only costs memory */
-        *from = b - (uintptr_t)base;
-    }
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED); /* a hint: failure only costs memory */
+}
+
+typedef struct copy_job {
+    hk_objtab *t;
+    const hk_objtab *src;
+    size_t nchunks;
+} copy_job;
+
+enum { COPY_CHUNK = 1 << 20 };
+
+/* Chunk k of src copied behind t's elements, its pages given back: the peak stays one table. */
+static void copy_chunk(void *ctx, int k)
+{
+    copy_job *j = ctx;
+    const hk_objtab *src = j->src;
+    hk_objtab *t = j->t;
+    size_t a = (size_t)k * COPY_CHUNK, b = a + COPY_CHUNK < src->n ? a + COPY_CHUNK : src->n;
+    memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
+    memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
+    memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
+    give_back(src->id_lo, a * sizeof *src->id_lo, b * sizeof *src->id_lo);
+    give_back(src->off_lo, a * sizeof *src->off_lo, b * sizeof *src->off_lo);
+    give_back(src->off_hi, a, b);
 }
 
 void hk_objtab_append(hk_objtab *t, hk_objtab *src)
 {
-    enum { CHUNK = 1 << 20 };
-    size_t n = src->n, done[3] = {0, 0, 0};
+    size_t n = src->n;
     if (n) {
         append_runs(t, src);
         if (t->n + n > t->cap) {
@@ -289,16 +308,8 @@ void hk_objtab_append(hk_objtab *t, hk_objtab *src)
             t->off_lo = hk_xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
             t->off_hi = hk_xrealloc(t->off_hi, t->cap);
         }
-        /* copied a chunk at a time, src's pages given back behind: the peak stays one table */
-        for (size_t a = 0; a < n; a += CHUNK) {
-            size_t b = a + CHUNK < n ? a + CHUNK : n;
-            memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
-            memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
-            memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
-            give_back(src->id_lo, &done[0], b * sizeof *src->id_lo);
-            give_back(src->off_lo, &done[1], b * sizeof *src->off_lo);
-            give_back(src->off_hi, &done[2], b);
-        }
+        copy_job j = {t, src, (n + COPY_CHUNK - 1) / COPY_CHUNK};
+        hk_parallel((int)j.nchunks, copy_chunk, &j);
         t->n += n;
     }
     hk_objtab_free(src);
@@ -688,6 +699,34 @@ static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_si
     return 1;
 }
 
+typedef struct dir_job {
+    hk_iddir *t;
+    const hk_dump *d;
+    uint32_t s, a, b;
+    int parts;
+} dir_job;
+
+/* Bucket k of segment s holds the first object whose bucket is k or more (the segment's end
+ * when none is); part k of the segment's objects sets the buckets from the one after its
+ * first object's predecessor's: every bucket is set once, as one loop would set it. */
+static void fill_buckets(void *ctx, int part)
+{
+    const dir_job *j = ctx;
+    hk_iddir *t = j->t;
+    const uint32_t *id = j->d->id_lo, min = t->min[j->s], sh = t->shift[j->s];
+    uint32_t lo, hi, *bk = t->bucket + t->base[j->s], nb = t->base[j->s + 1] - t->base[j->s] - 1;
+    hk_part_range(j->b - j->a, part, j->parts, &lo, &hi);
+    lo += j->a;
+    hi += j->a;
+    uint32_t k = lo == j->a ? 0 : ((id[lo - 1] - min) >> sh) + 1;
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t want = (id[i] - min) >> sh;
+        while (k <= want) bk[k++] = i;
+    }
+    if (hi == j->b)
+        while (k <= nb) bk[k++] = j->b;
+}
+
 /* One allocation: base, min and shift, then the buckets (whose count the first three give). */
 void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
 {
@@ -713,13 +752,10 @@ void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
     t->shift = t->min + ns;
     t->bucket = t->shift + ns;
     for (uint32_t s = 0; s < ns; s++) {
-        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
-        uint32_t *bk = t->bucket + t->base[s], nb = t->base[s + 1] - t->base[s] - 1, k = 0;
-        for (uint32_t i = a; i < b; i++) {
-            uint32_t want = (d->id_lo[i] - t->min[s]) >> t->shift[s];
-            while (k <= want) bk[k++] = i;
-        }
-        while (k <= nb) bk[k++] = b;
+        dir_job j = {t, d, s, d->segs[s].start, s + 1 < ns ? d->segs[s + 1].start : d->nobjects, 1};
+        /* a large segment on the threads: each part fills the buckets its objects begin */
+        if (j.b - j.a >= (1u << 16)) j.parts = hk_jobs();
+        hk_parallel(j.parts, fill_buckets, &j);
     }
 }
 
@@ -732,6 +768,53 @@ void hk_iddir_free(hk_iddir *t)
 uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
 {
     return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
+}
+
+/* The segment holding sorted position i. */
+static uint32_t seg_of(const hk_dump *d, size_t i)
+{
+    uint32_t a = 0, b = d->nsegs;
+    while (b - a > 1) {
+        uint32_t m = (a + b) / 2;
+        if (d->segs[m].start <= i) a = m;
+        else b = m;
+    }
+    return a;
+}
+
+typedef struct dup_job {
+    const hk_objtab *t;
+    const hk_dump *d;
+    int parts;
+    size_t first[64]; /* per part: its first duplicate, or n */
+} dup_job;
+
+static void find_duplicate(void *ctx, int k)
+{
+    dup_job *j = ctx;
+    uint32_t lo, hi;
+    hk_part_range((uint32_t)j->t->n, k, j->parts, &lo, &hi);
+    j->first[k] = j->t->n;
+    if (lo < 1) lo = 1;
+    uint32_t s = lo < hi ? seg_of(j->d, lo) : 0;
+    for (size_t i = lo; i < hi; i++) {
+        while (s + 1 < j->d->nsegs && j->d->segs[s + 1].start <= i) s++;
+        if (j->d->segs[s].start != i && j->t->id_lo[i] == j->t->id_lo[i - 1]) {
+            j->first[k] = i;
+            return;
+        }
+    }
+}
+
+/* The first sorted position whose id equals the one before (n when none does), looked for in
+ * parts on the threads. */
+static size_t first_duplicate(const hk_objtab *t, const hk_dump *d)
+{
+    dup_job j = {t, d, t->n >= (1u << 16) ? hk_jobs() : 1, {0}};
+    hk_parallel(j.parts, find_duplicate, &j);
+    for (int k = 0; k < j.parts; k++)
+        if (j.first[k] < t->n) return j.first[k];
+    return t->n;
 }
 
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
@@ -767,16 +850,14 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
                  (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
         return -1;
     }
-    uint32_t s = 0;
-    for (size_t i = 1; i < n; i++) {
-        while (s + 1 < d->nsegs && d->segs[s + 1].start <= i) s++;
-        if (d->segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) {
-            snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
-                     (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
-                     (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
-                     (unsigned long long)offset_at(t->off_lo, t->off_hi, i - 1));
-            return -1;
-        }
+    size_t i = first_duplicate(t, d);
+    if (i < n) {
+        uint32_t s = seg_of(d, i);
+        snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
+                 (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
+                 (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
+                 (unsigned long long)offset_at(t->off_lo, t->off_hi, i - 1));
+        return -1;
     }
     d->id_lo = hk_xrealloc(t->id_lo, (n ? n : 1) * sizeof *d->id_lo);
     d->off_lo = hk_xrealloc(t->off_lo, (n ? n : 1) * sizeof *d->off_lo);
