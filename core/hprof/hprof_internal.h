@@ -135,6 +135,18 @@ static inline hk_id hk_be_id(const hk_dump *d, const uint8_t *p)
     return d->id_size == 4 ? hk_be32(p) : hk_be64(p);
 }
 
+/* The segment holding sorted position i (needs d->nsegs >= 1). */
+static inline uint32_t hk_seg_of(const hk_dump *d, uint32_t i)
+{
+    uint32_t lo = 0, hi = d->nsegs;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->segs[mid].start <= i) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* The segment whose ids have high word hiw, if any holds it: the last segment with hi <= hiw
  * (the caller compares d->segs[s].hi). Needs d->nsegs >= 1. */
 static inline uint32_t hk_seg_find(const hk_dump *d, uint32_t hiw)

@@ -71,13 +71,7 @@ void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *v)
 hk_id hk_obj_id(const hk_dump *d, uint32_t i)
 {
     /* the high word comes from the segment holding i */
-    uint32_t lo = 0, hi = d->nsegs;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (d->segs[mid].start <= i) lo = mid;
-        else hi = mid;
-    }
-    return (hk_id)d->segs[lo].hi << 32 | d->id_lo[i];
+    return (hk_id)d->segs[hk_seg_of(d, i)].hi << 32 | d->id_lo[i];
 }
 
 uint32_t hk_obj_find(const hk_dump *d, hk_id id)

@@ -770,18 +770,6 @@ uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
     return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
 }
 
-/* The segment holding sorted position i. */
-static uint32_t seg_of(const hk_dump *d, size_t i)
-{
-    uint32_t a = 0, b = d->nsegs;
-    while (b - a > 1) {
-        uint32_t m = (a + b) / 2;
-        if (d->segs[m].start <= i) a = m;
-        else b = m;
-    }
-    return a;
-}
-
 typedef struct dup_job {
     const hk_objtab *t;
     const hk_dump *d;
@@ -796,7 +784,7 @@ static void find_duplicate(void *ctx, int k)
     hk_part_range((uint32_t)j->t->n, k, j->parts, &lo, &hi);
     j->first[k] = j->t->n;
     if (lo < 1) lo = 1;
-    uint32_t s = lo < hi ? seg_of(j->d, lo) : 0;
+    uint32_t s = lo < hi ? hk_seg_of(j->d, lo) : 0;
     for (size_t i = lo; i < hi; i++) {
         while (s + 1 < j->d->nsegs && j->d->segs[s + 1].start <= i) s++;
         if (j->d->segs[s].start != i && j->t->id_lo[i] == j->t->id_lo[i - 1]) {
@@ -852,7 +840,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     }
     size_t i = first_duplicate(t, d);
     if (i < n) {
-        uint32_t s = seg_of(d, i);
+        uint32_t s = hk_seg_of(d, (uint32_t)i);
         snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
                  (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
                  (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
