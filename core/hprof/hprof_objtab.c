@@ -704,14 +704,16 @@ typedef struct dir_job {
     const hk_dump *d;
     uint32_t s, a, b;
     int parts;
+    uint32_t dup[64]; /* per part: its first object with the id of the one before, or UINT32_MAX */
 } dir_job;
 
 /* Bucket k of segment s holds the first object whose bucket is k or more (the segment's end
  * when none is); part k of the segment's objects sets the buckets from the one after its
- * first object's predecessor's: every bucket is set once, as one loop would set it. */
+ * first object's predecessor's: every bucket is set once, as one loop would set it.  The same
+ * pass finds a duplicate id (the buckets are then of no use). */
 static void fill_buckets(void *ctx, int part)
 {
-    const dir_job *j = ctx;
+    dir_job *j = ctx;
     hk_iddir *t = j->t;
     const uint32_t *id = j->d->id_lo, min = t->min[j->s], sh = t->shift[j->s];
     uint32_t lo, hi, *bk = t->bucket + t->base[j->s], nb = t->base[j->s + 1] - t->base[j->s] - 1;
@@ -719,7 +721,12 @@ static void fill_buckets(void *ctx, int part)
     lo += j->a;
     hi += j->a;
     uint32_t k = lo == j->a ? 0 : ((id[lo - 1] - min) >> sh) + 1;
+    j->dup[part] = UINT32_MAX;
     for (uint32_t i = lo; i < hi; i++) {
+        if (i > j->a && id[i] == id[i - 1]) {
+            j->dup[part] = i;
+            return;
+        }
         uint32_t want = (id[i] - min) >> sh;
         while (k <= want) bk[k++] = i;
     }
@@ -727,8 +734,9 @@ static void fill_buckets(void *ctx, int part)
         while (k <= nb) bk[k++] = j->b;
 }
 
-/* One allocation: base, min and shift, then the buckets (whose count the first three give). */
-void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
+/* One allocation: base, min and shift, then the buckets (whose count the first three give).
+ * Returns the first object whose id is the one before's, or d->nobjects. */
+static uint32_t build_dir(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
 {
     uint32_t ns = d->nsegs;
     uint32_t *head = hk_xmalloc(((size_t)3 * ns + 1) * sizeof *head), *base = head, *min = head + ns + 1,
@@ -752,11 +760,19 @@ void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
     t->shift = t->min + ns;
     t->bucket = t->shift + ns;
     for (uint32_t s = 0; s < ns; s++) {
-        dir_job j = {t, d, s, d->segs[s].start, s + 1 < ns ? d->segs[s + 1].start : d->nobjects, 1};
+        dir_job j = {t, d, s, d->segs[s].start, s + 1 < ns ? d->segs[s + 1].start : d->nobjects, 1, {0}};
         /* a large segment on the threads: each part fills the buckets its objects begin */
         if (j.b - j.a >= (1u << 16)) j.parts = hk_jobs();
         hk_parallel(j.parts, fill_buckets, &j);
+        for (int k = 0; k < j.parts; k++)
+            if (j.dup[k] != UINT32_MAX) return j.dup[k];
     }
+    return d->nobjects;
+}
+
+void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
+{
+    build_dir(t, d, per_bucket);
 }
 
 void hk_iddir_free(hk_iddir *t)
@@ -770,39 +786,27 @@ uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
     return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
 }
 
-typedef struct dup_job {
-    const hk_objtab *t;
-    const hk_dump *d;
-    int parts;
-    size_t first[64]; /* per part: its first duplicate, or n */
-} dup_job;
-
-static void find_duplicate(void *ctx, int k)
-{
-    dup_job *j = ctx;
-    uint32_t lo, hi;
-    hk_part_range((uint32_t)j->t->n, k, j->parts, &lo, &hi);
-    j->first[k] = j->t->n;
-    if (lo < 1) lo = 1;
-    uint32_t s = lo < hi ? hk_seg_of(j->d, lo) : 0;
-    for (size_t i = lo; i < hi; i++) {
-        while (s + 1 < j->d->nsegs && j->d->segs[s + 1].start <= i) s++;
-        if (j->d->segs[s].start != i && j->t->id_lo[i] == j->t->id_lo[i - 1]) {
-            j->first[k] = i;
-            return;
-        }
-    }
-}
-
-/* The first sorted position whose id equals the one before (n when none does), looked for in
- * parts on the threads. */
+/* The first sorted position whose id equals the one before (n when none does): for tables too
+ * small for a directory, which finds them as it is built. */
 static size_t first_duplicate(const hk_objtab *t, const hk_dump *d)
 {
-    dup_job j = {t, d, t->n >= (1u << 16) ? hk_jobs() : 1, {0}};
-    hk_parallel(j.parts, find_duplicate, &j);
-    for (int k = 0; k < j.parts; k++)
-        if (j.first[k] < t->n) return j.first[k];
+    uint32_t s = 0;
+    for (size_t i = 1; i < t->n; i++) {
+        while (s + 1 < d->nsegs && d->segs[s + 1].start <= i) s++;
+        if (d->segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) return i;
+    }
     return t->n;
+}
+
+static int duplicate_error(const hk_dump *d, const uint32_t *id_lo, const uint32_t *off_lo, const uint8_t *off_hi,
+                           size_t i, char *err, size_t errlen)
+{
+    uint32_t s = hk_seg_of(d, (uint32_t)i);
+    snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
+             (unsigned long long)offset_at(off_lo, off_hi, i),
+             (unsigned long long)((uint64_t)d->segs[s].hi << 32 | id_lo[i]),
+             (unsigned long long)offset_at(off_lo, off_hi, i - 1));
+    return -1;
 }
 
 int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
@@ -838,15 +842,8 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
                  (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
         return -1;
     }
-    size_t i = first_duplicate(t, d);
-    if (i < n) {
-        uint32_t s = hk_seg_of(d, (uint32_t)i);
-        snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
-                 (unsigned long long)offset_at(t->off_lo, t->off_hi, i),
-                 (unsigned long long)((uint64_t)d->segs[s].hi << 32 | t->id_lo[i]),
-                 (unsigned long long)offset_at(t->off_lo, t->off_hi, i - 1));
-        return -1;
-    }
+    size_t i = n < 1024 ? first_duplicate(t, d) : n;
+    if (i < n) return duplicate_error(d, t->id_lo, t->off_lo, t->off_hi, i, err, errlen);
     d->id_lo = hk_xrealloc(t->id_lo, (n ? n : 1) * sizeof *d->id_lo);
     d->off_lo = hk_xrealloc(t->off_lo, (n ? n : 1) * sizeof *d->off_lo);
     d->off_hi = hk_xrealloc(t->off_hi, n ? n : 1);
@@ -856,6 +853,10 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     t->off_hi = NULL;
     hk_objtab_free(t);
     /* about 8 objects a bucket: half a byte per object buys lookups of ~3 probes, not ~22 */
-    if (n >= 1024) hk_iddir_build(&d->dir, d, 8);
+    i = n >= 1024 ? build_dir(&d->dir, d, 8) : n;
+    if (i < n) {
+        hk_iddir_free(&d->dir);
+        return duplicate_error(d, d->id_lo, d->off_lo, d->off_hi, i, err, errlen);
+    }
     return 0;
 }
