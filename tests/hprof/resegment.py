@@ -3,6 +3,8 @@
   one       every HEAP_DUMP_SEGMENT body in a single segment (then HEAP_DUMP_END)
   dump      the same as a single HEAP_DUMP record (no HEAP_DUMP_END)
   small:N   segments of about N bytes, cut at sub-record starts
+  ff:N      one segment with a byte[] of N bytes 0xff added amid the sub-records: its bytes look
+            like a chain of ROOT_UNKNOWN sub-records to a reader guessing where one starts
 Usage: resegment.py LAYOUT IN OUT
        resegment.py at:F IN   prints the file offset of the first sub-record at or past fraction F
                               of the heap records' bytes (for corrupting one)"""
@@ -93,6 +95,13 @@ def main():
             (after if heap else before).append(rec)
         off += 9 + ln
     out = [b[:h + 12]] + before
+    if layout.startswith('ff:'):
+        n, p = int(layout[3:]), 0
+        while p < len(heap) // 2:
+            p += sub_size(heap, p, idsz)
+        arr = struct.pack('>B', 0x23) + (0x7ffffff0).to_bytes(idsz, 'big') + struct.pack('>IIB', 0, n, 8)
+        heap = heap[:p] + arr + b'\xff' * n + heap[p:]
+        layout = 'one'
     if layout == 'one':
         out += [record(0x1c, bytes(heap)), record(0x2c, b'')]
     elif layout == 'dump':
