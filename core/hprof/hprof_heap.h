@@ -52,7 +52,6 @@ typedef struct hk_heap_walk {
     hk_progress_fn progress;
     void *pctx;
     atomic_uint_fast64_t done;
-    atomic_int reporting;
 } hk_heap_walk;
 
 typedef struct hk_part {

@@ -159,6 +159,7 @@ static int walk_heap(pass *p)
     w.nparts = heap_parts(p);
     w.progress = p->progress;
     w.pctx = p->pctx;
+    atomic_init(&w.done, 0);
     w.cuts = hk_xmalloc(((size_t)w.nparts + 1) * sizeof *w.cuts);
     w.parts = hk_xmalloc((size_t)w.nparts * sizeof *w.parts);
     hk_heap_cut(&w);
