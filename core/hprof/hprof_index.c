@@ -82,6 +82,9 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
         d->heap_ids[h] = heap_id;
         uint32_t len;
         const char *name = hk_string_by_id(d, name_sid, &len);
+        /* heaps are named when the parts are joined, after every record is read: a name written
+         * after its heap's record is one a single walk would not have seen yet */
+        if (name && (uint64_t)((const uint8_t *)name - d->data) > off) name = NULL;
         char tmp[32];
         if (!name) {
             snprintf(tmp, sizeof tmp, "heap-0x%x", heap_id);
