@@ -53,10 +53,11 @@ static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
         if (k < end) {
             uint32_t t = out[k];
             if (end - os[x] > RESCAN_MAX) {
-                s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
+                if (s->nresume == s->resume_cap)
+                    s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
                 s->resume[s->nresume++] = k + 1;
             }
-            s->path = hk_grow(s->path, &s->path_cap, s->npath + 1, sizeof *s->path);
+            if (s->npath == s->path_cap) s->path = hk_grow(s->path, &s->path_cap, s->npath + 1, sizeof *s->path);
             s->path[s->npath++] = x;
             s->num[t] = s->next++;
             x = t;
@@ -383,14 +384,17 @@ static void accumulate(hk_graph *g, const dom_work *s)
                 g->flags[i] |= HKG_F_RNATIVE;
             }
     g->total_native = 0;
+    const int natives = g->native != NULL; /* else no object is marked HKG_F_RNATIVE */
     for (uint32_t w = s->m - 1; w >= 1; w--) {
         if (w > 16) {
             __builtin_prefetch(&oid[vert[w - 16]]);
             __builtin_prefetch(&ret[vert[w - 16]], 1);
+            uint32_t o = oid[vert[w - 8]]; /* its line was asked for 8 nodes ago */
+            __builtin_prefetch(&ret[o == HK_NONE ? n : o], 1);
         }
         uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
         ret[p] += ret[v];
-        if (g->flags[v] & HKG_F_RNATIVE) retained_native(g, v, p);
+        if (natives && (g->flags[v] & HKG_F_RNATIVE)) retained_native(g, v, p);
     }
     g->total_bytes = ret[n];
 }
