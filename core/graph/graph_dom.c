@@ -18,14 +18,13 @@
 typedef struct dom_work {
     uint32_t n, m, live_end; /* objects, nodes (with the virtual root), end of the live heap */
     uint32_t *num;           /* object -> preorder number (n + 1 entries) */
-    uint32_t *pobj;          /* object -> DFS parent object (n: the virtual root) */
     uint32_t *parent;        /* preorder -> DFS parent (in num's place); then idom by object */
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
-    struct later_list *later_parts; /* referrers after their node in preorder, per part ... */
-    uint32_t *later;                /* ... and joined */
-    size_t nlater;
+    struct later_list *later_parts; /* referrers after their node in preorder, per part */
+    uint32_t *path;                 /* the search's way back: the objects above the current one */
+    size_t npath, path_cap;
     uint32_t *resume; /* where to go on in the search's nodes with many edges */
     size_t nresume, resume_cap;
     uint32_t next; /* next preorder number */
@@ -38,10 +37,11 @@ typedef struct dom_job {
     dom_work *w;
 } dom_job;
 
-/* Depth-first from start (already numbered), over strong edges, without a stack: the way
- * back is the parent, and the place to go on in the parent's edges is found again by looking
- * for the child (its first occurrence: an earlier one would have been taken) unless the
- * parent has many edges, whose places are kept.  A chain millions deep costs no memory. */
+/* Depth-first from start (already numbered), over strong edges.  The way back is a stack of
+ * the objects above the current one (4 bytes per level of depth, not per object: the parents
+ * are found again from the referrers, see semi_seed_part), and the place to go on in the
+ * parent's edges is found again by looking for the child (its first occurrence: an earlier
+ * one would have been taken) unless the parent has many edges, whose places are kept. */
 enum { RESCAN_MAX = 16 };
 static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
 {
@@ -53,18 +53,20 @@ static void dfs_from(const hk_graph *g, dom_work *s, uint32_t start)
         if (k < end) {
             uint32_t t = out[k];
             if (end - os[x] > RESCAN_MAX) {
-                s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
+                if (s->nresume == s->resume_cap)
+                    s->resume = hk_grow(s->resume, &s->resume_cap, s->nresume + 1, sizeof *s->resume);
                 s->resume[s->nresume++] = k + 1;
             }
+            if (s->npath == s->path_cap) s->path = hk_grow(s->path, &s->path_cap, s->npath + 1, sizeof *s->path);
+            s->path[s->npath++] = x;
             s->num[t] = s->next++;
-            s->pobj[t] = x;
             x = t;
             k = os[t];
             continue;
         }
         if (x == start) return;
         uint32_t t = x;
-        x = s->pobj[t];
+        x = s->path[--s->npath];
         if (os[x + 1] - os[x] > RESCAN_MAX) {
             k = s->resume[--s->nresume];
             continue;
@@ -81,7 +83,6 @@ static void attach(hk_graph *g, dom_work *s, uint32_t obj, int live)
 {
     if (!live) g->flags[obj] |= HKG_F_VROOT;
     s->num[obj] = s->next++;
-    s->pobj[obj] = s->n;
     dfs_from(g, s, obj);
 }
 
@@ -91,13 +92,15 @@ void hkg_search_live(hk_graph *g)
     s->n = g->n;
     s->m = g->n + 1;
     s->num = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->num);
-    s->pobj = hk_xrealloc(NULL, ((size_t)s->n + 1) * sizeof *s->pobj);
     memset(s->num, 0xff, (size_t)s->m * sizeof *s->num);
     s->num[s->n] = 0;
     s->next = 1;
     for (uint32_t k = 0; k < g->nroots; k++)
         if (s->num[g->roots[k]] == NONE) attach(g, s, g->roots[k], 1);
     s->live_end = s->next;
+    free(s->path); /* grown again for what no root reaches, after the referrers are gone */
+    s->path = NULL;
+    s->path_cap = 0;
     g->search = s;
 }
 
@@ -111,7 +114,7 @@ void hkg_search_free(hk_graph *g)
 {
     if (!g->search) return;
     free(g->search->num);
-    free(g->search->pobj);
+    free(g->search->path);
     free(g->search->resume);
     free(g->search);
     g->search = NULL;
@@ -131,7 +134,8 @@ static void dom_number(hk_graph *g, dom_work *s)
         if (s->num[i] == NONE) attach(g, s, i, 0);
     for (uint32_t i = 0; i < g->nroots; i++) g->flags[g->roots[i]] |= HKG_F_VROOT;
     free(s->resume);
-    s->resume = NULL;
+    free(s->path);
+    s->resume = s->path = NULL;
     hkg_drop_out(g);
 }
 
@@ -151,8 +155,8 @@ static void map_referrers(hk_graph *g, const uint32_t *map, uint32_t lo, uint32_
     }
 }
 
-/* Parts 0..DOM_PARTS-1: vert from num; the next ones: referrers into preorder numbers; the
- * last ones: parents into preorder numbers, in place (all read num, each writes its own). */
+/* Parts 0..DOM_PARTS-1: vert from num; the next ones: referrers into preorder numbers (all
+ * read num, each writes its own). */
 static void to_preorder_part(void *ctx, int k)
 {
     dom_job *j = ctx;
@@ -164,35 +168,26 @@ static void to_preorder_part(void *ctx, int k)
         return;
     }
     if (hi > s->n) hi = s->n;
-    if (k < 2 * DOM_PARTS) map_referrers(j->g, s->num, lo, hi);
-    else
-        for (uint32_t i = lo; i < hi; i++) s->pobj[i] = s->num[s->pobj[i]];
+    map_referrers(j->g, s->num, lo, hi);
 }
 
-/* The parents by preorder number, over num (not needed any more). */
-static void parents_part(void *ctx, int k)
-{
-    dom_work *s = ((dom_job *)ctx)->w;
-    uint32_t lo, hi;
-    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
-    for (uint32_t w = lo ? lo : 1; w < hi; w++) s->parent[w] = s->pobj[s->vert[w]];
-}
-
+/* num is not needed after this: it becomes the parents' array (filled with the seeds). */
 static void dom_to_preorder(hk_graph *g, dom_work *s)
 {
     s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
     dom_job j = {NULL, g, s};
-    hk_parallel(3 * DOM_PARTS, to_preorder_part, &j);
+    hk_parallel(2 * DOM_PARTS, to_preorder_part, &j);
     s->parent = s->num;
     s->num = NULL;
     s->parent[0] = NONE;
-    hk_parallel(DOM_PARTS, parents_part, &j);
-    free(s->pobj);
-    s->pobj = NULL;
 }
 
 /* What each node's semidominator needs of no other node: the smallest referrer before it
  * in preorder (0 for a child of the virtual root), and a mark when a referrer comes after it.
+ * Its parent in the search, too: the referrer with the largest preorder number below its own
+ * (0: none, a tree of the virtual root).  A referrer numbered between the parent and the node
+ * would be the parent's descendant, finished before the node was reached: it would have
+ * reached the node first.
  * Those later referrers go through eval, in reverse preorder: each part lists them for its
  * nodes in preorder, a node's referrers and then their count, so that the pass reads the
  * joined lists backwards and the referrer index can go first.  Garbage that points into the
@@ -209,85 +204,102 @@ static void semi_seed_part(void *ctx, int k)
     later_list *l = &s->later_parts[k];
     uint32_t lo, hi;
     hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
-    for (uint32_t w = lo; w < hi; w++) {
-        uint32_t v = s->vert[w], sw = w, nlater = 0, nin;
-        if (w == 0 || (g->flags[v] & HKG_F_VROOT)) {
-            s->semi[w] = 0;
-            continue;
-        }
+    for (uint32_t w = lo ? lo : 1; w < hi; w++) {
+        uint32_t v = s->vert[w], sw = w, pw = 0, nlater = 0, nin;
         const uint32_t *in = hkg_in(g, v, &nin);
+        int vroot = (g->flags[v] & HKG_F_VROOT) != 0;
         for (uint32_t e = 0; e < nin; e++) {
             uint32_t u = in[e];
-            if ((w < s->live_end && u >= s->live_end) || u == w) continue;
             if (u < w) {
                 sw = u < sw ? u : sw;
+                pw = u > pw ? u : pw;
                 continue;
             }
+            if (vroot || (w < s->live_end && u >= s->live_end) || u == w) continue;
             l->v = hk_grow(l->v, &l->cap, l->n + 2, sizeof *l->v);
             l->v[l->n++] = u;
             nlater++;
         }
         if (nlater) l->v[l->n++] = nlater;
-        s->semi[w] = sw | (nlater ? LATER : 0);
+        s->semi[w] = vroot ? 0 : sw | (nlater ? LATER : 0);
+        s->parent[w] = pw;
     }
 }
 
-/* The parts' later referrers, joined in part order. */
-static void join_later(dom_work *s)
+/* A part's later referrers, once read: lists grown on the threads stay in their malloc
+ * arenas when freed, so their pages are given back first. */
+static void later_drop(later_list *l)
 {
-    size_t total = 0;
-    for (int k = 0; k < DOM_PARTS; k++) total += s->later_parts[k].n;
-    s->later = hk_xrealloc(NULL, (total ? total : 1) * sizeof *s->later);
-    s->nlater = 0;
-    for (int k = 0; k < DOM_PARTS; k++) {
-        later_list *l = &s->later_parts[k];
-        if (l->n) memcpy(s->later + s->nlater, l->v, l->n * sizeof *l->v);
-        s->nlater += l->n;
-        free(l->v);
-    }
-    free(s->later_parts);
-    s->later_parts = NULL;
+    if (l->v) hk_release(l->v, 0, l->n * sizeof *l->v);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
 }
 
-static void forest_init_part(void *ctx, int k)
-{
-    dom_work *s = ((dom_job *)ctx)->w;
-    uint32_t lo, hi;
-    hk_part_range(s->m, k, DOM_PARTS, &lo, &hi);
-    for (uint32_t w = lo; w < hi; w++) {
-        s->label[w] = w;
-        s->anc[w] = NONE;
-    }
-}
-
-/* eval(u): the smallest semidominator on u's path in the forest, compressing the path.  The
- * path is walked up with its links reversed and down again, so no stack is needed. */
-static uint32_t eval(dom_work *s, uint32_t u)
+/* eval(u) while node w is processed: the smallest semidominator on u's path in the forest of
+ * the processed nodes (those above w: u is one), compressing the path.  The path is walked up
+ * with its links reversed and down again, so no stack is needed.  A node's anc and label are
+ * written when it is processed, and only processed nodes' are read. */
+static uint32_t eval(dom_work *s, uint32_t u, uint32_t w)
 {
     uint32_t *anc = s->anc, *label = s->label;
     const uint32_t *semi = s->semi;
-    if (anc[u] != NONE) {
-        uint32_t below = NONE, x = u;
-        while (anc[anc[x]] != NONE) {
-            uint32_t up = anc[x];
-            anc[x] = below;
-            below = x;
-            x = up;
-        }
-        while (below != NONE) {
-            uint32_t next = anc[below];
-            if (semi[label[x]] < semi[label[below]]) label[below] = label[x];
-            anc[below] = anc[x];
-            x = below;
-            below = next;
-        }
+    uint32_t below = NONE, x = u;
+    while (anc[x] > w) {
+        uint32_t up = anc[x];
+        anc[x] = below;
+        below = x;
+        x = up;
+    }
+    while (below != NONE) {
+        uint32_t next = anc[below];
+        if (semi[label[x]] < semi[label[below]]) label[below] = label[x];
+        anc[below] = anc[x];
+        x = below;
+        below = next;
     }
     return semi[label[u]];
 }
 
+/* The reverse preorder loop: each node's semidominator from its seed and, for its later
+ * referrers, eval in the forest of the nodes after it.  The later referrers are read
+ * backwards, part after part, each part given back once read. */
+static void semi_loop(dom_work *s)
+{
+    int kp = DOM_PARTS - 1;
+    uint32_t plo, phi;
+    hk_part_range(s->m, kp, DOM_PARTS, &plo, &phi);
+    size_t cur = s->later_parts[kp].n;
+    for (uint32_t w = s->m - 1; w >= 1; w--) {
+        uint32_t sw = s->semi[w];
+        if (sw & LATER) {
+            while (w < plo) {
+                later_drop(&s->later_parts[kp--]);
+                hk_part_range(s->m, kp, DOM_PARTS, &plo, &phi);
+                cur = s->later_parts[kp].n;
+            }
+            const uint32_t *later = s->later_parts[kp].v;
+            uint32_t cnt = later[--cur];
+            sw &= ~LATER;
+            cur -= cnt;
+            for (uint32_t e = 0; e < cnt && sw; e++) {
+                uint32_t su = eval(s, later[cur + e], w);
+                if (su < sw) sw = su;
+            }
+        }
+        s->semi[w] = sw;
+        s->label[w] = w;
+        s->anc[w] = s->parent[w];
+    }
+    for (int k = 0; k < DOM_PARTS; k++) later_drop(&s->later_parts[k]);
+    free(s->later_parts);
+    s->later_parts = NULL;
+}
+
 /* Semidominators in reverse preorder.  Unless the caller asked for referrers, their index
  * goes once the seeds are taken (rebuilt if asked for later): the pass then holds vert,
- * parent, semi, label and anc. */
+ * parent and semi, while label and anc are touched from the top down as the later referrers
+ * are given back from the top down. */
 static void dom_semi(hk_graph *g, dom_work *s)
 {
     const uint32_t m = s->m;
@@ -295,29 +307,12 @@ static void dom_semi(hk_graph *g, dom_work *s)
     s->later_parts = hk_xcalloc(DOM_PARTS, sizeof *s->later_parts);
     dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
-    join_later(s);
-    hkg_trim();
+    s->semi[0] = 0;
+    hkg_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
-    s->label = hk_xrealloc(NULL, (size_t)m * sizeof *s->label);
-    s->anc = hk_xrealloc(NULL, (size_t)m * sizeof *s->anc);
-    hk_parallel(DOM_PARTS, forest_init_part, &j);
-    size_t cur = s->nlater;
-    for (uint32_t w = m - 1; w >= 1; w--) {
-        uint32_t sw = s->semi[w];
-        if (sw & LATER) {
-            uint32_t cnt = s->later[--cur];
-            sw &= ~LATER;
-            cur -= cnt;
-            for (uint32_t e = 0; e < cnt && sw; e++) {
-                uint32_t su = eval(s, s->later[cur + e]);
-                if (su < sw) sw = su;
-            }
-        }
-        s->semi[w] = sw;
-        s->anc[w] = s->parent[w];
-    }
-    free(s->later);
-    s->later = NULL;
+    s->label = hk_xmalloc((size_t)m * sizeof *s->label);
+    s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
+    semi_loop(s);
     free(s->label);
     s->label = NULL;
 }
@@ -389,14 +384,17 @@ static void accumulate(hk_graph *g, const dom_work *s)
                 g->flags[i] |= HKG_F_RNATIVE;
             }
     g->total_native = 0;
+    const int natives = g->native != NULL; /* else no object is marked HKG_F_RNATIVE */
     for (uint32_t w = s->m - 1; w >= 1; w--) {
         if (w > 16) {
             __builtin_prefetch(&oid[vert[w - 16]]);
             __builtin_prefetch(&ret[vert[w - 16]], 1);
+            uint32_t o = oid[vert[w - 8]]; /* its line was asked for 8 nodes ago */
+            __builtin_prefetch(&ret[o == HK_NONE ? n : o], 1);
         }
         uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
         ret[p] += ret[v];
-        if (g->flags[v] & HKG_F_RNATIVE) retained_native(g, v, p);
+        if (natives && (g->flags[v] & HKG_F_RNATIVE)) retained_native(g, v, p);
     }
     g->total_bytes = ret[n];
 }
@@ -414,12 +412,12 @@ static void finish_part(void *ctx, int k)
     if (j->g->in1) map_referrers(j->g, j->w->vert, lo, hi);
 }
 
-/* Memory, in 4-byte words per object on top of the index and flags: the search holds num and
- * the parent objects beside the edges and the referrers (the edges go after it); the
- * referrers and parents are rewritten into preorder numbers, and num becomes the parents; the
- * semidominator pass holds vert, parent, semi, label and anc, and the referrers only while
- * its seeds are taken (unless kept); the retained sizes (two words) come after label, anc and
- * semi are gone. */
+/* Memory, in 4-byte words per object on top of the index and flags: the search holds num (and
+ * a word per level of depth) beside the edges and the referrers (the edges go after it); the
+ * referrers are rewritten into preorder numbers and num becomes the parents, found with the
+ * seeds; the semidominator pass holds vert, parent and semi, the referrers only while its
+ * seeds are taken (unless kept), and label and anc grow as the later referrers shrink; the
+ * retained sizes (two words) come after label, anc and semi are gone. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;

@@ -91,6 +91,16 @@ static inline void hkg_trim(void)
 #endif
 }
 
+/* glibc raises its mmap and trim thresholds as large blocks are freed, up to tens of megabytes:
+ * the lists the graph grows on threads then stay in the threads' arenas, resident, after they
+ * are freed.  Fixed thresholds give blocks of a few hundred kilobytes and more back when freed. */
+static inline void hkg_malloc_lean(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
+}
+
 /* Reachability strength of object i (0 until computed). */
 static inline int hkg_reach(const hk_graph *g, uint32_t i)
 {

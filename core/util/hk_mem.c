@@ -1,8 +1,11 @@
 #include "util/hk_mem.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void hk_oom(void)
 {
@@ -53,4 +56,17 @@ void *hk_grow(void *p, size_t *cap, size_t need, size_t elem)
     p = hk_xrealloc(p, c * elem);
     *cap = c;
     return p;
+}
+
+void hk_release(void *p, size_t from, size_t to)
+{
+#ifdef MADV_DONTNEED
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1), b = ((uintptr_t)p + to) & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+    (void)p;
+    (void)from;
+    (void)to;
+#endif
 }
