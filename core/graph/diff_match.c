@@ -611,6 +611,12 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     free(tmp);
     free(level_bits);
     df->nmatched = m.qlen;
+    for (int s = 0; s < 2; s++)
+        if (hkd_entries_by_referrers(df, s) && hk_graph_plan(ds[s], HK_GRAPH_REFERRERS, NULL, err, errlen)) {
+            hk_diff_free(df);
+            df = NULL;
+            break;
+        }
     for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
     free(m.fp);
     free(m.idx[0]);
