@@ -163,25 +163,17 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
-/* Ahead of the walk over DUMP: a counterpart's edge list (object arrays) and the records of
- * both arrays (primitive arrays' lengths), each once the index entries it needs are in. */
+/* Ahead of the walk over DUMP: a counterpart's edge list (object arrays) or retained size
+ * (primitive arrays), each once the index entries it needs are in. */
 static void prefetch_pair(const hk_diff *df, uint32_t v)
 {
     const hk_dump *da = df->s[0].d, *db = df->s[1].d;
     const hkd_obj *o = df->s[1].o;
-    if (v + 32 < db->nobjects && o[v + 32].match != HK_NONE) {
-        uint32_t pu = o[v + 32].match;
-        __builtin_prefetch(&da->off_lo[pu]);
-        __builtin_prefetch(&da->off_hi[pu]);
-    }
     if (v + 16 < db->nobjects && o[v + 16].match != HK_NONE) {
         uint32_t pu = o[v + 16].match;
         int k = hkd_kind(&df->s[1], v + 16);
         if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&((const hk_graph *)da->graph)->out_start[pu]);
-        if (k == HK_KIND_PRIM_ARRAY) {
-            __builtin_prefetch(da->data + hk_obj_offset(da, pu));
-            __builtin_prefetch(db->data + hk_obj_offset(db, v + 16));
-        }
+        if (k == HK_KIND_PRIM_ARRAY) __builtin_prefetch(&((const hk_graph *)da->graph)->retained[pu]);
     }
 }
 
@@ -229,8 +221,9 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
                 el = hk_graph_out(db, v, &eb);
                 c0 = ea;
                 c1 = eb;
-            } else if (hk_obj_shallow_size(db, v) <= hk_obj_shallow_size(da, u)) continue;
-            else {
+            } else if (hk_graph_retained(db, v) <= hk_graph_retained(da, u)) {
+                continue; /* a primitive array dominates nothing: its retained size is its own */
+            } else {
                 c0 = hk_array_length(da, u);
                 c1 = hk_array_length(db, v);
             }

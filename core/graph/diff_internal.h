@@ -86,6 +86,10 @@ void hkd_tally(hk_diff *df, int side);
 /* Fills hkd_obj.via and .entry of unmatched objects and the entries (once per side; their
  * tallies are hkd_tally's). */
 void hkd_find_entries(hk_diff *df, int side);
+/* 1 when hkd_find_entries takes the entries from the referrers of the unmatched objects (most
+ * of the side matched): the matcher then asks the graph to keep the referrers it builds for
+ * the dominators, not to build them a second time. */
+int hkd_entries_by_referrers(const hk_diff *df, int side);
 void hkd_trie_free(struct hkd_trie *t);
 /* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
  * as long as the list. */

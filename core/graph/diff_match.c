@@ -354,22 +354,26 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
 }
 
 /* An object array's elements as object indices (HK_NONE for null), from the graph's edge list
- * when it lines up (no element points outside the dump), else looked up one by one. */
-static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t len)
+ * when it lines up (no element points outside the dump), else looked up one by one.  *len
+ * gets the array's length. */
+static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
 {
     hk_dump *d = m->df->s[s].d;
-    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)len + 1, sizeof *m->idx[s]);
+    const uint8_t *r = d->data + hk_obj_offset(d, arr), *el = hk_rec_obj_array_elems(d, r);
+    const uint32_t n = *r == HPROF_OBJ_ARRAY_DUMP ? hk_rec_array_length(d, r) : 0, idsz = d->id_size;
+    *len = n;
+    m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)n + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
     const uint32_t *out = hk_graph_out(d, arr, &nout);
-    for (uint32_t k = 0; k < len; k++) {
-        hk_id id = hk_obj_array_at(d, arr, k);
+    for (uint32_t k = 0; k < n; k++) {
+        hk_id id = hk_be_id(d, el + (uint64_t)k * idsz);
         idx[k] = HK_NONE;
         if (!id) continue;
         nonnull++;
         if (j < nout) idx[k] = out[j++];
     }
     if (nonnull != nout)
-        for (uint32_t k = 0; k < len; k++) idx[k] = hkg_find(d, d->graph, hk_obj_array_at(d, arr, k));
+        for (uint32_t k = 0; k < n; k++) idx[k] = hkg_find(d, d->graph, hk_be_id(d, el + (uint64_t)k * idsz));
     return idx;
 }
 
@@ -387,9 +391,10 @@ static void expand_array(matcher *m, uint32_t u, uint32_t v)
                 (df->s[0].o[xa[k]].match == HK_NONE || df->s[1].o[xb[k]].match == HK_NONE))
                 missed = 1;
     } else {
-        uint32_t na = hk_array_length(da, u), nb = hk_array_length(db, v), n = na < nb ? na : nb;
-        xa = elements(m, 0, u, na);
-        xb = elements(m, 1, v, nb);
+        uint32_t na, nb;
+        xa = elements(m, 0, u, &na);
+        xb = elements(m, 1, v, &nb);
+        uint32_t n = na < nb ? na : nb;
         missed = 1;
         for (uint32_t k = 0; k < n; k++)
             if (xa[k] != HK_NONE && xb[k] != HK_NONE) try_pair(m, xa[k], xb[k], u, v);
@@ -479,17 +484,45 @@ static uint32_t cached_class(hk_dump *d, class_cache *cc, hk_id cid)
     return cc->idx[h];
 }
 
+/* Per class, for the first pass: where its reference slots end in an instance's data (0: not
+ * known yet), so that a record long enough is read without a bound check per slot. */
+typedef struct slot_ends {
+    uint32_t *end;
+} slot_ends;
+
 /* Bit k set when strong reference slot k of an instance record is non-null (classes of up
- * to 32 slots). */
-static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c)
+ * to 32 slots).  A slot is null when all its bytes are: no byte order to undo. */
+static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c, slot_ends *se)
 {
     const hk_graph *g = d->graph;
-    if (c == HK_NONE || g->cls[c].count > 32) return 0;
+    if (c == HK_NONE) return 0;
+    const hkg_class_refs *cr = &g->cls[c];
+    if (!cr->count || cr->count > 32) return 0;
     uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
-    const uint32_t *offs = g->ref_offs + g->cls[c].start;
-    for (uint32_t k = 0; k < g->cls[c].count; k++)
-        if (offs[k] + d->id_size <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
+    const uint32_t *offs = g->ref_offs + cr->start, n = cr->count, idsz = d->id_size;
+    if (!se->end[c]) {
+        uint32_t e = 0;
+        for (uint32_t k = 0; k < n; k++) e = offs[k] + idsz > e ? offs[k] + idsz : e;
+        se->end[c] = e;
+    }
+    if (se->end[c] > len) { /* a short record: its missing slots are null */
+        for (uint32_t k = 0; k < n; k++)
+            if (offs[k] + idsz <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
+        return bits;
+    }
+    if (idsz == 4)
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t x;
+            memcpy(&x, p + offs[k], 4);
+            bits |= (uint32_t)(x != 0) << k;
+        }
+    else
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t x;
+            memcpy(&x, p + offs[k], 8);
+            bits |= (uint32_t)(x != 0) << k;
+        }
     return bits;
 }
 
@@ -498,8 +531,16 @@ static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c)
 static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
 {
     class_cache *cc = hk_xcalloc(1, sizeof *cc);
+    slot_ends se = {hk_xcalloc((size_t)d->nclasses + 1, sizeof *se.end)};
     const uint32_t idsz = d->id_size;
     for (uint32_t i = 0; i < d->nobjects; i++) {
+        /* records a few objects ahead: arrays put each on a page of its own, beyond what
+         * the hardware's stride prefetch follows */
+        if (i + 16 < d->nobjects) {
+            const uint8_t *ahead = d->data + hk_obj_offset(d, i + 16);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
+        }
         const uint8_t *r = d->data + hk_obj_offset(d, i);
         uint32_t c = HK_NONE, bits = 0;
         int kind, t;
@@ -508,7 +549,7 @@ static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
         case HPROF_INSTANCE_DUMP:
             kind = HK_KIND_INSTANCE;
             c = cached_class(d, cc, hk_rec_instance_class(d, r));
-            bits = null_slots(d, r, c);
+            bits = null_slots(d, r, c, &se);
             break;
         case HPROF_OBJ_ARRAY_DUMP:
             kind = HK_KIND_OBJ_ARRAY;
@@ -525,6 +566,7 @@ static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
         hkd_set_info(sd, i, kind, c);
         if (c < d->nclasses) per_class[c + 2]++;
     }
+    free(se.end);
     free(cc);
 }
 
@@ -611,6 +653,12 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     free(tmp);
     free(level_bits);
     df->nmatched = m.qlen;
+    for (int s = 0; s < 2; s++)
+        if (hkd_entries_by_referrers(df, s) && hk_graph_plan(ds[s], HK_GRAPH_REFERRERS, NULL, err, errlen)) {
+            hk_diff_free(df);
+            df = NULL;
+            break;
+        }
     for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
     free(m.fp);
     free(m.idx[0]);

@@ -11,15 +11,22 @@
 /* Paths show at most this many steps: the first 4 and the last ones. */
 #define MAX_STEPS 12
 
+int hkd_entries_by_referrers(const hk_diff *df, int side)
+{
+    const hk_dump *d = df->s[side].d;
+    return d->nobjects - df->nmatched < d->nobjects / 2;
+}
+
 /* The first unmatched objects: those a matched object holds.  Found from the side with fewer
  * objects: the referrers of the unmatched ones (most of the heap matched), or the references
  * of the matched ones.  Queued in q; returns how many. */
-static uint32_t first_unmatched(hk_diff *df, hkd_side *sd, uint32_t *q)
+static uint32_t first_unmatched(hk_diff *df, int side, uint32_t *q)
 {
+    hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
     uint32_t qn = 0, n;
     char err[256];
-    if (d->nobjects - df->nmatched < d->nobjects / 2 && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+    if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = d->graph;
         for (uint32_t w = 0; w < d->nobjects; w++) {
             if (sd->o[w].match != HK_NONE) continue;
@@ -63,7 +70,7 @@ void hkd_find_entries(hk_diff *df, int side)
         df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
     }
     uint32_t *q = df->order;
-    uint32_t nent = first_unmatched(df, sd, q);
+    uint32_t nent = first_unmatched(df, side, q);
     /* the queue starts with the entries; each object carries its entry's number along
      * (hkd_tally then counts what is under each entry in object order) */
     const hk_graph *g = d->graph;

@@ -9,12 +9,15 @@
 #include <string.h>
 
 /* An object's shallow size as the graph counts it (hkg_shallow), with the class the matcher
- * read: an instance's record is not read, an object array's for its length only. */
-static uint64_t shallow(const hkd_side *s, uint32_t obj)
+ * read: an instance's record is not read, an object array's for its length only, and a
+ * primitive array's not once the dominators are known (ret: their retained sizes, or NULL),
+ * as it dominates nothing: its retained size is its own. */
+static uint64_t shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
 {
     const hk_dump *d = s->d;
     if (d->obj_sizes) return d->obj_sizes[obj];
     int kind = hkd_kind(s, obj);
+    if (kind == HK_KIND_PRIM_ARRAY && ret) return ret[obj];
     if (kind != HK_KIND_INSTANCE && kind != HK_KIND_OBJ_ARRAY) return hk_obj_record_size(d, obj);
     uint32_t c = hkd_cls(s, obj);
     uint64_t size = c < d->nclasses ? d->classes[c].instance_size : 0;
@@ -48,14 +51,15 @@ void hkd_tally(hk_diff *df, int side)
      * leave of it, and matched arrays' records need not be read */
     const hk_graph *g = d->graph;
     int total_known = g && (g->done & HK_GRAPH_DOM);
+    const uint64_t *ret = total_known ? g->retained : NULL;
     for (uint32_t i = 0; i < d->nobjects; i++) {
         hkd_obj *o = &sd->o[i];
         if (o->match != HK_NONE) {
-            if (!total_known) sd->same_bytes += shallow(sd, i);
+            if (!total_known) sd->same_bytes += shallow(sd, i, ret);
             o->pid = 0;
             continue;
         }
-        uint64_t sz = shallow(sd, i);
+        uint64_t sz = shallow(sd, i, ret);
         hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
         t->objects++;
         t->bytes += sz;

@@ -271,7 +271,7 @@ static void walk_part(void *ctx, int part)
     free(spos);
 }
 
-/* Cuts the virtual root's children (largest first) into runs of about equal retained bytes. */
+/* Cuts the virtual root's children into runs of about equal retained bytes. */
 static void cut_roots(walk_job *j, const uint32_t *kids, uint32_t nk)
 {
     uint64_t total = 0, acc = 0;
@@ -292,9 +292,11 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         snprintf(err, errlen, "graph: dominators not computed");
         return -1;
     }
-    const uint32_t *kids;
-    uint32_t nk;
-    if (hk_graph_dominated(d, HK_NONE, &kids, &nk, err, errlen)) return -1;
+    /* the virtual root's children in any order (the sums do not depend on it): not sorted
+     * here, a walk needs no order */
+    if (!g->kid_start) build_kids(g);
+    const uint32_t *kids = g->kids + g->kid_start[g->n];
+    uint32_t nk = g->kid_start[g->n + 1] - g->kid_start[g->n];
     walk_job j = {g, object_classes(d, g->n), d->nclasses ? d->nclasses : 1, {0}, {NULL}};
     cut_roots(&j, kids, nk);
     hk_parallel(WALK_PARTS, walk_part, &j);
