@@ -212,38 +212,57 @@ static uint32_t *object_classes(hk_dump *d, uint32_t n)
     return j.cls;
 }
 
-/* Per-class retained bytes over the subtrees of a run of the virtual root's children (cut by
- * their retained bytes), each run on a thread with counts of its own: integer sums, the same
- * in any order. */
-enum { WALK_PARTS = 16 };
+/* Per-class retained bytes, walked in tasks of about equal retained bytes: one object can hold
+ * most of the heap (a map's table, a list), so the cut goes below the virtual root. A short
+ * sequential top walk descends into the big nodes (more than a task's bytes), keeping the
+ * counts of the classes open on its path, and hands out runs of a big node's other children
+ * with the set of classes open there; the tasks run on the threads in parts with counts of
+ * their own. Integer sums: the same for any number of threads. */
+enum { WALK_PARTS = 16, WALK_TASKS = 64 };
+typedef struct walk_task {
+    uint32_t x, a, b;     /* the children kids[a..b) of node x, its big ones left out */
+    uint32_t snap, nsnap; /* the classes open on the path to x, in walk_job.snaps */
+    int part;
+} walk_task;
+typedef struct walk_stack {
+    uint32_t *node, *pos;
+    size_t cap_n, cap_p;
+} walk_stack;
 typedef struct walk_job {
     const hk_graph *g;
     const uint32_t *cls;
     uint32_t nc;
-    uint32_t cut[WALK_PARTS + 1]; /* positions in the virtual root's child list */
+    uint64_t big; /* a node retaining more is walked by the top walk */
+    walk_task *tasks;
+    uint32_t ntasks, nsnaps, *snaps;
+    size_t cap_t, cap_s;
+    uint64_t load[WALK_PARTS]; /* bytes handed to each part */
     uint64_t *per[WALK_PARTS];
 } walk_job;
 
-/* Depth-first over the dominator tree below the part's children of the virtual root: a node,
- * and the next child to visit (the bottom frame ends at the part's last child). */
-static void walk_part(void *ctx, int part)
+static void stack_push(walk_stack *s, size_t sp, uint32_t node, uint32_t pos)
 {
-    walk_job *j = ctx;
+    s->node = hk_grow(s->node, &s->cap_n, sp + 1, sizeof *s->node);
+    s->pos = hk_grow(s->pos, &s->cap_p, sp + 1, sizeof *s->pos);
+    s->node[sp] = node;
+    s->pos[sp] = pos;
+}
+
+/* Depth-first over the subtrees of x's children kids[a..b) that are not big: a node and the
+ * next child to visit (the bottom frame ends at b). `open` counts the instances of each
+ * class on the path and comes back as it came in. */
+static void walk_run(const walk_job *j, uint32_t x, uint32_t a, uint32_t b, uint32_t *open, uint64_t *per,
+                     walk_stack *s)
+{
     const hk_graph *g = j->g;
     const uint32_t *cls = j->cls;
-    uint64_t *per = j->per[part] = hk_xcalloc(j->nc, sizeof *per);
-    /* instances of each class open on the current dominator-tree path */
-    uint32_t *open = hk_xcalloc(j->nc, sizeof *open), *snode = NULL, *spos = NULL;
-    size_t sp = 0, cap_n = 0, cap_p = 0;
-    snode = hk_grow(snode, &cap_n, 1, sizeof *snode);
-    spos = hk_grow(spos, &cap_p, 1, sizeof *spos);
-    snode[sp] = g->n;
-    spos[sp++] = g->kid_start[g->n] + j->cut[part];
+    size_t sp = 0;
+    stack_push(s, sp++, x, a);
     while (sp) {
-        uint32_t x = snode[sp - 1], k = spos[sp - 1];
-        uint32_t end = sp == 1 ? g->kid_start[g->n] + j->cut[part + 1] : g->kid_start[x + 1];
+        uint32_t y = s->node[sp - 1], k = s->pos[sp - 1];
+        uint32_t end = sp == 1 ? b : g->kid_start[y + 1];
         if (k < end) {
-            spos[sp - 1] = k + 1;
+            s->pos[sp - 1] = k + 1;
             if (k + 8 < end) { /* most nodes are leaves: ask for a later sibling's data */
                 uint32_t w = g->kids[k + 8];
                 __builtin_prefetch(&cls[w]);
@@ -251,37 +270,101 @@ static void walk_part(void *ctx, int part)
                 __builtin_prefetch(&g->retained[w]);
             }
             uint32_t v = g->kids[k], c = cls[v];
+            if (sp == 1 && g->retained[v] > j->big) continue; /* the top walk's */
             if (c != HK_NONE) {
                 /* the set's retained size: only the topmost instances of a class count */
                 if (!open[c]) per[c] += g->retained[v];
                 open[c]++;
             }
-            snode = hk_grow(snode, &cap_n, sp + 1, sizeof *snode);
-            spos = hk_grow(spos, &cap_p, sp + 1, sizeof *spos);
-            snode[sp] = v;
-            spos[sp++] = g->kid_start[v];
+            stack_push(s, sp++, v, g->kid_start[v]);
             continue;
         }
-        sp--;
-        uint32_t c = cls[x];
-        if (c != HK_NONE) open[c]--;
+        if (--sp) {
+            uint32_t c = cls[y];
+            if (c != HK_NONE) open[c]--;
+        }
     }
-    free(open);
-    free(snode);
-    free(spos);
 }
 
-/* Cuts the virtual root's children into runs of about equal retained bytes. */
-static void cut_roots(walk_job *j, const uint32_t *kids, uint32_t nk)
+static void walk_part(void *ctx, int part)
 {
-    uint64_t total = 0, acc = 0;
-    for (uint32_t k = 0; k < nk; k++) total += j->g->retained[kids[k]];
-    int part = 1;
-    for (uint32_t k = 0; k < nk && part < WALK_PARTS; k++) {
-        acc += j->g->retained[kids[k]];
-        while (part < WALK_PARTS && acc >= total / WALK_PARTS * part) j->cut[part++] = k + 1;
+    walk_job *j = ctx;
+    uint64_t *per = j->per[part] = hk_xcalloc(j->nc, sizeof *per);
+    uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
+    walk_stack s = {0};
+    for (uint32_t t = 0; t < j->ntasks; t++) {
+        const walk_task *w = &j->tasks[t];
+        if (w->part != part) continue;
+        for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 1;
+        walk_run(j, w->x, w->a, w->b, open, per, &s);
+        for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 0;
     }
-    while (part <= WALK_PARTS) j->cut[part++] = nk;
+    free(open);
+    free(s.node);
+    free(s.pos);
+}
+
+/* Hands out x's children kids[a..b) with the classes open now, to the least loaded part. */
+static void add_task(walk_job *j, const uint32_t *open, uint32_t x, uint32_t a, uint32_t b, uint64_t bytes)
+{
+    j->tasks = hk_grow(j->tasks, &j->cap_t, (size_t)j->ntasks + 1, sizeof *j->tasks);
+    walk_task *t = &j->tasks[j->ntasks++];
+    int part = 0;
+    for (int p = 1; p < WALK_PARTS; p++)
+        if (j->load[p] < j->load[part]) part = p;
+    j->load[part] += bytes;
+    *t = (walk_task){x, a, b, j->nsnaps, 0, part};
+    for (uint32_t c = 0; c < j->nc; c++) {
+        if (!open[c]) continue;
+        j->snaps = hk_grow(j->snaps, &j->cap_s, (size_t)j->nsnaps + 1, sizeof *j->snaps);
+        j->snaps[j->nsnaps++] = c;
+        t->nsnap++;
+    }
+}
+
+/* The sequential top walk over the big nodes: a frame is a node, its next child and the run
+ * of its small children not yet handed out (from `from`, `acc` bytes). A run is handed out
+ * once it holds a task's bytes, so there are at most WALK_TASKS; each big node's last short
+ * run is walked here. */
+typedef struct top_frame {
+    uint32_t x, k, from;
+    uint64_t acc;
+} top_frame;
+static void top_walk(walk_job *j, uint64_t *per)
+{
+    const hk_graph *g = j->g;
+    uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
+    top_frame *f = NULL;
+    size_t cap = 0, sp = 0;
+    walk_stack run = {0};
+    f = hk_grow(f, &cap, 1, sizeof *f);
+    f[sp++] = (top_frame){g->n, g->kid_start[g->n], g->kid_start[g->n], 0};
+    while (sp) {
+        top_frame *t = &f[sp - 1];
+        uint32_t end = g->kid_start[t->x + 1];
+        if (t->k < end) {
+            uint32_t w = g->kids[t->k++], c = j->cls[w];
+            if (g->retained[w] > j->big) {
+                if (c != HK_NONE && !open[c]++) per[c] += g->retained[w];
+                f = hk_grow(f, &cap, sp + 1, sizeof *f);
+                f[sp++] = (top_frame){w, g->kid_start[w], g->kid_start[w], 0};
+                continue;
+            }
+            t->acc += g->retained[w];
+            if (t->acc >= j->big) {
+                add_task(j, open, t->x, t->from, t->k, t->acc);
+                t->from = t->k;
+                t->acc = 0;
+            }
+            continue;
+        }
+        if (t->from < end) walk_run(j, t->x, t->from, end, open, per, &run);
+        if (--sp && j->cls[t->x] != HK_NONE) open[j->cls[t->x]]--;
+    }
+    free(open);
+    free(f);
+    free(run.node);
+    free(run.pos);
 }
 
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
@@ -292,20 +375,22 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         snprintf(err, errlen, "graph: dominators not computed");
         return -1;
     }
-    /* the virtual root's children in any order (the sums do not depend on it): not sorted
-     * here, a walk needs no order */
+    /* child lists in any order (the sums do not depend on it): not sorted here */
     if (!g->kid_start) build_kids(g);
-    const uint32_t *kids = g->kids + g->kid_start[g->n];
-    uint32_t nk = g->kid_start[g->n + 1] - g->kid_start[g->n];
-    walk_job j = {g, object_classes(d, g->n), d->nclasses ? d->nclasses : 1, {0}, {NULL}};
-    cut_roots(&j, kids, nk);
-    hk_parallel(WALK_PARTS, walk_part, &j);
-    for (int k = 1; k < WALK_PARTS; k++) {
-        for (uint32_t c = 0; c < j.nc; c++) j.per[0][c] += j.per[k][c];
+    walk_job j = {.g = g, .cls = object_classes(d, g->n), .nc = d->nclasses ? d->nclasses : 1};
+    uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
+    for (uint32_t k = g->kid_start[g->n]; k < g->kid_start[g->n + 1]; k++) total += g->retained[g->kids[k]];
+    j.big = total / WALK_TASKS + 1;
+    top_walk(&j, per);
+    if (j.ntasks) hk_parallel(WALK_PARTS, walk_part, &j);
+    for (int k = 0; k < WALK_PARTS; k++) {
+        for (uint32_t c = 0; j.per[k] && c < j.nc; c++) per[c] += j.per[k][c];
         free(j.per[k]);
     }
+    free(j.tasks);
+    free(j.snaps);
     free((void *)j.cls);
     hkg_trim();
-    *out = j.per[0];
+    *out = per;
     return 0;
 }
