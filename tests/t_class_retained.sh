@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Per-class retained bytes cut into tasks below the virtual root (a big node's children handed
+# out in runs, with the classes open above them): the same sums as a one-thread walk by the
+# definition, for several -j, on a wide heap, a chain a million deep and the real dumps.
+source "$SRC/tests/lib.sh"
+WALK="$SRC/tests/graph/class_retained_walk.lua"
+
+# the demo heap with filler: big nodes whose children are handed out as tasks at depth
+if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
+  for j in 1 2 3; do
+    got=$("$HK" -j "$j" run "$WALK" "$T/wide.hprof" 2>&1)
+    case "$got" in "classes "*" differ 0 "*) pass "class_retained_wide_j$j" ;; *) fail "class_retained_wide_j$j" "$got" ;; esac
+  done
+else
+  fail class_retained_wide_fixture "genhprof --scenario big failed"
+fi
+
+# a chain a million deep: the top walk descends it without recursion; the chain's head
+# retains every link
+if "$GEN" --scenario chain --objects 1000000 -o "$T/chain.hprof" --expect "$T/chain.json" >/dev/null 2>&1; then
+  want=$(jq .facts.retained_head "$T/chain.json")
+  for j in 1 2 3; do
+    eq "class_retained_chain_j$j" "$("$HK" -j "$j" histogram "$T/chain.hprof" --json |
+      jq '.[] | select(.class == "test.Link") | .retained_bytes')" "$want"
+  done
+else
+  fail class_retained_chain_fixture "genhprof --scenario chain failed"
+fi
+
+for f in "$REALDATA"/hprof/*.hprof; do
+  [ -f "$f" ] || { skip class_retained_realdata "no real dumps in $REALDATA/hprof"; break; }
+  name="class_retained_$(basename "$f" .hprof)"
+  got=$("$HK" -j 3 run "$WALK" "$f" 2>&1 | grep '^classes ')
+  case "$got" in "classes "*" differ 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
+done
