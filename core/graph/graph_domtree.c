@@ -343,8 +343,9 @@ static void top_walk(walk_job *j, uint64_t *per)
         top_frame *t = &f[sp - 1];
         uint32_t end = g->kid_start[t->x + 1];
         if (t->k < end) {
-            uint32_t w = g->kids[t->k++], c = j->cls[w];
+            uint32_t w = g->kids[t->k++];
             if (g->retained[w] > j->big) {
+                uint32_t c = j->cls[w];
                 if (c != HK_NONE && !open[c]++) per[c] += g->retained[w];
                 f = hk_grow(f, &cap, sp + 1, sizeof *f);
                 f[sp++] = (top_frame){w, g->kid_start[w], g->kid_start[w], 0};
