@@ -254,29 +254,29 @@ static void stack_push(walk_stack *s, size_t sp, uint32_t node, uint32_t pos)
 static void walk_run(const walk_job *j, uint32_t x, uint32_t a, uint32_t b, uint32_t *open, uint64_t *per,
                      walk_stack *s)
 {
-    const hk_graph *g = j->g;
-    const uint32_t *cls = j->cls;
+    const uint32_t *cls = j->cls, *kid_start = j->g->kid_start, *kids = j->g->kids;
+    const uint64_t *ret = j->g->retained, big = j->big;
+    walk_stack st = *s; /* in locals: the stores to per[] and open[] could alias its fields */
     size_t sp = 0;
-    stack_push(s, sp++, x, a);
+    stack_push(&st, sp++, x, a);
     while (sp) {
-        uint32_t y = s->node[sp - 1], k = s->pos[sp - 1];
-        uint32_t end = sp == 1 ? b : g->kid_start[y + 1];
+        uint32_t y = st.node[sp - 1], k = st.pos[sp - 1];
+        uint32_t end = sp == 1 ? b : kid_start[y + 1];
         if (k < end) {
-            s->pos[sp - 1] = k + 1;
+            st.pos[sp - 1] = k + 1;
             if (k + 8 < end) { /* most nodes are leaves: ask for a later sibling's data */
-                uint32_t w = g->kids[k + 8];
+                uint32_t w = kids[k + 8];
                 __builtin_prefetch(&cls[w]);
-                __builtin_prefetch(&g->kid_start[w]);
-                __builtin_prefetch(&g->retained[w]);
+                __builtin_prefetch(&kid_start[w]);
+                __builtin_prefetch(&ret[w]);
             }
-            uint32_t v = g->kids[k], c = cls[v];
-            if (sp == 1 && g->retained[v] > j->big) continue; /* the top walk's */
-            if (c != HK_NONE) {
-                /* the set's retained size: only the topmost instances of a class count */
-                if (!open[c]) per[c] += g->retained[v];
-                open[c]++;
-            }
-            stack_push(s, sp++, v, g->kid_start[v]);
+            uint32_t v = kids[k], c = cls[v];
+            if (sp == 1 && ret[v] > big) continue; /* the top walk's */
+            /* the set's retained size: only the topmost instances of a class count */
+            if (c != HK_NONE && !open[c]) per[c] += ret[v];
+            if (kid_start[v] == kid_start[v + 1]) continue; /* a leaf: nothing below to close */
+            if (c != HK_NONE) open[c]++;
+            stack_push(&st, sp++, v, kid_start[v]);
             continue;
         }
         if (--sp) {
@@ -284,6 +284,7 @@ static void walk_run(const walk_job *j, uint32_t x, uint32_t a, uint32_t b, uint
             if (c != HK_NONE) open[c]--;
         }
     }
+    *s = st;
 }
 
 static void walk_part(void *ctx, int part)
