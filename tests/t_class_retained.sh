@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Per-class retained bytes cut into tasks below the virtual root (a big node's children handed
 # out in runs, with the classes open above them): the same sums as a one-thread walk by the
-# definition, for several -j, on a wide heap, a chain a million deep and the real dumps.
+# definition, for several -j, on a wide heap, a chain a million deep, a HotSpot chain with wide
+# arrays at depth and the real dumps.
 source "$SRC/tests/lib.sh"
 WALK="$SRC/tests/graph/class_retained_walk.lua"
 
@@ -25,6 +26,27 @@ if "$GEN" --scenario chain --objects 1000000 -o "$T/chain.hprof" --expect "$T/ch
   done
 else
   fail class_retained_chain_fixture "genhprof --scenario chain failed"
+fi
+
+# a HotSpot dump of a chain 50000 deep with wide arrays at depth, through an Item halfway: the
+# tasks below the root must start with the classes open above them
+if command -v javac >/dev/null && command -v jcmd >/dev/null; then
+  mkdir -p "$T/java"
+  if javac -nowarn -d "$T/java" "$SRC/tests/java/ChainWide.java" 2>"$T/javac.err"; then
+    java -Xint -cp "$T/java" ChainWide 50000 10000 > "$T/java/out.txt" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do grep -q ready "$T/java/out.txt" && break; sleep 0.1; done
+    timeout 60 jcmd "$pid" GC.heap_dump -all "$T/cw.hprof" >/dev/null 2>&1
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    for j in 1 2 3; do
+      got=$("$HK" -j "$j" run "$WALK" "$T/cw.hprof" 2>&1)
+      case "$got" in "classes "*" differ 0 "*) pass "class_retained_chain_wide_j$j" ;; *) fail "class_retained_chain_wide_j$j" "$got" ;; esac
+    done
+  else
+    fail class_retained_chain_wide_javac "$(head -c 300 "$T/javac.err")"
+  fi
+else
+  skip class_retained_chain_wide "no JDK (javac, jcmd)"
 fi
 
 for f in "$REALDATA"/hprof/*.hprof; do
