@@ -327,15 +327,17 @@ static void add_task(walk_job *j, const uint32_t *open, uint32_t x, uint32_t a, 
  * of its small children not yet handed out (from `from`, `acc` bytes). A run is handed out
  * once it holds a task's bytes, so there are at most WALK_TASKS; each big node's last short
  * run is walked here. */
-typedef struct top_frame {
+typedef struct top_frame { /* 16 bytes: one per level of a chain millions deep */
     uint32_t x, k, from;
-    uint64_t acc;
+    uint32_t acc; /* at most the cut below */
 } top_frame;
 static void top_walk(walk_job *j, uint64_t *per)
 {
     const hk_graph *g = j->g;
     uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
     top_frame *f = NULL;
+    /* a run's bytes to hand it out, in 32 bits (a heap over 256 GB gets more tasks) */
+    const uint32_t cut = j->big < UINT32_MAX ? (uint32_t)j->big : UINT32_MAX;
     size_t cap = 0, sp = 0;
     walk_stack run = {0};
     f = hk_grow(f, &cap, 1, sizeof *f);
@@ -352,8 +354,9 @@ static void top_walk(walk_job *j, uint64_t *per)
                 f[sp++] = (top_frame){w, g->kid_start[w], g->kid_start[w], 0};
                 continue;
             }
-            t->acc += g->retained[w];
-            if (t->acc >= j->big) {
+            uint64_t acc = t->acc + g->retained[w];
+            t->acc = acc < cut ? (uint32_t)acc : cut;
+            if (t->acc >= cut) {
                 add_task(j, open, t->x, t->from, t->k, t->acc);
                 t->from = t->k;
                 t->acc = 0;
