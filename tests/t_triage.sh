@@ -210,6 +210,17 @@ err gate-needs-bytes "BYTES|number" "$HK" triage demo.hprof --fail-on bitmap-was
 printf 't,time,state,pid,uptime_s,java_used_kb,java_max_kb,java_pct,native_kb,pss_kb,rss_kb,tier,java_max_from,event\n0,x,ok,1,1,1000,4000,25,500,3000,4000,,,\n2,x,ok,1,3,2000,4000,50,800,3600,4400,,,\n4,x,ok,1,5,3500,4000,87,900,4200,5000,85,,\n' > samples.csv
 printf '{"t":0,"java_used_kb":1000,"pss_kb":3000}\n{"t":5,"java_used_kb":1500,"pss_kb":3100}\n' > samples.jsonl
 
+# a dominator chain thousands deep (a linked list in this dump): the report is written in
+# seconds (its treemap data was once encoded in time cubic in the depth)
+deep="$REALDATA/hprof/aosp-art-ahat-test-dump-base.hprof"
+if [ -f "$deep" ]; then
+  timeout 120 "$HK" triage "$deep" --report deep.html > /dev/null 2>deep.err
+  rc=$?
+  [ "$rc" = 0 ] && grep -q '"tree":{' deep.html && pass report-deep-chain || fail report-deep-chain "exit $rc (124: timed out) $(head -c 300 deep.err)"
+else
+  skip report-deep-chain "$deep is absent"
+fi
+
 # the report in a real browser
 if ! command -v chromium >/dev/null; then skip report-browser "chromium is not installed (tools/deps.sh --test)"; exit 0; fi
 browse() {  # HTML OUT_PREFIX: the DOM after the page's script, the console, a screenshot

@@ -101,11 +101,15 @@ int hk_graph_reach(hk_dump *d, uint32_t obj)
 }
 
 /* Objects and shallow bytes per strength, summed in parts on the threads when first asked
- * for (`top` never asks): integer sums, the same in any order. */
+ * for (`top` never asks): integer sums, the same in any order.  Once the dominators are
+ * known the virtual root's retained size is every object's bytes, so only the objects that
+ * are not strongly reachable (most often few) have their records read: the strong bytes are
+ * the rest of the total. */
 enum { TOTAL_PARTS = 32 };
 typedef struct totals_job {
     const hk_dump *d;
     const hk_graph *g;
+    int strong_from_total; /* the strong level's bytes are not summed */
     uint64_t count[TOTAL_PARTS][HK_REACH_COUNT], bytes[TOTAL_PARTS][HK_REACH_COUNT];
 } totals_job;
 static void totals_part(void *ctx, int k)
@@ -114,29 +118,42 @@ static void totals_part(void *ctx, int k)
     uint32_t lo, hi;
     hk_part_range(j->g->n, k, TOTAL_PARTS, &lo, &hi);
     hkg_sizer sz = {0};
+    uint64_t *count = j->count[k], *bytes = j->bytes[k];
+    const int skip = j->strong_from_total ? HK_REACH_STRONG : -1;
     for (uint32_t i = lo; i < hi; i++) {
-        j->count[k][hkg_reach(j->g, i)]++;
-        j->bytes[k][hkg_reach(j->g, i)] += hkg_shallow(j->d, &sz, i);
+        int level = hkg_reach(j->g, i);
+        count[level]++;
+        if (level != skip) bytes[level] += hkg_shallow(j->d, &sz, i);
     }
+}
+
+static void sum_totals(hk_dump *d, hk_graph *g)
+{
+    totals_job *j = hk_xcalloc(1, sizeof *j);
+    j->d = d;
+    j->g = g;
+    j->strong_from_total = (g->done & HK_GRAPH_DOM) != 0;
+    hk_parallel(TOTAL_PARTS, totals_part, j);
+    for (int p = 0; p < TOTAL_PARTS; p++)
+        for (int k = 0; k < HK_REACH_COUNT; k++) {
+            g->reach_count[k] += j->count[p][k];
+            g->reach_bytes[k] += j->bytes[p][k];
+        }
+    if (j->strong_from_total) {
+        uint64_t rest = 0;
+        for (int k = 0; k < HK_REACH_COUNT; k++)
+            if (k != HK_REACH_STRONG) rest += g->reach_bytes[k];
+        g->reach_bytes[HK_REACH_STRONG] = g->total_bytes - rest;
+    }
+    free(j);
+    g->reach_summed = 1;
 }
 
 void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t bytes[HK_REACH_COUNT])
 {
     hk_graph *g = d->graph;
     int have = g && (g->done & HK_GRAPH_REACH);
-    if (have && !g->reach_summed) {
-        totals_job *j = hk_xcalloc(1, sizeof *j);
-        j->d = d;
-        j->g = g;
-        hk_parallel(TOTAL_PARTS, totals_part, j);
-        for (int p = 0; p < TOTAL_PARTS; p++)
-            for (int k = 0; k < HK_REACH_COUNT; k++) {
-                g->reach_count[k] += j->count[p][k];
-                g->reach_bytes[k] += j->bytes[p][k];
-            }
-        free(j);
-        g->reach_summed = 1;
-    }
+    if (have && !g->reach_summed) sum_totals(d, g);
     for (int k = 0; k < HK_REACH_COUNT; k++) {
         count[k] = have ? g->reach_count[k] : 0;
         bytes[k] = have ? g->reach_bytes[k] : 0;

@@ -70,7 +70,13 @@ local function path_rules(matchers, roots, threads)
     end
   end
   if #root_matchers > 0 then
-    for ri, r in ipairs(roots) do
+    -- A root's rule: false when an ignore rule matches it, else the first library rule that
+    -- does.  A root matcher looks at the root's object, a thread matcher at its thread only,
+    -- and a dump has a hundred thousand Java frame roots on a few threads: so a frame root's
+    -- rule is decided once per thread, and a root's object is looked at only when a root
+    -- matcher names its type.
+    local function rule_of(r)
+      local rule
       for _, i in ipairs(root_matchers) do
         local m, hit = matchers[i], false
         if m.root and r.object and r.type:lower():gsub("_", "-") == m.root then
@@ -79,10 +85,35 @@ local function path_rules(matchers, roots, threads)
           hit = thread_name(threads[r.thread]) == m.thread
         end
         if hit then
-          if m.kind == "ignore" then root_rules[ri] = false
-          elseif root_rules[ri] == nil then root_rules[ri] = i end
+          if m.kind == "ignore" then rule = false
+          elseif rule == nil then rule = i end
         end
       end
+      return rule
+    end
+    local root_types = {}
+    for _, i in ipairs(root_matchers) do
+      if matchers[i].root then root_types[matchers[i].root] = true end
+    end
+    local named, by_thread = {}, {}   -- root type -> a root matcher names it; thread -> {rule}
+    for ri, r in ipairs(roots) do
+      local t = r.type
+      local is_named = named[t]
+      if is_named == nil then
+        is_named = root_types[t:lower():gsub("_", "-")] or false
+        named[t] = is_named
+      end
+      local rule
+      if is_named then rule = rule_of(r)
+      elseif t == "JAVA_FRAME" and r.thread and threads[r.thread] then
+        local memo = by_thread[r.thread]
+        if not memo then
+          memo = { rule_of(r) }   -- {} when no rule matches
+          by_thread[r.thread] = memo
+        end
+        rule = memo[1]
+      end
+      if rule ~= nil then root_rules[ri] = rule end
     end
   end
   return refs, ref_matcher, root_rules

@@ -273,16 +273,24 @@ hk.query{
     local info = run("info", dump, {})
     facts.origin = origin_of(info)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
-    progress("heap graph and classes")
+    progress("classes")
     -- the leak search, the duplicates' holders and the report's panels walk the forward
     -- references and the referrers after the dominators: said up front, the graph keeps them
     -- instead of freeing them after the dominators and building them again
     dump:graph_plan{ "references", "referrers", "reachability", "dominators", args.report ~= "" and "paths" or nil }
+    -- the per-class instance lists (the leak finders and the duplicates walk them) made
+    -- first: the histogram's retained bytes per class then take each object's class from
+    -- them instead of reading every object's record a second time
+    local string_class = dump:class("java.lang.String")
+    if string_class then for _ in string_class:instances() do break end end
+    -- top first: it asks for the dominators and reachability together, so reachability comes
+    -- from the dominators' search of the live heap instead of a search of its own
+    progress("heap graph and top retainers")
+    facts.top = top_of(dump)
+    progress("histogram")
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)
     facts.histogram = histogram_of(hist)
-    progress("top retainers")
-    facts.top = top_of(dump)
     progress("leaks")
     facts.leaks = leaks_of(dump)
     progress("bitmaps")

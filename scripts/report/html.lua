@@ -80,6 +80,18 @@ local function dominator_tree(dump)
   return root
 end
 
+-- The tree as JSON text into the list out, in one pass: hk.json_encode builds each subtree's
+-- text and copies it into its parent's, which a dominator chain thousands deep (a linked list)
+-- makes quadratic in the depth.
+local function tree_json(node, out)
+  out[#out + 1] = '{"c":' .. hk.json_encode(node.c, nil, true) .. ',"id":' .. hk.json_encode(node.id, nil, true) .. ',"k":['
+  for i, kid in ipairs(node.k) do
+    if i > 1 then out[#out + 1] = "," end
+    tree_json(kid, out)
+  end
+  out[#out + 1] = '],"r":' .. hk.json_encode(node.r, nil, true) .. "}"
+end
+
 -- What the panel shows of one object: sizes, fields, referrers, the path from a root.
 local function details(dump, obj)
   local d = { id = obj.id, class = obj.label, kind = obj.kind, shallow_bytes = obj.shallow_size,
@@ -426,7 +438,12 @@ function M.write(dump, facts, opts)
   local thumbs, thumb_note = thumbnails(dump, facts)
   local chart = ""
   if opts.samples then chart = '<section id="samples"><h2>watch samples</h2>' .. samples_chart(read_samples(opts.samples)) .. "</section>" end
-  local data = hk.json_encode({ tree = tree, objects = setmetatable(objects, hk.object_mt), histogram = hist })
+  -- on one line: the page parses it, no one reads it (indenting doubled its size)
+  local tree_text = {}
+  tree_json(tree, tree_text)
+  local data = '{"histogram":' .. hk.json_encode(hist, nil, true) ..
+               ',"objects":' .. hk.json_encode(setmetatable(objects, hk.object_mt), nil, true) ..
+               ',"tree":' .. table.concat(tree_text) .. "}"
   data = data:gsub("</", "<\\/")
   local css = hk.read_file(HERE .. "report.css")
   local js = hk.read_file(HERE .. "report.js")
