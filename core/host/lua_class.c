@@ -48,9 +48,11 @@ static int cls_instance_count(lua_State *L)
 
 /* Iterator state: a full userdata holding the list of classes to walk (the class, or it and
  * its subclasses), the position, and the field to read with each object, if any; upvalue 1 is
- * the Class userdata (keeps the dump), upvalue 3 the field name. */
+ * the Class userdata, upvalue 3 the field name, upvalue 4 the Dump userdata (keeps owner alive)
+ * and upvalue 5 the Object metatable, so an Object is made without looking either up. */
 typedef struct inst_iter {
     hk_dump *d;
+    const hkl_dump *owner;
     const uint32_t *objs;
     uint32_t n, pos, ci, nclasses;
     const char *field;
@@ -60,8 +62,8 @@ typedef struct inst_iter {
 
 static int instances_iter(lua_State *L)
 {
-    hkl_check_class(L, lua_upvalueindex(1)); /* the dump may have been closed in the loop */
     inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
+    if (!it->owner->d) return luaL_error(L, "this dump is closed"); /* closed in the loop */
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
         uint32_t c = it->classes[it->ci++];
@@ -70,7 +72,7 @@ static int instances_iter(lua_State *L)
         if (it->field) it->f = hkl_find_field(it->d, c, it->field); /* once per class */
     }
     uint32_t obj = it->objs[it->pos++];
-    hkl_push_object(L, lua_upvalueindex(1), obj);
+    hkl_push_object_of(L, lua_upvalueindex(4), lua_upvalueindex(5), it->owner, obj);
     if (!it->field) return 1;
     uint32_t len;
     const uint8_t *data = it->f ? hk_instance_data(it->d, obj, &len) : NULL;
@@ -116,12 +118,15 @@ static int cls_instances(lua_State *L)
     inst_iter *it = lua_newuserdatauv(L, sizeof *it + k * sizeof(uint32_t), 0);
     memset(it, 0, sizeof *it);
     it->d = r->d;
+    it->owner = r->owner;
     it->nclasses = k;
     it->field = field;
     for (uint32_t c = first, j = 0; c < end; c++)
         if (walks(r->d, c, r->index, subs)) it->classes[j++] = c;
     lua_pushvalue(L, 2);
-    lua_pushcclosure(L, instances_iter, 3);
+    lua_getiuservalue(L, 1, 1);
+    hkl_push_metatable(L, HKL_OBJECT);
+    lua_pushcclosure(L, instances_iter, 5);
     return 1;
 }
 

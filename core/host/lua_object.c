@@ -220,14 +220,13 @@ static int obj_field(lua_State *L)
     hkl_ref *r = hkl_check_object(L, 1);
     const char *name = luaL_checkstring(L, 2);
     hk_value v;
-    if (hk_obj_kind(r->d, r->index) == HK_KIND_CLASS) {
-        hk_class *c = class_of_object(r);
-        const hk_static *s = c ? hk_class_static(c, name) : NULL;
-        if (s) hkl_push_value(L, 1, &s->value);
-        else lua_pushnil(L);
+    if (read_field(r->d, r->index, name, &v)) { /* an instance: the common case, tried first */
+        hkl_push_value_in(L, 1, r->d, &v);
         return 1;
     }
-    if (read_field(r->d, r->index, name, &v)) hkl_push_value_in(L, 1, r->d, &v);
+    hk_class *c = class_of_object(r);
+    const hk_static *s = c ? hk_class_static(c, name) : NULL;
+    if (s) hkl_push_value(L, 1, &s->value);
     else lua_pushnil(L);
     return 1;
 }

@@ -12,6 +12,19 @@
  * every object handed to Lua. */
 static char key_dump, key_class, key_object;
 
+/* The metatables' addresses in the state that registered the types last: a type check compares
+ * one pointer instead of fetching the metatable from the registry.  Another state (or none
+ * registered yet) takes the registry path. */
+static struct {
+    const lua_State *L;
+    const void *mt[3]; /* by key: dump, class, object */
+} known;
+
+static int slot_of(const void *key)
+{
+    return key == &key_dump ? 0 : key == &key_class ? 1 : 2;
+}
+
 static void *key_of(const char *type)
 {
     return !strcmp(type, HKL_DUMP)    ? (void *)&key_dump
@@ -47,6 +60,9 @@ void hkl_new_type(lua_State *L, const char *name, const luaL_Reg *methods, const
     luaL_newmetatable(L, name);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, key_of(name));
+    if (known.L != L) memset(&known, 0, sizeof known);
+    known.L = L;
+    known.mt[slot_of(key_of(name))] = lua_topointer(L, -1);
     luaL_setfuncs(L, meta, 0);
     lua_newtable(L);
     luaL_setfuncs(L, methods, 0);
@@ -108,6 +124,12 @@ static void *test_type(lua_State *L, int idx, const void *key)
 {
     void *u = lua_touserdata(L, idx);
     if (!u || !lua_getmetatable(L, idx)) return NULL;
+    const void *want = known.L == L ? known.mt[slot_of(key)] : NULL;
+    if (want) {
+        int same = lua_topointer(L, -1) == want;
+        lua_pop(L, 1);
+        return same ? u : NULL;
+    }
     lua_rawgetp(L, LUA_REGISTRYINDEX, key);
     int same = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
@@ -189,18 +211,36 @@ void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed)
     lua_setmetatable(L, -2);
 }
 
+/* The new userdata is pushed before its Dump is fetched, so the Dump goes straight into its
+ * user value (no stack rotation); src_idx moves down by one when relative to the top. */
 static void push_ref(lua_State *L, int src_idx, uint32_t index, const void *key)
 {
+    hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
+    if (src_idx < 0 && src_idx > LUA_REGISTRYINDEX) src_idx--;
     lua_getiuservalue(L, src_idx, 1);
     const hkl_dump *owner = lua_touserdata(L, -1);
-    hk_dump *d = open_dump(L, owner);
-    hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
-    r->d = d;
+    r->d = open_dump(L, owner);
     r->owner = owner;
     r->index = index;
-    lua_insert(L, -2);
     lua_setiuservalue(L, -2, 1);
     lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    lua_setmetatable(L, -2);
+}
+
+void hkl_push_metatable(lua_State *L, const char *type)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key_of(type));
+}
+
+void hkl_push_object_of(lua_State *L, int dump_ud_idx, int mt_idx, const hkl_dump *owner, uint32_t obj)
+{
+    hkl_ref *r = lua_newuserdatauv(L, sizeof *r, 1);
+    r->d = owner->d;
+    r->owner = owner;
+    r->index = obj;
+    lua_pushvalue(L, dump_ud_idx);
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, mt_idx);
     lua_setmetatable(L, -2);
 }
 

@@ -27,6 +27,13 @@ int hkl_class_named(const hk_dump *d, uint32_t cls, const char *name);
  * with room for nrec fields; obfuscated_name only where a map renamed the field. */
 void hkl_push_field_row(lua_State *L, const char *name, const char *obf, int type, int nrec);
 
+/* Pushes a type's metatable (HKL_OBJECT, ...), for hkl_push_object_of. */
+void hkl_push_metatable(lua_State *L, const char *type);
+/* Pushes an Object of the open dump owner, whose Dump userdata is at dump_ud_idx and the Object
+ * metatable at mt_idx (both upvalues of a loop): the fast path of an iterator, which checks
+ * that the dump is open itself. */
+void hkl_push_object_of(lua_State *L, int dump_ud_idx, int mt_idx, const hkl_dump *owner, uint32_t obj);
+
 void hkl_open_dump(lua_State *L);
 void hkl_open_class(lua_State *L);
 void hkl_open_object(lua_State *L);
