@@ -211,6 +211,18 @@ void hkl_push_dump(lua_State *L, hk_dump *d, int borrowed)
     lua_setmetatable(L, -2);
 }
 
+/* Pushes the metatable of type key: the one of the userdata at src_idx when it has that type (an
+ * Object made from an Object), as the registry lookup costs more than the whole check. */
+static void push_type_metatable(lua_State *L, int src_idx, const void *key)
+{
+    const void *want = known.L == L ? known.mt[slot_of(key)] : NULL;
+    if (want && lua_getmetatable(L, src_idx)) {
+        if (lua_topointer(L, -1) == want) return;
+        lua_pop(L, 1);
+    }
+    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+}
+
 /* The new userdata is pushed before its Dump is fetched, so the Dump goes straight into its
  * user value (no stack rotation); src_idx moves down by one when relative to the top. */
 static void push_ref(lua_State *L, int src_idx, uint32_t index, const void *key)
@@ -223,7 +235,7 @@ static void push_ref(lua_State *L, int src_idx, uint32_t index, const void *key)
     r->owner = owner;
     r->index = index;
     lua_setiuservalue(L, -2, 1);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
+    push_type_metatable(L, src_idx, key);
     lua_setmetatable(L, -2);
 }
 
