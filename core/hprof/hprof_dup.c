@@ -241,11 +241,34 @@ static size_t by_bucket(entry *e, size_t n, size_t start[NBUCKETS + 1])
     return most;
 }
 
+/* Keeps (in place, in order) the entries whose hash another entry of the bucket shares and
+ * returns how many: a hash met once is a value met once, so most members never have their
+ * record read again (nor asked for ahead, which costs a miss per array).  tab counts by hash
+ * alone here, its `first` unused. */
+static size_t shared_hashes(entry *e, size_t n, slot *tab, size_t cap)
+{
+    memset(tab, 0, cap * sizeof *tab);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1);
+        while (tab[j].count && tab[j].hash != e[i].hash) j = (j + 1) & (cap - 1);
+        tab[j].hash = e[i].hash;
+        tab[j].count++;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = (e[i].hash * 0x9e3779b9u) & (cap - 1);
+        while (tab[j].hash != e[i].hash) j = (j + 1) & (cap - 1);
+        if (tab[j].count > 1) e[kept++] = e[i];
+    }
+    return kept;
+}
+
 /* Groups one bucket's entries and appends the groups of two or more to *out, each with its
  * lowest object as first. */
-static void group_bucket(scan *sc, const entry *e, size_t n, slot *tab, size_t cap, hk_dup_group **out, size_t *nout,
+static void group_bucket(scan *sc, entry *e, size_t n, slot *tab, size_t cap, hk_dup_group **out, size_t *nout,
                          size_t *outcap)
 {
+    n = shared_hashes(e, n, tab, cap);
     memset(tab, 0, cap * sizeof *tab);
     for (size_t i = 0; i < n; i++) {
         /* an array whose hash matches is compared in its record: asked for ahead (cheap when
