@@ -187,6 +187,21 @@ LUA
 "$HK" run gates.lua > gates.out 2>&1
 bad=$(awk '$2 != $3 || $4 != "string"' gates.out)
 [ -z "$bad" ] && [ "$(wc -l < gates.out)" = 8 ] && pass gates-check-functions || fail gates-check-functions "$(head -c 300 gates.out)"
+# the report's panels cut long text at a character's start, never inside a UTF-8 sequence
+cat > clip.lua <<LUA
+local clip = dofile("$SRC/scripts/report/html.lua").parts.clip
+local function valid(s) return utf8.len(s) ~= nil end
+local long = string.rep("é", 150) .. string.rep("日本", 80)
+for _, n in ipairs({ 120, 121, 200, 201, 202 }) do
+  local c = clip(long, n)
+  print(n, tostring(valid(c)), tostring(#c <= n + #"…"), tostring(c:sub(-3) == "…"))
+end
+print("short", tostring(clip("abc", 120) == "abc"))
+LUA
+"$HK" run clip.lua > clip.out 2>&1
+bad=$(awk '$1 != "short" && ($2 != "true" || $3 != "true" || $4 != "true")' clip.out)
+[ -z "$bad" ] && [ "$(wc -l < clip.out)" = 6 ] && grep -q "^short	true" clip.out && pass report-clip-utf8 \
+  || fail report-clip-utf8 "$(head -c 300 clip.out)"
 lc="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
 if [ -f "$lc" ]; then
   waste=$(jq .bitmaps.wasted_bytes leakcanary-leak_service_binder.facts.json)

@@ -92,6 +92,15 @@ local function tree_json(node, out)
   out[#out + 1] = '],"r":' .. hk.json_encode(node.r, nil, true) .. "}"
 end
 
+-- s cut to at most n bytes and marked: the cut backs off to a character's first byte, since
+-- half a UTF-8 sequence would make the page's text invalid.
+local function clip(s, n)
+  if #s <= n then return s end
+  local i = n
+  while i > 0 and (s:byte(i + 1) & 0xC0) == 0x80 do i = i - 1 end
+  return s:sub(1, i) .. "…"
+end
+
 -- What the panel shows of one object: sizes, fields, referrers, the path from a root.
 local function details(dump, obj)
   local d = { id = obj.id, class = obj.label, kind = obj.kind, shallow_bytes = obj.shallow_size,
@@ -103,7 +112,7 @@ local function details(dump, obj)
       local v = f.value
       local shown
       if f.ref then shown = f.ref.id
-      elseif type(v) == "string" then shown = #v > 120 and (v:sub(1, 120) .. "…") or v
+      elseif type(v) == "string" then shown = clip(v, 120)
       elseif v == nil then shown = "null"
       else shown = tostring(v) end
       d.fields[#d.fields + 1] = { f.name, f.type, shown, f.ref and f.ref.id or hk.null }
@@ -117,7 +126,7 @@ local function details(dump, obj)
                                   isobj and v.id or hk.null }
     end
   end
-  if obj.value then d.value = #obj.value > 200 and (obj.value:sub(1, 200) .. "…") or obj.value end
+  if obj.value then d.value = clip(obj.value, 200) end
   for i, r in ipairs(obj:referrers()) do
     if i > 20 then break end
     d.referrers[#d.referrers + 1] = { r.id, r.label }
@@ -464,5 +473,6 @@ function M.write(dump, facts, opts)
 end
 
 -- Pieces other pages in this style reuse (fleet-report's --report).
-M.parts = { esc = esc, size = size, num = num, table_html = table_html, cell = cell, leaks_html = leaks_html, dir = HERE }
+M.parts = { esc = esc, size = size, num = num, table_html = table_html, cell = cell, leaks_html = leaks_html, clip = clip,
+            dir = HERE }
 return M
