@@ -53,6 +53,8 @@ if start_app basic basic; then
   big=$(stat -c %s "$OUT/0x7a002000.png")
   timeout 60 "$CLI" fetch --jdwp 127.0.0.1:$APP_PORT --out "$T/out3" --budget-bytes $((big + 1)) --quiet >"$T/f3.json" 2>"$T/f3.err"
   rc=$?
+  # a failed fetch says why in the log (seen once under a loaded full run, not reproduced alone)
+  [ "$rc" = 0 ] || echo "# jdwp_byte_budget: fetch exited $rc: $(head -c 400 "$T/f3.err" | tr '\n' ' ')"
   eq jdwp_byte_budget "$rc $(json '[.fetched,.stopped_by_budget,.stopped_by_bytes,.not_attempted]|join(" ")' "$T/f3.json") $(ls "$T/out3")" \
      "0 1 true true 3 0x7a002000.png"
   if "$CMP" "$T/out3/0x7a002000.png" "$APP_DIR/ref/0x7a002000.ref" >/dev/null 2>&1; then pass jdwp_byte_budget_keeps_image; else fail jdwp_byte_budget_keeps_image "kept image differs"; fi
