@@ -2,13 +2,13 @@
  * one image in memory at a time. */
 #include "bitmap/bitmap.h"
 #include "util/hk_file.h"
+#include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -51,9 +51,7 @@ static void release_buffer(hk_dump *d, const hk_bm *bm)
     size_t len = (size_t)bm->bytes;
     long pg = sysconf(_SC_PAGESIZE);
     if (pg <= 0 || len < (size_t)pg * 4) return;
-    uintptr_t a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
-    uintptr_t e = ((uintptr_t)p + len) & ~((uintptr_t)pg - 1);
-    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
+    hk_release(p, 0, len);
 }
 
 int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o, int (*row)(void *ctx, const hk_bm_row *r), void *ctx,

@@ -9,7 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 void hk_objtab_init(hk_objtab *t, size_t expect)
@@ -232,8 +231,7 @@ static void releaser_done(releaser *r, size_t a, size_t b)
         if (upto > b) upto = b;
         r->left[p] -= (uint16_t)(upto - a);
         uintptr_t ps = r->page0 + p * r->pg;
-        if (!r->left[p] && ps >= r->base && page_end <= r->end)
-            madvise((void *)ps, r->pg, MADV_DONTNEED); /* a hint: failure only costs memory */
+        if (!r->left[p] && ps >= r->base && page_end <= r->end) hk_release((const void *)ps, 0, r->pg);
         a = upto;
     }
 }
@@ -265,15 +263,6 @@ static void append_runs(hk_objtab *t, const hk_objtab *src)
     t->last = src->last;
 }
 
-/* Gives back the whole pages inside bytes [from, upto) of an array. */
-static void give_back(const void *base, size_t from, size_t upto)
-{
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)base + from, b = (uintptr_t)base + upto;
-    a = (a + pg - 1) & ~(pg - 1);
-    b &= ~(pg - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED); /* a hint: failure only costs memory */
-}
-
 typedef struct copy_job {
     hk_objtab *t;
     const hk_objtab *src;
@@ -292,9 +281,9 @@ static void copy_chunk(void *ctx, int k)
     memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
     memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
     memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
-    give_back(src->id_lo, a * sizeof *src->id_lo, b * sizeof *src->id_lo);
-    give_back(src->off_lo, a * sizeof *src->off_lo, b * sizeof *src->off_lo);
-    give_back(src->off_hi, a, b);
+    hk_release(src->id_lo, a * sizeof *src->id_lo, b * sizeof *src->id_lo);
+    hk_release(src->off_lo, a * sizeof *src->off_lo, b * sizeof *src->off_lo);
+    hk_release(src->off_hi, a, b);
 }
 
 void hk_objtab_append(hk_objtab *t, hk_objtab *src)

@@ -58,7 +58,7 @@ void *hk_grow(void *p, size_t *cap, size_t need, size_t elem)
     return p;
 }
 
-void hk_release(void *p, size_t from, size_t to)
+void hk_release(const void *p, size_t from, size_t to)
 {
 #ifdef MADV_DONTNEED
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

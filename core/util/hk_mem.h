@@ -13,8 +13,9 @@ char *hk_xstrndup(const char *s, size_t n);
 /* Grows an array to hold need elements (doubling, from at least 1024): returns it, sets *cap. */
 void *hk_grow(void *p, size_t *cap, size_t need, size_t elem);
 /* Gives back to the system the pages wholly inside bytes [from, to) of the block p, which the
- * caller will not read again (they read as zero if it does): for an array consumed from its
- * end, whose memory would otherwise stay until it is freed as a whole. */
-void hk_release(void *p, size_t from, size_t to);
+ * caller will not read again (anonymous memory reads as zero if it does, a file mapping reads
+ * the file again): for an array consumed in order, whose memory would otherwise stay until it is
+ * freed as a whole, or a mapped region read once.  A hint: failure only costs memory. */
+void hk_release(const void *p, size_t from, size_t to);
 
 #endif
