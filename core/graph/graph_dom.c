@@ -308,7 +308,7 @@ static void dom_semi(hk_graph *g, dom_work *s)
     dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
     s->semi[0] = 0;
-    hkg_trim(); /* the lists' earlier, smaller copies */
+    hk_mem_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
     s->label = hk_xmalloc((size_t)m * sizeof *s->label);
     s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);

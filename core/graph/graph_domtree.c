@@ -395,7 +395,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     free(j.tasks);
     free(j.snaps);
     free((void *)j.cls);
-    hkg_trim();
+    hk_mem_trim();
     *out = per;
     return 0;
 }

@@ -5,9 +5,6 @@
 #include "graph/graph.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* Per-class edge layout: which instance-data offsets hold references. */
 typedef struct hkg_class_refs {
@@ -81,25 +78,6 @@ typedef struct hk_graph {
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
 #define HKG_IN_MANY 0x80000000u
-
-/* Lists grown on the threads live in the threads' own malloc arenas, which keep freed blocks
- * mapped: once such lists are joined and freed, their memory is given back. */
-static inline void hkg_trim(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
-}
-
-/* glibc raises its mmap and trim thresholds as large blocks are freed, up to tens of megabytes:
- * the lists the graph grows on threads then stay in the threads' arenas, resident, after they
- * are freed.  Fixed thresholds give blocks of a few hundred kilobytes and more back when freed. */
-static inline void hkg_malloc_lean(void)
-{
-#ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
-}
 
 /* Reachability strength of object i (0 until computed). */
 static inline int hkg_reach(const hk_graph *g, uint32_t i)

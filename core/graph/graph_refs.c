@@ -42,7 +42,7 @@ static void graph_free(hk_dump *d)
 static hk_graph *graph_state(hk_dump *d)
 {
     if (d->graph) return d->graph;
-    hkg_malloc_lean();
+    hk_mem_lean();
     hk_graph *g = hk_xcalloc(1, sizeof *g);
     g->n = d->nobjects;
     d->graph = g;
@@ -380,7 +380,7 @@ static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     if (first) join_first(d, g, parts);
     parts_free(parts);
     hk_iddir_free(&g->finder);
-    hkg_trim();
+    hk_mem_trim();
     return 0;
 }
 
@@ -445,7 +445,7 @@ static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err
     hk_parallel(2, pair_part, &j);
     if (!j.rc && (mask & HK_GRAPH_REACH & ~g->done)) {
         hkg_reach_after_search(g);
-        hkg_trim(); /* its queues */
+        hk_mem_trim(); /* its queues */
         g->done |= HK_GRAPH_REACH;
     }
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");

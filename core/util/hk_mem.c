@@ -6,6 +6,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 void hk_oom(void)
 {
@@ -68,5 +71,19 @@ void hk_release(const void *p, size_t from, size_t to)
     (void)p;
     (void)from;
     (void)to;
+#endif
+}
+
+void hk_mem_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+void hk_mem_lean(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
 }

@@ -17,5 +17,12 @@ void *hk_grow(void *p, size_t *cap, size_t need, size_t elem);
  * the file again): for an array consumed in order, whose memory would otherwise stay until it is
  * freed as a whole, or a mapped region read once.  A hint: failure only costs memory. */
 void hk_release(const void *p, size_t from, size_t to);
+/* Lists grown on threads live in the threads' own malloc arenas, which keep freed blocks
+ * mapped: once such lists are joined and freed, this gives their memory back. */
+void hk_mem_trim(void);
+/* glibc raises its mmap threshold as large blocks are freed, up to tens of megabytes, so lists
+ * grown on threads stay resident in their arenas after they are freed.  A fixed threshold gives
+ * blocks of a few hundred kilobytes and more back when freed.  Process-wide (glibc only). */
+void hk_mem_lean(void);
 
 #endif
