@@ -118,8 +118,22 @@ static char *thread_name(hk_dump *d, uint32_t serial)
     return hk_xstrdup(tmp);
 }
 
-static named *root_keys(hk_dump *d, uint32_t *n)
+/* A root's class and its name, from the kind and class read_classes noted: the root's record
+ * is not read again (a cache miss on each of the scattered roots).  *c is HK_NONE when it has
+ * no class in the dump. */
+static const char *root_class(const hkd_side *sd, uint32_t obj, uint32_t *c)
 {
+    hk_dump *d = sd->d;
+    *c = hkd_cls(sd, obj);
+    if (*c < d->nclasses) return d->classes[*c].name;
+    *c = HK_NONE;
+    if (hkd_kind(sd, obj) == HK_KIND_CLASS) return "java.lang.Class";
+    return hk_obj_class_name(d, obj);
+}
+
+static named *root_keys(const hkd_side *sd, uint32_t *n)
+{
+    hk_dump *d = sd->d;
     named *v = hk_xcalloc(d->nroots + 1, sizeof *v);
     /* thread names, looked up once per serial */
     uint32_t nthreads = 0;
@@ -146,10 +160,10 @@ static named *root_keys(hk_dump *d, uint32_t *n)
             }
             tn = threads[t].name;
         }
-        const char *cn = hk_obj_class_name(d, obj);
+        uint32_t c;
+        const char *cn = root_class(sd, obj, &c);
         hk_buf_reset(&key);
         hk_buf_printf(&key, "%d|%s|%s|", r->type, tn, cn ? cn : "");
-        uint32_t c = hk_obj_class(d, obj);
         if (c != HK_NONE && c == d->string_class) {
             hk_buf_reset(&sv);
             if (hk_string_value(d, obj, &sv) == 0) hk_buf_append(&key, sv.data, sv.len < 200 ? sv.len : 200);
@@ -183,7 +197,7 @@ static void match_roots(matcher *m)
     named *rk[2];
     keyed *ks[2];
     for (int s = 0; s < 2; s++) {
-        rk[s] = root_keys(df->s[s].d, &n[s]);
+        rk[s] = root_keys(&df->s[s], &n[s]);
         ks[s] = hk_xcalloc(n[s] + 1, sizeof *ks[s]);
         for (uint32_t i = 0; i < n[s]; i++) ks[s][i] = (keyed){rk[s][i].name, i, rk[s][i].idx};
         qsort(ks[s], n[s], sizeof *ks[s], keyed_cmp);
@@ -390,6 +404,8 @@ static void expand_array(matcher *m, uint32_t u, uint32_t v)
             if (!try_pair(m, xa[k], xb[k], u, v) &&
                 (df->s[0].o[xa[k]].match == HK_NONE || df->s[1].o[xb[k]].match == HK_NONE))
                 missed = 1;
+    } else if (oa == 0 || ob == 0) {
+        return; /* nothing to pair on one side (all its elements null or outside the dump) */
     } else {
         uint32_t na, nb;
         xa = elements(m, 0, u, &na);
@@ -526,57 +542,54 @@ static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c, slot_
     return bits;
 }
 
-/* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
- * file order from the record's tag on. */
-static void read_classes(hk_dump *d, hkd_side *sd, uint32_t *per_class)
-{
-    class_cache *cc = hk_xcalloc(1, sizeof *cc);
-    slot_ends se = {hk_xcalloc((size_t)d->nclasses + 1, sizeof *se.end)};
-    const uint32_t idsz = d->id_size;
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        /* records a few objects ahead: arrays put each on a page of its own, beyond what
-         * the hardware's stride prefetch follows */
-        if (i + 16 < d->nobjects) {
-            const uint8_t *ahead = d->data + hk_obj_offset(d, i + 16);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
-        }
-        const uint8_t *r = d->data + hk_obj_offset(d, i);
-        uint32_t c = HK_NONE, bits = 0;
-        int kind, t;
-        switch (*r) {
-        case HPROF_CLASS_DUMP: kind = HK_KIND_CLASS; break;
-        case HPROF_INSTANCE_DUMP:
-            kind = HK_KIND_INSTANCE;
-            c = cached_class(d, cc, hk_rec_instance_class(d, r));
-            bits = null_slots(d, r, c, &se);
-            break;
-        case HPROF_OBJ_ARRAY_DUMP:
-            kind = HK_KIND_OBJ_ARRAY;
-            c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
-            break;
-        default:
-            kind = HK_KIND_PRIM_ARRAY;
-            t = r[1 + idsz + 8];
-            c = t < 12 ? d->prim_array_class[t] : HK_NONE;
-            /* primitive arrays without a class in the dump: their element type stands for it */
-            if (c == HK_NONE) c = HKD_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
-        }
-        sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
-        hkd_set_info(sd, i, kind, c);
-        if (c < d->nclasses) per_class[c + 2]++;
-    }
-    free(se.end);
-    free(cc);
-}
+/* The instances-by-class index (hk_class_instances) filled in the same pass as o[], when
+ * nothing built it yet: the lists are laid out by the index's per-class counts (where class
+ * objects count as java.lang.Class, and which o[] leaves out) and checked against the pass's
+ * own counts after, as an object the index counted apart would leave a list short. */
+typedef struct class_lists {
+    uint32_t *count; /* the pass's counts: instances of c at count[c + 2] */
+    uint32_t *start; /* nc + 2: where each class's list starts (its guessed count) */
+    uint32_t *next;  /* nc: where its next instance goes */
+    uint32_t *out;   /* NULL: not filled here */
+} class_lists;
 
-/* The dump's instances-by-class index (hk_class_instances), built from o[] and the counts
- * read_classes took (start[c + 2]: instances of c) when nothing built it yet: the same lists
- * (class objects and classless primitive arrays left out) without reading every record again.
- * The bitmap report asks for it.  Takes start. */
-static void prime_by_class(hk_dump *d, const hkd_side *sd, uint32_t *start)
+static void lists_plan(hk_dump *d, class_lists *cl)
 {
     uint32_t nc = d->nclasses;
+    cl->count = hk_xcalloc((size_t)nc + 2, sizeof *cl->count);
+    if (d->by_class || !d->class_counts) return;
+    cl->start = hk_xcalloc((size_t)nc + 2, sizeof *cl->start);
+    cl->next = hk_xcalloc((size_t)nc + 1, sizeof *cl->next);
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < nc; c++) {
+        uint64_t n = 0;
+        for (int h = 0; h < HK_MAX_HEAPS; h++) n += d->class_counts[(size_t)c * HK_MAX_HEAPS + h];
+        if (c == d->class_class) n = n > nc ? n - nc : 0;
+        cl->start[c] = cl->next[c] = (uint32_t)total;
+        total += n;
+        if (total > d->nobjects) total = d->nobjects; /* a bad guess: found short below */
+    }
+    cl->start[nc] = cl->start[nc + 1] = (uint32_t)total;
+    cl->out = hk_xrealloc(NULL, (total ? total : 1) * sizeof *cl->out);
+}
+
+/* Hands the lists to the dump when the guess held, else builds them from o[] and the pass's
+ * counts (a second pass). */
+static void lists_finish(hk_dump *d, const hkd_side *sd, class_lists *cl)
+{
+    uint32_t nc = d->nclasses;
+    int held = cl->out != NULL;
+    for (uint32_t c = 0; held && c < nc; c++) held = cl->count[c + 2] == cl->start[c + 1] - cl->start[c];
+    free(cl->next);
+    if (held) {
+        d->by_class_start = cl->start;
+        d->by_class = cl->out;
+        free(cl->count);
+        return;
+    }
+    free(cl->start);
+    free(cl->out);
+    uint32_t *start = cl->count;
     if (d->by_class) {
         free(start);
         return;
@@ -591,6 +604,119 @@ static void prime_by_class(hk_dump *d, const hkd_side *sd, uint32_t *start)
     d->by_class = out;
 }
 
+/* An object's kind and class from its record (instances: with their null slots in *bits). */
+static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slot_ends *se, uint32_t *c, uint32_t *bits)
+{
+    const uint32_t idsz = d->id_size;
+    int t;
+    switch (*r) {
+    case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
+    case HPROF_INSTANCE_DUMP:
+        *c = cached_class(d, cc, hk_rec_instance_class(d, r));
+        *bits = null_slots(d, r, *c, se);
+        return HK_KIND_INSTANCE;
+    case HPROF_OBJ_ARRAY_DUMP: *c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8)); return HK_KIND_OBJ_ARRAY;
+    default:
+        t = r[1 + idsz + 8];
+        *c = t < 12 ? d->prim_array_class[t] : HK_NONE;
+        /* primitive arrays without a class in the dump: their element type stands for it */
+        if (*c == HK_NONE) *c = HKD_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
+        return HK_KIND_PRIM_ARRAY;
+    }
+}
+
+/* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
+ * file order from the record's tag on; and the instances-by-class index, which the bitmap
+ * report and the retained sizes by class ask for, without reading every record again. */
+static void read_classes(hk_dump *d, hkd_side *sd)
+{
+    class_cache *cc = hk_xcalloc(1, sizeof *cc);
+    slot_ends se = {hk_xcalloc((size_t)d->nclasses + 1, sizeof *se.end)};
+    class_lists cl = {0};
+    lists_plan(d, &cl);
+    const uint32_t nc = d->nclasses;
+    for (uint32_t i = 0; i < d->nobjects; i++) {
+        /* records a few objects ahead: arrays put each on a page of its own, beyond what
+         * the hardware's stride prefetch follows */
+        if (i + 16 < d->nobjects) {
+            const uint8_t *ahead = d->data + hk_obj_offset(d, i + 16);
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 64);
+        }
+        uint32_t c = HK_NONE, bits = 0;
+        int kind = read_record(d, d->data + hk_obj_offset(d, i), cc, &se, &c, &bits);
+        sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
+        hkd_set_info(sd, i, kind, c);
+        if (c >= nc) continue;
+        cl.count[c + 2]++;
+        if (cl.out && cl.next[c] < cl.start[c + 1]) cl.out[cl.next[c]++] = i;
+    }
+    lists_finish(d, sd, &cl);
+    free(se.end);
+    free(cc);
+}
+
+/* The memory of the pairs ahead of q, fetched while the pairs before them are expanded: the
+ * BASE object's entry 32 steps ahead, its counterpart's 16 (for arrays also their index
+ * entries), their edge-list starts 8 (and array records: arrays whose edge counts differ are
+ * aligned by slot from their records, see elements()), their edge lists 4. */
+static void prefetch_ahead(const hk_diff *df, uint32_t q, uint32_t end)
+{
+    const hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
+    const hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    const hk_graph *ga = da->graph, *gb = db->graph;
+    if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
+    if (q + 16 < end) {
+        uint32_t pu = df->order[q + 16], pv = oa[pu].match;
+        __builtin_prefetch(&ob[pv]);
+        if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
+            __builtin_prefetch(&da->off_lo[pu]);
+            __builtin_prefetch(&da->off_hi[pu]);
+            __builtin_prefetch(&db->off_lo[pv]);
+            __builtin_prefetch(&db->off_hi[pv]);
+        }
+    }
+    if (q + 8 < end) {
+        uint32_t pu = df->order[q + 8], pv = oa[pu].match;
+        __builtin_prefetch(&ga->out_start[pu]);
+        __builtin_prefetch(&gb->out_start[pv]);
+        if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
+            __builtin_prefetch(da->data + hk_obj_offset(da, pu));
+            __builtin_prefetch(db->data + hk_obj_offset(db, pv));
+        }
+    }
+    if (q + 4 < end) {
+        uint32_t pu = df->order[q + 4], pv = oa[pu].match;
+        __builtin_prefetch(&ga->out[ga->out_start[pu]]);
+        __builtin_prefetch(&gb->out[gb->out_start[pv]]);
+    }
+}
+
+/* Breadth first, a level at a time, each level in object order: the records and edge lists
+ * are then read front to back rather than all over the two files. */
+static void match_breadth_first(matcher *m)
+{
+    hk_diff *df = m->df;
+    uint32_t nobj = df->s[0].d->nobjects, *tmp = NULL;
+    size_t tcap = 0;
+    uint64_t *level_bits = hk_xcalloc((size_t)nobj / 64 + 1, sizeof *level_bits);
+    for (uint32_t start = 0, end = m->qlen; start < end; start = end, end = m->qlen) {
+        sort_level(df->order + start, end - start, nobj, level_bits, &tmp, &tcap);
+        for (uint32_t q = start; q < end; q++) {
+            prefetch_ahead(df, q, end);
+            uint32_t u = df->order[q], v = df->s[0].o[u].match;
+            switch (hkd_kind(&df->s[0], u)) {
+            case HK_KIND_INSTANCE: expand_instance(m, u, v); break;
+            case HK_KIND_OBJ_ARRAY: expand_array(m, u, v); break;
+            case HK_KIND_CLASS: expand_class(m, u, v); break;
+            default: break;
+            }
+        }
+    }
+    free(tmp);
+    free(level_bits);
+}
+
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
 {
     if (hk_graph_ensure(base, HK_GRAPH_REFS, err, errlen) || hk_graph_ensure(dump, HK_GRAPH_REFS, err, errlen))
@@ -602,9 +728,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->d = ds[s];
         uint32_t n = ds[s]->nobjects + 1;
         sd->o = hk_xrealloc(NULL, n * sizeof *sd->o);
-        uint32_t *per_class = hk_xcalloc((size_t)ds[s]->nclasses + 2, sizeof *per_class);
-        read_classes(ds[s], sd, per_class);
-        prime_by_class(ds[s], sd, per_class);
+        read_classes(ds[s], sd);
         hk_idmap_init(&sd->root_type);
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
@@ -618,40 +742,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     free(ca);
     free(cb);
     match_roots(&m);
-    /* breadth first, a level at a time, each level in object order: the records and edge
-     * lists are then read front to back rather than all over the two files */
-    uint32_t *tmp = NULL;
-    size_t tcap = 0;
-    uint64_t *level_bits = hk_xcalloc((size_t)base->nobjects / 64 + 1, sizeof *level_bits);
-    for (uint32_t start = 0, end = m.qlen; start < end; start = end, end = m.qlen) {
-        sort_level(df->order + start, end - start, base->nobjects, level_bits, &tmp, &tcap);
-        hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
-        const hk_graph *ga = base->graph, *gb = dump->graph;
-        for (uint32_t q = start; q < end; q++) {
-            /* the pairs a few steps ahead: their records here, their counterparts' after */
-            if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
-            if (q + 16 < end) __builtin_prefetch(&ob[oa[df->order[q + 16]].match]);
-            if (q + 8 < end) { /* and their edge lists */
-                uint32_t pu = df->order[q + 8], pv = oa[pu].match;
-                __builtin_prefetch(&ga->out_start[pu]);
-                if (pv != HK_NONE) __builtin_prefetch(&gb->out_start[pv]);
-            }
-            if (q + 4 < end) {
-                uint32_t pu = df->order[q + 4], pv = oa[pu].match;
-                __builtin_prefetch(&ga->out[ga->out_start[pu]]);
-                if (pv != HK_NONE) __builtin_prefetch(&gb->out[gb->out_start[pv]]);
-            }
-            uint32_t u = df->order[q], v = oa[u].match;
-            switch (hkd_kind(&df->s[0], u)) {
-            case HK_KIND_INSTANCE: expand_instance(&m, u, v); break;
-            case HK_KIND_OBJ_ARRAY: expand_array(&m, u, v); break;
-            case HK_KIND_CLASS: expand_class(&m, u, v); break;
-            default: break;
-            }
-        }
-    }
-    free(tmp);
-    free(level_bits);
+    match_breadth_first(&m);
     df->nmatched = m.qlen;
     for (int s = 0; s < 2; s++)
         if (hkd_entries_by_referrers(df, s) && hk_graph_plan(ds[s], HK_GRAPH_REFERRERS, NULL, err, errlen)) {
