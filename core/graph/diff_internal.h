@@ -20,9 +20,10 @@ typedef struct hkd_obj {
     uint32_t via;
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
     /* While matching, refbits: for instances, bit k set when strong reference slot k is
-     * non-null.  Once matched (hkd_tally clears it): for an unmatched object reached from the
-     * matched heap the number of its entry (hkd_find_entries), for a matched object its path
-     * id in the by-path trie, 0 before it has one (diff_groups.c). */
+     * non-null; for object arrays of up to 31 elements, the same for element k, and bit 31.
+     * Once matched (hkd_tally clears it): for an unmatched object reached from the matched
+     * heap the number of its entry (hkd_find_entries), for a matched object its path id in
+     * the by-path trie, 0 before it has one (diff_groups.c). */
     union {
         uint32_t refbits;
         uint32_t entry;

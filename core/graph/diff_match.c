@@ -21,6 +21,9 @@ typedef struct fieldpairs {
     fieldpair *p;
 } fieldpairs;
 
+/* hkd_obj.refbits of an object array of up to 31 elements: its non-null slots are noted */
+#define HKD_SMALL_ARRAY 0x80000000u
+
 typedef struct matcher {
     hk_diff *df;
     fieldpairs *fp;
@@ -367,12 +370,31 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
     return v;
 }
 
+/* A short array's elements as object indices from the non-null slots read_classes noted and
+ * the graph's edge list, when all of them are in the dump; *len gets the slots up to the last
+ * non-null one (the nulls after it pair with nothing).  NULL when the record is needed. */
+static const uint32_t *small_elements(matcher *m, int s, uint32_t arr, uint32_t *len)
+{
+    uint32_t bits = m->df->s[s].o[arr].refbits, nout;
+    if (!(bits & HKD_SMALL_ARRAY)) return NULL;
+    bits &= ~HKD_SMALL_ARRAY;
+    const uint32_t *out = hk_graph_out(m->df->s[s].d, arr, &nout);
+    if ((uint32_t)__builtin_popcount(bits) != nout) return NULL;
+    uint32_t n = bits ? 32 - (uint32_t)__builtin_clz(bits) : 0;
+    uint32_t *idx = m->idx[s] = hk_grow(m->idx[s], &m->cap[s], 32, sizeof *m->idx[s]);
+    for (uint32_t k = 0, j = 0; k < n; k++) idx[k] = bits >> k & 1 ? out[j++] : HK_NONE;
+    *len = n;
+    return idx;
+}
+
 /* An object array's elements as object indices (HK_NONE for null), from the graph's edge list
  * when it lines up (no element points outside the dump), else looked up one by one.  *len
  * gets the array's length. */
 static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
 {
     hk_dump *d = m->df->s[s].d;
+    const uint32_t *small = small_elements(m, s, arr, len);
+    if (small) return small;
     const uint8_t *r = d->data + hk_obj_offset(d, arr), *el = hk_rec_obj_array_elems(d, r);
     const uint32_t n = *r == HPROF_OBJ_ARRAY_DUMP ? hk_rec_array_length(d, r) : 0, idsz = d->id_size;
     *len = n;
@@ -604,6 +626,29 @@ static void lists_finish(hk_dump *d, const hkd_side *sd, class_lists *cl)
     d->by_class = out;
 }
 
+/* For an object array of up to 31 elements, bit k set when element k is non-null, with
+ * HKD_SMALL_ARRAY; 0 for a longer one.  Most arrays are short, and the matcher then aligns
+ * their slots without reading their records again. */
+static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
+{
+    uint32_t n = hk_rec_array_length(d, r), bits = HKD_SMALL_ARRAY;
+    if (n > 31) return 0;
+    const uint8_t *p = hk_rec_obj_array_elems(d, r);
+    if (d->id_size == 4)
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t x;
+            memcpy(&x, p + 4 * k, 4);
+            bits |= (uint32_t)(x != 0) << k;
+        }
+    else
+        for (uint32_t k = 0; k < n; k++) {
+            uint64_t x;
+            memcpy(&x, p + 8 * k, 8);
+            bits |= (uint32_t)(x != 0) << k;
+        }
+    return bits;
+}
+
 /* An object's kind and class from its record (instances: with their null slots in *bits). */
 static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slot_ends *se, uint32_t *c, uint32_t *bits)
 {
@@ -615,7 +660,10 @@ static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slo
         *c = cached_class(d, cc, hk_rec_instance_class(d, r));
         *bits = null_slots(d, r, *c, se);
         return HK_KIND_INSTANCE;
-    case HPROF_OBJ_ARRAY_DUMP: *c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8)); return HK_KIND_OBJ_ARRAY;
+    case HPROF_OBJ_ARRAY_DUMP:
+        *c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
+        *bits = null_elements(d, r);
+        return HK_KIND_OBJ_ARRAY;
     default:
         t = r[1 + idsz + 8];
         *c = t < 12 ? d->prim_array_class[t] : HK_NONE;
@@ -681,8 +729,8 @@ static void prefetch_ahead(const hk_diff *df, uint32_t q, uint32_t end)
         __builtin_prefetch(&ga->out_start[pu]);
         __builtin_prefetch(&gb->out_start[pv]);
         if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
-            __builtin_prefetch(da->data + hk_obj_offset(da, pu));
-            __builtin_prefetch(db->data + hk_obj_offset(db, pv));
+            if (!(oa[pu].refbits & HKD_SMALL_ARRAY)) __builtin_prefetch(da->data + hk_obj_offset(da, pu));
+            if (!(ob[pv].refbits & HKD_SMALL_ARRAY)) __builtin_prefetch(db->data + hk_obj_offset(db, pv));
         }
     }
     if (q + 4 < end) {
