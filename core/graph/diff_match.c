@@ -592,7 +592,8 @@ static void lists_plan(hk_dump *d, class_lists *cl)
         if (total > d->nobjects) total = d->nobjects; /* a bad guess: found short below */
     }
     cl->start[nc] = cl->start[nc + 1] = (uint32_t)total;
-    cl->out = hk_xrealloc(NULL, (total ? total : 1) * sizeof *cl->out);
+    cl->out = hk_xmalloc((total ? total : 1) * sizeof *cl->out);
+    hk_prefault(cl->out, total * sizeof *cl->out);
 }
 
 /* Hands the lists to the dump when the guess held, else builds them from o[] and the pass's
@@ -775,7 +776,8 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         hkd_side *sd = &df->s[s];
         sd->d = ds[s];
         uint32_t n = ds[s]->nobjects + 1;
-        sd->o = hk_xrealloc(NULL, n * sizeof *sd->o);
+        sd->o = hk_xmalloc(n * sizeof *sd->o);
+        hk_prefault(sd->o, n * sizeof *sd->o);
         read_classes(ds[s], sd);
         hk_idmap_init(&sd->root_type);
     }

@@ -74,6 +74,18 @@ void hk_release(const void *p, size_t from, size_t to)
 #endif
 }
 
+void hk_prefault(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + len) & ~(page - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 void hk_mem_trim(void)
 {
 #ifdef __GLIBC__

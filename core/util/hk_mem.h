@@ -17,6 +17,11 @@ void *hk_grow(void *p, size_t *cap, size_t need, size_t elem);
  * the file again): for an array consumed in order, whose memory would otherwise stay until it is
  * freed as a whole, or a mapped region read once.  A hint: failure only costs memory. */
 void hk_release(const void *p, size_t from, size_t to);
+/* Faults in at once the pages wholly inside a block the caller is about to write in full (an
+ * array filled in one pass), rather than one page at a time as it is written: taking a page
+ * fault costs several times clearing the page, most of all under a hypervisor.  A hint: where
+ * the system cannot (MADV_POPULATE_WRITE is Linux 5.14), the pages fault in as written. */
+void hk_prefault(void *p, size_t len);
 /* Lists grown on threads live in the threads' own malloc arenas, which keep freed blocks
  * mapped: once such lists are joined and freed, this gives their memory back. */
 void hk_mem_trim(void);
