@@ -522,29 +522,37 @@ static uint32_t cached_class(hk_dump *d, class_cache *cc, hk_id cid)
     return cc->idx[h];
 }
 
-/* Per class, for the first pass: where its reference slots end in an instance's data (0: not
- * known yet), so that a record long enough is read without a bound check per slot. */
-typedef struct slot_ends {
-    uint32_t *end;
-} slot_ends;
+/* Per class, for the records pass: its strong reference slots, when it has 1 to 32 of them
+ * (refbits holds no more), and where the last ends in an instance's data, so that a record
+ * long enough is read without a bound check per slot. */
+typedef struct slot_set {
+    const uint32_t *offs;
+    uint32_t n, end;
+} slot_set;
 
-/* Bit k set when strong reference slot k of an instance record is non-null (classes of up
- * to 32 slots).  A slot is null when all its bytes are: no byte order to undo. */
-static uint32_t null_slots(const hk_dump *d, const uint8_t *r, uint32_t c, slot_ends *se)
+static slot_set *slot_sets(const hk_dump *d)
 {
     const hk_graph *g = d->graph;
-    if (c == HK_NONE) return 0;
-    const hkg_class_refs *cr = &g->cls[c];
-    if (!cr->count || cr->count > 32) return 0;
+    slot_set *v = hk_xcalloc((size_t)d->nclasses + 1, sizeof *v);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const hkg_class_refs *cr = &g->cls[c];
+        if (!cr->count || cr->count > 32) continue;
+        v[c] = (slot_set){g->ref_offs + cr->start, cr->count, 0};
+        for (uint32_t k = 0; k < cr->count; k++)
+            if (v[c].offs[k] + d->id_size > v[c].end) v[c].end = v[c].offs[k] + d->id_size;
+    }
+    return v;
+}
+
+/* Bit k set when strong reference slot k of an instance record is non-null.  A slot is null
+ * when all its bytes are: no byte order to undo. */
+static uint32_t null_slots(const hk_dump *d, const uint8_t *r, const slot_set *ss)
+{
+    const uint32_t n = ss->n, idsz = d->id_size, *offs = ss->offs;
+    if (!n) return 0;
     uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
-    const uint32_t *offs = g->ref_offs + cr->start, n = cr->count, idsz = d->id_size;
-    if (!se->end[c]) {
-        uint32_t e = 0;
-        for (uint32_t k = 0; k < n; k++) e = offs[k] + idsz > e ? offs[k] + idsz : e;
-        se->end[c] = e;
-    }
-    if (se->end[c] > len) { /* a short record: its missing slots are null */
+    if (ss->end > len) { /* a short record: its missing slots are null */
         for (uint32_t k = 0; k < n; k++)
             if (offs[k] + idsz <= len && hk_be_id(d, p + offs[k])) bits |= 1u << k;
         return bits;
@@ -651,7 +659,8 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
 }
 
 /* An object's kind and class from its record (instances: with their null slots in *bits). */
-static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slot_ends *se, uint32_t *c, uint32_t *bits)
+static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, const slot_set *sets, uint32_t *c,
+                              uint32_t *bits)
 {
     const uint32_t idsz = d->id_size;
     int t;
@@ -659,7 +668,7 @@ static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slo
     case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
     case HPROF_INSTANCE_DUMP:
         *c = cached_class(d, cc, hk_rec_instance_class(d, r));
-        *bits = null_slots(d, r, *c, se);
+        if (*c != HK_NONE) *bits = null_slots(d, r, &sets[*c]);
         return HK_KIND_INSTANCE;
     case HPROF_OBJ_ARRAY_DUMP:
         *c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
@@ -680,7 +689,7 @@ static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, slo
 static void read_classes(hk_dump *d, hkd_side *sd)
 {
     class_cache *cc = hk_xcalloc(1, sizeof *cc);
-    slot_ends se = {hk_xcalloc((size_t)d->nclasses + 1, sizeof *se.end)};
+    slot_set *sets = slot_sets(d);
     class_lists cl = {0};
     lists_plan(d, &cl);
     const uint32_t nc = d->nclasses;
@@ -693,7 +702,7 @@ static void read_classes(hk_dump *d, hkd_side *sd)
             __builtin_prefetch(ahead + 64);
         }
         uint32_t c = HK_NONE, bits = 0;
-        int kind = read_record(d, d->data + hk_obj_offset(d, i), cc, &se, &c, &bits);
+        int kind = read_record(d, d->data + hk_obj_offset(d, i), cc, sets, &c, &bits);
         sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
         if (c >= nc) continue;
@@ -701,7 +710,7 @@ static void read_classes(hk_dump *d, hkd_side *sd)
         if (cl.out && cl.next[c] < cl.start[c + 1]) cl.out[cl.next[c]++] = i;
     }
     lists_finish(d, sd, &cl);
-    free(se.end);
+    free(sets);
     free(cc);
 }
 
