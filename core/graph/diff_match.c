@@ -148,9 +148,13 @@ static named *root_keys(const hkd_side *sd, uint32_t *n)
     hk_buf_init(&key);
     hk_buf_init(&sv);
     *n = 0;
+    /* the roots' objects first, then their keys with each object's entry fetched a few roots
+     * ahead (roots lie all over the heap); v[k].idx holds root k's object until its key is in */
+    for (uint32_t k = 0; k < d->nroots; k++) v[k].idx = hk_obj_find(d, d->roots[k].id);
     for (uint32_t k = 0; k < d->nroots; k++) {
+        if (k + 8 < d->nroots && v[k + 8].idx != HK_NONE) __builtin_prefetch(&sd->o[v[k + 8].idx]);
         const hk_root *r = &d->roots[k];
-        uint32_t obj = hk_obj_find(d, r->id);
+        uint32_t obj = v[k].idx;
         if (obj == HK_NONE) continue;
         const char *tn = "";
         if (r->thread) {
