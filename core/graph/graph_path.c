@@ -65,6 +65,17 @@ typedef struct hkg_path_search {
 /* Ancestors looked at for one object at most (a few milliseconds). */
 enum { LOCAL_MAX = 1 << 14 };
 
+/* parent[] holds each parent complemented, so that 0 (a page the kernel gives zeroed, not
+ * written until the search gets there) is "not reached yet". */
+static inline uint32_t parent_of(const hk_graph *g, uint32_t x)
+{
+    return ~g->parent[x];
+}
+static inline void set_parent(hk_graph *g, uint32_t x, uint32_t p)
+{
+    g->parent[x] = ~p;
+}
+
 /* How far ahead of the object being dequeued its edges' lines are asked for: the queue is
  * known in advance, so the loads of flags, edge ranges and edges overlap. */
 enum { AHEAD = 8 };
@@ -78,7 +89,7 @@ static int bfs(const hk_graph *g, hkg_path_search *s, int lists, uint32_t want)
     uint32_t *q = s->q, head = s->head, tail = s->tail;
     uint32_t *parent = g->parent;
     int found = 0;
-    while (head < tail && !(found = parent[want] != HK_NONE)) {
+    while (head < tail && !(found = parent[want] != 0)) {
         if (head + AHEAD < tail) {
             uint32_t y = q[head + AHEAD];
             __builtin_prefetch(&g->flags[y]);
@@ -93,15 +104,15 @@ static int bfs(const hk_graph *g, hkg_path_search *s, int lists, uint32_t want)
         }
         for (uint32_t k = g->out_start[x]; k < g->out_start[x + 1]; k++) {
             uint32_t t = g->out[k];
-            if (parent[t] == HK_NONE) {
-                parent[t] = x;
+            if (!parent[t]) {
+                parent[t] = ~x;
                 q[tail++] = t;
             }
         }
     }
     s->head = head;
     s->tail = tail;
-    return found || parent[want] != HK_NONE;
+    return found || parent[want] != 0;
 }
 
 /* The roots of one rank, each root record's object looked up by its id. */
@@ -110,8 +121,8 @@ static void seed_rank(hk_dump *d, hk_graph *g, hkg_path_search *s, int rank)
     for (uint32_t k = 0; k < d->nroots; k++) {
         if (hk_graph_root_rank(d->roots[k].type) != rank) continue;
         uint32_t t = hkg_find(d, g, d->roots[k].id);
-        if (t == HK_NONE || g->parent[t] != HK_NONE) continue;
-        g->parent[t] = HKG_P_ROOT;
+        if (t == HK_NONE || parent_of(g, t) != HK_NONE) continue;
+        set_parent(g, t, HKG_P_ROOT);
         s->q[s->tail++] = t;
     }
 }
@@ -123,8 +134,8 @@ static void seed_lists(hk_graph *g, hkg_path_search *s)
         uint32_t x = s->lists[k];
         for (uint32_t e = g->out_start[x]; e < g->out_start[x + 1]; e++) {
             uint32_t t = g->out[e];
-            if (g->parent[t] == HK_NONE) {
-                g->parent[t] = x;
+            if (parent_of(g, t) == HK_NONE) {
+                set_parent(g, t, x);
                 s->q[s->tail++] = t;
             }
         }
@@ -136,7 +147,7 @@ static void seed_lists(hk_graph *g, hkg_path_search *s)
 /* Runs the strong part until `want` has a parent or the part is over. */
 static void strong_until(hk_dump *d, hk_graph *g, hkg_path_search *s, uint32_t want)
 {
-    while (s->stage < STAGE_DONE && g->parent[want] == HK_NONE) {
+    while (s->stage < STAGE_DONE && parent_of(g, want) == HK_NONE) {
         if (s->stage < 6 && s->stage % 2 == 0) seed_rank(d, g, s, s->stage / 2);
         else if (s->stage == 6) seed_lists(g, s);
         else if (bfs(g, s, s->stage == 7, want)) return;
@@ -151,12 +162,12 @@ static void strong_until(hk_dump *d, hk_graph *g, hkg_path_search *s, uint32_t w
 /* Already reached, or reached by the strong part (whose whole set reachability knows). */
 static int taken(const hk_graph *g, uint32_t t)
 {
-    return g->parent[t] != HK_NONE || ((g->done & HK_GRAPH_REACH) && hkg_reach(g, t) == HK_REACH_STRONG);
+    return parent_of(g, t) != HK_NONE || ((g->done & HK_GRAPH_REACH) && hkg_reach(g, t) == HK_REACH_STRONG);
 }
 
 static void weak_reach(hk_graph *g, hkg_path_search *s, uint32_t t, uint32_t from)
 {
-    g->parent[t] = from;
+    set_parent(g, t, from);
     g->pweak[t] = 1;
     if (s->wtail == s->wcap) s->wq = hk_grow(s->wq, &s->wcap, s->wtail + 1, sizeof *s->wq);
     s->wq[s->wtail++] = t;
@@ -172,7 +183,7 @@ static void weak_until(hk_dump *d, hk_graph *g, hkg_path_search *s, uint32_t wan
             if (taken(g, g->weak[k].src) && !taken(g, g->weak[k].dst)) weak_reach(g, s, g->weak[k].dst, g->weak[k].src);
         s->wstage = 1;
     }
-    while (s->wstage == 1 && g->parent[want] == HK_NONE) {
+    while (s->wstage == 1 && parent_of(g, want) == HK_NONE) {
         if (s->whead == s->wtail) {
             s->wstage = 2;
             free(s->wq);
@@ -192,7 +203,7 @@ static void weak_until(hk_dump *d, hk_graph *g, hkg_path_search *s, uint32_t wan
 static int settle(hk_dump *d, hk_graph *g, uint32_t obj)
 {
     hkg_path_search *s = g->psearch;
-    if (g->parent[obj] != HK_NONE) return 1;
+    if (parent_of(g, obj) != HK_NONE) return 1;
     if (g->done & HK_GRAPH_REACH) {
         int r = hkg_reach(g, obj);
         if (r == HK_REACH_UNREACHABLE) return 0;
@@ -200,9 +211,9 @@ static int settle(hk_dump *d, hk_graph *g, uint32_t obj)
         else weak_until(d, g, s, obj);
     } else {
         strong_until(d, g, s, obj);
-        if (g->parent[obj] == HK_NONE) weak_until(d, g, s, obj);
+        if (parent_of(g, obj) == HK_NONE) weak_until(d, g, s, obj);
     }
-    return g->parent[obj] != HK_NONE;
+    return parent_of(g, obj) != HK_NONE;
 }
 
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
@@ -216,9 +227,8 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     s->local_budget = n / 8 > 4 * LOCAL_MAX ? n / 8 : 4 * LOCAL_MAX;
     g->psearch = s;
     /* one more place than objects: parent[n], never set, is the target of a search to the end */
-    g->parent = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *g->parent);
+    g->parent = hk_xcalloc((size_t)n + 1, sizeof *g->parent);
     g->pweak = hk_xcalloc(n ? n : 1, 1);
-    memset(g->parent, 0xff, ((size_t)n + 1) * sizeof *g->parent);
     return 0;
 }
 
@@ -303,7 +313,12 @@ static uint32_t try_local(hk_dump *d, hk_graph *g, uint32_t obj, uint32_t **chai
     uint32_t visited, max = s->local_budget < LOCAL_MAX ? (uint32_t)s->local_budget : LOCAL_MAX;
     uint32_t len = hkg_path_local(g, s->rk, obj, max, chain, &visited);
     s->local_budget -= visited;
-    { static int ok_, fail_; if (len) ok_++; else fail_++; if (getenv("HK_DBG")) fprintf(stderr, "local %d %d %u\n", ok_, fail_, visited); }
+    {
+        static int ok_, fail_;
+        if (len) ok_++;
+        else fail_++;
+        if (getenv("HK_DBG")) fprintf(stderr, "local %d %d %u\n", ok_, fail_, visited);
+    }
     return len;
 }
 
@@ -312,9 +327,9 @@ static uint32_t chain_to_root(hk_dump *d, hk_graph *g, uint32_t obj, uint32_t **
 {
     uint32_t *v = NULL, n = 0;
     size_t cap = 0;
-    for (uint32_t x = obj;; x = g->parent[x]) {
+    for (uint32_t x = obj;; x = parent_of(g, x)) {
         uint32_t *local, nl;
-        if (g->parent[x] == HK_NONE && (nl = try_local(d, g, x, &local))) {
+        if (parent_of(g, x) == HK_NONE && (nl = try_local(d, g, x, &local))) {
             v = hk_grow(v, &cap, n + nl, sizeof *v);
             memcpy(v + n, local, nl * sizeof *v);
             free(local);
@@ -327,7 +342,7 @@ static uint32_t chain_to_root(hk_dump *d, hk_graph *g, uint32_t obj, uint32_t **
         }
         v = hk_grow(v, &cap, n + 1, sizeof *v);
         v[n++] = x;
-        if (g->parent[x] == HKG_P_ROOT) break;
+        if (parent_of(g, x) == HKG_P_ROOT) break;
     }
     *chain = v;
     return n;
