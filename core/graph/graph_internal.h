@@ -72,7 +72,7 @@ typedef struct hk_graph {
     uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
     uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
     /* paths */
-    uint32_t *parent;                /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
+    uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
     struct hkg_path_search *psearch; /* the search that fills them, resumed on demand */
 } hk_graph;
