@@ -122,6 +122,15 @@ for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof; d
   case "$got" in "objects "*" disagree 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
 done
 
+# ---- a path is the same from the whole search and from the search stopped early, weak part
+# first or over the object's ancestors only (what triage's report asks, knowing reachability) ----
+for f in "$T/pr.hprof" "$REALDATA"/hprof/leakcanary-leak_service_binder.hprof; do
+  name="path_ways_agree_$(basename "$f" .hprof)"
+  [ -f "$f" ] || { skip "$name" "no $f"; continue; }
+  got=$("$HK" run "$SRC/tests/graph/path_ways_check.lua" "$f" --max 4000 2>&1)
+  case "$got" in "objects "*" differ 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
+done
+
 # ---- dominators before paths and after: the same answers (dominators drop the forward edges) ----
 for f in "$T/pr.hprof" "$REALDATA"/hprof/aosp-art-ahat-test-dump.hprof; do
   name="phase_order_$(basename "$f" .hprof)"

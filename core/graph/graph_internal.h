@@ -72,8 +72,9 @@ typedef struct hk_graph {
     uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
     uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
     /* paths */
-    uint32_t *parent; /* BFS parent; HKG_P_ROOT for roots, HK_NONE unreached */
-    uint8_t *pweak;   /* reached only through weak edges or list links */
+    uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
+    uint8_t *pweak;                  /* reached only through weak edges or list links */
+    struct hkg_path_search *psearch; /* the search that fills them, resumed on demand */
 } hk_graph;
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
@@ -135,5 +136,15 @@ void hkg_search_free(hk_graph *g);
 /* Reachability from that search: the strong level is what it numbered. */
 void hkg_reach_after_search(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
+void hkg_paths_free(hk_graph *g);
+/* graph_path_local.c: the path to one strongly reachable object found by the same search run
+ * over its ancestors only (through the referrers), when they are at most max: *chain gets the
+ * objects from obj to the root (caller frees), the count is returned (0: not found within
+ * max); *visited: how many ancestors were looked at.  rk: the root objects' seeding order. */
+typedef struct hkg_root_keys hkg_root_keys;
+hkg_root_keys *hkg_root_keys_make(hk_dump *d, hk_graph *g);
+void hkg_root_keys_free(hkg_root_keys *rk);
+uint32_t hkg_path_local(const hk_graph *g, const hkg_root_keys *rk, uint32_t obj, uint32_t max, uint32_t **chain,
+                        uint32_t *visited);
 
 #endif

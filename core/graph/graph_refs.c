@@ -33,8 +33,7 @@ static void graph_free(hk_dump *d)
     free(g->kid_start);
     free(g->kids);
     free(g->kids_sorted);
-    free(g->parent);
-    free(g->pweak);
+    hkg_paths_free(g);
     free(g);
     d->graph = NULL;
 }

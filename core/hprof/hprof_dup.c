@@ -290,6 +290,88 @@ static void group_bucket(scan *sc, entry *e, size_t n, slot *tab, size_t cap, hk
     }
 }
 
+/* The tentative groups: in each bucket, the entries whose hash another entry shares get the
+ * number of their hash's group in place of the hash and are moved to the front of e (a value met
+ * once is a hash met once: most members are dropped here unread).  Returns how many are kept;
+ * *ngroups: how many hashes they have. */
+static size_t hash_groups(entry *e, const size_t start[NBUCKETS + 1], slot *tab, size_t *ngroups)
+{
+    size_t kept = 0, gid = 0;
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        size_t nb = start[b + 1] - start[b], cap = 16;
+        if (!nb) continue;
+        while (cap < 2 * nb) cap *= 2;
+        entry *be = e + start[b];
+        size_t k = shared_hashes(be, nb, tab, cap); /* tab: the counts; its `first` unused, zero */
+        for (size_t i = 0; i < k; i++) {
+            size_t j = (be[i].hash * 0x9e3779b9u) & (cap - 1);
+            while (tab[j].hash != be[i].hash) j = (j + 1) & (cap - 1);
+            if (!tab[j].first.obj) tab[j].first.obj = (uint32_t)++gid;
+            be[i].hash = tab[j].first.obj - 1;
+        }
+        memmove(e + kept, be, k * sizeof *e);
+        kept += k;
+    }
+    *ngroups = gid;
+    return kept;
+}
+
+/* e in object order (a radix sort by object), so that the records the comparison reads come in
+ * file order rather than scattered over the file. */
+#define RADIX_BITS 13
+static void by_object(entry *e, size_t n, uint32_t nobjects)
+{
+    entry *tmp = hk_xrealloc(NULL, (n ? n : 1) * sizeof *tmp), *from = e, *to = tmp;
+    for (unsigned shift = 0; shift < 32 && (shift == 0 || (nobjects - 1) >> shift); shift += RADIX_BITS) {
+        size_t count[(1 << RADIX_BITS) + 1] = {0};
+        for (size_t i = 0; i < n; i++) count[((from[i].obj >> shift) & ((1 << RADIX_BITS) - 1)) + 1]++;
+        for (size_t k = 1; k <= (1 << RADIX_BITS); k++) count[k] += count[k - 1];
+        for (size_t i = 0; i < n; i++) to[count[(from[i].obj >> shift) & ((1 << RADIX_BITS) - 1)]++] = from[i];
+        entry *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != e) memcpy(e, from, n * sizeof *e);
+    free(tmp);
+}
+
+/* The groups from the tentative ones, in object order: a group's first member (its lowest
+ * object) is its example and every later one is compared with it byte for byte.  A member that
+ * differs only shares its hash by chance: those are grouped among themselves (whatever equals
+ * them has their hash too) the slow way. */
+static void confirm(scan *sc, entry *e, size_t n, size_t ngroups, hk_dup_group **out, size_t *nout, size_t *outcap)
+{
+    slot *rep = hk_xcalloc(ngroups ? ngroups : 1, sizeof *rep);
+    size_t odd = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n && e[i + PREFETCH].rec) __builtin_prefetch(e[i + PREFETCH].rec);
+        slot *r = &rep[e[i].hash];
+        if (!r->count) r->first = e[i];
+        else if (!same_value(sc, &r->first, &e[i])) {
+            e[odd++] = e[i]; /* odd <= i: the ones before are done with */
+            continue;
+        }
+        r->count++;
+    }
+    for (size_t k = 0; k < ngroups; k++) {
+        if (rep[k].count < 2) continue;
+        if (*nout == *outcap) *out = hk_grow(*out, outcap, *nout + 1, sizeof **out);
+        (*out)[(*nout)++] = (hk_dup_group){.first = rep[k].first.obj, .count = rep[k].count};
+    }
+    free(rep);
+    if (!odd) return;
+    for (size_t i = 0; i < odd; i++) { /* their hashes back */
+        member_key key;
+        key_of(sc, e[i].obj, &key);
+        e[i].hash = (uint32_t)(hash_bytes(key.p, key.n, (uint64_t)key.type) >> 32);
+    }
+    size_t cap = 16;
+    while (cap < 2 * odd) cap *= 2;
+    slot *tab = hk_xcalloc(cap, sizeof *tab);
+    group_bucket(sc, e, odd, tab, cap, out, nout, outcap);
+    free(tab);
+}
+
 /* The String class's `value` field (NULL when it has none), and a String's value array. */
 static const hk_field *value_field(hk_dump *d)
 {
@@ -402,19 +484,16 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
     else hash_arrays(&sc, &h);
     size_t start[NBUCKETS + 1], most = by_bucket(h.e, h.n, start);
-    entry *by = h.e;
-    size_t cap = 16;
+    size_t cap = 16, ngroups;
     while (cap < 2 * most) cap *= 2;
     slot *tab = hk_xcalloc(cap, sizeof *tab);
+    size_t kept = hash_groups(h.e, start, tab, &ngroups);
+    free(tab);
+    by_object(h.e, kept, d->nobjects);
     hk_dup_group *g = NULL;
     size_t groups = 0, gcap = 0;
-    for (size_t b = 0; b < NBUCKETS; b++) {
-        size_t nb = start[b + 1] - start[b], c = 16;
-        while (c < 2 * nb) c *= 2;
-        if (nb) group_bucket(&sc, by + start[b], nb, tab, c, &g, &groups, &gcap);
-    }
-    free(tab);
-    free(by);
+    confirm(&sc, h.e, kept, ngroups, &g, &groups, &gcap);
+    free(h.e);
     if (!g) g = hk_xcalloc(1, sizeof *g);
     const hk_field *value = kind == HK_DUP_STRINGS && d->string_class != HK_NONE ? value_field(d) : NULL;
     for (size_t j = 0; j < groups; j++) {

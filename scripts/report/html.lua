@@ -46,7 +46,10 @@ end
 local function dominator_tree(dump)
   local total = dump:graph_totals().bytes
   local root = { id = hk.null, c = "all objects", r = total, k = {} }
-  local queue, n = { { node = root, kids = dump:dominated_by_root(0) } }, 1
+  -- the root's children past ROOT_KIDS + 1 are only summed: the virtual root retains exactly
+  -- its children's bytes, so what they hold is the total less the children shown (asking for
+  -- all of them made an object for each of hundreds of thousands)
+  local queue, n = { { node = root, kids = dump:dominated_by_root(ROOT_KIDS + 2) } }, 1
   local head = 1
   while head <= #queue do
     local q = queue[head]
@@ -65,6 +68,10 @@ local function dominator_tree(dump)
       else
         rest, rest_n = rest + r, rest_n + 1
       end
+    end
+    if not q.obj and #q.kids > ROOT_KIDS + 1 then   -- cut: at least two children are not shown
+      rest = total
+      for _, k in ipairs(q.node.k) do rest = rest - k.r end
     end
     if q.obj and #q.kids > TREE_KIDS then
       -- dominated(n) was cut: what it left out is the node's retained minus its own and kids'
