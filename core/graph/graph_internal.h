@@ -134,6 +134,8 @@ const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end);
 void hkg_search_free(hk_graph *g);
 /* Reachability from that search: the strong level is what it numbered. */
 void hkg_reach_after_search(hk_graph *g);
+/* The dominator tree's child lists (kid_start, kids), in object order within a list. */
+void hkg_build_kids(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 
 #endif
