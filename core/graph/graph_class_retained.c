@@ -11,15 +11,13 @@
 
 enum { CODE_PARTS = 32, WALK_PARTS = 16, WALK_TASKS = 64 };
 
-/* Each object's class as a code: the class index (`none` for an object without one) with the
- * `leaf` bit set when the object dominates nothing.  The walk reads them in child-list order,
- * beside the list it walks, so a leaf costs no read of its own child list and no class look-up
- * elsewhere in memory.  16 bits when the classes fit (nearly every dump), which keeps the two
- * copies (by object, then by list position) within what one 32-bit copy took. */
+/* Each object's class as a code for the walk: the class index, or `none` (a slot past the
+ * classes, so the walk counts it without a test).  16 bits when the classes fit, nearly every
+ * dump. */
 typedef struct codes {
     uint16_t *c16;
     uint32_t *c32;
-    uint32_t leaf, none;
+    uint32_t none;
 } codes;
 static inline uint32_t code_at(const codes *s, uint32_t i)
 {
@@ -30,36 +28,11 @@ static inline void code_put(codes *s, uint32_t i, uint32_t v)
     if (s->c16) s->c16[i] = (uint16_t)v;
     else s->c32[i] = v;
 }
-static inline const void *code_addr(const codes *s, uint32_t i)
-{
-    return s->c16 ? (const void *)&s->c16[i] : (const void *)&s->c32[i];
-}
-static void codes_alloc(codes *s, uint32_t nclasses, uint32_t n)
-{
-    int narrow = nclasses < 0x7fff;
-    s->leaf = narrow ? 0x8000u : 0x80000000u;
-    s->none = s->leaf - 1;
-    size_t bytes = ((size_t)n + 1) * (narrow ? sizeof *s->c16 : sizeof *s->c32);
-    void *p = hk_xmalloc(bytes);
-    s->c16 = narrow ? p : NULL;
-    s->c32 = narrow ? NULL : p;
-}
-static void codes_free(codes *s)
-{
-    free(s->c16);
-    free(s->c32);
-}
-
 typedef struct code_job {
     const hk_dump *d;
-    const hk_graph *g;
-    codes *obj, *kid;
+    uint32_t n;
+    codes cs;
 } code_job;
-
-static inline uint32_t leaf_bit(const code_job *j, uint32_t i)
-{
-    return j->g->kid_start[i] == j->g->kid_start[i + 1] ? j->obj->leaf : 0;
-}
 
 /* An object's class from its record, as hk_obj_class gives it, except class objects (HK_NONE
  * here, set apart below).  Neighbours are mostly instances of one class: the last look-up is
@@ -89,71 +62,39 @@ static uint32_t record_class(const hk_dump *d, class_memo *m, uint32_t i)
     return m->c;
 }
 
-static void record_codes_part(void *ctx, int k)
+/* Parts over objects: each one's class from its record unless the per-class lists give them
+ * (a query asked for instances): then none yet. */
+static void code_part(void *ctx, int k)
 {
     code_job *j = ctx;
     uint32_t lo, hi;
     class_memo m = {0, HK_NONE}; /* id 0 names no class */
-    hk_part_range(j->g->n, k, CODE_PARTS, &lo, &hi);
+    hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
     for (uint32_t i = lo; i < hi; i++) {
-        uint32_t c = record_class(j->d, &m, i);
-        code_put(j->obj, i, (c == HK_NONE ? j->obj->none : c) | leaf_bit(j, i));
-    }
-}
-
-/* With the per-class lists built (a query asked for instances), the classes come from them
- * without reading a record: every object starts without one. */
-static void blank_codes_part(void *ctx, int k)
-{
-    code_job *j = ctx;
-    uint32_t lo, hi;
-    hk_part_range(j->g->n, k, CODE_PARTS, &lo, &hi);
-    for (uint32_t i = lo; i < hi; i++) code_put(j->obj, i, j->obj->none | leaf_bit(j, i));
-}
-
-/* The codes in child-list order (every object is in exactly one list). */
-static void gather_part(void *ctx, int k)
-{
-    code_job *j = ctx;
-    const uint32_t *kids = j->g->kids;
-    uint32_t lo, hi;
-    hk_part_range(j->g->n, k, CODE_PARTS, &lo, &hi);
-    for (uint32_t p = lo; p < hi; p++) {
-        if (p + 16 < hi) __builtin_prefetch(code_addr(j->obj, kids[p + 16]));
-        code_put(j->kid, p, code_at(j->obj, kids[p]));
+        uint32_t c = i < j->n && !j->d->by_class ? record_class(j->d, &m, i) : HK_NONE;
+        code_put(&j->cs, i, c == HK_NONE ? j->cs.none : c);
     }
 }
 
 /* Class objects count as java.lang.Class (none when the dump has no such class). */
-static void object_codes(hk_dump *d, code_job *j)
+static void list_classes(hk_dump *d, codes *cs)
 {
-    codes *oc = j->obj;
-    if (d->by_class) {
-        hk_parallel(CODE_PARTS, blank_codes_part, j);
-        for (uint32_t c = 0; c < d->nclasses; c++)
-            for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) {
-                uint32_t i = d->by_class[k];
-                code_put(oc, i, (code_at(oc, i) & oc->leaf) | c);
-            }
-    } else {
-        hk_parallel(CODE_PARTS, record_codes_part, j);
-    }
-    uint32_t cc = d->class_class == HK_NONE ? oc->none : d->class_class;
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        uint32_t o = d->classes[c].object;
-        if (o < j->g->n) code_put(oc, o, (code_at(oc, o) & oc->leaf) | cc);
-    }
+    for (uint32_t c = 0; d->by_class && c < d->nclasses; c++)
+        for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) code_put(cs, d->by_class[k], c);
+    uint32_t cc = d->class_class == HK_NONE ? cs->none : d->class_class;
+    for (uint32_t c = 0; c < d->nclasses; c++)
+        if (d->classes[c].object < d->nobjects) code_put(cs, d->classes[c].object, cc);
 }
 
-static void kid_codes(hk_dump *d, const hk_graph *g, codes *kc)
+/* Each object's class as a code (slot n, the virtual root: none). */
+static codes object_codes(hk_dump *d, uint32_t n)
 {
-    codes oc;
-    codes_alloc(&oc, d->nclasses, g->n);
-    code_job j = {d, g, &oc, kc};
-    object_codes(d, &j);
-    codes_alloc(kc, d->nclasses, g->n);
-    hk_parallel(CODE_PARTS, gather_part, &j);
-    codes_free(&oc);
+    code_job j = {d, n, {.none = d->nclasses}};
+    if (d->nclasses < UINT16_MAX) j.cs.c16 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c16);
+    else j.cs.c32 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c32);
+    hk_parallel(CODE_PARTS, code_part, &j);
+    list_classes(d, &j.cs);
+    return j.cs;
 }
 
 /* The walk, in tasks of about equal retained bytes: one object can hold most of the heap (a
@@ -163,14 +104,14 @@ static void kid_codes(hk_dump *d, const hk_graph *g, codes *kc)
  * open there; the tasks run on the threads in parts with counts of their own. Integer sums:
  * the same for any number of threads. */
 typedef struct walk_task {
-    uint32_t a, b;        /* the child-list positions [a, b), big nodes left out */
+    uint32_t from, count; /* a run of siblings, big nodes left out */
     uint32_t snap, nsnap; /* the classes open above them, in walk_job.snaps */
     int part;
 } walk_task;
-/* A node being walked: its next child-list position and where its list ends.  The node itself
- * is at its parent's position k - 1, where its code is found again when it closes. */
+/* A node being walked: the next child to visit (HK_NONE: no more), how many of its children
+ * are left (a run's count at the bottom, else all) and the node's class, closed when it ends. */
 typedef struct walk_frame {
-    uint32_t k, end;
+    uint32_t u, left, c;
 } walk_frame;
 typedef struct walk_stack {
     walk_frame *f;
@@ -178,8 +119,9 @@ typedef struct walk_stack {
 } walk_stack;
 typedef struct walk_job {
     const hk_graph *g;
-    codes kc; /* by child-list position */
-    uint32_t nc;
+    const hkg_kid *node; /* the child lists */
+    codes cs;
+    uint32_t nc;  /* classes, with the slot for none */
     uint64_t big; /* a node retaining more is walked by the top walk */
     walk_task *tasks;
     uint32_t ntasks, nsnaps, *snaps;
@@ -188,45 +130,34 @@ typedef struct walk_job {
     uint64_t *per[WALK_PARTS];
 } walk_job;
 
-static inline uint32_t code_class(const codes *kc, uint32_t k)
+/* Depth-first over the subtrees of a run of `count` siblings from u that are not big.  `open`
+ * counts the instances of each class on the path and comes back as it came in. */
+static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *open, uint64_t *per, walk_stack *s)
 {
-    return code_at(kc, k) & ~kc->leaf;
-}
-
-/* Depth-first over the subtrees at positions [a, b) that are not big.  `open` counts the
- * instances of each class on the path and comes back as it came in. */
-static void walk_run(const walk_job *j, uint32_t a, uint32_t b, uint32_t *open, uint64_t *per, walk_stack *s)
-{
-    const uint32_t *kid_start = j->g->kid_start, *kids = j->g->kids;
+    const hkg_kid *node = j->node;
     const uint64_t *ret = j->g->retained, big = j->big;
-    const codes kc = j->kc;
+    const codes cs = j->cs;
     walk_stack st = *s; /* in locals: the stores to per[] and open[] could alias its fields */
     size_t sp = 0;
     st.f = hk_grow(st.f, &st.cap, 1, sizeof *st.f);
-    st.f[sp++] = (walk_frame){a, b};
+    st.f[sp++] = (walk_frame){u, count, cs.none};
     while (sp) {
-        uint32_t k = st.f[sp - 1].k, end = st.f[sp - 1].end;
-        if (k < end) {
-            st.f[sp - 1].k = k + 1;
-            if (k + 8 < end) { /* ask for a later sibling's data */
-                uint32_t w = kids[k + 8];
-                __builtin_prefetch(&ret[w]);
-                if (!(code_at(&kc, k + 8) & kc.leaf)) __builtin_prefetch(&kid_start[w]);
-            }
-            uint32_t v = kids[k], code = code_at(&kc, k), c = code & ~kc.leaf;
-            if (sp == 1 && ret[v] > big) continue; /* the top walk's */
-            /* the set's retained size: only the topmost instances of a class count */
-            if (c != kc.none && !open[c]) per[c] += ret[v];
-            if (code & kc.leaf) continue; /* nothing below to close */
-            if (c != kc.none) open[c]++;
-            st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
-            st.f[sp++] = (walk_frame){kid_start[v], kid_start[v + 1]};
+        walk_frame *t = &st.f[sp - 1];
+        uint32_t v = t->u;
+        if (v == HK_NONE || !t->left) {
+            if (--sp) open[t->c]--; /* the bottom frame is the run's, not a node's */
             continue;
         }
-        if (--sp) {
-            uint32_t c = code_class(&kc, st.f[sp - 1].k - 1);
-            if (c != kc.none) open[c]--;
-        }
+        t->u = node[v].next;
+        if (sp == 1 && ret[v] > big) continue; /* the top walk's, not counted in the run */
+        t->left--;
+        /* the set's retained size: only the topmost instances of a class count */
+        uint32_t c = code_at(&cs, v), first = node[v].first;
+        if (!open[c]) per[c] += ret[v];
+        if (first == HK_NONE) continue; /* a leaf: nothing below to close */
+        open[c]++;
+        st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
+        st.f[sp++] = (walk_frame){first, UINT32_MAX, c};
     }
     *s = st;
 }
@@ -241,15 +172,16 @@ static void walk_part(void *ctx, int part)
         const walk_task *w = &j->tasks[t];
         if (w->part != part) continue;
         for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 1;
-        walk_run(j, w->a, w->b, open, per, &s);
+        walk_run(j, w->from, w->count, open, per, &s);
         for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 0;
     }
     free(open);
     free(s.f);
 }
 
-/* Hands out positions [a, b) with the classes open now, to the least loaded part. */
-static void add_task(walk_job *j, const uint32_t *open, uint32_t a, uint32_t b, uint64_t bytes)
+/* Hands out a run of count siblings from `from` with the classes open now, to the least
+ * loaded part. */
+static void add_task(walk_job *j, const uint32_t *open, uint32_t from, uint32_t count, uint64_t bytes)
 {
     j->tasks = hk_grow(j->tasks, &j->cap_t, (size_t)j->ntasks + 1, sizeof *j->tasks);
     walk_task *t = &j->tasks[j->ntasks++];
@@ -257,8 +189,8 @@ static void add_task(walk_job *j, const uint32_t *open, uint32_t a, uint32_t b, 
     for (int p = 1; p < WALK_PARTS; p++)
         if (j->load[p] < j->load[part]) part = p;
     j->load[part] += bytes;
-    *t = (walk_task){a, b, j->nsnaps, 0, part};
-    for (uint32_t c = 0; c < j->nc; c++) {
+    *t = (walk_task){from, count, j->nsnaps, 0, part};
+    for (uint32_t c = 0; c < j->cs.none; c++) {
         if (!open[c]) continue;
         j->snaps = hk_grow(j->snaps, &j->cap_s, (size_t)j->nsnaps + 1, sizeof *j->snaps);
         j->snaps[j->nsnaps++] = c;
@@ -266,50 +198,49 @@ static void add_task(walk_job *j, const uint32_t *open, uint32_t a, uint32_t b, 
     }
 }
 
-/* The sequential top walk over the big nodes: a frame is a node's next child position, where
- * its list ends, and the run of its small children not yet handed out (from `from`, `acc`
- * bytes). A run is handed out once it holds a task's bytes, and a big node's last short run
- * when the node ends. */
-typedef struct top_frame { /* 16 bytes: one per level of a chain millions deep */
-    uint32_t k, end, from;
+/* The sequential top walk over the big nodes: a frame is a node's next child, its class, and
+ * the run of its small children not yet handed out (count from `from`, `acc` bytes). A run is
+ * handed out once it holds a task's bytes, and a big node's last short run when it ends. */
+typedef struct top_frame { /* 20 bytes: one per level of a chain millions deep */
+    uint32_t u, c, from, count;
     uint32_t acc; /* at most the cut below */
 } top_frame;
 static void top_walk(walk_job *j, uint64_t *per)
 {
     const hk_graph *g = j->g;
-    const codes *kc = &j->kc;
+    const hkg_kid *node = j->node;
     uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
     top_frame *f = NULL;
     /* a run's bytes to hand it out, in 32 bits (a heap over 256 GB gets more tasks) */
     const uint32_t cut = j->big < UINT32_MAX ? (uint32_t)j->big : UINT32_MAX;
     size_t cap = 0, sp = 0;
     f = hk_grow(f, &cap, 1, sizeof *f);
-    f[sp++] = (top_frame){g->kid_start[g->n], g->kid_start[g->n + 1], g->kid_start[g->n], 0};
+    f[sp++] = (top_frame){node[g->n].first, j->cs.none, HK_NONE, 0, 0};
     while (sp) {
         top_frame *t = &f[sp - 1];
-        if (t->k < t->end) {
-            uint32_t p = t->k++, w = g->kids[p];
+        uint32_t w = t->u;
+        if (w != HK_NONE) {
+            t->u = node[w].next;
             if (g->retained[w] > j->big) {
-                uint32_t c = code_class(kc, p);
-                if (c != kc->none && !open[c]++) per[c] += g->retained[w];
+                uint32_t c = code_at(&j->cs, w);
+                if (c != j->cs.none && !open[c]++) per[c] += g->retained[w];
                 f = hk_grow(f, &cap, sp + 1, sizeof *f);
-                f[sp++] = (top_frame){g->kid_start[w], g->kid_start[w + 1], g->kid_start[w], 0};
+                f[sp++] = (top_frame){node[w].first, c, HK_NONE, 0, 0};
                 continue;
             }
+            if (!t->count) t->from = w;
+            t->count++;
             uint64_t acc = t->acc + g->retained[w];
             t->acc = acc < cut ? (uint32_t)acc : cut;
             if (t->acc >= cut) {
-                add_task(j, open, t->from, t->k, t->acc);
-                t->from = t->k;
-                t->acc = 0;
+                add_task(j, open, t->from, t->count, t->acc);
+                t->count = t->acc = 0;
             }
             continue;
         }
-        if (t->from < t->end) add_task(j, open, t->from, t->end, t->acc);
-        if (--sp) {
-            uint32_t c = code_class(kc, f[sp - 1].k - 1);
-            if (c != kc->none) open[c]--;
-        }
+        if (t->count) add_task(j, open, t->from, t->count, t->acc);
+        if (t->c != j->cs.none) open[t->c]--;
+        sp--;
     }
     free(open);
     free(f);
@@ -323,12 +254,10 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
         snprintf(err, errlen, "graph: dominators not computed");
         return -1;
     }
-    /* child lists in any order (the sums do not depend on it): not sorted here */
-    if (!g->kid_start) hkg_build_kids(g);
-    walk_job j = {.g = g, .nc = d->nclasses ? d->nclasses : 1};
-    kid_codes(d, g, &j.kc);
+    if (!g->kids) hkg_build_kids(g);
+    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
-    for (uint32_t k = g->kid_start[g->n]; k < g->kid_start[g->n + 1]; k++) total += g->retained[g->kids[k]];
+    for (uint32_t u = g->kids[g->n].first; u != HK_NONE; u = g->kids[u].next) total += g->retained[u];
     j.big = total / WALK_TASKS + 1;
     top_walk(&j, per);
     if (j.ntasks) hk_parallel(WALK_PARTS, walk_part, &j);
@@ -338,7 +267,8 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     }
     free(j.tasks);
     free(j.snaps);
-    codes_free(&j.kc);
+    free(j.cs.c16);
+    free(j.cs.c32);
     hk_mem_trim();
     *out = per;
     return 0;

@@ -46,51 +46,43 @@ int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
     return g && g->idom && obj < g->n && (g->flags[obj] & HKG_F_VROOT) != 0;
 }
 
-/* The dominator tree's child lists: a counting sort of the objects by immediate dominator
- * (slot n is the virtual root), each part owning a range of parents and reading every
- * object in order, so lists come out in object order for any number of threads. */
+/* The dominator tree's child lists, linked in one pass over the immediate dominators (a
+ * counting sort into one array takes three writes at random per object, this takes one): each
+ * part links the children of its range of parents (slot n is the virtual root), reading every
+ * object from the last so that a list comes out in object order for any number of parts. */
+enum { KID_PARTS = 32 };
 typedef struct kids_job {
     hk_graph *g;
-    uint32_t *ks, *kids;
-    int nparts; /* each reads every object: one per thread */
+    int nlink; /* link parts: each reads every object, one per thread */
 } kids_job;
-static inline uint32_t dom_slot(const hk_graph *g, uint32_t i)
-{
-    return g->idom[i] == HK_NONE ? g->n : g->idom[i];
-}
-static void count_kids_part(void *ctx, int k)
-{
-    kids_job *j = ctx;
-    uint32_t lo, hi, sink = 0;
-    hk_part_range(j->g->n + 1, k, j->nparts, &lo, &hi);
-    for (uint32_t i = 0; i < j->g->n; i++) {
-        uint32_t p = dom_slot(j->g, i);
-        uint32_t *cell = p - lo < hi - lo ? &j->ks[p + 2] : &sink;
-        (*cell)++;
-    }
-}
-static void place_kids_part(void *ctx, int k)
+static void unlinked_part(void *ctx, int k)
 {
     kids_job *j = ctx;
     uint32_t lo, hi;
-    hk_part_range(j->g->n + 1, k, j->nparts, &lo, &hi);
-    for (uint32_t i = 0; i < j->g->n; i++) {
-        uint32_t p = dom_slot(j->g, i);
-        if (p - lo < hi - lo) j->kids[j->ks[p + 1]++] = i;
+    hk_part_range(j->g->n + 1, k, KID_PARTS, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) j->g->kids[i].first = HK_NONE;
+}
+static void link_part(void *ctx, int k)
+{
+    kids_job *j = ctx;
+    const uint32_t n = j->g->n, *idom = j->g->idom;
+    hkg_kid *kids = j->g->kids;
+    uint32_t lo, hi;
+    hk_part_range(n + 1, k, j->nlink, &lo, &hi);
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t p = idom[i] == HK_NONE ? n : idom[i];
+        if (p - lo >= hi - lo) continue;
+        kids[i].next = kids[p].first;
+        kids[p].first = i;
     }
 }
 
 void hkg_build_kids(hk_graph *g)
 {
-    const uint32_t cnt = g->n;
-    kids_job j = {g, hk_xcalloc((size_t)cnt + 3, sizeof *j.ks), hk_xrealloc(NULL, ((size_t)cnt + 1) * sizeof *j.kids),
-                  hk_jobs()};
-    hk_parallel(j.nparts, count_kids_part, &j);
-    for (uint32_t i = 2; i < cnt + 3; i++) j.ks[i] += j.ks[i - 1];
-    hk_parallel(j.nparts, place_kids_part, &j);
-    g->kid_start = j.ks;
-    g->kids = j.kids;
-    g->kids_sorted = hk_xcalloc((size_t)cnt + 1, 1);
+    kids_job j = {g, hk_jobs()};
+    g->kids = hk_xmalloc(((size_t)g->n + 1) * sizeof *g->kids);
+    hk_parallel(KID_PARTS, unlinked_part, &j);
+    hk_parallel(j.nlink, link_part, &j);
 }
 
 static int by_retained_desc(const void *a, const void *b, void *ctx)
@@ -125,21 +117,20 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
         snprintf(err, errlen, "graph: dominators not computed");
         return -1;
     }
-    const uint32_t cnt = g->n;
-    if (!g->kid_start) hkg_build_kids(g);
-    uint32_t p = obj == HK_NONE ? cnt : obj;
-    if (p > cnt) {
+    uint32_t p = obj == HK_NONE ? g->n : obj;
+    if (p > g->n) {
         snprintf(err, errlen, "graph: no object %u", obj);
         return -1;
     }
-    /* sorted on demand: a walk of the whole tree (class_retained) needs no order */
-    if (!g->kids_sorted[p]) {
-        if (g->kid_start[p + 1] - g->kid_start[p] > 1)
-            sort_kids(g->kids + g->kid_start[p], g->kid_start[p + 1] - g->kid_start[p], g->retained);
-        g->kids_sorted[p] = 1;
+    if (!g->kids) hkg_build_kids(g);
+    uint32_t k = 0;
+    for (uint32_t v = g->kids[p].first; v != HK_NONE; v = g->kids[v].next) {
+        g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)k + 1, sizeof *g->kid_buf);
+        g->kid_buf[k++] = v;
     }
-    *out = g->kids + g->kid_start[p];
-    *n = g->kid_start[p + 1] - g->kid_start[p];
+    sort_kids(g->kid_buf, k, g->retained);
+    *out = g->kid_buf;
+    *n = k;
     return 0;
 }
 
