@@ -215,12 +215,14 @@ static void top_walk(walk_job *j, uint64_t *per)
     const uint32_t cut = j->big < UINT32_MAX ? (uint32_t)j->big : UINT32_MAX;
     size_t cap = 0, sp = 0;
     f = hk_grow(f, &cap, 1, sizeof *f);
-    f[sp++] = (top_frame){node[g->n].first, j->cs.none, HK_NONE, 0, 0};
+    /* the root's frame goes through its array: u is a position there */
+    f[sp++] = (top_frame){0, j->cs.none, HK_NONE, 0, 0};
     while (sp) {
         top_frame *t = &f[sp - 1];
-        uint32_t w = t->u;
+        uint32_t w = sp > 1 ? t->u : t->u < g->nroot_kids ? g->root_kids[t->u] : HK_NONE;
         if (w != HK_NONE) {
-            t->u = node[w].next;
+            if (sp > 1) t->u = node[w].next;
+            else if (++t->u + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[t->u + 16]]);
             if (g->retained[w] > j->big) {
                 uint32_t c = code_at(&j->cs, w);
                 if (c != j->cs.none && !open[c]++) per[c] += g->retained[w];
@@ -257,7 +259,10 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     if (!g->kids) hkg_build_kids(g);
     walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
-    for (uint32_t u = g->kids[g->n].first; u != HK_NONE; u = g->kids[u].next) total += g->retained[u];
+    for (uint32_t k = 0; k < g->nroot_kids; k++) {
+        if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);
+        total += g->retained[g->root_kids[k]];
+    }
     j.big = total / WALK_TASKS + 1;
     top_walk(&j, per);
     if (j.ntasks) hk_parallel(WALK_PARTS, walk_part, &j);

@@ -54,6 +54,7 @@ enum { KID_PARTS = 32 };
 typedef struct kids_job {
     hk_graph *g;
     int nlink; /* link parts: each reads every object, one per thread */
+    size_t root_cap;
 } kids_job;
 static void unlinked_part(void *ctx, int k)
 {
@@ -74,15 +75,26 @@ static void link_part(void *ctx, int k)
         if (p - lo >= hi - lo) continue;
         kids[i].next = kids[p].first;
         kids[p].first = i;
+        if (p == n) { /* from the last: reversed below */
+            j->g->root_kids = hk_grow(j->g->root_kids, &j->root_cap, (size_t)j->g->nroot_kids + 1, sizeof(uint32_t));
+            j->g->root_kids[j->g->nroot_kids++] = i;
+        }
     }
 }
 
 void hkg_build_kids(hk_graph *g)
 {
-    kids_job j = {g, hk_jobs()};
+    kids_job j = {g, hk_jobs(), 0};
     g->kids = hk_xmalloc(((size_t)g->n + 1) * sizeof *g->kids);
+    g->root_kids = NULL;
+    g->nroot_kids = 0;
     hk_parallel(KID_PARTS, unlinked_part, &j);
     hk_parallel(j.nlink, link_part, &j);
+    for (uint32_t a = 0, b = g->nroot_kids; b > a + 1; a++, b--) {
+        uint32_t t = g->root_kids[a];
+        g->root_kids[a] = g->root_kids[b - 1];
+        g->root_kids[b - 1] = t;
+    }
 }
 
 static int by_retained_desc(const void *a, const void *b, void *ctx)
@@ -124,7 +136,12 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     }
     if (!g->kids) hkg_build_kids(g);
     uint32_t k = 0;
-    for (uint32_t v = g->kids[p].first; v != HK_NONE; v = g->kids[v].next) {
+    if (p == g->n) {
+        g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)g->nroot_kids + 1, sizeof *g->kid_buf);
+        memcpy(g->kid_buf, g->root_kids, (size_t)g->nroot_kids * sizeof *g->kid_buf);
+        k = g->nroot_kids;
+    }
+    for (uint32_t v = p == g->n ? HK_NONE : g->kids[p].first; v != HK_NONE; v = g->kids[v].next) {
         g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)k + 1, sizeof *g->kid_buf);
         g->kid_buf[k++] = v;
     }

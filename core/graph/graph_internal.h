@@ -77,6 +77,10 @@ typedef struct hk_graph {
     /* dominator tree children (lazy), by object (slot n: the virtual root): first child and
      * next sibling, in object order */
     struct hkg_kid *kids;
+    /* the virtual root's children again, as an array in object order: every root and every
+     * object nothing else dominates, spread over the whole object range, where following the
+     * list misses the cache on each one */
+    uint32_t *root_kids, nroot_kids;
     uint32_t *kid_buf; /* a list copied out and sorted for hk_graph_dominated */
     size_t kid_cap;
     /* paths */

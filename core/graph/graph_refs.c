@@ -31,6 +31,7 @@ static void graph_free(hk_dump *d)
     free(g->retained);
     hk_idtab_free(&g->retained_native);
     free(g->kids);
+    free(g->root_kids);
     free(g->kid_buf);
     free(g->parent);
     free(g->pweak);
