@@ -138,7 +138,7 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     uint32_t k = 0;
     if (p == g->n) {
         g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)g->nroot_kids + 1, sizeof *g->kid_buf);
-        memcpy(g->kid_buf, g->root_kids, (size_t)g->nroot_kids * sizeof *g->kid_buf);
+        if (g->nroot_kids) memcpy(g->kid_buf, g->root_kids, (size_t)g->nroot_kids * sizeof *g->kid_buf);
         k = g->nroot_kids;
     }
     for (uint32_t v = p == g->n ? HK_NONE : g->kids[p].first; v != HK_NONE; v = g->kids[v].next) {
