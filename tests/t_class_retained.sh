@@ -12,6 +12,8 @@ if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
     got=$("$HK" -j "$j" run "$WALK" "$T/wide.hprof" 2>&1)
     case "$got" in "classes "*" differ 0 "*) pass "class_retained_wide_j$j" ;; *) fail "class_retained_wide_j$j" "$got" ;; esac
   done
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --lists 1 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass class_retained_wide_lists ;; *) fail class_retained_wide_lists "$got" ;; esac
 else
   fail class_retained_wide_fixture "genhprof --scenario big failed"
 fi
@@ -54,4 +56,6 @@ for f in "$REALDATA"/hprof/*.hprof; do
   name="class_retained_$(basename "$f" .hprof)"
   got=$("$HK" -j 3 run "$WALK" "$f" 2>&1 | grep '^classes ')
   case "$got" in "classes "*" differ 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
+  got=$("$HK" -j 2 run "$WALK" "$f" --lists 1 2>&1 | grep '^classes ')
+  case "$got" in "classes "*" differ 0 "*) pass "${name}_lists" ;; *) fail "${name}_lists" "$got" ;; esac
 done

@@ -100,7 +100,8 @@ int hk_graph_virtual_child(hk_dump *d, uint32_t obj);
 uint64_t hk_graph_total_bytes(hk_dump *d);
 uint64_t hk_graph_total_native(hk_dump *d);
 /* Objects immediately dominated by obj (HK_NONE: the virtual root), largest retained
- * first; a slice valid until the dump closes.  -1 with err on allocation failure. */
+ * first; a slice valid until the next call or the dump closes.  -1 with err when the
+ * dominators are not computed or there is no such object. */
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen);
 /* The n objects with the largest retained size, largest first; returns how many.
  * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */

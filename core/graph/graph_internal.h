@@ -15,6 +15,11 @@ typedef struct hkg_class_refs {
     uint8_t cleaner;       /* sun.misc.Cleaner or a subclass */
 } hkg_class_refs;
 
+/* A node of the dominator tree's child lists: HK_NONE ends a list. */
+typedef struct hkg_kid {
+    uint32_t first, next;
+} hkg_kid;
+
 /* One weak edge; the array is sorted by src (built in object order). */
 typedef struct hkg_weak {
     uint32_t src, dst;
@@ -69,8 +74,15 @@ typedef struct hk_graph {
      * in the dominator tree), keyed by object index + 1 */
     hk_idtab retained_native;
     uint64_t total_bytes, total_native;
-    uint32_t *kid_start, *kids; /* dominator tree children (lazy) ... */
-    uint8_t *kids_sorted;       /* ... a node's list sorted largest first when first asked for */
+    /* dominator tree children (lazy), by object (slot n: the virtual root): first child and
+     * next sibling, in object order */
+    struct hkg_kid *kids;
+    /* the virtual root's children again, as an array in object order: every root and every
+     * object nothing else dominates, spread over the whole object range, where following the
+     * list misses the cache on each one */
+    uint32_t *root_kids, nroot_kids;
+    uint32_t *kid_buf; /* a list copied out and sorted for hk_graph_dominated */
+    size_t kid_cap;
     /* paths */
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
@@ -135,6 +147,8 @@ const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end);
 void hkg_search_free(hk_graph *g);
 /* Reachability from that search: the strong level is what it numbered. */
 void hkg_reach_after_search(hk_graph *g);
+/* The dominator tree's child lists (hk_graph.kids), in object order within a list. */
+void hkg_build_kids(hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
 /* graph_path_local.c: the path to one strongly reachable object found by the same search run

@@ -30,9 +30,9 @@ static void graph_free(hk_dump *d)
     free(g->idom);
     free(g->retained);
     hk_idtab_free(&g->retained_native);
-    free(g->kid_start);
     free(g->kids);
-    free(g->kids_sorted);
+    free(g->root_kids);
+    free(g->kid_buf);
     hkg_paths_free(g);
     free(g);
     d->graph = NULL;

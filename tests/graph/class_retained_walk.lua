@@ -2,7 +2,7 @@
 -- dominator tree (an explicit stack: chains run a million deep) adding an object's retained
 -- size when no instance of its class is above it on the path. Prints the classes whose sum
 -- differs from dump:class_retained(), which cuts the tree into tasks for the threads.
--- Usage: hprofkit [-j N] run THIS DUMP
+-- Usage: hprofkit [-j N] run THIS DUMP [--lists 1]
 local d = hk.open(arg.dump)
 local want, open = {}, {}
 local function key(o)
@@ -28,6 +28,11 @@ while #frames > 0 do
       if open[f.id] == 0 then open[f.id] = nil end
     end
   end
+end
+-- with --lists: the per-class instance lists exist first, where class_retained takes each
+-- object's class from them instead of its record
+if arg.lists then
+  for _ in d:class("java.lang.String"):instances() do break end
 end
 local got, n, bad, first = d:class_retained(), 0, 0, {}
 for name, w in pairs(want) do

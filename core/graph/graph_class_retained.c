@@ -1,0 +1,280 @@
+/* Per-class retained bytes: for each class, the retained size of the set of its instances,
+ * which is the sum of the retained sizes of its topmost instances in the dominator tree (those
+ * with no instance of the class above them). */
+#include "graph/graph_internal.h"
+#include "util/hk_jobs.h"
+#include "util/hk_mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CODE_PARTS = 32, WALK_PARTS = 16, WALK_TASKS = 64 };
+
+/* Each object's class as a code for the walk: the class index, or `none` (a slot past the
+ * classes, so the walk counts it without a test).  16 bits when the classes fit, nearly every
+ * dump. */
+typedef struct codes {
+    uint16_t *c16;
+    uint32_t *c32;
+    uint32_t none;
+} codes;
+static inline uint32_t code_at(const codes *s, uint32_t i)
+{
+    return s->c16 ? s->c16[i] : s->c32[i];
+}
+static inline void code_put(codes *s, uint32_t i, uint32_t v)
+{
+    if (s->c16) s->c16[i] = (uint16_t)v;
+    else s->c32[i] = v;
+}
+typedef struct code_job {
+    const hk_dump *d;
+    uint32_t n;
+    codes cs;
+} code_job;
+
+/* An object's class from its record, as hk_obj_class gives it, except class objects (HK_NONE
+ * here, set apart below).  Neighbours are mostly instances of one class: the last look-up is
+ * kept. */
+typedef struct class_memo {
+    hk_id id;
+    uint32_t c;
+} class_memo;
+static uint32_t record_class(const hk_dump *d, class_memo *m, uint32_t i)
+{
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    hk_id id;
+    switch (*r) {
+    case HPROF_CLASS_DUMP: return HK_NONE;
+    case HPROF_INSTANCE_DUMP: id = hk_rec_instance_class(d, r); break;
+    case HPROF_OBJ_ARRAY_DUMP: id = hk_be_id(d, r + 1 + d->id_size + 8); break;
+    default: {
+        int t = r[1 + d->id_size + 8];
+        return t < 12 ? d->prim_array_class[t] : HK_NONE;
+    }
+    }
+    if (id != m->id) {
+        const uint32_t *c = hk_idmap_get(&d->class_by_id, id);
+        m->id = id;
+        m->c = c ? *c : HK_NONE;
+    }
+    return m->c;
+}
+
+/* Parts over objects: each one's class from its record unless the per-class lists give them
+ * (a query asked for instances): then none yet. */
+static void code_part(void *ctx, int k)
+{
+    code_job *j = ctx;
+    uint32_t lo, hi;
+    class_memo m = {0, HK_NONE}; /* id 0 names no class */
+    hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t c = i < j->n && !j->d->by_class ? record_class(j->d, &m, i) : HK_NONE;
+        code_put(&j->cs, i, c == HK_NONE ? j->cs.none : c);
+    }
+}
+
+/* Class objects count as java.lang.Class (none when the dump has no such class). */
+static void list_classes(hk_dump *d, codes *cs)
+{
+    for (uint32_t c = 0; d->by_class && c < d->nclasses; c++)
+        for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) code_put(cs, d->by_class[k], c);
+    uint32_t cc = d->class_class == HK_NONE ? cs->none : d->class_class;
+    for (uint32_t c = 0; c < d->nclasses; c++)
+        if (d->classes[c].object < d->nobjects) code_put(cs, d->classes[c].object, cc);
+}
+
+/* Each object's class as a code (slot n, the virtual root: none). */
+static codes object_codes(hk_dump *d, uint32_t n)
+{
+    code_job j = {d, n, {.none = d->nclasses}};
+    if (d->nclasses < UINT16_MAX) j.cs.c16 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c16);
+    else j.cs.c32 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c32);
+    hk_parallel(CODE_PARTS, code_part, &j);
+    list_classes(d, &j.cs);
+    return j.cs;
+}
+
+/* The walk, in tasks of about equal retained bytes: one object can hold most of the heap (a
+ * map's table, a list), so the cut goes below the virtual root. A short sequential top walk
+ * descends into the big nodes (more than a task's bytes), keeping the counts of the classes
+ * open on its path, and hands out runs of a big node's other children with the set of classes
+ * open there; the tasks run on the threads in parts with counts of their own. Integer sums:
+ * the same for any number of threads. */
+typedef struct walk_task {
+    uint32_t from, count; /* a run of siblings, big nodes left out */
+    uint32_t snap, nsnap; /* the classes open above them, in walk_job.snaps */
+    int part;
+} walk_task;
+/* A node being walked: the next child to visit (HK_NONE: no more), how many of its children
+ * are left (a run's count at the bottom, else all) and the node's class, closed when it ends. */
+typedef struct walk_frame {
+    uint32_t u, left, c;
+} walk_frame;
+typedef struct walk_stack {
+    walk_frame *f;
+    size_t cap;
+} walk_stack;
+typedef struct walk_job {
+    const hk_graph *g;
+    const hkg_kid *node; /* the child lists */
+    codes cs;
+    uint32_t nc;  /* classes, with the slot for none */
+    uint64_t big; /* a node retaining more is walked by the top walk */
+    walk_task *tasks;
+    uint32_t ntasks, nsnaps, *snaps;
+    size_t cap_t, cap_s;
+    uint64_t load[WALK_PARTS]; /* bytes handed to each part */
+    uint64_t *per[WALK_PARTS];
+} walk_job;
+
+/* Depth-first over the subtrees of a run of `count` siblings from u that are not big.  `open`
+ * counts the instances of each class on the path and comes back as it came in. */
+static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *open, uint64_t *per, walk_stack *s)
+{
+    const hkg_kid *node = j->node;
+    const uint64_t *ret = j->g->retained, big = j->big;
+    const codes cs = j->cs;
+    walk_stack st = *s; /* in locals: the stores to per[] and open[] could alias its fields */
+    size_t sp = 0;
+    st.f = hk_grow(st.f, &st.cap, 1, sizeof *st.f);
+    st.f[sp++] = (walk_frame){u, count, cs.none};
+    while (sp) {
+        walk_frame *t = &st.f[sp - 1];
+        uint32_t v = t->u;
+        if (v == HK_NONE || !t->left) {
+            if (--sp) open[t->c]--; /* the bottom frame is the run's, not a node's */
+            continue;
+        }
+        t->u = node[v].next;
+        if (sp == 1 && ret[v] > big) continue; /* the top walk's, not counted in the run */
+        t->left--;
+        /* the set's retained size: only the topmost instances of a class count */
+        uint32_t c = code_at(&cs, v), first = node[v].first;
+        if (!open[c]) per[c] += ret[v];
+        if (first == HK_NONE) continue; /* a leaf: nothing below to close */
+        open[c]++;
+        st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
+        st.f[sp++] = (walk_frame){first, UINT32_MAX, c};
+    }
+    *s = st;
+}
+
+static void walk_part(void *ctx, int part)
+{
+    walk_job *j = ctx;
+    uint64_t *per = j->per[part] = hk_xcalloc(j->nc, sizeof *per);
+    uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
+    walk_stack s = {0};
+    for (uint32_t t = 0; t < j->ntasks; t++) {
+        const walk_task *w = &j->tasks[t];
+        if (w->part != part) continue;
+        for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 1;
+        walk_run(j, w->from, w->count, open, per, &s);
+        for (uint32_t i = 0; i < w->nsnap; i++) open[j->snaps[w->snap + i]] = 0;
+    }
+    free(open);
+    free(s.f);
+}
+
+/* Hands out a run of count siblings from `from` with the classes open now, to the least
+ * loaded part. */
+static void add_task(walk_job *j, const uint32_t *open, uint32_t from, uint32_t count, uint64_t bytes)
+{
+    j->tasks = hk_grow(j->tasks, &j->cap_t, (size_t)j->ntasks + 1, sizeof *j->tasks);
+    walk_task *t = &j->tasks[j->ntasks++];
+    int part = 0;
+    for (int p = 1; p < WALK_PARTS; p++)
+        if (j->load[p] < j->load[part]) part = p;
+    j->load[part] += bytes;
+    *t = (walk_task){from, count, j->nsnaps, 0, part};
+    for (uint32_t c = 0; c < j->cs.none; c++) {
+        if (!open[c]) continue;
+        j->snaps = hk_grow(j->snaps, &j->cap_s, (size_t)j->nsnaps + 1, sizeof *j->snaps);
+        j->snaps[j->nsnaps++] = c;
+        t->nsnap++;
+    }
+}
+
+/* The sequential top walk over the big nodes: a frame is a node's next child, its class, and
+ * the run of its small children not yet handed out (count from `from`, `acc` bytes). A run is
+ * handed out once it holds a task's bytes, and a big node's last short run when it ends. */
+typedef struct top_frame { /* 20 bytes: one per level of a chain millions deep */
+    uint32_t u, c, from, count;
+    uint32_t acc; /* at most the cut below */
+} top_frame;
+static void top_walk(walk_job *j, uint64_t *per)
+{
+    const hk_graph *g = j->g;
+    const hkg_kid *node = j->node;
+    uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
+    top_frame *f = NULL;
+    /* a run's bytes to hand it out, in 32 bits (a heap over 256 GB gets more tasks) */
+    const uint32_t cut = j->big < UINT32_MAX ? (uint32_t)j->big : UINT32_MAX;
+    size_t cap = 0, sp = 0;
+    f = hk_grow(f, &cap, 1, sizeof *f);
+    /* the root's frame goes through its array: u is a position there */
+    f[sp++] = (top_frame){0, j->cs.none, HK_NONE, 0, 0};
+    while (sp) {
+        top_frame *t = &f[sp - 1];
+        uint32_t w = sp > 1 ? t->u : t->u < g->nroot_kids ? g->root_kids[t->u] : HK_NONE;
+        if (w != HK_NONE) {
+            if (sp > 1) t->u = node[w].next;
+            else if (++t->u + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[t->u + 16]]);
+            if (g->retained[w] > j->big) {
+                uint32_t c = code_at(&j->cs, w);
+                if (c != j->cs.none && !open[c]++) per[c] += g->retained[w];
+                f = hk_grow(f, &cap, sp + 1, sizeof *f);
+                f[sp++] = (top_frame){node[w].first, c, HK_NONE, 0, 0};
+                continue;
+            }
+            if (!t->count) t->from = w;
+            t->count++;
+            uint64_t acc = t->acc + g->retained[w];
+            t->acc = acc < cut ? (uint32_t)acc : cut;
+            if (t->acc >= cut) {
+                add_task(j, open, t->from, t->count, t->acc);
+                t->count = t->acc = 0;
+            }
+            continue;
+        }
+        if (t->count) add_task(j, open, t->from, t->count, t->acc);
+        if (t->c != j->cs.none) open[t->c]--;
+        sp--;
+    }
+    free(open);
+    free(f);
+}
+
+int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
+{
+    hk_graph *g = d->graph;
+    *out = NULL;
+    if (!g || !g->retained) {
+        snprintf(err, errlen, "graph: dominators not computed");
+        return -1;
+    }
+    if (!g->kids) hkg_build_kids(g);
+    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
+    uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
+    for (uint32_t k = 0; k < g->nroot_kids; k++) {
+        if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);
+        total += g->retained[g->root_kids[k]];
+    }
+    j.big = total / WALK_TASKS + 1;
+    top_walk(&j, per);
+    if (j.ntasks) hk_parallel(WALK_PARTS, walk_part, &j);
+    for (int k = 0; k < WALK_PARTS; k++) {
+        for (uint32_t c = 0; j.per[k] && c < j.nc; c++) per[c] += j.per[k][c];
+        free(j.per[k]);
+    }
+    free(j.tasks);
+    free(j.snaps);
+    free(j.cs.c16);
+    free(j.cs.c32);
+    hk_mem_trim();
+    *out = per;
+    return 0;
+}
