@@ -21,7 +21,7 @@ typedef struct hkd_obj {
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
     /* While matching, refbits: for instances, bit k set when strong reference slot k is
      * non-null.  Once matched (hkd_tally clears it): for an unmatched object reached from the
-     * matched heap the number of its entry (hkd_find_entries), for a matched object its path
+     * matched heap the number of its entry (hkd_find_entries; its size until then), for a matched object its path
      * id in the by-path trie, 0 before it has one (diff_groups.c). */
     union {
         uint32_t refbits;
@@ -80,12 +80,19 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
-/* One pass over a side (once): finds the entries (hkd_find_entries), then counts unmatched
- * objects by class, what is unmatched under each entry, and the totals. */
+/* One pass over a side (once), in object order: counts unmatched objects by class and the
+ * totals, and finds the entries, first unmatched objects on their paths; then
+ * hkd_spread_entries walks down from them. */
 void hkd_tally(hk_diff *df, int side);
-/* Fills hkd_obj.via and .entry of unmatched objects and the entries (once per side; their
- * tallies are hkd_tally's). */
+/* The same, for what needs the entries (hkd_obj.via and .entry of unmatched objects). */
 void hkd_find_entries(hk_diff *df, int side);
+/* From the nent entries queued in q (the queue has room for every object): each unmatched
+ * object's via and entry, what is unmatched under each entry; unmatched objects' sizes are
+ * in their entry field (HKD_BIG: read again). */
+#define HKD_BIG UINT32_MAX
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
+/* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret);
 /* 1 when hkd_find_entries takes the entries from the referrers of the unmatched objects (most
  * of the side matched): the matcher then asks the graph to keep the referrers it builds for
  * the dominators, not to build them a second time. */

@@ -17,65 +17,32 @@ int hkd_entries_by_referrers(const hk_diff *df, int side)
     return d->nobjects - df->nmatched < d->nobjects / 2;
 }
 
-/* The first unmatched objects: those a matched object holds.  Found from the side with fewer
- * objects: the referrers of the unmatched ones (most of the heap matched), or the references
- * of the matched ones.  Queued in q; returns how many. */
-static uint32_t first_unmatched(hk_diff *df, int side, uint32_t *q)
+/* An unmatched object's size, as hkd_tally left it in its entry field. */
+static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_t *ret)
 {
-    hkd_side *sd = &df->s[side];
-    hk_dump *d = sd->d;
-    uint32_t qn = 0, n;
-    char err[256];
-    if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
-        const hk_graph *g = d->graph;
-        for (uint32_t w = 0; w < d->nobjects; w++) {
-            if (sd->o[w].match != HK_NONE) continue;
-            const uint32_t *in = hkg_in(g, w, &n);
-            for (uint32_t k = 0; k < n; k++)
-                if (sd->o[in[k]].match != HK_NONE) {
-                    sd->o[w].via = in[k];
-                    q[qn++] = w;
-                    break;
-                }
-        }
-    } else {
-        for (uint32_t x = 0; x < d->nobjects; x++) {
-            if (sd->o[x].match == HK_NONE) continue;
-            const uint32_t *out = hk_graph_out(d, x, &n);
-            for (uint32_t k = 0; k < n; k++)
-                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
-                    sd->o[out[k]].via = x;
-                    q[qn++] = out[k];
-                }
-        }
-    }
-    const uint32_t *roots = hk_graph_root_objects(d, &n);
-    for (uint32_t k = 0; k < n; k++)
-        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) {
-            sd->o[roots[k]].via = HKD_ANCHOR;
-            q[qn++] = roots[k];
-        }
-    return qn;
+    uint32_t v = sd->o[obj].entry;
+    return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
 }
 
-void hkd_find_entries(hk_diff *df, int side)
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
     hkd_side *sd = &df->s[side];
-    if (sd->entries_done) return;
-    sd->entries_done = 1;
     hk_dump *d = sd->d;
-    /* the matcher's queue is done with: its pages are in already */
-    if (df->order_cap < (size_t)d->nobjects + 1) {
-        df->order_cap = (size_t)d->nobjects + 1;
-        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
-    }
-    uint32_t *q = df->order;
-    uint32_t nent = first_unmatched(df, side, q);
-    /* the queue starts with the entries; each object carries its entry's number along
-     * (hkd_tally then counts what is under each entry in object order) */
+    sd->entries_done = 1;
+    sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);
+    sd->ent_bytes = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_bytes);
+    uint32_t *eo = sd->ent_objects;
+    uint64_t *eb = sd->ent_bytes;
+    /* the queue starts with the entries; each object carries its entry's number along, and
+     * its size to its entry's sums */
     const hk_graph *g = d->graph;
     hkd_obj *ob = sd->o;
-    for (uint32_t k = 0; k < nent; k++) ob[q[k]].entry = k;
+    for (uint32_t k = 0; k < nent; k++) {
+        if (k + 16 < nent) __builtin_prefetch(&ob[q[k + 16]]);
+        eo[k] = 1;
+        eb[k] = left_size(sd, q[k], ret);
+        ob[q[k]].entry = k;
+    }
     for (uint32_t h = 0, qn = nent; h < qn; h++) {
         /* ahead: the records and edge lists of the next objects, the children's records */
         if (h + 16 < qn) __builtin_prefetch(&ob[q[h + 16]]);
@@ -89,6 +56,8 @@ void hkd_find_entries(hk_diff *df, int side)
         for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
             hkd_obj *x = &ob[g->out[k]];
             if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
+                eo[o]++;
+                eb[o] += left_size(sd, g->out[k], ret);
                 x->via = e;
                 x->entry = o;
                 q[qn++] = g->out[k];
@@ -98,6 +67,11 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->entries = hk_xrealloc(NULL, ((size_t)nent + 1) * sizeof *q);
     memcpy(sd->entries, q, (size_t)nent * sizeof *q);
     sd->nentries = nent;
+}
+
+void hkd_find_entries(hk_diff *df, int side)
+{
+    hkd_tally(df, side);
 }
 
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
