@@ -22,8 +22,17 @@ static inline uint32_t memo_slot(uint64_t key, uint32_t parent)
 }
 
 typedef struct tnode {
-    uint32_t parent, src, dst;
+    uint32_t parent, src, dst, step;
 } tnode; /* dst HK_NONE: an anchor */
+
+/* A step's key, and its string once made: one string stands for every (src, dst) with the key,
+ * as the key holds what the string says (the holder's kind and class and the field, by the
+ * same first-field-holding-dst rule), but for a class object's reference that is no static
+ * field (its super class, loader, ...), whose string depends on dst. */
+typedef struct step_info {
+    uint64_t key;
+    char *name;
+} step_info;
 
 /* A matched object's path id is kept in its hkd_obj.pid (0 unknown), so the trie lives as
  * long as the diff. */
@@ -31,6 +40,12 @@ typedef struct hkd_trie {
     hkd_side *sd;
     hk_idmap steps; /* step key -> step id */
     uint32_t nsteps;
+    step_info *step; /* by step id */
+    size_t step_cap;
+    /* render's buffers */
+    uint32_t (*pairs)[2];
+    const char **names;
+    size_t pairs_cap, names_cap;
     hk_idmap nodes; /* parent << 32 | step id -> path id */
     tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
@@ -95,11 +110,16 @@ static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uin
     if (t->memo[ms].id && t->memo[ms].key == key && t->memo[ms].parent == parent) return t->memo[ms].id;
     int inserted;
     uint32_t *sid = hk_idmap_put(&t->steps, key, t->nsteps + 1, &inserted);
-    if (inserted) t->nsteps++;
-    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | *sid, (uint32_t)t->nnode, &inserted);
+    if (inserted) {
+        t->nsteps++;
+        t->step = hk_grow(t->step, &t->step_cap, (size_t)t->nsteps + 1, sizeof *t->step);
+        t->step[t->nsteps] = (step_info){key, NULL};
+    }
+    uint32_t step = *sid;
+    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | step, (uint32_t)t->nnode, &inserted);
     if (inserted) {
         t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
-        t->node[t->nnode++] = (tnode){parent, src, dst};
+        t->node[t->nnode++] = (tnode){parent, src, dst, step};
     }
     t->memo[ms].key = key;
     t->memo[ms].parent = parent;
@@ -126,28 +146,49 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     return sd->o[obj].pid;
 }
 
+/* The string of a path node's step, made once per step key where it can be (NULL: made by
+ * hkd_render each time). */
+static const char *step_name(trie *t, const tnode *nd)
+{
+    step_info *si = &t->step[nd->step];
+    if ((int)(si->key >> 58) - 3 == HK_KIND_CLASS && (si->key & 0xffffff) == 0xffffff) return NULL;
+    if (!si->name) {
+        hk_buf b;
+        hk_buf_init(&b);
+        hkd_step(t->sd->d, nd->src, nd->dst, &b);
+        si->name = hk_xstrdup(hk_buf_cstr(&b));
+        hk_buf_free(&b);
+    }
+    return si->name;
+}
+
 /* The string of a path id. */
 static void render(trie *t, uint32_t id, hk_buf *out)
 {
-    uint32_t(*pairs)[2] = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     while (t->node[id].dst != HK_NONE && n < HKD_MAX_DEPTH) {
-        pairs = hk_grow(pairs, &cap, n + 1, sizeof *pairs);
-        pairs[n][0] = t->node[id].src;
-        pairs[n][1] = t->node[id].dst;
+        t->pairs = hk_grow(t->pairs, &t->pairs_cap, n + 1, sizeof *t->pairs);
+        t->names = hk_grow(t->names, &t->names_cap, n + 1, sizeof *t->names);
+        t->pairs[n][0] = t->node[id].src;
+        t->pairs[n][1] = t->node[id].dst;
+        t->names[n] = step_name(t, &t->node[id]);
         n++;
         id = t->node[id].parent;
     }
     int cut = t->node[id].dst != HK_NONE;
+    uint32_t(*pairs)[2] = t->pairs;
+    const char **names = t->names;
     for (size_t k = 0; k < n / 2; k++) {
         uint32_t a = pairs[k][0], b = pairs[k][1];
+        const char *nm = names[k];
         pairs[k][0] = pairs[n - 1 - k][0];
         pairs[k][1] = pairs[n - 1 - k][1];
+        names[k] = names[n - 1 - k];
         pairs[n - 1 - k][0] = a;
         pairs[n - 1 - k][1] = b;
+        names[n - 1 - k] = nm;
     }
-    hkd_render(t->sd, cut ? pairs[0][0] : t->node[id].src, cut, (const uint32_t(*)[2])pairs, (uint32_t)n, out);
-    free(pairs);
+    hkd_render(t->sd, cut ? pairs[0][0] : t->node[id].src, cut, (const uint32_t(*)[2])pairs, names, (uint32_t)n, out);
 }
 
 /* ---- groups ---- */
@@ -230,7 +271,11 @@ void hkd_trie_free(trie *t)
     if (!t) return;
     hk_idmap_free(&t->steps);
     hk_idmap_free(&t->nodes);
+    for (uint32_t k = 1; k <= t->nsteps; k++) free(t->step[k].name);
+    free(t->step);
     free(t->node);
+    free(t->pairs);
+    free(t->names);
     free(t);
 }
 

@@ -102,7 +102,11 @@ void hkd_trie_free(struct hkd_trie *t);
  * as long as the list. */
 #define HKD_MAX_DEPTH 4096
 /* Writes a path: the anchor top (or "…" when cut), then the steps src -> dst, top down;
- * repeated steps collapse into "(step)+" and a long path keeps its two ends. */
-void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out);
+ * repeated steps collapse into "(step)+" and a long path keeps its two ends.  names: the
+ * steps' strings where known (NULL entries, or NULL: made with hkd_step). */
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
+                hk_buf *out);
+/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
 
 #endif

@@ -45,12 +45,16 @@ void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const
     }
     for (uint32_t h = 0, qn = nent; h < qn; h++) {
         /* ahead: the records and edge lists of the next objects, the children's records */
-        if (h + 16 < qn) __builtin_prefetch(&ob[q[h + 16]]);
-        if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
-        if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
-        if (h + 2 < qn)
-            for (uint32_t k = g->out_start[q[h + 2]], end = g->out_start[q[h + 2] + 1]; k < end; k++)
+        if (h + 32 < qn) __builtin_prefetch(&ob[q[h + 32]]);
+        if (h + 24 < qn) __builtin_prefetch(&g->out_start[q[h + 24]]);
+        if (h + 16 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 16]]]);
+        if (h + 8 < qn) {
+            uint32_t a = q[h + 8], ao = h + 8 < nent ? h + 8 : ob[a].entry;
+            __builtin_prefetch(&eo[ao]);
+            __builtin_prefetch(&eb[ao]);
+            for (uint32_t k = g->out_start[a], end = g->out_start[a + 1]; k < end; k++)
                 __builtin_prefetch(&ob[g->out[k]]);
+        }
         /* an entry stands for itself; the others carry their entry in via */
         uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
         for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
@@ -74,8 +78,7 @@ void hkd_find_entries(hk_diff *df, int side)
     hkd_tally(df, side);
 }
 
-/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
-static void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
 {
     int kind = hk_obj_kind(d, src);
     if (kind == HK_KIND_CLASS) {
@@ -109,7 +112,7 @@ static int root_type_of(hkd_side *sd, uint32_t obj)
 /* Appends "class X" or "root TYPE" for an anchor. */
 static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
-    if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
+    if (hkd_kind(sd, obj) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
         hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
     } else {
@@ -117,14 +120,15 @@ static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
     }
 }
 
-void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out)
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
+                hk_buf *out)
 {
     if (!n) {
         hkd_anchor_name(sd, top, out);
         return;
     }
     if (cut) hk_buf_puts(out, "… > ");
-    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) {
+    else if (hkd_kind(sd, top) != HK_KIND_CLASS) {
         hkd_anchor_name(sd, top, out);
         hk_buf_puts(out, " > ");
     }
@@ -136,16 +140,19 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
     uint8_t *rep = hk_xcalloc(n, 1);
     uint32_t ns = 0;
     for (uint32_t k = 0; k < n; k++) {
-        hk_buf_reset(&cur);
-        hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
-        const char *cs = hk_buf_cstr(&cur);
+        const char *cs = names ? names[k] : NULL;
+        if (!cs) {
+            hk_buf_reset(&cur);
+            hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
+            cs = hk_buf_cstr(&cur);
+        }
         if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) {
             rep[ns - 1] = 1;
             continue;
         }
         starts[ns] = all.len;
         rep[ns++] = 0;
-        hk_buf_append(&all, cs, cur.len + 1);
+        hk_buf_append(&all, cs, strlen(cs) + 1);
     }
     for (uint32_t k = 0; k < ns; k++) {
         if (ns > MAX_STEPS && k == 4) {
@@ -175,7 +182,7 @@ static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
         pairs[k][0] = chain[n - 1 - k];
         pairs[k][1] = chain[n - 2 - k];
     }
-    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
+    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, NULL, n - 1, out);
     free(pairs);
 }
 
