@@ -302,8 +302,13 @@ static void prefetch_holder(const hkd_side *sd, uint32_t k)
     if (k % GROUP) return;
     for (uint32_t i = k + GROUP, prev = HK_NONE; i < k + 2 * GROUP && i < n; i++) {
         uint32_t h = sd->o[ent[i]].via;
-        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE)
-            (void)*(const volatile uint8_t *)(d->data + hk_obj_offset(d, h));
+        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE) {
+            /* its header and first fields, on one line or two */
+            uint64_t off = hk_obj_offset(d, h);
+            const volatile uint8_t *r = d->data + off;
+            (void)r[0];
+            if (off + 40 < d->size) (void)r[40];
+        }
         prev = h;
     }
 }
