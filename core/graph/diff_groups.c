@@ -62,10 +62,10 @@ typedef struct hkd_trie {
 static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
 {
     hk_dump *d = sd->d;
-    hk_id want = hk_obj_id(d, dst);
     int kind = hkd_kind(sd, src);
     uint64_t slot = 0xffffff, cls = hkd_cls(sd, src);
     if (kind == HK_KIND_CLASS) {
+        hk_id want = hk_obj_id(d, dst);
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
         if (c) {
             cls = c->index;
@@ -79,12 +79,11 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
         uint32_t c = hkd_cls(sd, src), nf, len;
         const uint8_t *data = hk_instance_data(d, src, &len);
         if (c < d->nclasses && data) {
+            hk_id want = hk_obj_id(d, dst);
             const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
             for (uint32_t k = 0; k < nf; k++) {
                 if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
-                hk_value v;
-                hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
-                if (v.ref == want) {
+                if (hk_be_id(d, data + f[k].offset) == want) {
                     slot = k;
                     break;
                 }
@@ -94,14 +93,16 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
     return (uint64_t)(3 + kind) << 58 | cls << 24 | slot;
 }
 
-static uint64_t anchor_key(const hkd_side *sd, uint32_t a)
+/* An anchor's key: a class object's class, or a root's type (what names it: roots of a type
+ * are one anchor, and the paths below them are counted together as they are shown). */
+static uint64_t anchor_key(hkd_side *sd, uint32_t a)
 {
     hk_dump *d = sd->d;
     if (hkd_kind(sd, a) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, a));
         return (uint64_t)1 << 58 | (c ? c->index : 0);
     }
-    return (uint64_t)2 << 58 | (uint64_t)a; /* roots: each its own (named by its root type) */
+    return (uint64_t)2 << 58 | (uint32_t)hkd_root_type(sd, a);
 }
 
 static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)

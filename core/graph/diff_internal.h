@@ -106,6 +106,8 @@ void hkd_trie_free(struct hkd_trie *t);
  * steps' strings where known (NULL entries, or NULL: made with hkd_step). */
 void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
                 hk_buf *out);
+/* The type of a root object (its first root record's), which names it as an anchor. */
+int hkd_root_type(hkd_side *sd, uint32_t obj);
 /* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
 void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
 

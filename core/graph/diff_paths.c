@@ -97,7 +97,7 @@ void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
     hk_buf_printf(out, ".%s", strncmp(name, "static ", 7) ? name : name + 7);
 }
 
-static int root_type_of(hkd_side *sd, uint32_t obj)
+int hkd_root_type(hkd_side *sd, uint32_t obj)
 {
     hk_dump *d = sd->d;
     if (!sd->root_type.len)
@@ -116,7 +116,7 @@ static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
         hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
     } else {
-        hk_buf_printf(out, "root %s", hk_root_type_name(root_type_of(sd, obj)));
+        hk_buf_printf(out, "root %s", hk_root_type_name(hkd_root_type(sd, obj)));
     }
 }
 
