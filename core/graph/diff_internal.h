@@ -21,8 +21,8 @@ typedef struct hkd_obj {
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
     /* While matching, refbits: for instances, bit k set when strong reference slot k is
      * non-null.  Once matched (hkd_tally clears it): for an unmatched object reached from the
-     * matched heap the number of its entry (hkd_find_entries; its size until then), for a matched object its path
-     * id in the by-path trie, 0 before it has one (diff_groups.c). */
+     * matched heap the number of its entry (hkd_find_entries; its size until then), for a
+     * matched object its path id in the by-path trie, 0 before it has one (diff_groups.c). */
     union {
         uint32_t refbits;
         uint32_t entry;
@@ -34,7 +34,6 @@ typedef struct hkd_side {
     hk_dump *d;
     hkd_obj *o;         /* per object, kind and class read once in file order */
     hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
-    int entries_done;
     struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */

@@ -28,7 +28,6 @@ void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
-    sd->entries_done = 1;
     sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);
     sd->ent_bytes = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_bytes);
     uint32_t *eo = sd->ent_objects;
