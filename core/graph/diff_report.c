@@ -72,8 +72,6 @@ static void count_unmatched(hkd_side *sd, uint32_t i, uint64_t sz)
     hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
     t->objects++;
     t->bytes += sz;
-    sd->unmatched++;
-    sd->unmatched_bytes += sz;
     sd->o[i].entry = sz < HKD_BIG ? (uint32_t)sz : HKD_BIG;
 }
 
@@ -159,6 +157,11 @@ void hkd_tally(hk_diff *df, int side)
             sd->o[roots[k]].via = HKD_ANCHOR;
             q[nent++] = roots[k];
         }
+    /* the totals of the unmatched: the tallies' sums */
+    for (uint32_t k = 0; k < d->nclasses + 13; k++) {
+        sd->unmatched += sd->tally[k].objects;
+        sd->unmatched_bytes += sd->tally[k].bytes;
+    }
     hkd_spread_entries(df, side, q, nent, ret);
     if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
 }
