@@ -32,8 +32,8 @@ typedef struct hkd_obj {
 
 typedef struct hkd_side {
     hk_dump *d;
-    hkd_obj *o;         /* per object, kind and class read once in file order */
-    hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
+    hkd_obj *o;            /* per object, kind and class read once in file order */
+    hk_idmap root_type;    /* object index + 1 -> root type, for naming anchors */
     struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */
