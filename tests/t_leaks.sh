@@ -163,6 +163,19 @@ eq leaks-none "$("$HK" leaks chain.hprof --json | jq -c .)" '{"leaks":[]}'
 "$HK" leaks chain.hprof --fail-on leaks >/dev/null 2>&1; eq fail-on-clear "$?" 0
 "$HK" leaks leaks.hprof --format csv | sed 's/\r$//' > l.csv
 eq leaks-csv "$(($(wc -l < l.csv) - 1))|$(grep -c ',k-worker,JAVA_FRAME,~Thread.<Java Local>~,' l.csv)" "$((napp + nlib))|1"
+# the roots as the leak search reads them (columns, objects on demand) agree with dump:roots()
+cat > cols.lua <<'EOF'
+local d = hk.open(arg.dump)
+local types, serials = d:root_columns()
+local bad, objs = 0, 0
+for k, r in ipairs(d:roots()) do
+  local o = d:root_object(k)
+  if types[k] ~= r.type or (serials[k] or nil) ~= r.thread or (o and o.id) ~= (r.object and r.object.id) then bad = bad + 1 end
+  if o then objs = objs + 1 end
+end
+print(#types == #d:roots() and #serials == #types, bad, objs > 0, (pcall(d.root_object, d, #types + 1)))
+EOF
+eq lua-root-columns "$("$HK" run cols.lua leaks.hprof)" "true	0	true	false"
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua
 eq lua-same-as-json "$("$HK" run same.lua leaks.hprof | jq -S -c .)" "$(jq -S -c . l.json)"
 "$HK" leaks leaks.hprof > l.txt

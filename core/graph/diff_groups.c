@@ -13,9 +13,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { MEMO = 1024 }; /* a power of 2 */
+
+/* The slot of a (key, parent) pair in a memo of MEMO slots. */
+static inline uint32_t memo_slot(uint64_t key, uint32_t parent)
+{
+    return (uint32_t)(((key ^ (uint64_t)parent << 40 ^ parent) * 0x9e3779b97f4a7c15ULL) >> 54) & (MEMO - 1);
+}
+
 typedef struct tnode {
-    uint32_t parent, src, dst;
+    uint32_t parent, src, dst, step;
 } tnode; /* dst HK_NONE: an anchor */
+
+/* A step's key, and its string once made: one string stands for every (src, dst) with the key,
+ * as the key holds what the string says (the holder's kind and class and the field, by the
+ * same first-field-holding-dst rule), but for a class object's reference that is no static
+ * field (its super class, loader, ...), whose string depends on dst. */
+typedef struct step_info {
+    uint64_t key;
+    char *name;
+} step_info;
 
 /* A matched object's path id is kept in its hkd_obj.pid (0 unknown), so the trie lives as
  * long as the diff. */
@@ -23,23 +40,32 @@ typedef struct hkd_trie {
     hkd_side *sd;
     hk_idmap steps; /* step key -> step id */
     uint32_t nsteps;
+    step_info *step; /* by step id */
+    size_t step_cap;
+    /* render's buffers */
+    uint32_t (*pairs)[2];
+    const char **names;
+    size_t pairs_cap, names_cap;
     hk_idmap nodes; /* parent << 32 | step id -> path id */
     tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
-    /* the last step interned: entries come by holder, and the elements of an array (and
-     * holders at the same place) repeat it */
-    uint64_t last_key;
-    uint32_t last_parent, last_id;
+    /* the steps interned last, by a hash of (parent, step key): entries come by holder, and
+     * the elements of an array, the fields of a holder and holders at the same place repeat
+     * a few steps many times (id 0: none) */
+    struct {
+        uint64_t key;
+        uint32_t parent, id;
+    } memo[MEMO];
 } trie;
 
 /* Which reference slot of src holds dst: field index, static index, or one for all elements. */
 static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
 {
     hk_dump *d = sd->d;
-    hk_id want = hk_obj_id(d, dst);
     int kind = hkd_kind(sd, src);
     uint64_t slot = 0xffffff, cls = hkd_cls(sd, src);
     if (kind == HK_KIND_CLASS) {
+        hk_id want = hk_obj_id(d, dst);
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, src));
         if (c) {
             cls = c->index;
@@ -53,12 +79,11 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
         uint32_t c = hkd_cls(sd, src), nf, len;
         const uint8_t *data = hk_instance_data(d, src, &len);
         if (c < d->nclasses && data) {
+            hk_id want = hk_obj_id(d, dst);
             const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
             for (uint32_t k = 0; k < nf; k++) {
                 if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
-                hk_value v;
-                hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
-                if (v.ref == want) {
+                if (hk_be_id(d, data + f[k].offset) == want) {
                     slot = k;
                     break;
                 }
@@ -68,29 +93,38 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
     return (uint64_t)(3 + kind) << 58 | cls << 24 | slot;
 }
 
-static uint64_t anchor_key(hk_dump *d, uint32_t a)
+/* An anchor's key: a class object's class, or a root's type (what names it: roots of a type
+ * are one anchor, and the paths below them are counted together as they are shown). */
+static uint64_t anchor_key(hkd_side *sd, uint32_t a)
 {
-    if (hk_obj_kind(d, a) == HK_KIND_CLASS) {
+    hk_dump *d = sd->d;
+    if (hkd_kind(sd, a) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(d, hk_obj_id(d, a));
         return (uint64_t)1 << 58 | (c ? c->index : 0);
     }
-    return (uint64_t)2 << 58 | (uint64_t)a; /* roots: each its own (named by its root type) */
+    return (uint64_t)2 << 58 | (uint32_t)hkd_root_type(sd, a);
 }
 
 static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uint32_t dst)
 {
-    if (t->last_id && t->last_key == key && t->last_parent == parent) return t->last_id;
+    uint32_t ms = memo_slot(key, parent);
+    if (t->memo[ms].id && t->memo[ms].key == key && t->memo[ms].parent == parent) return t->memo[ms].id;
     int inserted;
     uint32_t *sid = hk_idmap_put(&t->steps, key, t->nsteps + 1, &inserted);
-    if (inserted) t->nsteps++;
-    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | *sid, (uint32_t)t->nnode, &inserted);
+    if (inserted) {
+        t->nsteps++;
+        t->step = hk_grow(t->step, &t->step_cap, (size_t)t->nsteps + 1, sizeof *t->step);
+        t->step[t->nsteps] = (step_info){key, NULL};
+    }
+    uint32_t step = *sid;
+    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | step, (uint32_t)t->nnode, &inserted);
     if (inserted) {
         t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
-        t->node[t->nnode++] = (tnode){parent, src, dst};
+        t->node[t->nnode++] = (tnode){parent, src, dst, step};
     }
-    t->last_key = key;
-    t->last_parent = parent;
-    return t->last_id = *p;
+    t->memo[ms].key = key;
+    t->memo[ms].parent = parent;
+    return t->memo[ms].id = *p;
 }
 
 /* The path id of a matched object: walk up to the first object with one, then come back down. */
@@ -107,34 +141,55 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     }
     while (n--) {
         uint32_t y = (*stack)[n], up = sd->o[y].via;
-        if (up >= sd->d->nobjects) sd->o[y].pid = intern(t, 0, anchor_key(sd->d, y), y, HK_NONE);
+        if (up >= sd->d->nobjects) sd->o[y].pid = intern(t, 0, anchor_key(sd, y), y, HK_NONE);
         else sd->o[y].pid = intern(t, sd->o[up].pid, step_key(sd, up, y), up, y);
     }
     return sd->o[obj].pid;
 }
 
+/* The string of a path node's step, made once per step key where it can be (NULL: made by
+ * hkd_render each time). */
+static const char *step_name(trie *t, const tnode *nd)
+{
+    step_info *si = &t->step[nd->step];
+    if ((int)(si->key >> 58) - 3 == HK_KIND_CLASS && (si->key & 0xffffff) == 0xffffff) return NULL;
+    if (!si->name) {
+        hk_buf b;
+        hk_buf_init(&b);
+        hkd_step(t->sd->d, nd->src, nd->dst, &b);
+        si->name = hk_xstrdup(hk_buf_cstr(&b));
+        hk_buf_free(&b);
+    }
+    return si->name;
+}
+
 /* The string of a path id. */
 static void render(trie *t, uint32_t id, hk_buf *out)
 {
-    uint32_t(*pairs)[2] = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     while (t->node[id].dst != HK_NONE && n < HKD_MAX_DEPTH) {
-        pairs = hk_grow(pairs, &cap, n + 1, sizeof *pairs);
-        pairs[n][0] = t->node[id].src;
-        pairs[n][1] = t->node[id].dst;
+        t->pairs = hk_grow(t->pairs, &t->pairs_cap, n + 1, sizeof *t->pairs);
+        t->names = hk_grow(t->names, &t->names_cap, n + 1, sizeof *t->names);
+        t->pairs[n][0] = t->node[id].src;
+        t->pairs[n][1] = t->node[id].dst;
+        t->names[n] = step_name(t, &t->node[id]);
         n++;
         id = t->node[id].parent;
     }
     int cut = t->node[id].dst != HK_NONE;
+    uint32_t(*pairs)[2] = t->pairs;
+    const char **names = t->names;
     for (size_t k = 0; k < n / 2; k++) {
         uint32_t a = pairs[k][0], b = pairs[k][1];
+        const char *nm = names[k];
         pairs[k][0] = pairs[n - 1 - k][0];
         pairs[k][1] = pairs[n - 1 - k][1];
+        names[k] = names[n - 1 - k];
         pairs[n - 1 - k][0] = a;
         pairs[n - 1 - k][1] = b;
+        names[n - 1 - k] = nm;
     }
-    hkd_render(t->sd, cut ? pairs[0][0] : t->node[id].src, cut, (const uint32_t(*)[2])pairs, (uint32_t)n, out);
-    free(pairs);
+    hkd_render(t->sd, cut ? pairs[0][0] : t->node[id].src, cut, (const uint32_t(*)[2])pairs, names, (uint32_t)n, out);
 }
 
 /* ---- groups ---- */
@@ -187,6 +242,19 @@ static const char *class_name(hk_dump *d, uint32_t obj)
     return n ? n : "?";
 }
 
+/* The class name of an accumulator's objects, read from its first object's record once per
+ * class the matcher read (names[]: by class index, then primitive arrays by element type);
+ * the rare objects whose class it could not tell apart are read each time. */
+static const char *acc_class_name(const hkd_side *sd, uint32_t obj, const char **names)
+{
+    uint32_t c = hkd_cls(sd, obj), nc = sd->d->nclasses, slot;
+    if (c < nc) slot = c;
+    else if (c >= HKD_PRIM(4) && c < HKD_PRIM(12)) slot = nc + (c - HKD_PRIM(4));
+    else return class_name(sd->d, obj);
+    if (!names[slot]) names[slot] = class_name(sd->d, obj);
+    return names[slot];
+}
+
 static trie *trie_of(hkd_side *sd)
 {
     if (sd->trie) return sd->trie;
@@ -204,12 +272,20 @@ void hkd_trie_free(trie *t)
     if (!t) return;
     hk_idmap_free(&t->steps);
     hk_idmap_free(&t->nodes);
+    for (uint32_t k = 1; k <= t->nsteps; k++) free(t->step[k].name);
+    free(t->step);
     free(t->node);
+    free(t->pairs);
+    free(t->names);
     free(t);
 }
 
 /* The entries are read in order, their holders' records (step_key) all over the dump: what
- * entry k + 32 needs is asked for a few entries ahead, each step once the one before it is in. */
+ * entry k + 32 needs is asked for a few entries ahead, each step once the one before it is in.
+ * The records themselves are read by loads of their own, a group at a time: unlike a
+ * prefetch, a load also fetches a line whose page the TLB misses, and the loads of a short
+ * loop run side by side. */
+enum { GROUP = 32 };
 static void prefetch_holder(const hkd_side *sd, uint32_t k)
 {
     const hk_dump *d = sd->d;
@@ -224,24 +300,30 @@ static void prefetch_holder(const hkd_side *sd, uint32_t k)
             __builtin_prefetch(&sd->o[h]);
         }
     }
-    if (k + 32 < n) {
-        uint32_t h = sd->o[ent[k + 32]].via;
-        if (h < d->nobjects) {
-            const uint8_t *r = d->data + hk_obj_offset(d, h);
-            __builtin_prefetch(r);
-            __builtin_prefetch(r + 64);
+    if (k % GROUP) return;
+    for (uint32_t i = k + GROUP, prev = HK_NONE; i < k + 2 * GROUP && i < n; i++) {
+        uint32_t h = sd->o[ent[i]].via;
+        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE) {
+            /* its header and first fields, on one line or two */
+            uint64_t off = hk_obj_offset(d, h);
+            const volatile uint8_t *r = d->data + off;
+            (void)r[0];
+            if (off + 40 < d->size) (void)r[40];
         }
+        prev = h;
     }
 }
 
 /* Accumulators by (entry path id, class), and a[0] for what no entry reaches. */
 static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
 {
-    hk_dump *d = sd->d;
     uint32_t *stack = NULL;
     size_t scap = 0, na = 1, acap = 0;
-    uint64_t last_akey = 0; /* the accumulator of the last entry, a[last] (0: none yet) */
-    uint32_t last = 0;
+    /* the accumulators found last, by a hash of their key (slot 0: none) */
+    struct amemo {
+        uint64_t akey;
+        uint32_t slot;
+    } *memo = hk_xcalloc(MEMO, sizeof *memo);
     hk_idmap acc_of;
     hk_idmap_init(&acc_of);
     acc *a = hk_grow(NULL, &acap, 1, sizeof *a);
@@ -249,20 +331,21 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
     for (uint32_t k = 0; k < sd->nentries; k++) {
         prefetch_holder(sd, k);
         uint32_t e = sd->entries[k], h = sd->o[e].via;
-        uint32_t path = h == HKD_ANCHOR ? intern(t, 0, anchor_key(d, e), e, HK_NONE)
+        uint32_t path = h == HKD_ANCHOR ? intern(t, 0, anchor_key(sd, e), e, HK_NONE)
                                         : intern(t, path_of(t, h, &stack, &scap), step_key(sd, h, e), h, e);
         uint64_t akey = (uint64_t)path << 32 | hkd_cls(sd, e);
-        if (akey != last_akey || !last) {
+        struct amemo *m = &memo[memo_slot(akey, 0)];
+        if (!m->slot || m->akey != akey) {
             int inserted;
             uint32_t *slot = hk_idmap_put(&acc_of, akey, (uint32_t)na, &inserted);
             if (inserted) {
                 a = hk_grow(a, &acap, na + 1, sizeof *a);
                 a[na++] = (acc){path, e, 0, 0, 0};
             }
-            last_akey = akey;
-            last = *slot;
+            m->akey = akey;
+            m->slot = *slot;
         }
-        acc *x = &a[last];
+        acc *x = &a[m->slot];
         x->entries++;
         x->objects += sd->ent_objects[k];
         x->bytes += sd->ent_bytes[k];
@@ -270,6 +353,7 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
         a[0].bytes -= sd->ent_bytes[k];
     }
     free(stack);
+    free(memo);
     hk_idmap_free(&acc_of);
     *nacc = na;
     return a;
@@ -287,18 +371,20 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     hk_idmap_init(&gr.by_key);
     hk_buf path;
     hk_buf_init(&path);
+    const char **names = hk_xcalloc((size_t)d->nclasses + 8, sizeof *names);
     for (size_t k = 0; k < na; k++) {
         if (!a[k].objects) continue;
         hk_buf_reset(&path);
         if (!a[k].path) hk_buf_puts(&path, "(not reached from the matched heap)");
         else render(t, a[k].path, &path);
         hk_diff_group *grp =
-            group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : class_name(d, a[k].rep));
+            group_for(&gr, hk_buf_cstr(&path), a[k].rep == HK_NONE ? "(various)" : acc_class_name(sd, a[k].rep, names));
         grp->entries += a[k].entries;
         grp->objects += a[k].objects;
         grp->bytes += a[k].bytes;
     }
     hk_buf_free(&path);
+    free(names);
     hk_idmap_free(&gr.by_key);
     free(a);
     if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);

@@ -22,8 +22,8 @@ typedef struct hkd_obj {
     /* While matching, refbits: for instances, bit k set when strong reference slot k is
      * non-null; for object arrays of up to 31 elements, the same for element k, and bit 31.
      * Once matched (hkd_tally clears it): for an unmatched object reached from the matched
-     * heap the number of its entry (hkd_find_entries), for a matched object its path id in
-     * the by-path trie, 0 before it has one (diff_groups.c). */
+     * heap the number of its entry (hkd_find_entries; its size until then), for a matched
+     * object its path id in the by-path trie, 0 before it has one (diff_groups.c). */
     union {
         uint32_t refbits;
         uint32_t entry;
@@ -33,9 +33,8 @@ typedef struct hkd_obj {
 
 typedef struct hkd_side {
     hk_dump *d;
-    hkd_obj *o;         /* per object, kind and class read once in file order */
-    hk_idmap root_type; /* object index + 1 -> root type, for naming anchors */
-    int entries_done;
+    hkd_obj *o;            /* per object, kind and class read once in file order */
+    hk_idmap root_type;    /* object index + 1 -> root type, for naming anchors */
     struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
     /* the first unmatched objects on their paths, and how many objects and bytes are
      * unmatched under each (itself included) */
@@ -81,12 +80,19 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
-/* One pass over a side (once): finds the entries (hkd_find_entries), then counts unmatched
- * objects by class, what is unmatched under each entry, and the totals. */
+/* One pass over a side (once), in object order: counts unmatched objects by class and the
+ * totals, and finds the entries, first unmatched objects on their paths; then
+ * hkd_spread_entries walks down from them. */
 void hkd_tally(hk_diff *df, int side);
-/* Fills hkd_obj.via and .entry of unmatched objects and the entries (once per side; their
- * tallies are hkd_tally's). */
+/* The same, for what needs the entries (hkd_obj.via and .entry of unmatched objects). */
 void hkd_find_entries(hk_diff *df, int side);
+/* From the nent entries queued in q (the queue has room for every object): each unmatched
+ * object's via and entry, what is unmatched under each entry; unmatched objects' sizes are
+ * in their entry field (HKD_BIG: read again). */
+#define HKD_BIG UINT32_MAX
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
+/* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret);
 /* 1 when hkd_find_entries takes the entries from the referrers of the unmatched objects (most
  * of the side matched): the matcher then asks the graph to keep the referrers it builds for
  * the dominators, not to build them a second time. */
@@ -96,7 +102,13 @@ void hkd_trie_free(struct hkd_trie *t);
  * as long as the list. */
 #define HKD_MAX_DEPTH 4096
 /* Writes a path: the anchor top (or "…" when cut), then the steps src -> dst, top down;
- * repeated steps collapse into "(step)+" and a long path keeps its two ends. */
-void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out);
+ * repeated steps collapse into "(step)+" and a long path keeps its two ends.  names: the
+ * steps' strings where known (NULL entries, or NULL: made with hkd_step). */
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
+                hk_buf *out);
+/* The type of a root object (its first root record's), which names it as an anchor. */
+int hkd_root_type(hkd_side *sd, uint32_t obj);
+/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
 
 #endif

@@ -17,78 +17,50 @@ int hkd_entries_by_referrers(const hk_diff *df, int side)
     return d->nobjects - df->nmatched < d->nobjects / 2;
 }
 
-/* The first unmatched objects: those a matched object holds.  Found from the side with fewer
- * objects: the referrers of the unmatched ones (most of the heap matched), or the references
- * of the matched ones.  Queued in q; returns how many. */
-static uint32_t first_unmatched(hk_diff *df, int side, uint32_t *q)
+/* An unmatched object's size, as hkd_tally left it in its entry field. */
+static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_t *ret)
 {
-    hkd_side *sd = &df->s[side];
-    hk_dump *d = sd->d;
-    uint32_t qn = 0, n;
-    char err[256];
-    if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
-        const hk_graph *g = d->graph;
-        for (uint32_t w = 0; w < d->nobjects; w++) {
-            if (sd->o[w].match != HK_NONE) continue;
-            const uint32_t *in = hkg_in(g, w, &n);
-            for (uint32_t k = 0; k < n; k++)
-                if (sd->o[in[k]].match != HK_NONE) {
-                    sd->o[w].via = in[k];
-                    q[qn++] = w;
-                    break;
-                }
-        }
-    } else {
-        for (uint32_t x = 0; x < d->nobjects; x++) {
-            if (sd->o[x].match == HK_NONE) continue;
-            const uint32_t *out = hk_graph_out(d, x, &n);
-            for (uint32_t k = 0; k < n; k++)
-                if (sd->o[out[k]].match == HK_NONE && sd->o[out[k]].via == HKD_UNSEEN) {
-                    sd->o[out[k]].via = x;
-                    q[qn++] = out[k];
-                }
-        }
-    }
-    const uint32_t *roots = hk_graph_root_objects(d, &n);
-    for (uint32_t k = 0; k < n; k++)
-        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) {
-            sd->o[roots[k]].via = HKD_ANCHOR;
-            q[qn++] = roots[k];
-        }
-    return qn;
+    uint32_t v = sd->o[obj].entry;
+    return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
 }
 
-void hkd_find_entries(hk_diff *df, int side)
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
     hkd_side *sd = &df->s[side];
-    if (sd->entries_done) return;
-    sd->entries_done = 1;
     hk_dump *d = sd->d;
-    /* the matcher's queue is done with: its pages are in already */
-    if (df->order_cap < (size_t)d->nobjects + 1) {
-        df->order_cap = (size_t)d->nobjects + 1;
-        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
-    }
-    uint32_t *q = df->order;
-    uint32_t nent = first_unmatched(df, side, q);
-    /* the queue starts with the entries; each object carries its entry's number along
-     * (hkd_tally then counts what is under each entry in object order) */
+    sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);
+    sd->ent_bytes = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_bytes);
+    uint32_t *eo = sd->ent_objects;
+    uint64_t *eb = sd->ent_bytes;
+    /* the queue starts with the entries; each object carries its entry's number along, and
+     * its size to its entry's sums */
     const hk_graph *g = d->graph;
     hkd_obj *ob = sd->o;
-    for (uint32_t k = 0; k < nent; k++) ob[q[k]].entry = k;
+    for (uint32_t k = 0; k < nent; k++) {
+        if (k + 16 < nent) __builtin_prefetch(&ob[q[k + 16]]);
+        eo[k] = 1;
+        eb[k] = left_size(sd, q[k], ret);
+        ob[q[k]].entry = k;
+    }
     for (uint32_t h = 0, qn = nent; h < qn; h++) {
         /* ahead: the records and edge lists of the next objects, the children's records */
-        if (h + 16 < qn) __builtin_prefetch(&ob[q[h + 16]]);
-        if (h + 8 < qn) __builtin_prefetch(&g->out_start[q[h + 8]]);
-        if (h + 4 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 4]]]);
-        if (h + 2 < qn)
-            for (uint32_t k = g->out_start[q[h + 2]], end = g->out_start[q[h + 2] + 1]; k < end; k++)
+        if (h + 32 < qn) __builtin_prefetch(&ob[q[h + 32]]);
+        if (h + 24 < qn) __builtin_prefetch(&g->out_start[q[h + 24]]);
+        if (h + 16 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 16]]]);
+        if (h + 8 < qn) {
+            uint32_t a = q[h + 8], ao = h + 8 < nent ? h + 8 : ob[a].entry;
+            __builtin_prefetch(&eo[ao]);
+            __builtin_prefetch(&eb[ao]);
+            for (uint32_t k = g->out_start[a], end = g->out_start[a + 1]; k < end; k++)
                 __builtin_prefetch(&ob[g->out[k]]);
+        }
         /* an entry stands for itself; the others carry their entry in via */
         uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
         for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
             hkd_obj *x = &ob[g->out[k]];
             if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
+                eo[o]++;
+                eb[o] += left_size(sd, g->out[k], ret);
                 x->via = e;
                 x->entry = o;
                 q[qn++] = g->out[k];
@@ -100,8 +72,12 @@ void hkd_find_entries(hk_diff *df, int side)
     sd->nentries = nent;
 }
 
-/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
-static void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
+void hkd_find_entries(hk_diff *df, int side)
+{
+    hkd_tally(df, side);
+}
+
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
 {
     int kind = hk_obj_kind(d, src);
     if (kind == HK_KIND_CLASS) {
@@ -120,7 +96,7 @@ static void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out)
     hk_buf_printf(out, ".%s", strncmp(name, "static ", 7) ? name : name + 7);
 }
 
-static int root_type_of(hkd_side *sd, uint32_t obj)
+int hkd_root_type(hkd_side *sd, uint32_t obj)
 {
     hk_dump *d = sd->d;
     if (!sd->root_type.len)
@@ -135,22 +111,23 @@ static int root_type_of(hkd_side *sd, uint32_t obj)
 /* Appends "class X" or "root TYPE" for an anchor. */
 static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
-    if (hk_obj_kind(sd->d, obj) == HK_KIND_CLASS) {
+    if (hkd_kind(sd, obj) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
         hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
     } else {
-        hk_buf_printf(out, "root %s", hk_root_type_name(root_type_of(sd, obj)));
+        hk_buf_printf(out, "root %s", hk_root_type_name(hkd_root_type(sd, obj)));
     }
 }
 
-void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], uint32_t n, hk_buf *out)
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
+                hk_buf *out)
 {
     if (!n) {
         hkd_anchor_name(sd, top, out);
         return;
     }
     if (cut) hk_buf_puts(out, "… > ");
-    else if (hk_obj_kind(sd->d, top) != HK_KIND_CLASS) {
+    else if (hkd_kind(sd, top) != HK_KIND_CLASS) {
         hkd_anchor_name(sd, top, out);
         hk_buf_puts(out, " > ");
     }
@@ -162,16 +139,19 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
     uint8_t *rep = hk_xcalloc(n, 1);
     uint32_t ns = 0;
     for (uint32_t k = 0; k < n; k++) {
-        hk_buf_reset(&cur);
-        hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
-        const char *cs = hk_buf_cstr(&cur);
+        const char *cs = names ? names[k] : NULL;
+        if (!cs) {
+            hk_buf_reset(&cur);
+            hkd_step(sd->d, pairs[k][0], pairs[k][1], &cur);
+            cs = hk_buf_cstr(&cur);
+        }
         if (ns && !strcmp((const char *)all.data + starts[ns - 1], cs)) {
             rep[ns - 1] = 1;
             continue;
         }
         starts[ns] = all.len;
         rep[ns++] = 0;
-        hk_buf_append(&all, cs, cur.len + 1);
+        hk_buf_append(&all, cs, strlen(cs) + 1);
     }
     for (uint32_t k = 0; k < ns; k++) {
         if (ns > MAX_STEPS && k == 4) {
@@ -201,7 +181,7 @@ static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
         pairs[k][0] = chain[n - 1 - k];
         pairs[k][1] = chain[n - 2 - k];
     }
-    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, n - 1, out);
+    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, NULL, n - 1, out);
     free(pairs);
 }
 

@@ -12,7 +12,7 @@
  * read: an instance's record is not read, an object array's for its length only, and a
  * primitive array's not once the dominators are known (ret: their retained sizes, or NULL),
  * as it dominates nothing: its retained size is its own. */
-static uint64_t shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
+static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint64_t *ret)
 {
     const hk_dump *d = s->d;
     if (d->obj_sizes) return d->obj_sizes[obj];
@@ -26,6 +26,11 @@ static uint64_t shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
     return size;
 }
 
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
+{
+    return size_of(s, obj, ret);
+}
+
 /* The tally's slot of an unmatched object: its class, then primitive arrays without a class,
  * then class objects. */
 static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
@@ -36,40 +41,128 @@ static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
     return nc + 12;
 }
 
-/* In object order, so the records of arrays (the only ones whose size is read from the
- * record) are read front to back; also clears the matched objects' path ids. */
+/* The pass reads the records of the arrays among the unmatched objects for their length, far
+ * apart in the file: the sizes of a block of objects are read first in a loop of their own,
+ * where the reads run side by side instead of one after the other. */
+enum { SIZE_BLOCK = 256 };
+static void block_sizes(const hkd_side *sd, uint32_t lo, uint32_t hi, const uint64_t *ret, uint64_t *sz)
+{
+    const hk_dump *d = sd->d;
+    uint32_t far[SIZE_BLOCK], nfar = 0;
+    for (uint32_t i = lo; i < hi; i++) {
+        sz[i - lo] = 0;
+        if (sd->o[i].match != HK_NONE) continue;
+        int kind = hkd_kind(sd, i);
+        if (kind == HK_KIND_OBJ_ARRAY && !d->obj_sizes) far[nfar++] = i;
+        else sz[i - lo] = size_of(sd, i, ret);
+    }
+    const uint32_t idsz = d->id_size;
+    for (uint32_t k = 0; k < nfar; k++)
+        sz[far[k] - lo] = (uint64_t)hk_rec_array_length(d, d->data + hk_obj_offset(d, far[k])) * idsz;
+    for (uint32_t k = 0; k < nfar; k++) {
+        uint32_t c = hkd_cls(sd, far[k]);
+        sz[far[k] - lo] += c < d->nclasses ? d->classes[c].instance_size : 0;
+    }
+}
+
+/* An unmatched object of size sz in the tallies; its size is left in its entry field for the
+ * walk of hkd_spread_entries (which reads that line anyway), HKD_BIG when it does not fit. */
+static void count_unmatched(hkd_side *sd, uint32_t i, uint64_t sz)
+{
+    hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
+    t->objects++;
+    t->bytes += sz;
+    sd->o[i].entry = sz < HKD_BIG ? (uint32_t)sz : HKD_BIG;
+}
+
+/* A matched object: its bytes unless the heap's total gives them, its path id cleared. */
+static void count_matched(hkd_side *sd, uint32_t i, const uint64_t *ret, int total_known)
+{
+    if (!total_known) sd->same_bytes += hkd_shallow(sd, i, ret);
+    sd->o[i].pid = 0;
+}
+
+/* One pass in object order: the tallies, and the first unmatched objects on their paths
+ * (those a matched object holds) queued in q.  They are found from the side with fewer
+ * objects: the referrers of the unmatched ones (most of the heap matched), or the references
+ * of the matched ones.  Returns how many are queued. */
+static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *ret, int total_known)
+{
+    hkd_side *sd = &df->s[side];
+    hk_dump *d = sd->d;
+    hkd_obj *ob = sd->o;
+    uint32_t qn = 0, n;
+    uint64_t sz[SIZE_BLOCK];
+    char err[256];
+    if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
+        const hk_graph *g = d->graph;
+        for (uint32_t w = 0; w < d->nobjects; w++) {
+            if (w % SIZE_BLOCK == 0)
+                block_sizes(sd, w, w + SIZE_BLOCK < d->nobjects ? w + SIZE_BLOCK : d->nobjects, ret, sz);
+            if (ob[w].match != HK_NONE) {
+                count_matched(sd, w, ret, total_known);
+                continue;
+            }
+            count_unmatched(sd, w, sz[w % SIZE_BLOCK]);
+            const uint32_t *in = hkg_in(g, w, &n);
+            for (uint32_t k = 0; k < n; k++)
+                if (ob[in[k]].match != HK_NONE) {
+                    ob[w].via = in[k];
+                    q[qn++] = w;
+                    break;
+                }
+        }
+        return qn;
+    }
+    for (uint32_t x = 0; x < d->nobjects; x++) {
+        if (x % SIZE_BLOCK == 0)
+            block_sizes(sd, x, x + SIZE_BLOCK < d->nobjects ? x + SIZE_BLOCK : d->nobjects, ret, sz);
+        if (ob[x].match == HK_NONE) {
+            count_unmatched(sd, x, sz[x % SIZE_BLOCK]);
+            continue;
+        }
+        count_matched(sd, x, ret, total_known);
+        const uint32_t *out = hk_graph_out(d, x, &n);
+        for (uint32_t k = 0; k < n; k++)
+            if (ob[out[k]].match == HK_NONE && ob[out[k]].via == HKD_UNSEEN) {
+                ob[out[k]].via = x;
+                q[qn++] = out[k];
+            }
+    }
+    return qn;
+}
+
+/* Once per side: the tallies and the entries (hkd_find_entries asks for them too). */
 void hkd_tally(hk_diff *df, int side)
 {
     hkd_side *sd = &df->s[side];
     if (sd->tally) return;
-    hkd_find_entries(df, side);
     hk_dump *d = sd->d;
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
-    sd->ent_objects = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_objects);
-    sd->ent_bytes = hk_xcalloc((size_t)sd->nentries + 1, sizeof *sd->ent_bytes);
     /* with dominators, the heap's total is known: the matched bytes are what the unmatched
      * leave of it, and matched arrays' records need not be read */
     const hk_graph *g = d->graph;
     int total_known = g && (g->done & HK_GRAPH_DOM);
     const uint64_t *ret = total_known ? g->retained : NULL;
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        hkd_obj *o = &sd->o[i];
-        if (o->match != HK_NONE) {
-            if (!total_known) sd->same_bytes += shallow(sd, i, ret);
-            o->pid = 0;
-            continue;
-        }
-        uint64_t sz = shallow(sd, i, ret);
-        hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
-        t->objects++;
-        t->bytes += sz;
-        sd->unmatched++;
-        sd->unmatched_bytes += sz;
-        if (o->via != HKD_UNSEEN) {
-            sd->ent_objects[o->entry]++;
-            sd->ent_bytes[o->entry] += sz;
-        }
+    /* the matcher's queue is done with: its pages are in already */
+    if (df->order_cap < (size_t)d->nobjects + 1) {
+        df->order_cap = (size_t)d->nobjects + 1;
+        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
     }
+    uint32_t *q = df->order, n;
+    uint32_t nent = count_pass(df, side, q, ret, total_known);
+    const uint32_t *roots = hk_graph_root_objects(d, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) {
+            sd->o[roots[k]].via = HKD_ANCHOR;
+            q[nent++] = roots[k];
+        }
+    /* the totals of the unmatched: the tallies' sums */
+    for (uint32_t k = 0; k < d->nclasses + 13; k++) {
+        sd->unmatched += sd->tally[k].objects;
+        sd->unmatched_bytes += sd->tally[k].bytes;
+    }
+    hkd_spread_entries(df, side, q, nent, ret);
     if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
 }
 

@@ -125,7 +125,38 @@ static int dump_leak_paths(lua_State *L)
     return 1;
 }
 
+/* dump:root_columns(): the GC roots' types and thread serials (false: none), two lists by
+ * root record index.  The leak search's root rules look at every root's type and thread but
+ * at few roots' objects (dump:root_object): a hundred thousand root tables, each with its
+ * Object and id string (dump:roots()), cost more than the search itself. */
+static int dump_root_columns(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_createtable(L, (int)d->nroots, 0);
+    lua_createtable(L, (int)d->nroots, 0);
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        lua_pushstring(L, hk_root_type_name(d->roots[k].type));
+        lua_rawseti(L, -3, (lua_Integer)k + 1);
+        if (d->roots[k].thread) lua_pushinteger(L, (lua_Integer)d->roots[k].thread);
+        else lua_pushboolean(L, 0);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 2;
+}
+
+/* dump:root_object(k): the object of root record k (1-based), nil when the dump lacks it. */
+static int dump_root_object(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 1 && (uint64_t)k <= d->nroots, 2, "no root with that index");
+    hkl_push_object(L, 1, hk_obj_find(d, d->roots[k - 1].id));
+    return 1;
+}
+
 void hkl_open_leakpath(lua_State *L)
 {
     hkl_add_method(L, HKL_DUMP, "leak_paths", dump_leak_paths);
+    hkl_add_method(L, HKL_DUMP, "root_columns", dump_root_columns);
+    hkl_add_method(L, HKL_DUMP, "root_object", dump_root_object);
 }

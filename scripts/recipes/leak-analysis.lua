@@ -42,11 +42,22 @@ local function matcher_applies(m, info)
   return true
 end
 
+-- The roots come as columns (dump:root_columns: type and thread serial by root index, false
+-- for none); a root's object is looked up only where a rule needs it (dump:root_object).
+-- A root as a table, for the matchers.
+local function root_view(dump, types, serials, k)
+  return { type = types[k], thread = serials[k] or nil, object = dump:root_object(k) }
+end
+
 -- Thread objects by thread serial, from THREAD_OBJECT roots, and each thread's name.
-local function threads_of(roots)
+local function threads_of(dump, types, serials)
   local by_serial = {}
-  for _, r in ipairs(roots) do
-    if r.type == "THREAD_OBJECT" and r.thread and r.object then by_serial[r.thread] = r.object end
+  for k, t in ipairs(types) do
+    local th = serials[k]
+    if t == "THREAD_OBJECT" and th then
+      local obj = dump:root_object(k)
+      if obj then by_serial[th] = obj end
+    end
   end
   return by_serial
 end
@@ -58,7 +69,7 @@ end
 
 -- The arguments of dump:leak_paths for the matchers that apply: field rules, root rules, and
 -- what each rule index means.
-local function path_rules(matchers, roots, threads)
+local function path_rules(dump, matchers, types, serials, threads)
   local refs, ref_matcher, root_rules = {}, {}, {}
   local root_matchers = {}
   for i, m in ipairs(matchers) do
@@ -96,20 +107,20 @@ local function path_rules(matchers, roots, threads)
       if matchers[i].root then root_types[matchers[i].root] = true end
     end
     local named, by_thread = {}, {}   -- root type -> a root matcher names it; thread -> {rule}
-    for ri, r in ipairs(roots) do
-      local t = r.type
+    for ri, t in ipairs(types) do
+      local th = serials[ri]
       local is_named = named[t]
       if is_named == nil then
         is_named = root_types[t:lower():gsub("_", "-")] or false
         named[t] = is_named
       end
       local rule
-      if is_named then rule = rule_of(r)
-      elseif t == "JAVA_FRAME" and r.thread and threads[r.thread] then
-        local memo = by_thread[r.thread]
+      if is_named then rule = rule_of(root_view(dump, types, serials, ri))
+      elseif t == "JAVA_FRAME" and th and threads[th] then
+        local memo = by_thread[th]
         if not memo then
-          memo = { rule_of(r) }   -- {} when no rule matches
-          by_thread[r.thread] = memo
+          memo = { rule_of(root_view(dump, types, serials, ri)) }   -- {} when no rule matches
+          by_thread[th] = memo
         end
         rule = memo[1]
       end
@@ -328,9 +339,9 @@ local function analyse(dump)
   local leaking, by_id = find_candidates(dump)
   local result = { leaks = {} }
   if #leaking == 0 then return result end
-  local roots = dump:roots()
-  local threads = threads_of(roots)
-  local refs, ref_matcher, root_rules = path_rules(matchers, roots, threads)
+  local types, serials = dump:root_columns()
+  local threads = threads_of(dump, types, serials)
+  local refs, ref_matcher, root_rules = path_rules(dump, matchers, types, serials, threads)
   local targets = {}
   for i, c in ipairs(leaking) do targets[i] = c.object end
   local paths = dump:leak_paths(targets, refs, root_rules)
