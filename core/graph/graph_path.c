@@ -313,12 +313,6 @@ static uint32_t try_local(hk_dump *d, hk_graph *g, uint32_t obj, uint32_t **chai
     uint32_t visited, max = s->local_budget < LOCAL_MAX ? (uint32_t)s->local_budget : LOCAL_MAX;
     uint32_t len = hkg_path_local(g, s->rk, obj, max, chain, &visited);
     s->local_budget -= visited;
-    {
-        static int ok_, fail_;
-        if (len) ok_++;
-        else fail_++;
-        if (getenv("HK_DBG")) fprintf(stderr, "local %d %d %u\n", ok_, fail_, visited);
-    }
     return len;
 }
 
