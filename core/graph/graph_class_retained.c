@@ -34,44 +34,16 @@ typedef struct code_job {
     codes cs;
 } code_job;
 
-/* An object's class from its record, as hk_obj_class gives it, except class objects (HK_NONE
- * here, set apart below).  Neighbours are mostly instances of one class: the last look-up is
- * kept. */
-typedef struct class_memo {
-    hk_id id;
-    uint32_t c;
-} class_memo;
-static uint32_t record_class(const hk_dump *d, class_memo *m, uint32_t i)
-{
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
-    hk_id id;
-    switch (*r) {
-    case HPROF_CLASS_DUMP: return HK_NONE;
-    case HPROF_INSTANCE_DUMP: id = hk_rec_instance_class(d, r); break;
-    case HPROF_OBJ_ARRAY_DUMP: id = hk_be_id(d, r + 1 + d->id_size + 8); break;
-    default: {
-        int t = r[1 + d->id_size + 8];
-        return t < 12 ? d->prim_array_class[t] : HK_NONE;
-    }
-    }
-    if (id != m->id) {
-        const uint32_t *c = hk_idmap_get(&d->class_by_id, id);
-        m->id = id;
-        m->c = c ? *c : HK_NONE;
-    }
-    return m->c;
-}
-
 /* Parts over objects: each one's class from its record unless the per-class lists give them
- * (a query asked for instances): then none yet. */
+ * (a query asked for instances): then none yet.  Class objects are set apart below. */
 static void code_part(void *ctx, int k)
 {
     code_job *j = ctx;
     uint32_t lo, hi;
-    class_memo m = {0, HK_NONE}; /* id 0 names no class */
+    hk_class_memo m = HK_CLASS_MEMO;
     hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
     for (uint32_t i = lo; i < hi; i++) {
-        uint32_t c = i < j->n && !j->d->by_class ? record_class(j->d, &m, i) : HK_NONE;
+        uint32_t c = i < j->n && !j->d->by_class ? hk_obj_class_memo(j->d, i, &m) : HK_NONE;
         code_put(&j->cs, i, c == HK_NONE ? j->cs.none : c);
     }
 }

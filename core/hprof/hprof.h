@@ -134,6 +134,14 @@ int hk_obj_kind(const hk_dump *d, uint32_t i); /* enum hk_kind */
 /* Class index of an object (a class object's class is java.lang.Class if present),
  * for a primitive array its "T[]" class or HK_NONE. */
 uint32_t hk_obj_class(const hk_dump *d, uint32_t i);
+/* The same for a scan in object order, where neighbours are mostly instances of one class:
+ * the last class id looked up and its index are kept in *memo (start with HK_CLASS_MEMO). */
+typedef struct hk_class_memo {
+    hk_id id;
+    uint32_t cls;
+} hk_class_memo;
+#define HK_CLASS_MEMO ((hk_class_memo){0, HK_NONE}) /* id 0 names no class */
+uint32_t hk_obj_class_memo(const hk_dump *d, uint32_t i, hk_class_memo *memo);
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i);
 /* The size the records give, before HPROF_HK_OBJECT_SIZES. */
 uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i);

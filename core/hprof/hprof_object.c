@@ -106,19 +106,31 @@ hk_id hk_obj_array_class_id(const hk_dump *d, uint32_t i)
     return hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 8);
 }
 
-uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
+uint32_t hk_obj_class_memo(const hk_dump *d, uint32_t i, hk_class_memo *memo)
 {
     const uint8_t *r = d->data + hk_obj_offset(d, i);
-    uint32_t *c;
+    hk_id id;
     switch (*r) {
-    case HPROF_INSTANCE_DUMP: c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r)); return c ? *c : HK_NONE;
-    case HPROF_OBJ_ARRAY_DUMP: c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i)); return c ? *c : HK_NONE;
+    case HPROF_INSTANCE_DUMP: id = hk_rec_instance_class(d, r); break;
+    case HPROF_OBJ_ARRAY_DUMP: id = hk_be_id(d, r + 1 + d->id_size + 8); break;
     case HPROF_CLASS_DUMP: return d->class_class;
     default: {
         int t = r[1 + d->id_size + 8];
         return t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
     }
     }
+    if (id != memo->id) {
+        const uint32_t *c = hk_idmap_get(&d->class_by_id, id);
+        memo->id = id;
+        memo->cls = c ? *c : HK_NONE;
+    }
+    return memo->cls;
+}
+
+uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
+{
+    hk_class_memo memo = HK_CLASS_MEMO;
+    return hk_obj_class_memo(d, i, &memo);
 }
 
 const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
