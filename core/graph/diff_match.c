@@ -608,35 +608,23 @@ static void lists_plan(hk_dump *d, class_lists *cl)
     hk_prefault(cl->out, total * sizeof *cl->out);
 }
 
-/* Hands the lists to the dump when the guess held, else builds them from o[] and the pass's
- * counts (a second pass). */
-static void lists_finish(hk_dump *d, const hkd_side *sd, class_lists *cl)
+/* Hands the lists to the dump when the guess held.  Otherwise (an object the index counted
+ * apart, a dump without the index's counts: none of the real dumps) they are left to
+ * hk_class_instances, which builds them from the records when first asked. */
+static void lists_finish(hk_dump *d, class_lists *cl)
 {
     uint32_t nc = d->nclasses;
     int held = cl->out != NULL;
     for (uint32_t c = 0; held && c < nc; c++) held = cl->count[c + 2] == cl->start[c + 1] - cl->start[c];
     free(cl->next);
+    free(cl->count);
     if (held) {
         d->by_class_start = cl->start;
         d->by_class = cl->out;
-        free(cl->count);
         return;
     }
     free(cl->start);
     free(cl->out);
-    uint32_t *start = cl->count;
-    if (d->by_class) {
-        free(start);
-        return;
-    }
-    for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
-    uint32_t *out = hk_xrealloc(NULL, (size_t)(start[nc + 1] ? start[nc + 1] : 1) * sizeof *out);
-    for (uint32_t i = 0; i < d->nobjects; i++) {
-        uint32_t c = hkd_cls(sd, i);
-        if (c < nc) out[start[c + 1]++] = i;
-    }
-    d->by_class_start = start;
-    d->by_class = out;
 }
 
 /* For an object array of up to 31 elements, bit k set when element k is non-null, with
@@ -713,7 +701,7 @@ static void read_classes(hk_dump *d, hkd_side *sd)
         cl.count[c + 2]++;
         if (cl.out && cl.next[c] < cl.start[c + 1]) cl.out[cl.next[c]++] = i;
     }
-    lists_finish(d, sd, &cl);
+    lists_finish(d, &cl);
     free(sets);
     free(cc);
 }
