@@ -25,11 +25,6 @@ static int fail_at(hk_part *p, uint64_t off, const char *fmt, ...)
     return -1;
 }
 
-static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
-{
-    return idsz == 4 ? hk_be32(p) : hk_be64(p);
-}
-
 void hk_part_init(hk_part *p, hk_heap_walk *w, size_t expect)
 {
     memset(p, 0, sizeof *p);
@@ -78,7 +73,7 @@ static void add_root(hk_part *p, const uint8_t *r, int tag, uint32_t idsz)
     hk_root *root = &p->roots[p->nroots++];
     memset(root, 0, sizeof *root);
     root->type = (uint8_t)tag;
-    root->id = rd_id(r + 1, idsz);
+    root->id = hk_be_idn(r + 1, idsz);
     switch (tag) {
     case HPROF_ROOT_JNI_LOCAL:
     case HPROF_ROOT_JAVA_FRAME:
@@ -180,8 +175,8 @@ static inline int64_t instance_dump(hk_part *p, const uint8_t *r, uint64_t left,
     uint32_t n = hk_be32(r + 1 + 2 * idsz + 4);
     uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + n;
     if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-    count_object(p, rd_id(r + 1 + idsz + 4, idsz), 0);
+    hk_objtab_add(&p->objs, hk_be_idn(r + 1, idsz), off);
+    count_object(p, hk_be_idn(r + 1 + idsz + 4, idsz), 0);
     p->ninstances++;
     return (int64_t)sz;
 }
@@ -192,8 +187,8 @@ static inline int64_t obj_array_dump(hk_part *p, const uint8_t *r, uint64_t left
     uint32_t n = hk_be32(r + 1 + idsz + 4);
     uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
     if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
-    count_object(p, rd_id(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
+    hk_objtab_add(&p->objs, hk_be_idn(r + 1, idsz), off);
+    count_object(p, hk_be_idn(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
     p->nobj_arrays++;
     return (int64_t)sz;
 }
@@ -207,7 +202,7 @@ static inline int64_t prim_array_dump(hk_part *p, const uint8_t *r, uint64_t lef
     if (esz <= 0 || t == HK_T_OBJECT) return fail_at(p, off, "primitive array with invalid element type %d", t);
     uint64_t sz = 1 + (uint64_t)idsz + 9 + (*r == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
     if (sz > left) return 0;
-    hk_objtab_add(&p->objs, rd_id(r + 1, idsz), off);
+    hk_objtab_add(&p->objs, hk_be_idn(r + 1, idsz), off);
     count_object(p, HK_PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
     p->nprim_arrays++;
     return (int64_t)sz;
@@ -221,7 +216,7 @@ static int64_t class_dump(hk_part *p, const uint8_t *r, const uint8_t *end, uint
         return fail_at(p, off,
                        "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
                        "heap dump", (unsigned long long)rec_off);
-    hk_objtab_add(&p->objs, rd_id(r + 1, d->id_size), off);
+    hk_objtab_add(&p->objs, hk_be_idn(r + 1, d->id_size), off);
     p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
     p->class_offs[p->nclass_offs++] = off;
     return (int64_t)sz;
@@ -263,7 +258,7 @@ static uint64_t heap_records(hk_part *p, const hk_body *b, uint64_t start, uint6
         case HPROF_CLASS_DUMP: sz = class_dump(p, r, end, off, b->rec_off); break;
         case HPROF_HEAP_DUMP_INFO:
             if (left < 5 + idsz) sz = 0;
-            else sz = switch_heap(p, hk_be32(r + 1), rd_id(r + 5, idsz), off) < 0 ? -1 : (int64_t)(5 + idsz);
+            else sz = switch_heap(p, hk_be32(r + 1), hk_be_idn(r + 5, idsz), off) < 0 ? -1 : (int64_t)(5 + idsz);
             break;
         default: sz = root_record(p, r, left, off, b->rec_off);
         }
@@ -321,16 +316,16 @@ static uint64_t plausible_size(const hk_dump *d, const uint8_t *r, uint64_t left
     int t;
     switch (*r) {
     case HPROF_INSTANCE_DUMP:
-        if (left < 1 + 2 * idsz + 8 || !rd_id(r + 1, idsz) || !rd_id(r + 1 + idsz + 4, idsz)) return 0;
+        if (left < 1 + 2 * idsz + 8 || !hk_be_idn(r + 1, idsz) || !hk_be_idn(r + 1 + idsz + 4, idsz)) return 0;
         sz = 1 + 2 * (uint64_t)idsz + 8 + hk_be32(r + 1 + 2 * idsz + 4);
         break;
     case HPROF_OBJ_ARRAY_DUMP:
-        if (left < 1 + 2 * idsz + 8 || !rd_id(r + 1, idsz) || !rd_id(r + 1 + idsz + 8, idsz)) return 0;
+        if (left < 1 + 2 * idsz + 8 || !hk_be_idn(r + 1, idsz) || !hk_be_idn(r + 1 + idsz + 8, idsz)) return 0;
         sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)hk_be32(r + 1 + idsz + 4) * idsz;
         break;
     case HPROF_PRIM_ARRAY_DUMP:
     case HPROF_PRIM_ARRAY_NODATA:
-        if (left < 1 + (uint64_t)idsz + 9 || !rd_id(r + 1, idsz)) return 0;
+        if (left < 1 + (uint64_t)idsz + 9 || !hk_be_idn(r + 1, idsz)) return 0;
         t = r[1 + idsz + 8];
         if (hk_type_size_fast(idsz, t) <= 0 || t == HK_T_OBJECT) return 0;
         sz = 1 + (uint64_t)idsz + 9 +

@@ -47,11 +47,6 @@ static int fail_at(pass *p, uint64_t off, const char *fmt, ...)
     return -1;
 }
 
-static inline uint64_t rd_id(const uint8_t *p, uint32_t idsz)
-{
-    return idsz == 4 ? hk_be32(p) : hk_be64(p);
-}
-
 /* A part's counts for one class, added to the pass's: part heap slot s counts in heap map[s]. */
 static void add_counts(pass *p, const hk_counter *c, const int *map, int nslots)
 {
@@ -278,17 +273,16 @@ static int top_records(pass *p)
         switch (tag) {
         case HPROF_STRING:
             if (len < d->id_size) return fail_at(p, off, "STRING record shorter than an id");
-            hk_idtab_set(&d->strings, rd_id(base + body, d->id_size), body);
+            hk_idtab_set(&d->strings, hk_be_id(d, base + body), body);
             break;
         case HPROF_LOAD_CLASS:
             if (len < 8 + 2 * d->id_size) return fail_at(p, off, "LOAD_CLASS record too short");
-            hk_idtab_set(&d->load_names, rd_id(base + body + 4, d->id_size),
-                         rd_id(base + body + 8 + d->id_size, d->id_size));
-            hk_idtab_set(&d->class_serials, (uint64_t)hk_be32(base + body) + 1, rd_id(base + body + 4, d->id_size));
+            hk_idtab_set(&d->load_names, hk_be_id(d, base + body + 4), hk_be_id(d, base + body + 8 + d->id_size));
+            hk_idtab_set(&d->class_serials, (uint64_t)hk_be32(base + body) + 1, hk_be_id(d, base + body + 4));
             break;
         case HPROF_STACK_FRAME:
             if (len < 4 * d->id_size + 8) return fail_at(p, off, "STACK_FRAME record too short");
-            hk_idtab_set(&d->frames, rd_id(base + body, d->id_size) + 1, body);
+            hk_idtab_set(&d->frames, hk_be_id(d, base + body) + 1, body);
             break;
         case HPROF_STACK_TRACE:
             if (len < 12) return fail_at(p, off, "STACK_TRACE record too short");

@@ -130,9 +130,14 @@ static inline uint64_t hk_be64(const uint8_t *p)
 {
     return (uint64_t)hk_be32(p) << 32 | hk_be32(p + 4);
 }
+/* An id of idsz bytes (for inner loops that keep the id size at hand). */
+static inline hk_id hk_be_idn(const uint8_t *p, uint32_t idsz)
+{
+    return idsz == 4 ? hk_be32(p) : hk_be64(p);
+}
 static inline hk_id hk_be_id(const hk_dump *d, const uint8_t *p)
 {
-    return d->id_size == 4 ? hk_be32(p) : hk_be64(p);
+    return hk_be_idn(p, d->id_size);
 }
 
 /* The segment holding sorted position i (needs d->nsegs >= 1). */
