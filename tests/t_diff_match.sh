@@ -37,3 +37,14 @@ else
 fi
 RI="$REALDATA/hprof/hotspot-ahat-RI.hprof"
 if [ -f "$RI" ] && [ -f "$A" ]; then same_lists lists-hotspot "$A" "$RI"; else skip lists-hotspot "no HotSpot dump"; fi
+
+# The matcher's per-object state as the graph's reference pass notes it equals what the
+# matcher reads from the records itself when the references were built first.
+NC="$BUILD/tests/graph/diff_notes_check"
+same_notes() { # name base dump
+  if [ ! -x "$NC" ]; then skip "$1" "$NC not built"; return; fi
+  if out=$("$NC" "$2" "$3" 2>&1) && [ "${out%% *}" = same ]; then pass "$1"; else fail "$1" "$(echo "$out" | head -3)"; fi
+}
+same_notes notes-generated g0.hprof g50.hprof
+if [ -f "$A" ] && [ -f "$B" ]; then same_notes notes-ahat "$B" "$A"; else skip notes-ahat "the ahat dumps are absent"; fi
+if [ -f "$RI" ] && [ -f "$A" ]; then same_notes notes-hotspot "$A" "$RI"; else skip notes-hotspot "no HotSpot dump"; fi

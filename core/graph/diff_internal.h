@@ -3,8 +3,11 @@
 #define HK_DIFF_INTERNAL_H
 
 #include "graph/diff.h"
+#include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
+
+#include <stddef.h>
 
 /* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */
 #define HKD_ANCHOR (UINT32_MAX - 1)
@@ -19,8 +22,9 @@ typedef struct hkd_obj {
      * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
     uint32_t via;
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
-    /* While matching, refbits: for instances, bit k set when strong reference slot k is
-     * non-null; for object arrays of up to 31 elements, the same for element k, and bit 31.
+    /* While matching and until hkd_tally, refbits: the graph's note bits (hkg_array_note):
+     * for instances, bit k set when strong reference slot k is non-null; for short object
+     * arrays the same for element k, with their length; for long ones their length.
      * Once matched (hkd_tally clears it): for an unmatched object reached from the matched
      * heap the number of its entry (hkd_find_entries; its size until then), for a matched
      * object its path id in the by-path trie, 0 before it has one (diff_groups.c). */
@@ -30,6 +34,11 @@ typedef struct hkd_obj {
         uint32_t pid;
     };
 } hkd_obj;
+/* o[] is what the graph's reference pass notes (hkg_notes), match and via set to none */
+_Static_assert(sizeof(hkd_obj) == HKG_NOTE_WORDS * sizeof(uint32_t) &&
+                   offsetof(hkd_obj, info) == HKG_NOTE_INFO * sizeof(uint32_t) &&
+                   offsetof(hkd_obj, refbits) == HKG_NOTE_BITS * sizeof(uint32_t) && HKD_UNSEEN == HK_NONE,
+               "hkd_obj is laid out as the graph's notes");
 
 typedef struct hkd_side {
     hk_dump *d;
@@ -57,7 +66,7 @@ struct hk_diff {
     uint64_t anchors_classes, anchors_roots;
 };
 
-#define HKD_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
+#define HKD_PRIM(t) HKG_PRIM(t)
 
 static inline int hkd_kind(const hkd_side *s, uint32_t obj)
 {
@@ -71,7 +80,7 @@ static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
 }
 static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cls)
 {
-    s->o[obj].info = (uint32_t)kind << 29 | (cls & 0x1fffffff);
+    s->o[obj].info = hkg_note_info(kind, cls);
 }
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)

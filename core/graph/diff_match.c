@@ -21,9 +21,6 @@ typedef struct fieldpairs {
     fieldpair *p;
 } fieldpairs;
 
-/* hkd_obj.refbits of an object array of up to 31 elements: its non-null slots are noted */
-#define HKD_SMALL_ARRAY 0x80000000u
-
 typedef struct matcher {
     hk_diff *df;
     fieldpairs *fp;
@@ -374,14 +371,14 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
     return v;
 }
 
-/* A short array's elements as object indices from the non-null slots read_classes noted and
+/* A short array's elements as object indices from the non-null slots noted in o[] and
  * the graph's edge list, when all of them are in the dump; *len gets the slots up to the last
  * non-null one (the nulls after it pair with nothing).  NULL when the record is needed. */
 static const uint32_t *small_elements(matcher *m, int s, uint32_t arr, uint32_t *len)
 {
     uint32_t bits = m->df->s[s].o[arr].refbits, nout;
-    if (!(bits & HKD_SMALL_ARRAY)) return NULL;
-    bits &= ~HKD_SMALL_ARRAY;
+    if (!(bits & HKG_SMALL_ARRAY)) return NULL;
+    bits &= (1u << HKG_SMALL_MAX) - 1;
     const uint32_t *out = hk_graph_out(m->df->s[s].d, arr, &nout);
     if ((uint32_t)__builtin_popcount(bits) != nout) return NULL;
     uint32_t n = bits ? 32 - (uint32_t)__builtin_clz(bits) : 0;
@@ -627,13 +624,13 @@ static void lists_finish(hk_dump *d, class_lists *cl)
     free(cl->out);
 }
 
-/* For an object array of up to 31 elements, bit k set when element k is non-null, with
- * HKD_SMALL_ARRAY; 0 for a longer one.  Most arrays are short, and the matcher then aligns
- * their slots without reading their records again. */
+/* An object array's note bits (hkg_array_note), as the graph's reference pass notes them.
+ * Most arrays are short, and the matcher then aligns their slots without reading their
+ * records again. */
 static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
 {
-    uint32_t n = hk_rec_array_length(d, r), bits = HKD_SMALL_ARRAY;
-    if (n > 31) return 0;
+    uint32_t n = hk_rec_array_length(d, r), bits = 0;
+    if (n > HKG_SMALL_MAX) return hkg_array_note(n, 0);
     const uint8_t *p = hk_rec_obj_array_elems(d, r);
     if (d->id_size == 4)
         for (uint32_t k = 0; k < n; k++) {
@@ -647,7 +644,7 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
             memcpy(&x, p + 8 * k, 8);
             bits |= (uint32_t)(x != 0) << k;
         }
-    return bits;
+    return hkg_array_note(n, bits);
 }
 
 /* An object's kind and class from its record (instances: with their null slots in *bits). */
@@ -655,7 +652,6 @@ static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, con
                               uint32_t *bits)
 {
     const uint32_t idsz = d->id_size;
-    int t;
     switch (*r) {
     case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
     case HPROF_INSTANCE_DUMP:
@@ -667,17 +663,22 @@ static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, con
         *bits = null_elements(d, r);
         return HK_KIND_OBJ_ARRAY;
     default:
-        t = r[1 + idsz + 8];
-        *c = t < 12 ? d->prim_array_class[t] : HK_NONE;
         /* primitive arrays without a class in the dump: their element type stands for it */
-        if (*c == HK_NONE) *c = HKD_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
+        *c = hkg_prim_class(d, r);
         return HK_KIND_PRIM_ARRAY;
     }
 }
 
+static inline void lists_add(class_lists *cl, uint32_t c, uint32_t i)
+{
+    cl->count[c + 2]++;
+    if (cl->out && cl->next[c] < cl->start[c + 1]) cl->out[cl->next[c]++] = i;
+}
+
 /* Every object's record in o[]: unmatched, its kind, class and null reference slots, read in
- * file order from the record's tag on; and the instances-by-class index, which the bitmap
- * report and the retained sizes by class ask for, without reading every record again. */
+ * file order from the record's tag on (what the graph's reference pass notes when it runs
+ * after the diff asked: see notes_or_records); and the instances-by-class index, which the
+ * bitmap report and the retained sizes by class ask for, without reading every record again. */
 static void read_classes(hk_dump *d, hkd_side *sd)
 {
     class_cache *cc = hk_xcalloc(1, sizeof *cc);
@@ -697,13 +698,45 @@ static void read_classes(hk_dump *d, hkd_side *sd)
         int kind = read_record(d, d->data + hk_obj_offset(d, i), cc, sets, &c, &bits);
         sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
-        if (c >= nc) continue;
-        cl.count[c + 2]++;
-        if (cl.out && cl.next[c] < cl.start[c + 1]) cl.out[cl.next[c]++] = i;
+        if (c < nc) lists_add(&cl, c, i);
     }
     lists_finish(d, &cl);
     free(sets);
     free(cc);
+}
+
+/* The instances-by-class index from the classes the graph noted in o[]. */
+static void lists_from_notes(hk_dump *d, hkd_side *sd)
+{
+    class_lists cl = {0};
+    lists_plan(d, &cl);
+    const uint32_t nc = d->nclasses;
+    for (uint32_t i = 0; cl.out && i < d->nobjects; i++) {
+        uint32_t c = hkd_cls(sd, i);
+        if (c < nc) lists_add(&cl, c, i);
+    }
+    lists_finish(d, &cl);
+}
+
+/* Both sides' references, and o[]: noted by the graph's reference pass while it reads the
+ * records (one pass over each file, not two), or read from the records when the references
+ * were there before the diff. */
+static int notes_or_records(hk_diff *df, char *err, size_t errlen)
+{
+    hkg_notes notes[2];
+    for (int s = 0; s < 2; s++) {
+        notes[s].words = (uint32_t *)df->s[s].o;
+        hkg_note_next_refs(df->s[s].d, &notes[s]);
+    }
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) rc = hk_graph_ensure(df->s[s].d, HK_GRAPH_REFS, err, errlen);
+    for (int s = 0; s < 2; s++) {
+        hkg_note_next_refs(df->s[s].d, NULL); /* not to be filled later, when the graph is asked again */
+        if (rc) continue;
+        if (notes[s].filled) lists_from_notes(df->s[s].d, &df->s[s]);
+        else read_classes(df->s[s].d, &df->s[s]);
+    }
+    return rc;
 }
 
 /* The memory of the pairs ahead of q, fetched while the pairs before them are expanded: the
@@ -733,8 +766,8 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hk_diff *
         __builtin_prefetch(&ga->out_start[pu]);
         __builtin_prefetch(&gb->out_start[pv]);
         if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
-            if (!(oa[pu].refbits & HKD_SMALL_ARRAY)) __builtin_prefetch(da->data + hk_obj_offset(da, pu));
-            if (!(ob[pv].refbits & HKD_SMALL_ARRAY)) __builtin_prefetch(db->data + hk_obj_offset(db, pv));
+            if (!(oa[pu].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(da->data + hk_obj_offset(da, pu));
+            if (!(ob[pv].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(db->data + hk_obj_offset(db, pv));
         }
     }
     if (q + 4 < end) {
@@ -771,8 +804,6 @@ static void match_breadth_first(matcher *m)
 
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
 {
-    if (hk_graph_ensure(base, HK_GRAPH_REFS, err, errlen) || hk_graph_ensure(dump, HK_GRAPH_REFS, err, errlen))
-        return NULL;
     hk_diff *df = hk_xcalloc(1, sizeof *df);
     hk_dump *ds[2] = {base, dump};
     for (int s = 0; s < 2; s++) {
@@ -781,8 +812,11 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         uint32_t n = ds[s]->nobjects + 1;
         sd->o = hk_xmalloc(n * sizeof *sd->o);
         hk_prefault(sd->o, n * sizeof *sd->o);
-        read_classes(ds[s], sd);
         hk_idmap_init(&sd->root_type);
+    }
+    if (notes_or_records(df, err, errlen)) {
+        hk_diff_free(df);
+        return NULL;
     }
     df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
     memset(df->cmap, 0xff, (base->nclasses + 1) * sizeof *df->cmap);

@@ -36,6 +36,51 @@ enum {
     HKG_REACH_SHIFT = 5 /* the bits above hold the object's enum hk_reach */
 };
 
+/* What the reference pass notes per object, while it reads the record anyway, for a caller
+ * that would otherwise read every record again (the heap diff's matcher): HKG_NOTE_WORDS
+ * words an object at words + HKG_NOTE_WORDS * i, the first two the caller's own (set to
+ * HK_NONE), then the object's info and bits. */
+typedef struct hkg_notes {
+    uint32_t *words;
+    int filled; /* set when the pass filled them */
+} hkg_notes;
+enum { HKG_NOTE_WORDS = 4, HKG_NOTE_INFO = 2, HKG_NOTE_BITS = 3 };
+
+/* Note info: enum hk_kind << 29 | the class index's low 29 bits; HK_NONE for a class object
+ * or an instance of an unknown class; a primitive array without a class in the dump:
+ * HKG_PRIM(its element type). */
+#define HKG_PRIM(t) (HK_NONE - 16 + (uint32_t)(t))
+static inline uint32_t hkg_note_info(int kind, uint32_t cls)
+{
+    return (uint32_t)kind << 29 | (cls & 0x1fffffff);
+}
+/* Note bits of an instance: bit k set when strong reference slot k (of hkg_class_refs) is
+ * non-null, for a class of 1 to 32 such slots (else 0).  Of an object array: for one of up
+ * to HKG_SMALL_MAX elements, HKG_SMALL_ARRAY | its length << HKG_SMALL_MAX | bit k set when
+ * element k is non-null; for a longer one its length, 0 when it does not fit in 31 bits.
+ * Other objects: 0. */
+#define HKG_SMALL_ARRAY 0x80000000u
+#define HKG_SMALL_MAX   26
+static inline uint32_t hkg_array_note(uint32_t len, uint32_t nonnull)
+{
+    if (len <= HKG_SMALL_MAX) return HKG_SMALL_ARRAY | len << HKG_SMALL_MAX | (nonnull & ((1u << HKG_SMALL_MAX) - 1));
+    return len < HKG_SMALL_ARRAY ? len : 0;
+}
+/* An object array's length from its note bits; HK_NONE when they do not hold it. */
+static inline uint32_t hkg_array_note_len(uint32_t bits)
+{
+    if (bits & HKG_SMALL_ARRAY) return bits >> HKG_SMALL_MAX & 31;
+    return bits ? bits : HK_NONE;
+}
+/* The class a primitive array's record notes (see hkg_note_info). */
+static inline uint32_t hkg_prim_class(const hk_dump *d, const uint8_t *r)
+{
+    int t = r[1 + d->id_size + 8];
+    uint32_t c = t < 12 ? d->prim_array_class[t] : HK_NONE;
+    if (c == HK_NONE) c = HKG_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
+    return c;
+}
+
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */
@@ -56,6 +101,7 @@ typedef struct hk_graph {
     uint32_t ncleaners;
     uint32_t *roots; /* distinct root objects */
     uint32_t nroots;
+    hkg_notes *notes; /* filled by the next reference pass, then NULL (hkg_note_next_refs) */
     /* referrers, compact: most objects have one referrer, stored in place; the others
      * point (HKG_IN_MANY | pos) into in_many, where in_many[pos] is the count and the
      * referrers follow.  HK_NONE: no referrer. */
@@ -120,6 +166,10 @@ static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
 }
 
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id);
+/* Has the next reference pass, if one is still to run for HK_GRAPH_REFS, fill notes (it
+ * sets notes->filled); when the references are there already, notes are left unfilled.
+ * NULL: no notes (the caller's array is going away). */
+void hkg_note_next_refs(hk_dump *d, hkg_notes *notes);
 /* Shallow sizes read from the records (not stored: 4 bytes per object), for loops over
  * every object: most neighbours are instances of the same class, so the last class's
  * size is remembered. */

@@ -178,6 +178,7 @@ typedef struct refs_job {
     hk_graph *g;
     int first;
     refs_part *parts;
+    hkg_notes *notes; /* NULL: none asked for */
 } refs_job;
 
 static void part_weak(refs_part *pt, uint32_t src, uint32_t dst, int kind)
@@ -193,24 +194,27 @@ static void part_cleaner(refs_part *pt, uint32_t i)
 }
 
 /* An instance's reference fields, from its class's layout; on the first pass also its weak
- * edges, flags and whether it is a Cleaner. */
-static void scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, uint32_t i, const uint8_t *r)
+ * edges, flags and whether it is a Cleaner.  noting: returns its note bits (hkg_notes). */
+static inline __attribute__((always_inline)) uint32_t
+scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, uint32_t i, const uint8_t *r, const int noting)
 {
     hk_dump *d = j->d;
     hk_graph *g = j->g;
     const uint32_t idsz = d->id_size;
     if (j->first && cr->cleaner) part_cleaner(pt, i);
-    uint32_t len;
+    uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
     const uint32_t *offs = g->ref_offs + cr->start;
     for (uint32_t k = 0; k < cr->count; k++) {
         if (offs[k] + idsz > len) continue;
         hk_id id = hk_be_id(d, p + offs[k]);
         if (!id) continue;
+        if (noting && k < 32) bits |= 1u << k;
         uint32_t t = hkg_find(d, g, id);
         if (t != HK_NONE) push(&pt->e, t);
     }
-    if (!j->first) return;
+    if (noting && cr->count > 32) bits = 0;
+    if (!j->first) return bits;
     for (uint32_t k = 0; k < cr->nweak; k++) {
         if (cr->woff[k] + idsz > len) continue;
         uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
@@ -219,18 +223,23 @@ static void scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, 
         g->flags[i] |= HKG_F_WEAK;
     }
     if (cr->list_link) g->flags[i] |= HKG_F_LIST;
+    return bits;
 }
 
-static void scan_obj_array(const hk_dump *d, const hk_graph *g, edges *e, const uint8_t *r)
+/* An object array's elements; noting: returns its note bits. */
+static inline __attribute__((always_inline)) uint32_t scan_obj_array(const hk_dump *d, const hk_graph *g, edges *e,
+                                                                     const uint8_t *r, const int noting)
 {
-    uint32_t cnt = hk_rec_array_length(d, r);
+    uint32_t cnt = hk_rec_array_length(d, r), bits = 0;
     const uint8_t *p = hk_rec_obj_array_elems(d, r);
     for (uint32_t k = 0; k < cnt; k++, p += d->id_size) {
         hk_id id = hk_be_id(d, p);
         if (!id) continue;
+        if (noting && k < 32) bits |= 1u << k;
         uint32_t t = hkg_find(d, g, id);
         if (t != HK_NONE) push(e, t);
     }
+    return noting ? hkg_array_note(cnt, bits) : 0;
 }
 
 /* A class object's references: superclass, loader, static fields of object type. */
@@ -251,16 +260,38 @@ static void scan_class(const hk_dump *d, const hk_graph *g, edges *e, const uint
     }
 }
 
-static void scan_part(void *ctx, int part)
+/* Object array classes by id for the notes, in a small direct-mapped cache: most arrays are
+ * of a few classes. */
+typedef struct note_cache {
+    hk_id ids[64];
+    uint32_t idx[64];
+} note_cache;
+static uint32_t note_class(const hk_dump *d, note_cache *nc, hk_id cid)
 {
-    refs_job *j = ctx;
+    uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 58);
+    if (nc->ids[h] != cid || !cid) {
+        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+        nc->ids[h] = cid;
+        nc->idx[h] = ci ? *ci : HK_NONE;
+    }
+    return nc->idx[h];
+}
+
+/* One part's objects; noting (a constant: the pass without notes is compiled apart, as it
+ * was) also fills each object's note. */
+static inline __attribute__((always_inline)) void scan_range(refs_job *j, int part, const int noting)
+{
     hk_dump *d = j->d;
     hk_graph *g = j->g;
     refs_part *pt = &j->parts[part];
     hk_id last_cid = 0;
     const hkg_class_refs *cr = NULL;
+    uint32_t *words = noting ? j->notes->words : NULL;
+    note_cache nc;
+    if (noting) memset(&nc, 0, sizeof nc);
     for (uint32_t i = pt->lo; i < pt->hi; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
+        uint32_t info = 0, bits = 0;
         if (*r == HPROF_INSTANCE_DUMP) {
             hk_id cid = hk_rec_instance_class(d, r);
             if (cid != last_cid || !cr) {
@@ -268,11 +299,23 @@ static void scan_part(void *ctx, int part)
                 cr = ci ? &g->cls[*ci] : NULL;
                 last_cid = cid;
             }
-            if (cr) scan_instance(j, pt, cr, i, r);
+            if (cr) bits = scan_instance(j, pt, cr, i, r, noting);
+            if (noting) info = hkg_note_info(HK_KIND_INSTANCE, cr ? (uint32_t)(cr - g->cls) : HK_NONE);
         } else if (*r == HPROF_OBJ_ARRAY_DUMP) {
-            scan_obj_array(d, g, &pt->e, r);
+            bits = scan_obj_array(d, g, &pt->e, r, noting);
+            if (noting)
+                info = hkg_note_info(HK_KIND_OBJ_ARRAY, note_class(d, &nc, hk_be_id(d, r + 1 + d->id_size + 8)));
         } else if (*r == HPROF_CLASS_DUMP) {
             scan_class(d, g, &pt->e, r);
+            if (noting) info = hkg_note_info(HK_KIND_CLASS, HK_NONE);
+        } else if (noting) {
+            info = hkg_note_info(HK_KIND_PRIM_ARRAY, hkg_prim_class(d, r));
+        }
+        if (noting) {
+            uint32_t *w = words + (size_t)HKG_NOTE_WORDS * i;
+            w[0] = w[1] = HK_NONE;
+            w[HKG_NOTE_INFO] = info;
+            w[HKG_NOTE_BITS] = bits;
         }
         if (pt->e.n > UINT32_MAX) {
             pt->too_many = 1; /* reported by the join */
@@ -280,6 +323,16 @@ static void scan_part(void *ctx, int part)
         }
         g->out_start[i + 1] = (uint32_t)pt->e.n;
     }
+}
+
+static void scan_part(void *ctx, int part)
+{
+    scan_range(ctx, part, 0);
+}
+
+static void scan_part_noting(void *ctx, int part)
+{
+    scan_range(ctx, part, 1);
 }
 
 static void parts_free(refs_part *parts)
@@ -359,8 +412,9 @@ static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     if (first) g->flags = hk_xcalloc(n ? n : 1, 1);
     refs_part *parts = hk_xcalloc(REF_PARTS, sizeof *parts);
     for (int k = 0; k < REF_PARTS; k++) hk_part_range(n, k, REF_PARTS, &parts[k].lo, &parts[k].hi);
-    refs_job job = {d, g, first, parts};
-    hk_parallel(REF_PARTS, scan_part, &job);
+    refs_job job = {d, g, first, parts, g->notes};
+    g->notes = NULL;
+    hk_parallel(REF_PARTS, job.notes ? scan_part_noting : scan_part, &job);
     uint64_t total = 0;
     int too_many = 0;
     for (int k = 0; k < REF_PARTS; k++) {
@@ -377,6 +431,7 @@ static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     }
     join_edges(g, parts, total);
     if (first) join_first(d, g, parts);
+    if (job.notes) job.notes->filled = 1;
     parts_free(parts);
     hk_iddir_free(&g->finder);
     hk_mem_trim();
@@ -461,6 +516,13 @@ int hk_graph_plan(hk_dump *d, int mask, int *held, char *err, size_t errlen)
     if (mask & HK_GRAPH_REFERRERS) g->keep_in = 1;
     if (held) *held = g->done;
     return 0;
+}
+
+void hkg_note_next_refs(hk_dump *d, hkg_notes *notes)
+{
+    hk_graph *g = graph_state(d);
+    if (notes) notes->filled = 0;
+    g->notes = g->done & HK_GRAPH_REFS ? NULL : notes;
 }
 
 int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
