@@ -41,34 +41,23 @@ static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
     return nc + 12;
 }
 
-/* The pass reads the records of the arrays among the unmatched objects for their length, far
- * apart in the file: the sizes of a block of objects are read first in a loop of their own,
- * where the reads run side by side instead of one after the other. */
-enum { SIZE_BLOCK = 256 };
-static void block_sizes(const hkd_side *sd, uint32_t lo, uint32_t hi, const uint64_t *ret, uint64_t *sz)
+/* An unmatched object's size in the tallies' pass, while its hkd_obj.refbits still hold the
+ * graph's note: an object array's length is there, and its record (far from its neighbours'
+ * in the file) is not read. */
+static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint64_t *ret)
 {
     const hk_dump *d = sd->d;
-    uint32_t far[SIZE_BLOCK], nfar = 0;
-    for (uint32_t i = lo; i < hi; i++) {
-        sz[i - lo] = 0;
-        if (sd->o[i].match != HK_NONE) continue;
-        int kind = hkd_kind(sd, i);
-        if (kind == HK_KIND_OBJ_ARRAY && !d->obj_sizes) far[nfar++] = i;
-        else sz[i - lo] = size_of(sd, i, ret);
-    }
-    const uint32_t idsz = d->id_size;
-    for (uint32_t k = 0; k < nfar; k++)
-        sz[far[k] - lo] = (uint64_t)hk_rec_array_length(d, d->data + hk_obj_offset(d, far[k])) * idsz;
-    for (uint32_t k = 0; k < nfar; k++) {
-        uint32_t c = hkd_cls(sd, far[k]);
-        sz[far[k] - lo] += c < d->nclasses ? d->classes[c].instance_size : 0;
-    }
+    if (d->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
+    uint32_t len = hkg_array_note_len(sd->o[i].refbits), c = hkd_cls(sd, i);
+    if (len == HK_NONE) return size_of(sd, i, ret);
+    return (uint64_t)len * d->id_size + (c < d->nclasses ? d->classes[c].instance_size : 0);
 }
 
-/* An unmatched object of size sz in the tallies; its size is left in its entry field for the
- * walk of hkd_spread_entries (which reads that line anyway), HKD_BIG when it does not fit. */
-static void count_unmatched(hkd_side *sd, uint32_t i, uint64_t sz)
+/* An unmatched object in the tallies; its size is left in its entry field for the walk of
+ * hkd_spread_entries (which reads that line anyway), HKD_BIG when it does not fit. */
+static inline __attribute__((always_inline)) void count_unmatched(hkd_side *sd, uint32_t i, const uint64_t *ret)
 {
+    uint64_t sz = tally_size(sd, i, ret);
     hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
     t->objects++;
     t->bytes += sz;
@@ -78,7 +67,7 @@ static void count_unmatched(hkd_side *sd, uint32_t i, uint64_t sz)
 /* A matched object: its bytes unless the heap's total gives them, its path id cleared. */
 static void count_matched(hkd_side *sd, uint32_t i, const uint64_t *ret, int total_known)
 {
-    if (!total_known) sd->same_bytes += hkd_shallow(sd, i, ret);
+    if (!total_known) sd->same_bytes += tally_size(sd, i, ret);
     sd->o[i].pid = 0;
 }
 
@@ -92,18 +81,15 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
     hk_dump *d = sd->d;
     hkd_obj *ob = sd->o;
     uint32_t qn = 0, n;
-    uint64_t sz[SIZE_BLOCK];
     char err[256];
     if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = d->graph;
-        for (uint32_t w = 0; w < d->nobjects; w++) {
-            if (w % SIZE_BLOCK == 0)
-                block_sizes(sd, w, w + SIZE_BLOCK < d->nobjects ? w + SIZE_BLOCK : d->nobjects, ret, sz);
+        for (uint32_t w = 0, nobj = d->nobjects; w < nobj; w++) {
             if (ob[w].match != HK_NONE) {
                 count_matched(sd, w, ret, total_known);
                 continue;
             }
-            count_unmatched(sd, w, sz[w % SIZE_BLOCK]);
+            count_unmatched(sd, w, ret);
             const uint32_t *in = hkg_in(g, w, &n);
             for (uint32_t k = 0; k < n; k++)
                 if (ob[in[k]].match != HK_NONE) {
@@ -114,11 +100,9 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
         }
         return qn;
     }
-    for (uint32_t x = 0; x < d->nobjects; x++) {
-        if (x % SIZE_BLOCK == 0)
-            block_sizes(sd, x, x + SIZE_BLOCK < d->nobjects ? x + SIZE_BLOCK : d->nobjects, ret, sz);
+    for (uint32_t x = 0, nobj = d->nobjects; x < nobj; x++) {
         if (ob[x].match == HK_NONE) {
-            count_unmatched(sd, x, sz[x % SIZE_BLOCK]);
+            count_unmatched(sd, x, ret);
             continue;
         }
         count_matched(sd, x, ret, total_known);

@@ -1,6 +1,7 @@
 /* diff_notes_check BASE DUMP: the heap diff's per-object state (hkd_obj: kind, class, null
  * slots, array lengths, then the matching) is the same whether the graph's reference pass
- * noted it or the matcher read it from the records (the references built before the diff).
+ * noted it or the matcher read it from the records (the references built before the diff),
+ * and the kinds and object array lengths are the dump's own (hk_obj_kind, hk_array_length).
  * Prints "same N M" (objects per side) or what differs; exit 1 on a difference. */
 #include "graph/diff_internal.h"
 #include "graph/graph.h"
@@ -50,6 +51,13 @@ int main(int argc, char **argv)
         uint32_t n = noted->s[s].d->nobjects;
         for (uint32_t i = 0; i < n && bad < 10; i++) {
             const hkd_obj *x = &noted->s[s].o[i], *y = &read->s[s].o[i];
+            int kind = hkd_kind(&noted->s[s], i);
+            uint32_t len = kind == HK_KIND_OBJ_ARRAY ? hkg_array_note_len(x->refbits) : HK_NONE;
+            if (kind != hk_obj_kind(noted->s[s].d, i) || (len != HK_NONE && len != hk_array_length(noted->s[s].d, i))) {
+                printf("side %d object %u: kind %d, noted length %u\n", s, i, kind, len);
+                bad++;
+                continue;
+            }
             if (!memcmp(x, y, sizeof *x)) continue;
             printf("side %d object %u: noted %08x %08x %08x %08x, read %08x %08x %08x %08x\n", s, i, x->match, x->via,
                    x->info, x->refbits, y->match, y->via, y->info, y->refbits);
