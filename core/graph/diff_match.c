@@ -289,7 +289,7 @@ static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls
     const hk_graph *g = d->graph;
     const hkg_class_refs *cr = &g->cls[cls];
     uint32_t nout;
-    const uint32_t *out = hk_graph_out(d, obj, &nout);
+    const uint32_t *out = hkg_out(g, obj, &nout);
     if (nout == cr->count) return out;
     m->idx[s] = hk_grow(m->idx[s], &m->cap[s], cr->count + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s];
@@ -355,7 +355,7 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
 {
     hk_dump *d = df->s[s].d;
     uint32_t len;
-    const uint32_t *el = hk_graph_out(d, arr, &len);
+    const uint32_t *el = hkg_out(d->graph, arr, &len);
     leftover *v = NULL;
     *n = 0;
     for (uint32_t k = 0; k < len; k++) {
@@ -379,7 +379,7 @@ static const uint32_t *small_elements(matcher *m, int s, uint32_t arr, uint32_t 
     uint32_t bits = m->df->s[s].o[arr].refbits, nout;
     if (!(bits & HKG_SMALL_ARRAY)) return NULL;
     bits &= (1u << HKG_SMALL_MAX) - 1;
-    const uint32_t *out = hk_graph_out(m->df->s[s].d, arr, &nout);
+    const uint32_t *out = hkg_out(m->df->s[s].d->graph, arr, &nout);
     if ((uint32_t)__builtin_popcount(bits) != nout) return NULL;
     uint32_t n = bits ? 32 - (uint32_t)__builtin_clz(bits) : 0;
     uint32_t *idx = m->idx[s] = hk_grow(m->idx[s], &m->cap[s], 32, sizeof *m->idx[s]);
@@ -401,7 +401,7 @@ static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
     *len = n;
     m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)n + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
-    const uint32_t *out = hk_graph_out(d, arr, &nout);
+    const uint32_t *out = hkg_out(d->graph, arr, &nout);
     for (uint32_t k = 0; k < n; k++) {
         hk_id id = hk_be_id(d, el + (uint64_t)k * idsz);
         idx[k] = HK_NONE;
@@ -419,7 +419,7 @@ static void expand_array(matcher *m, uint32_t u, uint32_t v)
     hk_diff *df = m->df;
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
     uint32_t oa, ob;
-    const uint32_t *xa = hk_graph_out(da, u, &oa), *xb = hk_graph_out(db, v, &ob);
+    const uint32_t *xa = hkg_out(da->graph, u, &oa), *xb = hkg_out(db->graph, v, &ob);
     int missed = 0;
     if (oa == ob) {
         /* as many elements on both sides: in order (the same slots unless nulls moved) */

@@ -148,6 +148,14 @@ static inline void hkg_set_reach(hk_graph *g, uint32_t i, int level)
     g->flags[i] = (uint8_t)((g->flags[i] & ((1u << HKG_REACH_SHIFT) - 1)) | (unsigned)level << HKG_REACH_SHIFT);
 }
 
+/* The forward references of obj as a slice, for loops that know HK_GRAPH_REFS is built (a
+ * call of hk_graph_out per object, with its checks, costs more than the look-up). */
+static inline const uint32_t *hkg_out(const hk_graph *g, uint32_t obj, uint32_t *n)
+{
+    *n = g->out_start[obj + 1] - g->out_start[obj];
+    return g->out + g->out_start[obj];
+}
+
 /* The strong referrers of v as a slice. */
 static inline const uint32_t *hkg_in(const hk_graph *g, uint32_t v, uint32_t *n)
 {

@@ -553,8 +553,7 @@ const uint32_t *hk_graph_out(hk_dump *d, uint32_t obj, uint32_t *n)
         *n = 0;
         return NULL;
     }
-    *n = g->out_start[obj + 1] - g->out_start[obj];
-    return g->out + g->out_start[obj];
+    return hkg_out(g, obj, n);
 }
 
 uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj)
