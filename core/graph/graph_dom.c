@@ -22,6 +22,7 @@ typedef struct dom_work {
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
+    uint32_t *kept;                 /* label and anc in one block, kept for the child lists (hk_graph.walk_codes) */
     struct later_list *later_parts; /* referrers after their node in preorder, per part */
     uint32_t *path;                 /* the search's way back: the objects above the current one */
     size_t npath, path_cap;
@@ -310,15 +311,21 @@ static void dom_semi(hk_graph *g, dom_work *s)
     s->semi[0] = 0;
     hk_mem_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
-    s->label = hk_xmalloc((size_t)m * sizeof *s->label);
-    s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
+    if (g->walk_codes) { /* one block: as big as the child lists, linked in it after */
+        s->kept = s->label = hk_xmalloc(2 * (size_t)m * sizeof *s->label);
+        s->anc = s->label + m;
+    } else {
+        s->label = hk_xmalloc((size_t)m * sizeof *s->label);
+        s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
+    }
     semi_loop(s);
-    free(s->label);
+    if (!s->kept) free(s->label);
     s->label = NULL;
 }
 
-/* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
-static void dom_idom(dom_work *s)
+/* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc).
+ * semi goes after, or to the per-class walk's codes when it asked. */
+static void dom_idom(hk_graph *g, dom_work *s)
 {
     uint32_t *idom = s->anc;
     idom[0] = NONE;
@@ -327,7 +334,9 @@ static void dom_idom(dom_work *s)
         while (x > s->semi[w]) x = idom[x];
         idom[w] = x;
     }
-    free(s->semi);
+    if (g->walk_codes && g->walk_codes <= (size_t)s->m * sizeof *s->semi)
+        g->walk_spare = hk_xrealloc(s->semi, g->walk_codes);
+    else free(s->semi);
     s->semi = NULL;
 }
 
@@ -426,16 +435,17 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     dom_number(g, &s);
     dom_to_preorder(g, &s);
     dom_semi(g, &s);
-    dom_idom(&s);
+    dom_idom(g, &s);
     dom_job j = {d, g, &s};
     hk_parallel(DOM_PARTS, to_objects_part, &j);
     g->idom = s.parent;
     g->idom[s.n] = HK_NONE;
-    free(s.anc);
+    if (!s.kept) free(s.anc);
     g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
     hk_parallel(DOM_PARTS, shallow_part, &j);
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);
     free(s.vert);
+    if (s.kept) hkg_build_kids(g, (hkg_kid *)s.kept);
     return 0;
 }
