@@ -85,12 +85,11 @@ static void list_classes(hk_dump *d, codes *cs)
         if (d->classes[c].object < d->nobjects) code_put(cs, d->classes[c].object, cc);
 }
 
-/* Each object's class as a code (slot n, the virtual root: none), in mem (codes_bytes) when
- * given. */
-static codes object_codes(hk_dump *d, uint32_t n, void *mem)
+/* Each object's class as a code (slot n, the virtual root: none). */
+static codes object_codes(hk_dump *d, uint32_t n)
 {
     code_job j = {d, n, {.none = d->nclasses}};
-    if (!mem) mem = hk_xmalloc(codes_bytes(d, n));
+    void *mem = hk_xmalloc(codes_bytes(d, n));
     if (d->nclasses < UINT16_MAX) j.cs.c16 = mem;
     else j.cs.c32 = mem;
     hk_parallel(CODE_PARTS, code_part, &j);
@@ -249,17 +248,17 @@ static void top_walk(walk_job *j, uint64_t *per)
     free(f);
 }
 
-/* Dominators when not computed yet, asked for with what the walk needs: their scratch comes
- * back as the child lists and the codes' memory (g->walk_spare) instead of being given back to
- * the system and faulted in again here. */
+/* Dominators when not computed yet, asked for by the walk: their scratch becomes the retained
+ * sizes and the child lists instead of being given back to the system, which would fault
+ * fresh pages in for them. */
 static int walk_dominators(hk_dump *d, char *err, size_t errlen)
 {
     if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
     hk_graph *g = d->graph;
     if (g->done & HK_GRAPH_DOM) return 0;
-    g->walk_codes = codes_bytes(d, g->n);
+    g->walk_classes = 1;
     int rc = hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen);
-    g->walk_codes = 0;
+    g->walk_classes = 0;
     return rc;
 }
 
@@ -269,9 +268,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     if (walk_dominators(d, err, errlen)) return -1;
     hk_graph *g = d->graph;
     if (!g->kids) hkg_build_kids(g, NULL);
-    void *spare = g->walk_spare;
-    g->walk_spare = NULL;
-    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n, spare), .nc = d->nclasses + 1};
+    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
     for (uint32_t k = 0; k < g->nroot_kids; k++) {
         if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);

@@ -83,11 +83,10 @@ typedef struct hk_graph {
     uint32_t *root_kids, nroot_kids;
     uint32_t *kid_buf; /* a list copied out and sorted for hk_graph_dominated */
     size_t kid_cap;
-    /* set by the per-class walk when it asks for dominators (its class codes' bytes): their
-     * scratch is handed over rather than freed and faulted in again, the child lists linked
-     * in two of their arrays and walk_spare given walk_codes bytes of a third */
-    size_t walk_codes;
-    void *walk_spare;
+    /* set by the per-class walk when it asks for dominators: their scratch is not freed to
+     * be faulted in again, but becomes the retained sizes and the child lists (each as big as
+     * two of their arrays) */
+    int walk_classes;
     /* paths */
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
