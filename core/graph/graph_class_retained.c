@@ -156,7 +156,8 @@ static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *op
         if (!open[c]) per[c] += ret[v];
         if (first == HK_NONE) continue; /* a leaf: nothing below to close */
         open[c]++;
-        st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
+        /* the call only when full: its register spills cost on every node otherwise */
+        if (sp == st.cap) st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
         st.f[sp++] = (walk_frame){first, UINT32_MAX, c};
     }
     *s = st;
