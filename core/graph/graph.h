@@ -112,6 +112,10 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *
  * Primitive arrays without a class in the dump are not counted.  Computes the dominators
  * when they are not yet (their scratch memory then serves the walk). */
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
+/* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
+ * the dominators then keep their scratch as the walk's child lists and the retained sizes
+ * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */
+int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {

@@ -252,15 +252,18 @@ static void top_walk(walk_job *j, uint64_t *per)
 /* Dominators when not computed yet, asked for by the walk: their scratch becomes the retained
  * sizes and the child lists instead of being given back to the system, which would fault
  * fresh pages in for them. */
-static int walk_dominators(hk_dump *d, char *err, size_t errlen)
+int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen)
 {
     if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
     hk_graph *g = d->graph;
-    if (g->done & HK_GRAPH_DOM) return 0;
-    g->walk_classes = 1;
-    int rc = hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen);
-    g->walk_classes = 0;
-    return rc;
+    if (!(g->done & HK_GRAPH_DOM)) g->walk_classes = 1;
+    return 0;
+}
+
+static int walk_dominators(hk_dump *d, char *err, size_t errlen)
+{
+    if (hk_graph_plan_class_retained(d, err, errlen)) return -1;
+    return hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen);
 }
 
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
