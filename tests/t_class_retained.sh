@@ -14,6 +14,16 @@ if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
   done
   got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --lists 1 2>&1)
   case "$got" in "classes "*" differ 0 "*) pass class_retained_wide_lists ;; *) fail class_retained_wide_lists "$got" ;; esac
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --plan 1 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass class_retained_wide_plan ;; *) fail class_retained_wide_plan "$got" ;; esac
+  # before the dominators: they hand their memory to the walk
+  for lists in "" 1; do
+    got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --early 1 ${lists:+--lists 1} 2>&1)
+    case "$got" in
+      "classes "*" differ 0 "*) pass "class_retained_wide_early${lists:+_lists}" ;;
+      *) fail "class_retained_wide_early${lists:+_lists}" "$got" ;;
+    esac
+  done
 else
   fail class_retained_wide_fixture "genhprof --scenario big failed"
 fi
@@ -58,4 +68,8 @@ for f in "$REALDATA"/hprof/*.hprof; do
   case "$got" in "classes "*" differ 0 "*) pass "$name" ;; *) fail "$name" "$got" ;; esac
   got=$("$HK" -j 2 run "$WALK" "$f" --lists 1 2>&1 | grep '^classes ')
   case "$got" in "classes "*" differ 0 "*) pass "${name}_lists" ;; *) fail "${name}_lists" "$got" ;; esac
+  got=$("$HK" -j 2 run "$WALK" "$f" --early 1 --lists 1 2>&1 | grep '^classes ')
+  case "$got" in "classes "*" differ 0 "*) pass "${name}_early" ;; *) fail "${name}_early" "$got" ;; esac
+  got=$("$HK" -j 2 run "$WALK" "$f" --plan 1 2>&1 | grep '^classes ')
+  case "$got" in "classes "*" differ 0 "*) pass "${name}_plan" ;; *) fail "${name}_plan" "$got" ;; esac
 done

@@ -109,8 +109,13 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *
 /* Retained bytes per class index (d->nclasses entries, caller frees): the retained size
  * of the set of the class's instances, i.e. the sum over the instances that no other
  * instance of the same class dominates (at any depth).
- * Primitive arrays without a class in the dump are not counted. */
+ * Primitive arrays without a class in the dump are not counted.  Computes the dominators
+ * when they are not yet (their scratch memory then serves the walk). */
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
+/* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
+ * the dominators then keep their scratch as the walk's child lists and the retained sizes
+ * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */
+int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {

@@ -5,7 +5,6 @@
 #include "util/hk_jobs.h"
 #include "util/hk_mem.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,16 +33,46 @@ typedef struct code_job {
     codes cs;
 } code_job;
 
-/* Parts over objects: each one's class from its record unless the per-class lists give them
- * (a query asked for instances): then none yet.  Class objects are set apart below. */
+/* The bytes of the codes of n objects and the virtual root. */
+static size_t codes_bytes(const hk_dump *d, uint32_t n)
+{
+    return ((size_t)n + 1) * (d->nclasses < UINT16_MAX ? sizeof(uint16_t) : sizeof(uint32_t));
+}
+
+/* The codes of objects [lo, hi) from the per-class lists (a query asked for instances): each
+ * list is in object order, so the part finds where its range starts in every list and its
+ * writes stay in its range rather than going all over the array. */
+static void codes_from_lists(code_job *j, uint32_t lo, uint32_t hi)
+{
+    const hk_dump *d = j->d;
+    for (uint32_t i = lo; i < hi; i++) code_put(&j->cs, i, j->cs.none);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const uint32_t *l = d->by_class + d->by_class_start[c];
+        uint32_t a = 0, b = d->by_class_start[c + 1] - d->by_class_start[c], end = b;
+        if (!b || l[b - 1] < lo || l[0] >= hi) continue;
+        while (a < b) {
+            uint32_t mid = a + (b - a) / 2;
+            if (l[mid] < lo) a = mid + 1;
+            else b = mid;
+        }
+        for (; a < end && l[a] < hi; a++) code_put(&j->cs, l[a], c);
+    }
+}
+
+/* Parts over objects: each one's class from its record unless the per-class lists give them.
+ * Class objects are set apart below. */
 static void code_part(void *ctx, int k)
 {
     code_job *j = ctx;
     uint32_t lo, hi;
     hk_class_memo m = HK_CLASS_MEMO;
     hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
+    if (j->d->by_class) {
+        codes_from_lists(j, lo, hi);
+        return;
+    }
     for (uint32_t i = lo; i < hi; i++) {
-        uint32_t c = i < j->n && !j->d->by_class ? hk_obj_class_memo(j->d, i, &m) : HK_NONE;
+        uint32_t c = i < j->n ? hk_obj_class_memo(j->d, i, &m) : HK_NONE;
         code_put(&j->cs, i, c == HK_NONE ? j->cs.none : c);
     }
 }
@@ -51,8 +80,6 @@ static void code_part(void *ctx, int k)
 /* Class objects count as java.lang.Class (none when the dump has no such class). */
 static void list_classes(hk_dump *d, codes *cs)
 {
-    for (uint32_t c = 0; d->by_class && c < d->nclasses; c++)
-        for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) code_put(cs, d->by_class[k], c);
     uint32_t cc = d->class_class == HK_NONE ? cs->none : d->class_class;
     for (uint32_t c = 0; c < d->nclasses; c++)
         if (d->classes[c].object < d->nobjects) code_put(cs, d->classes[c].object, cc);
@@ -62,8 +89,9 @@ static void list_classes(hk_dump *d, codes *cs)
 static codes object_codes(hk_dump *d, uint32_t n)
 {
     code_job j = {d, n, {.none = d->nclasses}};
-    if (d->nclasses < UINT16_MAX) j.cs.c16 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c16);
-    else j.cs.c32 = hk_xmalloc(((size_t)n + 1) * sizeof *j.cs.c32);
+    void *mem = hk_xmalloc(codes_bytes(d, n));
+    if (d->nclasses < UINT16_MAX) j.cs.c16 = mem;
+    else j.cs.c32 = mem;
     hk_parallel(CODE_PARTS, code_part, &j);
     list_classes(d, &j.cs);
     return j.cs;
@@ -128,7 +156,8 @@ static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *op
         if (!open[c]) per[c] += ret[v];
         if (first == HK_NONE) continue; /* a leaf: nothing below to close */
         open[c]++;
-        st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
+        /* the call only when full: its register spills cost on every node otherwise */
+        if (sp == st.cap) st.f = hk_grow(st.f, &st.cap, sp + 1, sizeof *st.f);
         st.f[sp++] = (walk_frame){first, UINT32_MAX, c};
     }
     *s = st;
@@ -220,15 +249,29 @@ static void top_walk(walk_job *j, uint64_t *per)
     free(f);
 }
 
+/* Dominators when not computed yet, asked for by the walk: their scratch becomes the retained
+ * sizes and the child lists instead of being given back to the system, which would fault
+ * fresh pages in for them. */
+int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen)
+{
+    if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
+    hk_graph *g = d->graph;
+    if (!(g->done & HK_GRAPH_DOM)) g->walk_classes = 1;
+    return 0;
+}
+
+static int walk_dominators(hk_dump *d, char *err, size_t errlen)
+{
+    if (hk_graph_plan_class_retained(d, err, errlen)) return -1;
+    return hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen);
+}
+
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen)
 {
-    hk_graph *g = d->graph;
     *out = NULL;
-    if (!g || !g->retained) {
-        snprintf(err, errlen, "graph: dominators not computed");
-        return -1;
-    }
-    if (!g->kids) hkg_build_kids(g);
+    if (walk_dominators(d, err, errlen)) return -1;
+    hk_graph *g = d->graph;
+    if (!g->kids) hkg_build_kids(g, NULL);
     walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
     for (uint32_t k = 0; k < g->nroot_kids; k++) {

@@ -22,6 +22,9 @@ typedef struct dom_work {
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
+    /* for the per-class walk (hk_graph.walk_classes): vert and semi in one block, label and
+     * anc in another, which become the child lists and the retained sizes */
+    int walk;
     struct later_list *later_parts; /* referrers after their node in preorder, per part */
     uint32_t *path;                 /* the search's way back: the objects above the current one */
     size_t npath, path_cap;
@@ -174,7 +177,8 @@ static void to_preorder_part(void *ctx, int k)
 /* num is not needed after this: it becomes the parents' array (filled with the seeds). */
 static void dom_to_preorder(hk_graph *g, dom_work *s)
 {
-    s->vert = hk_xrealloc(NULL, (size_t)s->m * sizeof *s->vert);
+    s->walk = g->walk_classes;
+    s->vert = hk_xrealloc(NULL, (s->walk ? 2 : 1) * (size_t)s->m * sizeof *s->vert);
     dom_job j = {NULL, g, s};
     hk_parallel(2 * DOM_PARTS, to_preorder_part, &j);
     s->parent = s->num;
@@ -303,18 +307,25 @@ static void semi_loop(dom_work *s)
 static void dom_semi(hk_graph *g, dom_work *s)
 {
     const uint32_t m = s->m;
-    s->semi = hk_xrealloc(NULL, (size_t)m * sizeof *s->semi);
+    s->semi = s->walk ? s->vert + m : hk_xrealloc(NULL, (size_t)m * sizeof *s->semi);
     s->later_parts = hk_xcalloc(DOM_PARTS, sizeof *s->later_parts);
     dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
     s->semi[0] = 0;
     hk_mem_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
-    s->label = hk_xmalloc((size_t)m * sizeof *s->label);
-    s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
+    if (s->walk) {
+        s->label = hk_xmalloc(2 * (size_t)m * sizeof *s->label);
+        s->anc = s->label + m;
+    } else {
+        s->label = hk_xmalloc((size_t)m * sizeof *s->label);
+        s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
+    }
     semi_loop(s);
-    free(s->label);
-    s->label = NULL;
+    if (!s->walk) {
+        free(s->label);
+        s->label = NULL;
+    }
 }
 
 /* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
@@ -327,7 +338,7 @@ static void dom_idom(dom_work *s)
         while (x > s->semi[w]) x = idom[x];
         idom[w] = x;
     }
-    free(s->semi);
+    if (!s->walk) free(s->semi);
     s->semi = NULL;
 }
 
@@ -417,7 +428,9 @@ static void finish_part(void *ctx, int k)
  * referrers are rewritten into preorder numbers and num becomes the parents, found with the
  * seeds; the semidominator pass holds vert, parent and semi, the referrers only while its
  * seeds are taken (unless kept), and label and anc grow as the later referrers shrink; the
- * retained sizes (two words) come after label, anc and semi are gone. */
+ * retained sizes (two words) come after label, anc and semi are gone.  For the per-class walk
+ * they stay, in two blocks of two words: label and anc's become the retained sizes, vert and
+ * semi's the child lists, the same words a fresh block would hold. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;
@@ -431,11 +444,16 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     hk_parallel(DOM_PARTS, to_objects_part, &j);
     g->idom = s.parent;
     g->idom[s.n] = HK_NONE;
-    free(s.anc);
-    g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
+    if (s.walk) {
+        g->retained = (uint64_t *)(void *)s.label; /* label and anc: as big */
+    } else {
+        free(s.anc);
+        g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
+    }
     hk_parallel(DOM_PARTS, shallow_part, &j);
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);
-    free(s.vert);
+    if (s.walk) hkg_build_kids(g, (hkg_kid *)(void *)s.vert); /* vert and semi: as big */
+    else free(s.vert);
     return 0;
 }

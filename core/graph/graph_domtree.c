@@ -82,10 +82,10 @@ static void link_part(void *ctx, int k)
     }
 }
 
-void hkg_build_kids(hk_graph *g)
+void hkg_build_kids(hk_graph *g, hkg_kid *mem)
 {
     kids_job j = {g, hk_jobs(), 0};
-    g->kids = hk_xmalloc(((size_t)g->n + 1) * sizeof *g->kids);
+    g->kids = mem ? mem : hk_xmalloc(((size_t)g->n + 1) * sizeof *g->kids);
     g->root_kids = NULL;
     g->nroot_kids = 0;
     hk_parallel(KID_PARTS, unlinked_part, &j);
@@ -134,7 +134,7 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
         snprintf(err, errlen, "graph: no object %u", obj);
         return -1;
     }
-    if (!g->kids) hkg_build_kids(g);
+    if (!g->kids) hkg_build_kids(g, NULL);
     uint32_t k = 0;
     if (p == g->n) {
         g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)g->nroot_kids + 1, sizeof *g->kid_buf);

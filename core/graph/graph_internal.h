@@ -129,6 +129,10 @@ typedef struct hk_graph {
     uint32_t *root_kids, nroot_kids;
     uint32_t *kid_buf; /* a list copied out and sorted for hk_graph_dominated */
     size_t kid_cap;
+    /* set by the per-class walk when it asks for dominators: their scratch is not freed to
+     * be faulted in again, but becomes the retained sizes and the child lists (each as big as
+     * two of their arrays) */
+    int walk_classes;
     /* paths */
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
@@ -205,8 +209,9 @@ const uint32_t *hkg_search_numbers(const hk_graph *g, uint32_t *live_end);
 void hkg_search_free(hk_graph *g);
 /* Reachability from that search: the strong level is what it numbered. */
 void hkg_reach_after_search(hk_graph *g);
-/* The dominator tree's child lists (hk_graph.kids), in object order within a list. */
-void hkg_build_kids(hk_graph *g);
+/* The dominator tree's child lists (hk_graph.kids), in object order within a list: in mem
+ * (n + 1 entries) when given, else in memory of their own. */
+void hkg_build_kids(hk_graph *g, hkg_kid *mem);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
 /* graph_path_local.c: the path to one strongly reachable object found by the same search run

@@ -216,19 +216,24 @@ static int dump_graph_plan(lua_State *L)
     hk_dump *d = hkl_check_dump(L, 1);
     int mask = 0, held;
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    char err[256];
     for (lua_Integer i = 1; lua_istable(L, 2) && lua_rawgeti(L, 2, i) != LUA_TNIL; i++) {
         const char *want = luaL_checkstring(L, -1);
         size_t k = 0;
+        if (!strcmp(want, "class_retained")) { /* not a phase: what the dominators keep for it */
+            if (hk_graph_plan_class_retained(d, err, sizeof err)) return hkl_fail(L, "%s", err);
+            lua_pop(L, 1);
+            continue;
+        }
         while (k < nn && strcmp(names[k].name, want)) k++;
         if (k == nn)
             return luaL_error(L,
                               "graph_plan: no graph phase '%s' (references, referrers, reachability, native, "
-                              "dominators, paths)",
+                              "dominators, paths, class_retained)",
                               want);
         mask |= names[k].bit;
         lua_pop(L, 1);
     }
-    char err[256];
     if (hk_graph_plan(d, mask, &held, err, sizeof err)) return hkl_fail(L, "%s", err);
     lua_newtable(L);
     for (size_t k = 0; k < nn; k++)
@@ -243,8 +248,7 @@ static int dump_graph_plan(lua_State *L)
 static int dump_class_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    need(L, d, HK_GRAPH_DOM);
-    uint64_t *per;
+    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
     char err[256];
     if (hk_graph_class_retained(d, &per, err, sizeof err)) return hkl_fail(L, "%s", err);
     lua_createtable(L, 0, (int)d->nclasses);

@@ -276,8 +276,10 @@ hk.query{
     progress("classes")
     -- the leak search, the duplicates' holders and the report's panels walk the forward
     -- references and the referrers after the dominators: said up front, the graph keeps them
-    -- instead of freeing them after the dominators and building them again
-    dump:graph_plan{ "references", "referrers", "reachability", "dominators", args.report ~= "" and "paths" or nil }
+    -- instead of freeing them after the dominators and building them again; the histogram's
+    -- per-class walk gets the dominators' scratch as its child lists and retained sizes
+    dump:graph_plan{ "references", "referrers", "reachability", "dominators", "class_retained",
+                     args.report ~= "" and "paths" or nil }
     -- the per-class instance lists (the leak finders and the duplicates walk them) made
     -- first: the histogram's retained bytes per class then take each object's class from
     -- them instead of reading every object's record a second time

@@ -2,8 +2,22 @@
 -- dominator tree (an explicit stack: chains run a million deep) adding an object's retained
 -- size when no instance of its class is above it on the path. Prints the classes whose sum
 -- differs from dump:class_retained(), which cuts the tree into tasks for the threads.
--- Usage: hprofkit [-j N] run THIS DUMP [--lists 1]
+-- Usage: hprofkit [-j N] run THIS DUMP [--lists 1] [--early 1] [--plan 1]
 local d = hk.open(arg.dump)
+-- with --lists: the per-class instance lists exist first, where class_retained takes each
+-- object's class from them instead of its record
+if arg.lists then
+  for _ in d:class("java.lang.String"):instances() do break end
+end
+-- with --plan: the walk announced (dump:graph_plan), then the dominators asked for by another
+-- query: they keep their memory for the walk the same way
+if arg.plan then
+  d:graph_plan{ "class_retained" }
+  d:graph_totals()
+end
+-- with --early: class_retained before anything computed the dominators: it asks for them,
+-- and their memory becomes its child lists and codes
+local early = arg.early and d:class_retained()
 local want, open = {}, {}
 local function key(o)
   local c = o.class
@@ -29,12 +43,7 @@ while #frames > 0 do
     end
   end
 end
--- with --lists: the per-class instance lists exist first, where class_retained takes each
--- object's class from them instead of its record
-if arg.lists then
-  for _ in d:class("java.lang.String"):instances() do break end
-end
-local got, n, bad, first = d:class_retained(), 0, 0, {}
+local got, n, bad, first = early or d:class_retained(), 0, 0, {}
 for name, w in pairs(want) do
   n = n + 1
   if got[name] ~= w then
