@@ -24,49 +24,106 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
     return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
 }
 
+/* The unmatched objects not yet reached (entries excluded), one bit each: the walk tests its
+ * children here, in a table that stays in the cache, rather than in their records.  Made by a
+ * pass over every record, it pays when most of the heap is unmatched; otherwise (NULL) the
+ * walk tests the records of the few objects it reaches. */
+static uint64_t *open_bits(const hkd_side *sd)
+{
+    if (sd->unmatched < sd->d->nobjects / 4) return NULL;
+    uint32_t n = sd->d->nobjects;
+    uint64_t *bits = hk_xmalloc(((size_t)n / 64 + 1) * sizeof *bits);
+    const hkd_obj *ob = sd->o;
+    for (uint32_t w = 0; w <= n / 64; w++) {
+        uint64_t b = 0;
+        uint32_t lo = w * 64, hi = n - lo < 64 ? n - lo : 64;
+        for (uint32_t i = 0; i < hi; i++)
+            b |= (uint64_t)(ob[lo + i].match == HK_NONE && ob[lo + i].via == HKD_UNSEEN) << i;
+        bits[w] = b;
+    }
+    return bits;
+}
+
+/* The entry number each queued object carries, by queue position, for the positions queued
+ * and not yet walked: a ring of a level's width or so, not one slot per object. */
+typedef struct ring {
+    uint32_t *v, mask;
+} ring;
+
+static void ring_grow(ring *r, uint32_t head, uint32_t tail)
+{
+    uint32_t mask = r->mask * 2 + 1, *v = hk_xmalloc(((size_t)mask + 1) * sizeof *v);
+    for (uint32_t i = head; i != tail; i++) v[i & mask] = r->v[i & r->mask];
+    free(r->v);
+    r->v = v;
+    r->mask = mask;
+}
+
+/* Whether the walk reaches c first (then it is no longer open); e: the entry reaching it. */
+static inline int take(uint64_t *open, hkd_obj *ob, uint32_t c, uint32_t e)
+{
+    if (!open) {
+        if (ob[c].match != HK_NONE || ob[c].via != HKD_UNSEEN) return 0;
+        ob[c].via = e;
+        return 1;
+    }
+    uint64_t bit = (uint64_t)1 << (c & 63);
+    if (!(open[c >> 6] & bit)) return 0;
+    open[c >> 6] &= ~bit;
+    return 1;
+}
+
+/* Breadth first from the entries q[0..nent), in queue order: an object belongs to the entry of
+ * the object that queued it.  Each queued object's record is read and written once, when it
+ * is walked (its via, its entry number, its size to the entry's sums); whether a child is
+ * still to reach is the open bitmap's (or its record's).  Returns the queue's length. */
+static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
+{
+    if (!nent) return 0;
+    const hk_graph *g = sd->d->graph;
+    hkd_obj *ob = sd->o;
+    uint32_t *eo = sd->ent_objects;
+    uint64_t *eb = sd->ent_bytes, *open = open_bits(sd);
+    ring r = {NULL, 65535};
+    while (r.mask < nent) r.mask = r.mask * 2 + 1;
+    r.v = hk_xmalloc(((size_t)r.mask + 1) * sizeof *r.v);
+    for (uint32_t k = 0; k < nent; k++) r.v[k] = k;
+    uint32_t qn = nent;
+    for (uint32_t h = 0; h < qn; h++) {
+        /* ahead: the records and edge lists of the next objects, and the lines they point at */
+        if (h + 24 < qn) {
+            __builtin_prefetch(&ob[q[h + 24]]);
+            __builtin_prefetch(&g->out_start[q[h + 24]]);
+        }
+        if (h + 12 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 12]]]);
+        if (!open && h + 8 < qn) /* the children's records, which take reads */
+            for (uint32_t k = g->out_start[q[h + 8]], end = g->out_start[q[h + 8] + 1]; k < end; k++)
+                __builtin_prefetch(&ob[g->out[k]]);
+        uint32_t x = q[h], o = r.v[h & r.mask];
+        hkd_obj *ox = &ob[x];
+        eo[o]++;
+        eb[o] += left_size(sd, x, ret);
+        ox->entry = o;
+        if (h >= nent) ox->via = q[o];
+        for (uint32_t k = g->out_start[x], end = g->out_start[x + 1]; k < end; k++) {
+            uint32_t c = g->out[k];
+            if (!take(open, ob, c, q[o])) continue;
+            if (qn - h > r.mask) ring_grow(&r, h, qn);
+            r.v[qn & r.mask] = o;
+            q[qn++] = c;
+        }
+    }
+    free(r.v);
+    free(open);
+    return qn;
+}
+
 void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
     hkd_side *sd = &df->s[side];
-    hk_dump *d = sd->d;
     sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);
     sd->ent_bytes = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_bytes);
-    uint32_t *eo = sd->ent_objects;
-    uint64_t *eb = sd->ent_bytes;
-    /* the queue starts with the entries; each object carries its entry's number along, and
-     * its size to its entry's sums */
-    const hk_graph *g = d->graph;
-    hkd_obj *ob = sd->o;
-    for (uint32_t k = 0; k < nent; k++) {
-        if (k + 16 < nent) __builtin_prefetch(&ob[q[k + 16]]);
-        eo[k] = 1;
-        eb[k] = left_size(sd, q[k], ret);
-        ob[q[k]].entry = k;
-    }
-    for (uint32_t h = 0, qn = nent; h < qn; h++) {
-        /* ahead: the records and edge lists of the next objects, the children's records */
-        if (h + 32 < qn) __builtin_prefetch(&ob[q[h + 32]]);
-        if (h + 24 < qn) __builtin_prefetch(&g->out_start[q[h + 24]]);
-        if (h + 16 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 16]]]);
-        if (h + 8 < qn) {
-            uint32_t a = q[h + 8], ao = h + 8 < nent ? h + 8 : ob[a].entry;
-            __builtin_prefetch(&eo[ao]);
-            __builtin_prefetch(&eb[ao]);
-            for (uint32_t k = g->out_start[a], end = g->out_start[a + 1]; k < end; k++)
-                __builtin_prefetch(&ob[g->out[k]]);
-        }
-        /* an entry stands for itself; the others carry their entry in via */
-        uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
-        for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
-            hkd_obj *x = &ob[g->out[k]];
-            if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
-                eo[o]++;
-                eb[o] += left_size(sd, g->out[k], ret);
-                x->via = e;
-                x->entry = o;
-                q[qn++] = g->out[k];
-            }
-        }
-    }
+    spread(sd, q, nent, ret);
     sd->entries = hk_xrealloc(NULL, ((size_t)nent + 1) * sizeof *q);
     memcpy(sd->entries, q, (size_t)nent * sizeof *q);
     sd->nentries = nent;
