@@ -163,6 +163,19 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
+/* 1 when a DUMP array is reported otherwise: a String's, or a collection's (as its
+ * collection).  Asked once the array grew, which few do: its holder's record is far from it. */
+static int held_apart(hk_diff *df, uint32_t v, uint8_t *kind)
+{
+    hk_dump *db = df->s[1].d;
+    uint32_t h = df->s[1].o[v].via;
+    if (h >= db->nobjects || hkd_kind(&df->s[1], h) != HK_KIND_INSTANCE) return 0;
+    uint32_t c = hkd_cls(&df->s[1], h);
+    if (c >= db->nclasses || c == db->string_class) return 1;
+    if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
+    return kind[c] == 2;
+}
+
 /* Ahead of the walk over DUMP: a counterpart's edge list (object arrays) or retained size
  * (primitive arrays), each once the index entries it needs are in. */
 static void prefetch_pair(const hk_diff *df, uint32_t v)
@@ -204,13 +217,6 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             if (c0 < 0 || c1 < 0 || !grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             ec = elem_class(db, v, ib);
         } else if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) {
-            uint32_t h = df->s[1].o[v].via;
-            if (h < db->nobjects && hkd_kind(&df->s[1], h) == HK_KIND_INSTANCE) {
-                uint32_t c = hkd_cls(&df->s[1], h);
-                if (c >= db->nclasses || c == db->string_class) continue;
-                if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
-                if (kind[c] == 2) continue; /* reported as its collection */
-            }
             /* elements: non-null ones (the graph's edges) of an object array, a primitive
              * array's length (it grew only if its size did) */
             int obj = k == HK_KIND_OBJ_ARRAY;
@@ -227,7 +233,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
                 c0 = hk_array_length(da, u);
                 c1 = hk_array_length(db, v);
             }
-            if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
+            if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret) || held_apart(df, v, kind)) continue;
             if (obj && eb) ec = hk_obj_class_name(db, el[eb - 1]);
         } else continue;
         out = hk_grow(out, &cap, cnt + 1, sizeof *out);
