@@ -44,21 +44,6 @@ static uint64_t *open_bits(const hkd_side *sd)
     return bits;
 }
 
-/* The entry number each queued object carries, by queue position, for the positions queued
- * and not yet walked: a ring of a level's width or so, not one slot per object. */
-typedef struct ring {
-    uint32_t *v, mask;
-} ring;
-
-static void ring_grow(ring *r, uint32_t head, uint32_t tail)
-{
-    uint32_t mask = r->mask * 2 + 1, *v = hk_xmalloc(((size_t)mask + 1) * sizeof *v);
-    for (uint32_t i = head; i != tail; i++) v[i & mask] = r->v[i & r->mask];
-    free(r->v);
-    r->v = v;
-    r->mask = mask;
-}
-
 /* Whether the walk reaches c first (then it is no longer open); e: the entry reaching it. */
 static inline int take(uint64_t *open, hkd_obj *ob, uint32_t c, uint32_t e)
 {
@@ -73,10 +58,13 @@ static inline int take(uint64_t *open, hkd_obj *ob, uint32_t c, uint32_t e)
     return 1;
 }
 
-/* Breadth first from the entries q[0..nent), in queue order: an object belongs to the entry of
- * the object that queued it.  Each queued object's record is read and written once, when it
- * is walked (its via, its entry number, its size to the entry's sums); whether a child is
- * still to reach is the open bitmap's (or its record's).  Returns the queue's length. */
+/* Which entry an unmatched object counts under: the first entry, in entry order (as
+ * hkd_tally queued them, in one pass in object order, then the unmatched roots), that reaches
+ * it through unmatched objects that are not entries; not the nearest one.  The
+ * entries are walked one after the other, each to the end before the next starts, so an
+ * object goes to the first entry that reaches it whatever the order within one walk; a walk
+ * stays among objects stored near its entry, where a breadth-first walk from all the entries
+ * at once swept the whole heap once per level.  Returns how many objects were reached. */
 static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
     if (!nent) return 0;
@@ -84,38 +72,39 @@ static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t 
     hkd_obj *ob = sd->o;
     uint32_t *eo = sd->ent_objects;
     uint64_t *eb = sd->ent_bytes, *open = open_bits(sd);
-    ring r = {NULL, 65535};
-    while (r.mask < nent) r.mask = r.mask * 2 + 1;
-    r.v = hk_xmalloc(((size_t)r.mask + 1) * sizeof *r.v);
-    for (uint32_t k = 0; k < nent; k++) r.v[k] = k;
-    uint32_t qn = nent;
-    for (uint32_t h = 0; h < qn; h++) {
-        /* ahead: the records and edge lists of the next objects, and the lines they point at */
-        if (h + 24 < qn) {
-            __builtin_prefetch(&ob[q[h + 24]]);
-            __builtin_prefetch(&g->out_start[q[h + 24]]);
+    uint32_t *w = q + nent, total = nent;
+    for (uint32_t i = 0; i < nent; i++) {
+        if (i + 16 < nent) {
+            __builtin_prefetch(&ob[q[i + 16]]);
+            __builtin_prefetch(&g->out_start[q[i + 16]]);
         }
-        if (h + 12 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 12]]]);
-        if (!open && h + 8 < qn) /* the children's records, which take reads */
-            for (uint32_t k = g->out_start[q[h + 8]], end = g->out_start[q[h + 8] + 1]; k < end; k++)
-                __builtin_prefetch(&ob[g->out[k]]);
-        uint32_t x = q[h], o = r.v[h & r.mask];
-        hkd_obj *ox = &ob[x];
-        eo[o]++;
-        eb[o] += left_size(sd, x, ret);
-        ox->entry = o;
-        if (h >= nent) ox->via = q[o];
-        for (uint32_t k = g->out_start[x], end = g->out_start[x + 1]; k < end; k++) {
-            uint32_t c = g->out[k];
-            if (!take(open, ob, c, q[o])) continue;
-            if (qn - h > r.mask) ring_grow(&r, h, qn);
-            r.v[qn & r.mask] = o;
-            q[qn++] = c;
+        if (i + 8 < nent) __builtin_prefetch(&g->out[g->out_start[q[i + 8]]]);
+        /* this entry's walk: w[0..n) reached, w[h] the next to look at; a record and edge
+         * list are asked for as their object is queued */
+        uint32_t e = q[i], n = 1, objs = 0;
+        uint64_t bytes = 0;
+        w[0] = e;
+        for (uint32_t h = 0; h < n; h++) {
+            if (h + 2 < n) __builtin_prefetch(&g->out[g->out_start[w[h + 2]]]);
+            uint32_t x = w[h];
+            objs++;
+            bytes += left_size(sd, x, ret);
+            ob[x].entry = i;
+            if (h) ob[x].via = e;
+            for (uint32_t k = g->out_start[x], end = g->out_start[x + 1]; k < end; k++) {
+                uint32_t c = g->out[k];
+                if (!take(open, ob, c, e)) continue;
+                __builtin_prefetch(&ob[c]);
+                __builtin_prefetch(&g->out_start[c]);
+                w[n++] = c;
+            }
         }
+        eo[i] = objs;
+        eb[i] = bytes;
+        total += n - 1;
     }
-    free(r.v);
     free(open);
-    return qn;
+    return total;
 }
 
 void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
