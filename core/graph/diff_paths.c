@@ -24,40 +24,6 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
     return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
 }
 
-/* The unmatched objects not yet reached (entries excluded), one bit each: the walk tests its
- * children here, in a table that stays in the cache, rather than in their records.  Made by a
- * pass over every record, it pays when most of the heap is unmatched; otherwise (NULL) the
- * walk tests the records of the few objects it reaches. */
-static uint64_t *open_bits(const hkd_side *sd)
-{
-    if (sd->unmatched < sd->d->nobjects / 4) return NULL;
-    uint32_t n = sd->d->nobjects;
-    uint64_t *bits = hk_xmalloc(((size_t)n / 64 + 1) * sizeof *bits);
-    const hkd_obj *ob = sd->o;
-    for (uint32_t w = 0; w <= n / 64; w++) {
-        uint64_t b = 0;
-        uint32_t lo = w * 64, hi = n - lo < 64 ? n - lo : 64;
-        for (uint32_t i = 0; i < hi; i++)
-            b |= (uint64_t)(ob[lo + i].match == HK_NONE && ob[lo + i].via == HKD_UNSEEN) << i;
-        bits[w] = b;
-    }
-    return bits;
-}
-
-/* Whether the walk reaches c first (then it is no longer open); e: the entry reaching it. */
-static inline int take(uint64_t *open, hkd_obj *ob, uint32_t c, uint32_t e)
-{
-    if (!open) {
-        if (ob[c].match != HK_NONE || ob[c].via != HKD_UNSEEN) return 0;
-        ob[c].via = e;
-        return 1;
-    }
-    uint64_t bit = (uint64_t)1 << (c & 63);
-    if (!(open[c >> 6] & bit)) return 0;
-    open[c >> 6] &= ~bit;
-    return 1;
-}
-
 /* Which entry an unmatched object counts under: the first entry, in entry order (as
  * hkd_tally queued them, in one pass in object order, then the unmatched roots), that reaches
  * it through unmatched objects that are not entries; not the nearest one.  The
@@ -67,43 +33,38 @@ static inline int take(uint64_t *open, hkd_obj *ob, uint32_t c, uint32_t e)
  * at once swept the whole heap once per level.  Returns how many objects were reached. */
 static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
-    if (!nent) return 0;
     const hk_graph *g = sd->d->graph;
     hkd_obj *ob = sd->o;
-    uint32_t *eo = sd->ent_objects;
-    uint64_t *eb = sd->ent_bytes, *open = open_bits(sd);
     uint32_t *w = q + nent, total = nent;
     for (uint32_t i = 0; i < nent; i++) {
+        /* ahead: the next entries' records and edge lists */
         if (i + 16 < nent) {
             __builtin_prefetch(&ob[q[i + 16]]);
             __builtin_prefetch(&g->out_start[q[i + 16]]);
         }
         if (i + 8 < nent) __builtin_prefetch(&g->out[g->out_start[q[i + 8]]]);
-        /* this entry's walk: w[0..n) reached, w[h] the next to look at; a record and edge
-         * list are asked for as their object is queued */
-        uint32_t e = q[i], n = 1, objs = 0;
+        /* this entry's walk: w[0..n) reached, w[h] the next to look at; an object is taken
+         * (its via set) as it is queued, its edge list asked for then */
+        uint32_t e = q[i], n = 1;
         uint64_t bytes = 0;
         w[0] = e;
         for (uint32_t h = 0; h < n; h++) {
             if (h + 2 < n) __builtin_prefetch(&g->out[g->out_start[w[h + 2]]]);
             uint32_t x = w[h];
-            objs++;
             bytes += left_size(sd, x, ret);
             ob[x].entry = i;
-            if (h) ob[x].via = e;
             for (uint32_t k = g->out_start[x], end = g->out_start[x + 1]; k < end; k++) {
-                uint32_t c = g->out[k];
-                if (!take(open, ob, c, e)) continue;
-                __builtin_prefetch(&ob[c]);
-                __builtin_prefetch(&g->out_start[c]);
-                w[n++] = c;
+                hkd_obj *c = &ob[g->out[k]];
+                if (c->match != HK_NONE || c->via != HKD_UNSEEN) continue;
+                c->via = e;
+                __builtin_prefetch(&g->out_start[g->out[k]]);
+                w[n++] = g->out[k];
             }
         }
-        eo[i] = objs;
-        eb[i] = bytes;
+        sd->ent_objects[i] = n;
+        sd->ent_bytes[i] = bytes;
         total += n - 1;
     }
-    free(open);
     return total;
 }
 
