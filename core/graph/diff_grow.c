@@ -163,6 +163,19 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
+/* 1 when a DUMP array is reported otherwise: a String's, or a collection's (as its
+ * collection).  Asked once the array grew, which few do: its holder's record is far from it. */
+static int held_apart(hk_diff *df, uint32_t v, uint8_t *kind)
+{
+    hk_dump *db = df->s[1].d;
+    uint32_t h = df->s[1].o[v].via;
+    if (h >= db->nobjects || hkd_kind(&df->s[1], h) != HK_KIND_INSTANCE) return 0;
+    uint32_t c = hkd_cls(&df->s[1], h);
+    if (c >= db->nclasses || c == db->string_class) return 1;
+    if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
+    return kind[c] == 2;
+}
+
 /* Ahead of the walk over DUMP: a counterpart's edge list (object arrays) or retained size
  * (primitive arrays), each once the index entries it needs are in. */
 static void prefetch_pair(const hk_diff *df, uint32_t v)
@@ -177,6 +190,45 @@ static void prefetch_pair(const hk_diff *df, uint32_t v)
     }
 }
 
+/* The growers found so far. */
+typedef struct found {
+    hk_diff_grower *v;
+    size_t n, cap;
+} found;
+
+static void add_row(found *f, uint32_t u, uint32_t v, int64_t c0, int64_t c1, const uint64_t ret[2], const char *ec)
+{
+    f->v = hk_grow(f->v, &f->cap, f->n + 1, sizeof *f->v);
+    f->v[f->n++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, {ret[0], ret[1]}, ec};
+}
+
+/* Primitive arrays whose size grew, waiting for their lengths: their records lie far apart in
+ * both files, so those of a batch are read first by loads of their own, which run side by
+ * side, then decoded. */
+enum { PEND = 64 };
+typedef struct pending {
+    uint32_t v[PEND], n;
+} pending;
+
+static void flush_prims(hk_diff *df, pending *p, uint64_t min_growth, uint64_t min_bytes, uint8_t *kind, found *f)
+{
+    hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    const uint32_t at = 1 + da->id_size + 4, bt = 1 + db->id_size + 4; /* the length field */
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint32_t v = p->v[k], u = df->s[1].o[v].match;
+        (void)*(const volatile uint8_t *)(da->data + hk_obj_offset(da, u) + at);
+        (void)*(const volatile uint8_t *)(db->data + hk_obj_offset(db, v) + bt);
+    }
+    uint64_t ret[2];
+    for (uint32_t k = 0; k < p->n; k++) {
+        uint32_t v = p->v[k], u = df->s[1].o[v].match;
+        int64_t c0 = hk_array_length(da, u), c1 = hk_array_length(db, v);
+        if (grew(df, u, v, c0, c1, min_growth, min_bytes, ret) && !held_apart(df, v, kind))
+            add_row(f, u, v, c0, c1, ret, NULL);
+    }
+    p->n = 0;
+}
+
 int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_diff_grower **rows, uint32_t *n, char *err,
                     size_t errlen)
 {
@@ -184,8 +236,8 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
     if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
     uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
-    hk_diff_grower *out = NULL;
-    size_t cnt = 0, cap = 0;
+    found f = {0};
+    pending p = {.n = 0};
     for (uint32_t v = 0; v < db->nobjects; v++) {
         uint32_t u = df->s[1].o[v].match;
         if (u == HK_NONE) continue;
@@ -203,39 +255,29 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             c1 = coll_size(db, v, 0, &ib);
             if (c0 < 0 || c1 < 0 || !grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
             ec = elem_class(db, v, ib);
-        } else if (k == HK_KIND_OBJ_ARRAY || k == HK_KIND_PRIM_ARRAY) {
-            uint32_t h = df->s[1].o[v].via;
-            if (h < db->nobjects && hkd_kind(&df->s[1], h) == HK_KIND_INSTANCE) {
-                uint32_t c = hkd_cls(&df->s[1], h);
-                if (c >= db->nclasses || c == db->string_class) continue;
-                if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
-                if (kind[c] == 2) continue; /* reported as its collection */
-            }
-            /* elements: non-null ones (the graph's edges) of an object array, a primitive
-             * array's length (it grew only if its size did) */
-            int obj = k == HK_KIND_OBJ_ARRAY;
+        } else if (k == HK_KIND_OBJ_ARRAY) {
+            /* elements: the non-null ones, the graph's edges */
             uint32_t ea, eb;
-            const uint32_t *el = NULL;
-            if (obj) {
-                hk_graph_out(da, u, &ea);
-                el = hk_graph_out(db, v, &eb);
-                c0 = ea;
-                c1 = eb;
-            } else if (hk_graph_retained(db, v) <= hk_graph_retained(da, u)) {
-                continue; /* a primitive array dominates nothing: its retained size is its own */
-            } else {
-                c0 = hk_array_length(da, u);
-                c1 = hk_array_length(db, v);
-            }
-            if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret)) continue;
-            if (obj && eb) ec = hk_obj_class_name(db, el[eb - 1]);
+            hk_graph_out(da, u, &ea);
+            const uint32_t *el = hk_graph_out(db, v, &eb);
+            c0 = ea;
+            c1 = eb;
+            if (!grew(df, u, v, c0, c1, min_growth, min_bytes, ret) || held_apart(df, v, kind)) continue;
+            if (eb) ec = hk_obj_class_name(db, el[eb - 1]);
+        } else if (k == HK_KIND_PRIM_ARRAY) {
+            /* its length grew only if its size did: a primitive array dominates nothing, its
+             * retained size is its own */
+            if (hk_graph_retained(db, v) <= hk_graph_retained(da, u)) continue;
+            p.v[p.n++] = v;
+            if (p.n == PEND) flush_prims(df, &p, min_growth, min_bytes, kind, &f);
+            continue;
         } else continue;
-        out = hk_grow(out, &cap, cnt + 1, sizeof *out);
-        out[cnt++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, {ret[0], ret[1]}, ec};
+        add_row(&f, u, v, c0, c1, ret, ec);
     }
+    flush_prims(df, &p, min_growth, min_bytes, kind, &f);
     free(kind);
-    if (cnt > 1) qsort(out, cnt, sizeof *out, grower_cmp);
-    *rows = out;
-    *n = (uint32_t)cnt;
+    if (f.n > 1) qsort(f.v, f.n, sizeof *f.v, grower_cmp);
+    *rows = f.v;
+    *n = (uint32_t)f.n;
     return 0;
 }

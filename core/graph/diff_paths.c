@@ -24,49 +24,56 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
     return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
 }
 
+/* Which entry an unmatched object counts under: the first entry, in entry order (as
+ * hkd_tally queued them, in one pass in object order, then the unmatched roots), that reaches
+ * it through unmatched objects that are not entries; not the nearest one.  The
+ * entries are walked one after the other, each to the end before the next starts, so an
+ * object goes to the first entry that reaches it whatever the order within one walk; a walk
+ * stays among objects stored near its entry, where a breadth-first walk from all the entries
+ * at once swept the whole heap once per level.  Returns how many objects were reached. */
+static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
+{
+    const hk_graph *g = sd->d->graph;
+    hkd_obj *ob = sd->o;
+    uint32_t *w = q + nent, total = nent;
+    for (uint32_t i = 0; i < nent; i++) {
+        /* ahead: the next entries' records and edge lists */
+        if (i + 16 < nent) {
+            __builtin_prefetch(&ob[q[i + 16]]);
+            __builtin_prefetch(&g->out_start[q[i + 16]]);
+        }
+        if (i + 8 < nent) __builtin_prefetch(&g->out[g->out_start[q[i + 8]]]);
+        /* this entry's walk: w[0..n) reached, w[h] the next to look at; an object is taken
+         * (its via set) as it is queued, its edge list asked for then */
+        uint32_t e = q[i], n = 1;
+        uint64_t bytes = 0;
+        w[0] = e;
+        for (uint32_t h = 0; h < n; h++) {
+            if (h + 2 < n) __builtin_prefetch(&g->out[g->out_start[w[h + 2]]]);
+            uint32_t x = w[h];
+            bytes += left_size(sd, x, ret);
+            ob[x].entry = i;
+            for (uint32_t k = g->out_start[x], end = g->out_start[x + 1]; k < end; k++) {
+                hkd_obj *c = &ob[g->out[k]];
+                if (c->match != HK_NONE || c->via != HKD_UNSEEN) continue;
+                c->via = e;
+                __builtin_prefetch(&g->out_start[g->out[k]]);
+                w[n++] = g->out[k];
+            }
+        }
+        sd->ent_objects[i] = n;
+        sd->ent_bytes[i] = bytes;
+        total += n - 1;
+    }
+    return total;
+}
+
 void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
     hkd_side *sd = &df->s[side];
-    hk_dump *d = sd->d;
     sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);
     sd->ent_bytes = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_bytes);
-    uint32_t *eo = sd->ent_objects;
-    uint64_t *eb = sd->ent_bytes;
-    /* the queue starts with the entries; each object carries its entry's number along, and
-     * its size to its entry's sums */
-    const hk_graph *g = d->graph;
-    hkd_obj *ob = sd->o;
-    for (uint32_t k = 0; k < nent; k++) {
-        if (k + 16 < nent) __builtin_prefetch(&ob[q[k + 16]]);
-        eo[k] = 1;
-        eb[k] = left_size(sd, q[k], ret);
-        ob[q[k]].entry = k;
-    }
-    for (uint32_t h = 0, qn = nent; h < qn; h++) {
-        /* ahead: the records and edge lists of the next objects, the children's records */
-        if (h + 32 < qn) __builtin_prefetch(&ob[q[h + 32]]);
-        if (h + 24 < qn) __builtin_prefetch(&g->out_start[q[h + 24]]);
-        if (h + 16 < qn) __builtin_prefetch(&g->out[g->out_start[q[h + 16]]]);
-        if (h + 8 < qn) {
-            uint32_t a = q[h + 8], ao = h + 8 < nent ? h + 8 : ob[a].entry;
-            __builtin_prefetch(&eo[ao]);
-            __builtin_prefetch(&eb[ao]);
-            for (uint32_t k = g->out_start[a], end = g->out_start[a + 1]; k < end; k++)
-                __builtin_prefetch(&ob[g->out[k]]);
-        }
-        /* an entry stands for itself; the others carry their entry in via */
-        uint32_t w = q[h], o = h < nent ? h : ob[w].entry, e = h < nent ? w : ob[w].via;
-        for (uint32_t k = g->out_start[w], end = g->out_start[w + 1]; k < end; k++) {
-            hkd_obj *x = &ob[g->out[k]];
-            if (x->match == HK_NONE && x->via == HKD_UNSEEN) {
-                eo[o]++;
-                eb[o] += left_size(sd, g->out[k], ret);
-                x->via = e;
-                x->entry = o;
-                q[qn++] = g->out[k];
-            }
-        }
-    }
+    spread(sd, q, nent, ret);
     sd->entries = hk_xrealloc(NULL, ((size_t)nent + 1) * sizeof *q);
     memcpy(sd->entries, q, (size_t)nent * sizeof *q);
     sd->nentries = nent;
