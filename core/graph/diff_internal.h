@@ -96,8 +96,10 @@ void hkd_tally(hk_diff *df, int side);
 /* The same, for what needs the entries (hkd_obj.via and .entry of unmatched objects). */
 void hkd_find_entries(hk_diff *df, int side);
 /* From the nent entries queued in q (the queue has room for every object): each unmatched
- * object's via and entry, what is unmatched under each entry; unmatched objects' sizes are
- * in their entry field (HKD_BIG: read again). */
+ * object's via and entry, what is unmatched under each entry.  An unmatched object that
+ * several entries reach counts under the first of them in queue order that reaches it through
+ * unmatched objects that are not entries themselves.  Unmatched objects' sizes are in their
+ * entry field (HKD_BIG: read again). */
 #define HKD_BIG UINT32_MAX
 void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
 /* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */
