@@ -87,6 +87,28 @@ eq gen-churn-no-grower "$(jq '.growers | length' churn.json)" 0
 u=$(jq .facts.unreachable_objects d.json)
 eq gen-self "$(jq -r '[.summary.added_objects, .summary.removed_objects, (.growers | length)] | map(tostring) | join(",")' self.json)" "$u,$u,0"
 
+# ---- by path: which entry an unmatched object several entries reach counts under ----
+# tests/graph/diff_entries_check.lua recomputes every by_path row of both sides from the object
+# API (entries, their order, what each claims) and also tallies the old rule (nearest entry,
+# breadth first): "nearest-differs yes" on a side says the pair really has shared objects,
+# so a return to the old rule would fail the rows check.
+entry_rule() {
+  local name=$1; shift
+  "$HK" run "$SRC/tests/graph/diff_entries_check.lua" "$@" > "$name.out" 2>&1
+  eq "$name-rows" "$(grep -c '^ok ' "$name.out") $(grep -m1 -v '^ok \|^nearest-differs ' "$name.out")" "2 "
+  eq "$name-shared" "$(grep -c '^nearest-differs .* yes' "$name.out" | sed 's/^[1-9].*/some/')" some
+}
+"$GEN" --scenario chain --objects 10 -o rule-base.hprof >/dev/null 2>&1
+"$GEN" --scenario leaks -o rule-leaks.hprof >/dev/null 2>&1
+entry_rule by-path-first-entry-gen --base rule-base.hprof --dump g0.hprof
+entry_rule by-path-first-entry-gen-leaks --base g0.hprof --dump rule-leaks.hprof
+HAHA="$REALDATA/hprof/haha-sun_jdk5_64bit.hprof" RI="$REALDATA/hprof/hotspot-ahat-RI.hprof"
+if [ -f "$HAHA" ] && [ -f "$RI" ]; then
+  entry_rule by-path-first-entry-real --base "$HAHA" --dump "$RI"
+else
+  skip by-path-first-entry-real "haha-sun_jdk5_64bit.hprof or hotspot-ahat-RI.hprof is absent under $REALDATA/hprof"
+fi
+
 # ---- a live HotSpot app dumped twice ----
 if command -v javac >/dev/null && command -v java >/dev/null && command -v jcmd >/dev/null; then
   if javac -nowarn -d jcls "$SRC/tests/java/GrowApp.java" 2> javac.err; then
