@@ -1,9 +1,10 @@
 -- Recomputes df:by_path from the public object API: which unmatched objects are entries (held
 -- by a matched object, or unmatched roots), their order, which unmatched objects each claims
 -- and the per-(path, class) sums, and compares them with df:by_path("added"|"removed").
--- Rule: an object several entries reach counts under the first entry, in queue order (entries
--- in the order their matched holders come in object order, each holder's in reference order;
--- then the unmatched roots), that reaches it through unmatched objects that are not entries.
+-- Rule: an object several entries reach counts under the first entry, in queue order (see the
+-- sort below; the unmatched roots last), that reaches it through unmatched objects that are
+-- not entries.  Sizes are obj.shallow_size, as the diff's tallies count them.
+-- --rule nearest checks by_path against the old rule instead (for a build from before it).
 -- Also tallies the old rule (the nearest entry, breadth first from all entries at once) and
 -- says whether its figures differ, so a pair is known to exercise sharing.
 -- Prints "ok SIDE ROWS", "nearest-differs SIDE yes|no", and "mismatch ..." lines.
