@@ -66,9 +66,10 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
 /* Unmatched objects grouped by where they hang: the path of the first unmatched object on the
  * way from the matched part of the heap (its holder's chain and field) and that object's class;
  * entries counts those first objects, objects and bytes everything unmatched under them.
- * An object below several entries is counted once, under the earliest entry (in the order the
- * diff's pass over the side meets them, unmatched roots last) that leads to it without passing
- * through another entry, which need not be the closest one.  Largest bytes first; rows and their paths are freed with hk_diff_groups_free. */
+ * An object below several entries is counted once, under the earliest entry in object order
+ * (unmatched roots last) that leads to it without passing through another entry, which need
+ * not be the closest one.  Largest bytes first; rows and their paths are freed with
+ * hk_diff_groups_free. */
 typedef struct hk_diff_group {
     char *path;
     const char *cls;

@@ -89,6 +89,9 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
 }
 
+/* Sorts v[0..n), distinct object indices below nobj, ascending; bits (nobj / 64 + 1 words) is
+ * all zero before and after, *tmp (*tcap values) scratch that grows as needed. */
+void hkd_sort_objects(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, uint32_t **tmp, size_t *tcap);
 /* One pass over a side (once), in object order: counts unmatched objects by class and the
  * totals, and finds the entries, first unmatched objects on their paths; then
  * hkd_spread_entries walks down from them. */
@@ -97,9 +100,9 @@ void hkd_tally(hk_diff *df, int side);
 void hkd_find_entries(hk_diff *df, int side);
 /* From the nent entries queued in q (the queue has room for every object): each unmatched
  * object's via and entry, what is unmatched under each entry.  An unmatched object that
- * several entries reach counts under the first of them in queue order that reaches it through
- * unmatched objects that are not entries themselves.  Unmatched objects' sizes are in their
- * entry field (HKD_BIG: read again). */
+ * several entries reach counts under the first of them in queue order (object order, then the
+ * unmatched roots) that reaches it through unmatched objects that are not entries themselves.
+ * Unmatched objects' sizes are in their entry field (HKD_BIG: read again). */
 #define HKD_BIG UINT32_MAX
 void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
 /* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */

@@ -486,11 +486,10 @@ static void sort_radix(uint32_t *v, uint32_t n, uint32_t *tmp)
     }
 }
 
-/* Sorts a BFS level v[0..n) of distinct object indices below nobj ascending.  A large level is
- * marked in a bitmap of all objects and read back in order: a few bits set at random in a
- * table of nobj / 8 bytes, where the radix passes scatter 4-byte values over 65536 places.
- * bits (nobj / 64 + 1 words) is all zero before and after. */
-static void sort_level(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, uint32_t **tmp, size_t *tcap)
+/* A large set is marked in a bitmap of all objects and read back in order: a few bits set at
+ * random in a table of nobj / 8 bytes, where the radix passes scatter 4-byte values over 65536
+ * places. */
+void hkd_sort_objects(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, uint32_t **tmp, size_t *tcap)
 {
     if (n < 2) return;
     if ((uint64_t)n * 16 < nobj) {
@@ -786,7 +785,7 @@ static void match_breadth_first(matcher *m)
     size_t tcap = 0;
     uint64_t *level_bits = hk_xcalloc((size_t)nobj / 64 + 1, sizeof *level_bits);
     for (uint32_t start = 0, end = m->qlen; start < end; start = end, end = m->qlen) {
-        sort_level(df->order + start, end - start, nobj, level_bits, &tmp, &tcap);
+        hkd_sort_objects(df->order + start, end - start, nobj, level_bits, &tmp, &tcap);
         for (uint32_t q = start; q < end; q++) {
             prefetch_ahead(df, q, end);
             uint32_t u = df->order[q], v = df->s[0].o[u].match;

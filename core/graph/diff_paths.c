@@ -25,7 +25,7 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
 }
 
 /* Which entry an unmatched object counts under: the first entry, in entry order (as
- * hkd_tally queued them, in one pass in object order, then the unmatched roots), that reaches
+ * hkd_tally queued them: in object order, then the unmatched roots), that reaches
  * it through unmatched objects that are not entries; not the nearest one.  The
  * entries are walked one after the other, each to the end before the next starts, so an
  * object goes to the first entry that reaches it whatever the order within one walk; a walk

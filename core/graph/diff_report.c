@@ -116,6 +116,22 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
     return qn;
 }
 
+/* The entries in object order, whichever way count_pass found them (the pass over the matched
+ * objects' references meets them in their holders' order): the order decides which entry an
+ * object that several reach counts under, and it should not depend on how much matched. */
+static void order_entries(const hk_dump *d, uint32_t *q, uint32_t nent)
+{
+    uint32_t k = 1;
+    while (k < nent && q[k - 1] < q[k]) k++;
+    if (k >= nent) return;
+    uint64_t *bits = hk_xcalloc((size_t)d->nobjects / 64 + 1, sizeof *bits);
+    uint32_t *tmp = NULL;
+    size_t tcap = 0;
+    hkd_sort_objects(q, nent, d->nobjects, bits, &tmp, &tcap);
+    free(tmp);
+    free(bits);
+}
+
 /* Once per side: the tallies and the entries (hkd_find_entries asks for them too). */
 void hkd_tally(hk_diff *df, int side)
 {
@@ -135,6 +151,7 @@ void hkd_tally(hk_diff *df, int side)
     }
     uint32_t *q = df->order, n;
     uint32_t nent = count_pass(df, side, q, ret, total_known);
+    order_entries(d, q, nent);
     const uint32_t *roots = hk_graph_root_objects(d, &n);
     for (uint32_t k = 0; k < n; k++)
         if (sd->o[roots[k]].match == HK_NONE && sd->o[roots[k]].via == HKD_UNSEEN) {

@@ -1,9 +1,8 @@
 -- Recomputes df:by_path from the public object API: which unmatched objects are entries (held
 -- by a matched object, or unmatched roots), their order, which unmatched objects each claims
 -- and the per-(path, class) sums, and compares them with df:by_path("added"|"removed").
--- Rule: an object several entries reach counts under the first entry, in queue order (see the
--- sort below; the unmatched roots last), that reaches it through unmatched objects that are
--- not entries.  Sizes are obj.shallow_size, as the diff's tallies count them.
+-- Rule: an object several entries reach counts under the first entry, in object order (the
+-- unmatched roots last), that reaches it through unmatched objects that are not entries.  Sizes are obj.shallow_size, as the diff's tallies count them.
 -- --rule nearest checks by_path against the old rule instead (for a build from before it).
 -- Also tallies the old rule (the nearest entry, breadth first from all entries at once) and
 -- says whether its figures differ, so a pair is known to exercise sharing.
@@ -31,28 +30,6 @@ local function strong_referrers(y)
         else table.insert(out, 1, r) end
     end
     return out
-end
-
--- Where y comes in its holder x's references: field order, element order (a String element
--- is known by its text), a class's superclass then statics.
-local function position_in(x, y)
-    if x.kind == "instance" then
-        for k, f in ipairs(x:fields()) do if f.ref == y.id then return k end end
-    elseif x.kind == "object_array" then
-        for i = 0, x.length - 1 do
-            local v = x:at(i)
-            if v ~= nil and (v == y or (type(v) == "string" and y.value == v)) then return i end
-        end
-    elseif x.kind == "class" then
-        local c = x.as_class
-        if c.super and c.super.object == y then return 0 end
-        for k, s in ipairs(c:statics()) do
-            if s.value ~= nil and (s.value == y or (type(s.value) == "string" and y.value == s.value)) then
-                return k
-            end
-        end
-    end
-    return math.huge
 end
 
 -- df:path(entry) is the holder's path, then " > " and the entry's step; a row's path is the
@@ -84,7 +61,7 @@ local function check(d, status)
     end
     local kids, entry, keys = {}, {}, {}
     for _, y in ipairs(order) do
-        local first, pos
+        local first
         for _, r in ipairs(strong_referrers(y)) do
             if unm[r.id] then
                 kids[r.id] = kids[r.id] or {}
@@ -94,21 +71,12 @@ local function check(d, status)
             end
         end
         if first then
-            pos = position_in(first, y)
             entry[y.id] = true
-            keys[#keys + 1] = {obj = y, holder = idx[first.id], pos = pos, self = idx[y.id]}
+            keys[#keys + 1] = {obj = y, self = idx[y.id]}
         end
     end
-    -- the queue's order: with most of the side unmatched the pass walks the matched objects'
-    -- references (entries in their holders' order), else the unmatched objects' referrers
-    -- (entries in their own order)
-    local by_holder = not (#order < i // 2)
-    table.sort(keys, function(a, b)
-        if not by_holder then return a.self < b.self end
-        if a.holder ~= b.holder then return a.holder < b.holder end
-        if a.pos ~= b.pos then return a.pos < b.pos end
-        return a.self < b.self
-    end)
+    -- the queue's order: the entries in object order, whichever pass found them
+    table.sort(keys, function(a, b) return a.self < b.self end)
     local q = {}
     for _, k in ipairs(keys) do q[#q + 1] = k.obj end
     for _, rt in ipairs(d:roots()) do
