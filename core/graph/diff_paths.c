@@ -174,21 +174,27 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
     hk_buf_free(&cur);
 }
 
-/* The chain of matched objects down to obj (a matched object), anchor first. */
-static void matched_path(hkd_side *sd, uint32_t obj, hk_buf *out)
+/* The chain of matched objects down to obj (a matched object), anchor first, and then the step
+ * to entry (an unmatched object obj holds; HK_NONE: none), rendered at once as by-path rows
+ * are: a static's class stands for its anchor, a repeated step folds. */
+static void matched_path(hkd_side *sd, uint32_t obj, uint32_t entry, hk_buf *out)
 {
     uint32_t chain[HKD_MAX_DEPTH], n = 0;
     for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->o[x].via) {
         chain[n++] = x;
         if (sd->o[x].via >= sd->d->nobjects) break;
     }
-    uint32_t top = chain[n - 1];
+    uint32_t top = chain[n - 1], np = 0;
     uint32_t(*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
-    for (uint32_t k = 0; k + 1 < n; k++) {
-        pairs[k][0] = chain[n - 1 - k];
-        pairs[k][1] = chain[n - 2 - k];
+    for (; np + 1 < n; np++) {
+        pairs[np][0] = chain[n - 1 - np];
+        pairs[np][1] = chain[n - 2 - np];
     }
-    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, NULL, n - 1, out);
+    if (entry != HK_NONE) {
+        pairs[np][0] = obj;
+        pairs[np++][1] = entry;
+    }
+    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, NULL, np, out);
     free(pairs);
 }
 
@@ -197,7 +203,7 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
     hkd_side *sd = &df->s[side];
     if (obj >= sd->d->nobjects) return;
     if (sd->o[obj].match != HK_NONE) {
-        matched_path(sd, obj, out);
+        matched_path(sd, obj, HK_NONE, out);
         return;
     }
     hkd_find_entries(df, side);
@@ -211,7 +217,5 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
         hkd_anchor_name(sd, e, out);
         return;
     }
-    matched_path(sd, h, out);
-    hk_buf_puts(out, " > ");
-    hkd_step(sd->d, h, e, out);
+    matched_path(sd, h, e, out);
 }

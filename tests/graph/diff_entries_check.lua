@@ -32,20 +32,7 @@ local function strong_referrers(y)
     return out
 end
 
--- df:path(entry) is the holder's path, then " > " and the entry's step; a row's path is the
--- whole chain rendered at once: no "class X" anchor before a static, a repeated last step
--- folded into "(step)+".
-local function group_path(p)
-    local t = {}
-    for s in (p .. " > "):gmatch("(.-) > ") do t[#t + 1] = s end
-    if #t > 1 and t[1]:match("^class ") then table.remove(t, 1) end
-    local n = #t
-    if n > 1 and (t[n - 1] == t[n] or t[n - 1] == "(" .. t[n] .. ")+") then
-        t[n - 1] = "(" .. t[n] .. ")+"
-        t[n] = nil
-    end
-    return table.concat(t, " > ")
-end
+-- df:path(entry) is rendered as by_path renders a row's path (the test holds it to that).
 
 -- unmatched objects no entry reaches make one row of their own
 local UNREACHED = "(not reached from the matched heap)\0(various)"
@@ -84,7 +71,7 @@ local function check(d, status)
         if o and unm[o.id] and not entry[o.id] then entry[o.id] = true; q[#q + 1] = o end
     end
     local function add(groups, e, o)
-        local key = group_path(df:path(e)) .. "\0" .. (e.class_name or e.label)
+        local key = df:path(e) .. "\0" .. (e.class_name or e.label)
         local g = groups[key]
         if not g then g = {entries = {}, objects = 0, bytes = 0}; groups[key] = g end
         g.entries[e.id] = true
