@@ -34,10 +34,24 @@ typedef struct step_info {
     char *name;
 } step_info;
 
-/* A matched object's path id is kept in its hkd_obj.pid (0 unknown), so the trie lives as
- * long as the diff. */
+/* How an instance class's strong reference slots (the graph's, in its edge list's order) sit
+ * in its layout, built when first asked for (start: 1 + the first in trie.layout_at, 0 not
+ * yet), and the first of its reference fields that is no strong slot (a weak referent, ART's
+ * shadow$_klass_): up to there the edge list tells the first field holding an object. */
+typedef struct slot_map {
+    uint32_t start, first_other;
+} slot_map;
+
+/* A matched object's path id is kept in the high half of its hkd_obj.pid (0 unknown), the
+ * low half keeping which of its first strong slots are null (hkd_tally): with its edge list
+ * they tell which field holds an entry without reading its record.  Path ids from
+ * HKD_PID_BIG on are kept in big_pids.  The trie lives as long as the diff. */
 typedef struct hkd_trie {
     hkd_side *sd;
+    hk_idmap big_pids;   /* object + 1 -> path id, where it does not fit */
+    slot_map *smap;      /* by class index */
+    uint32_t *layout_at; /* by strong slot: its field's index in the layout */
+    size_t layout_n, layout_cap;
     hk_idmap steps; /* step key -> step id */
     uint32_t nsteps;
     step_info *step; /* by step id */
@@ -58,9 +72,68 @@ typedef struct hkd_trie {
     } memo[MEMO];
 } trie;
 
-/* Which reference slot of src holds dst: field index, static index, or one for all elements. */
-static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
+static const slot_map *slot_map_of(trie *t, uint32_t c)
 {
+    hk_dump *d = t->sd->d;
+    if (!t->smap) t->smap = hk_xcalloc(d->nclasses, sizeof *t->smap);
+    slot_map *m = &t->smap[c];
+    if (m->start) return m;
+    const hk_graph *g = d->graph;
+    const hkg_class_refs *cr = &g->cls[c];
+    uint32_t nf, j = 0;
+    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    t->layout_at = hk_grow(t->layout_at, &t->layout_cap, t->layout_n + cr->count + 1, sizeof *t->layout_at);
+    m->start = (uint32_t)t->layout_n + 1;
+    m->first_other = HK_NONE;
+    for (uint32_t k = 0; k < nf; k++) {
+        if (f[k].type != HK_T_OBJECT) continue;
+        if (j < cr->count && g->ref_offs[cr->start + j] == f[k].offset) t->layout_at[t->layout_n + j++] = k;
+        else if (m->first_other == HK_NONE) m->first_other = k;
+    }
+    if (j < cr->count) m->first_other = 0; /* not laid out as the graph's slots: read records */
+    t->layout_n += cr->count;
+    return m;
+}
+
+/* The layout index of the first field of instance src holding dst, from its edge list when its
+ * note bits (the low half of its hkd_obj.pid, its slots beyond 16 null) say which of its strong
+ * slots are null and every other one holds an object of the dump (HK_NONE: read the record). */
+static uint32_t field_by_edges(trie *t, uint32_t src, uint32_t dst, uint32_t c)
+{
+    const hkd_side *sd = t->sd;
+    const hk_graph *g = sd->d->graph;
+    if (!g || !(g->done & HK_GRAPH_REFS) || g->cls[c].count > 32) return HK_NONE;
+    uint32_t bits = sd->o[src].refbits & 0xffff, nout, j = 0;
+    const uint32_t *out = hkg_out(g, src, &nout);
+    if ((uint32_t)__builtin_popcount(bits) != nout) return HK_NONE;
+    while (j < nout && out[j] != dst) j++;
+    if (j == nout) return HK_NONE; /* held by a field the graph keeps apart */
+    for (uint32_t i = 0; i < j; i++) bits &= bits - 1;
+    const slot_map *m = slot_map_of(t, c);
+    uint32_t k = t->layout_at[m->start - 1 + (uint32_t)__builtin_ctz(bits)];
+    /* a strong slot is never first_other itself, but for the 0 of an odd layout */
+    return m->first_other <= k ? HK_NONE : k;
+}
+
+/* The layout index of the first field of instance src holding dst, read from its record. */
+static uint32_t field_by_record(hk_dump *d, uint32_t src, uint32_t dst, uint32_t c)
+{
+    uint32_t nf, len;
+    const uint8_t *data = hk_instance_data(d, src, &len);
+    if (!data) return 0xffffff;
+    hk_id want = hk_obj_id(d, dst);
+    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    for (uint32_t k = 0; k < nf; k++) {
+        if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
+        if (hk_be_id(d, data + f[k].offset) == want) return k;
+    }
+    return 0xffffff;
+}
+
+/* Which reference slot of src holds dst: field index, static index, or one for all elements. */
+static uint64_t step_key(trie *t, uint32_t src, uint32_t dst)
+{
+    const hkd_side *sd = t->sd;
     hk_dump *d = sd->d;
     int kind = hkd_kind(sd, src);
     uint64_t slot = 0xffffff, cls = hkd_cls(sd, src);
@@ -75,20 +148,9 @@ static uint64_t step_key(const hkd_side *sd, uint32_t src, uint32_t dst)
                     break;
                 }
         }
-    } else if (kind == HK_KIND_INSTANCE) {
-        uint32_t c = hkd_cls(sd, src), nf, len;
-        const uint8_t *data = hk_instance_data(d, src, &len);
-        if (c < d->nclasses && data) {
-            hk_id want = hk_obj_id(d, dst);
-            const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
-            for (uint32_t k = 0; k < nf; k++) {
-                if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
-                if (hk_be_id(d, data + f[k].offset) == want) {
-                    slot = k;
-                    break;
-                }
-            }
-        }
+    } else if (kind == HK_KIND_INSTANCE && cls < d->nclasses) {
+        uint32_t k = field_by_edges(t, src, dst, (uint32_t)cls);
+        slot = k != HK_NONE ? k : field_by_record(d, src, dst, (uint32_t)cls);
     }
     return (uint64_t)(3 + kind) << 58 | cls << 24 | slot;
 }
@@ -127,13 +189,30 @@ static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uin
     return t->memo[ms].id = *p;
 }
 
+static uint32_t pid_get(const trie *t, uint32_t obj)
+{
+    uint32_t p = t->sd->o[obj].pid >> 16;
+    return p != HKD_PID_BIG ? p : *hk_idmap_get(&t->big_pids, (uint64_t)obj + 1);
+}
+
+static void pid_set(trie *t, uint32_t obj, uint32_t pid)
+{
+    hkd_obj *o = &t->sd->o[obj];
+    if (pid >= HKD_PID_BIG) {
+        int inserted;
+        *hk_idmap_put(&t->big_pids, (uint64_t)obj + 1, pid, &inserted) = pid;
+        pid = HKD_PID_BIG;
+    }
+    o->pid = (o->pid & 0xffff) | pid << 16;
+}
+
 /* The path id of a matched object: walk up to the first object with one, then come back down. */
 static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
 {
     hkd_side *sd = t->sd;
     size_t n = 0;
-    uint32_t x = obj;
-    while (!sd->o[x].pid) {
+    uint32_t x = obj, pid;
+    while (!(pid = pid_get(t, x))) {
         *stack = hk_grow(*stack, cap, n + 1, sizeof **stack);
         (*stack)[n++] = x;
         if (sd->o[x].via >= sd->d->nobjects) break;
@@ -141,10 +220,11 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     }
     while (n--) {
         uint32_t y = (*stack)[n], up = sd->o[y].via;
-        if (up >= sd->d->nobjects) sd->o[y].pid = intern(t, 0, anchor_key(sd, y), y, HK_NONE);
-        else sd->o[y].pid = intern(t, sd->o[up].pid, step_key(sd, up, y), up, y);
+        if (up >= sd->d->nobjects) pid = intern(t, 0, anchor_key(sd, y), y, HK_NONE);
+        else pid = intern(t, pid, step_key(t, up, y), up, y);
+        pid_set(t, y, pid);
     }
-    return sd->o[obj].pid;
+    return pid;
 }
 
 /* The string of a path node's step, made once per step key where it can be (NULL: made by
@@ -263,6 +343,7 @@ static trie *trie_of(hkd_side *sd)
     t->nnode = 1;
     hk_idmap_init(&t->steps);
     hk_idmap_init(&t->nodes);
+    hk_idmap_init(&t->big_pids);
     t->node = hk_grow(NULL, &t->cap, 1, sizeof *t->node);
     return sd->trie = t;
 }
@@ -272,6 +353,9 @@ void hkd_trie_free(trie *t)
     if (!t) return;
     hk_idmap_free(&t->steps);
     hk_idmap_free(&t->nodes);
+    hk_idmap_free(&t->big_pids);
+    free(t->smap);
+    free(t->layout_at);
     for (uint32_t k = 1; k <= t->nsteps; k++) free(t->step[k].name);
     free(t->step);
     free(t->node);
@@ -280,35 +364,33 @@ void hkd_trie_free(trie *t)
     free(t);
 }
 
-/* The entries are read in order, their holders' records (step_key) all over the dump: what
+/* The entries are read in order, their holders' edge lists (step_key) all over the heap: what
  * entry k + 32 needs is asked for a few entries ahead, each step once the one before it is in.
- * The records themselves are read by loads of their own, a group at a time: unlike a
- * prefetch, a load also fetches a line whose page the TLB misses, and the loads of a short
- * loop run side by side. */
+ * The lists themselves are read by loads of their own, a group at a time: unlike a prefetch,
+ * a load also fetches a line whose page the TLB misses, and the loads of a short loop run side
+ * by side.  A holder's record is read only when its edges do not tell (field_by_edges). */
 enum { GROUP = 32 };
 static void prefetch_holder(const hkd_side *sd, uint32_t k)
 {
     const hk_dump *d = sd->d;
+    const hk_graph *g = d->graph;
     const uint32_t *ent = sd->entries, n = sd->nentries;
+    if (!g || !(g->done & HK_GRAPH_REFS)) return;
     if (k + 96 < n) __builtin_prefetch(&sd->o[ent[k + 96]]);
     if (k + 64 < n) {
         uint32_t h = sd->o[ent[k + 64]].via;
-        __builtin_prefetch(&d->id_lo[ent[k + 64]]);
         if (h < d->nobjects) {
-            __builtin_prefetch(&d->off_lo[h]);
-            __builtin_prefetch(&d->off_hi[h]);
+            __builtin_prefetch(&g->out_start[h]);
             __builtin_prefetch(&sd->o[h]);
         }
     }
     if (k % GROUP) return;
     for (uint32_t i = k + GROUP, prev = HK_NONE; i < k + 2 * GROUP && i < n; i++) {
         uint32_t h = sd->o[ent[i]].via;
-        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE) {
-            /* its header and first fields, on one line or two */
-            uint64_t off = hk_obj_offset(d, h);
-            const volatile uint8_t *r = d->data + off;
-            (void)r[0];
-            if (off + 40 < d->size) (void)r[40];
+        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE &&
+            g->out_start[h + 1] > g->out_start[h]) {
+            const volatile uint32_t *e = g->out + g->out_start[h];
+            (void)e[0];
         }
         prev = h;
     }
@@ -332,7 +414,7 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
         prefetch_holder(sd, k);
         uint32_t e = sd->entries[k], h = sd->o[e].via;
         uint32_t path = h == HKD_ANCHOR ? intern(t, 0, anchor_key(sd, e), e, HK_NONE)
-                                        : intern(t, path_of(t, h, &stack, &scap), step_key(sd, h, e), h, e);
+                                        : intern(t, path_of(t, h, &stack, &scap), step_key(t, h, e), h, e);
         uint64_t akey = (uint64_t)path << 32 | hkd_cls(sd, e);
         struct amemo *m = &memo[memo_slot(akey, 0)];
         if (!m->slot || m->akey != akey) {

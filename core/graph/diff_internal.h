@@ -25,9 +25,10 @@ typedef struct hkd_obj {
     /* While matching and until hkd_tally, refbits: the graph's note bits (hkg_array_note):
      * for instances, bit k set when strong reference slot k is non-null; for short object
      * arrays the same for element k, with their length; for long ones their length.
-     * Once matched (hkd_tally clears it): for an unmatched object reached from the matched
-     * heap the number of its entry (hkd_find_entries; its size until then), for a matched
-     * object its path id in the by-path trie, 0 before it has one (diff_groups.c). */
+     * Once matched: for an unmatched object reached from the matched heap the number of its
+     * entry (hkd_find_entries; its size until then); for a matched object, in the high half
+     * its path id in the by-path trie, 0 before it has one, and in the low half its refbits
+     * when they fit there, else 0 (hkd_tally; diff_groups.c). */
     union {
         uint32_t refbits;
         uint32_t entry;
@@ -112,6 +113,8 @@ uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret);
  * the dominators, not to build them a second time. */
 int hkd_entries_by_referrers(const hk_diff *df, int side);
 void hkd_trie_free(struct hkd_trie *t);
+/* A path id this large or larger is kept in the trie, not in hkd_obj.pid. */
+#define HKD_PID_BIG 0xffffu
 /* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
  * as long as the list. */
 #define HKD_MAX_DEPTH 4096

@@ -64,11 +64,12 @@ static inline __attribute__((always_inline)) void count_unmatched(hkd_side *sd, 
     sd->o[i].entry = sz < HKD_BIG ? (uint32_t)sz : HKD_BIG;
 }
 
-/* A matched object: its bytes unless the heap's total gives them, its path id cleared. */
+/* A matched object: its bytes unless the heap's total gives them, its path id cleared; an
+ * instance's null-slot bits are kept below it when its slots from the 17th on are null. */
 static void count_matched(hkd_side *sd, uint32_t i, const uint64_t *ret, int total_known)
 {
     if (!total_known) sd->same_bytes += tally_size(sd, i, ret);
-    sd->o[i].pid = 0;
+    if (sd->o[i].refbits >> 16) sd->o[i].pid = 0;
 }
 
 /* One pass in object order: the tallies, and the first unmatched objects on their paths
