@@ -505,23 +505,6 @@ void hkd_sort_objects(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, ui
     }
 }
 
-/* A class id's index through a small direct-mapped cache in front of the dump's id map, as
- * most objects are of a few classes. */
-typedef struct class_cache {
-    hk_id ids[1024];
-    uint32_t idx[1024];
-} class_cache;
-static uint32_t cached_class(hk_dump *d, class_cache *cc, hk_id cid)
-{
-    uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 54) % 1024;
-    if (cc->ids[h] != cid || !cid) {
-        hk_class *k = hk_class_by_id(d, cid);
-        cc->ids[h] = cid;
-        cc->idx[h] = k ? k->index : HK_NONE;
-    }
-    return cc->idx[h];
-}
-
 /* Per class, for the records pass: its strong reference slots, when it has 1 to 32 of them
  * (refbits holds no more), and where the last ends in an instance's data, so that a record
  * long enough is read without a bound check per slot. */
@@ -647,18 +630,18 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
 }
 
 /* An object's kind and class from its record (instances: with their null slots in *bits). */
-static inline int read_record(hk_dump *d, const uint8_t *r, class_cache *cc, const slot_set *sets, uint32_t *c,
+static inline int read_record(hk_dump *d, const uint8_t *r, hkg_class_cache *cc, const slot_set *sets, uint32_t *c,
                               uint32_t *bits)
 {
     const uint32_t idsz = d->id_size;
     switch (*r) {
     case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
     case HPROF_INSTANCE_DUMP:
-        *c = cached_class(d, cc, hk_rec_instance_class(d, r));
+        *c = hkg_cached_class(d, cc, hk_rec_instance_class(d, r));
         if (*c != HK_NONE) *bits = null_slots(d, r, &sets[*c]);
         return HK_KIND_INSTANCE;
     case HPROF_OBJ_ARRAY_DUMP:
-        *c = cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
+        *c = hkg_cached_class(d, cc, hk_be_id(d, r + 1 + idsz + 8));
         *bits = null_elements(d, r);
         return HK_KIND_OBJ_ARRAY;
     default:
@@ -680,7 +663,7 @@ static inline void lists_add(class_lists *cl, uint32_t c, uint32_t i)
  * bitmap report and the retained sizes by class ask for, without reading every record again. */
 static void read_classes(hk_dump *d, hkd_side *sd)
 {
-    class_cache *cc = hk_xcalloc(1, sizeof *cc);
+    hkg_class_cache *cc = hk_xcalloc(1, sizeof *cc);
     slot_set *sets = slot_sets(d);
     class_lists cl = {0};
     lists_plan(d, &cl);

@@ -81,6 +81,23 @@ static inline uint32_t hkg_prim_class(const hk_dump *d, const uint8_t *r)
     return c;
 }
 
+/* A class id's index (HK_NONE: unknown) through a small direct-mapped cache in front of the
+ * dump's id map, for passes over every record: most objects are of a few classes. */
+typedef struct hkg_class_cache {
+    hk_id ids[256];
+    uint32_t idx[256];
+} hkg_class_cache;
+static inline uint32_t hkg_cached_class(const hk_dump *d, hkg_class_cache *cc, hk_id cid)
+{
+    uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 56);
+    if (cc->ids[h] != cid || !cid) {
+        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+        cc->ids[h] = cid;
+        cc->idx[h] = ci ? *ci : HK_NONE;
+    }
+    return cc->idx[h];
+}
+
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */

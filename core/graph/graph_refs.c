@@ -260,23 +260,6 @@ static void scan_class(const hk_dump *d, const hk_graph *g, edges *e, const uint
     }
 }
 
-/* Object array classes by id for the notes, in a small direct-mapped cache: most arrays are
- * of a few classes. */
-typedef struct note_cache {
-    hk_id ids[64];
-    uint32_t idx[64];
-} note_cache;
-static uint32_t note_class(const hk_dump *d, note_cache *nc, hk_id cid)
-{
-    uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 58);
-    if (nc->ids[h] != cid || !cid) {
-        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
-        nc->ids[h] = cid;
-        nc->idx[h] = ci ? *ci : HK_NONE;
-    }
-    return nc->idx[h];
-}
-
 /* One part's objects; noting (a constant: the pass without notes is compiled apart, as it
  * was) also fills each object's note. */
 static inline __attribute__((always_inline)) void scan_range(refs_job *j, int part, const int noting)
@@ -287,7 +270,7 @@ static inline __attribute__((always_inline)) void scan_range(refs_job *j, int pa
     hk_id last_cid = 0;
     const hkg_class_refs *cr = NULL;
     uint32_t *words = noting ? j->notes->words : NULL;
-    note_cache nc;
+    hkg_class_cache nc;
     if (noting) memset(&nc, 0, sizeof nc);
     for (uint32_t i = pt->lo; i < pt->hi; i++) {
         const uint8_t *r = d->data + hk_obj_offset(d, i);
@@ -304,7 +287,7 @@ static inline __attribute__((always_inline)) void scan_range(refs_job *j, int pa
         } else if (*r == HPROF_OBJ_ARRAY_DUMP) {
             bits = scan_obj_array(d, g, &pt->e, r, noting);
             if (noting)
-                info = hkg_note_info(HK_KIND_OBJ_ARRAY, note_class(d, &nc, hk_be_id(d, r + 1 + d->id_size + 8)));
+                info = hkg_note_info(HK_KIND_OBJ_ARRAY, hkg_cached_class(d, &nc, hk_be_id(d, r + 1 + d->id_size + 8)));
         } else if (*r == HPROF_CLASS_DUMP) {
             scan_class(d, g, &pt->e, r);
             if (noting) info = hkg_note_info(HK_KIND_CLASS, HK_NONE);
