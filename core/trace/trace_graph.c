@@ -81,8 +81,12 @@ static void add_object(pf_graph *g, const HeapGraphObject *o)
     if (o->has_heap_type_delta) g->heap = o->heap_type_delta;
     po->heap = (uint8_t)(g->heap >= 0 && g->heap <= 3 ? g->heap : 0);
     size_t nr = o->n_reference_object_id + o->n_runtime_internal_object_id;
+    size_t old_cap = g->caprefs;
     g->refs = hk_grow(g->refs, &g->caprefs, g->nrefs + nr, sizeof *g->refs);
-    g->ref_fields = hk_xrealloc(g->ref_fields, g->caprefs * sizeof *g->ref_fields);
+    /* ref_fields[] shares refs[]'s capacity: reallocate only when refs[] grew (a copy per object
+       under ASan otherwise, which made reading a heap graph quadratic there) */
+    if (g->caprefs != old_cap || !g->ref_fields)
+        g->ref_fields = hk_xrealloc(g->ref_fields, g->caprefs * sizeof *g->ref_fields);
     po->ref_start = g->nrefs;
     po->has_fields = o->n_reference_field_id > 0;
     uint64_t base = o->has_reference_field_id_base ? o->reference_field_id_base : 0;
