@@ -62,3 +62,16 @@ head -c 200 "$T/heap_profile.pftrace" > "$T/cut.pftrace"
 ok cut_profile_no_crash sh -c "'$HK' native '$T/cut.pftrace' >/dev/null 2>&1; [ \$? -lt 3 ]"
 gzip -c "$T/heap_profile_dump_max.pftrace" > "$T/dump_max.pftrace.gz"
 eq gzipped "$("$HK" native "$T/dump_max.pftrace.gz" --json | jq -r "$hot")" "1000/6 90/1"
+
+# native-diff: two dumps of one trace spelled TRACE@N (window_frees: A allocates 1000, frees it
+# while B allocates 1000, then B frees it; A and B are the same function f1, one fingerprint)
+wf="$T/heap_profile_window_frees.pftrace"
+eq diff_same "$("$HK" native-diff "$wf@1" "$wf@2" --json | jq -r '"\(.growth_bytes) \(.stacks | length)"')" "0 0"
+eq diff_shrank "$("$HK" native-diff "$wf@1" "$wf@last" --json | jq -r '[.base, .dump, (.stacks[] | "\(.status)\(.growth_bytes)")] | map(sub(".*/"; "")) | join(" ")')" \
+  "heap_profile_window_frees.pftrace@1 heap_profile_window_frees.pftrace@3 shrank-1000"
+# two traces: the same stacks (heap_profile's allocated - freed equal dump_max's peak: no row),
+# and stacks of other functions (new and gone)
+eq diff_two_traces_same "$("$HK" native-diff "$T/heap_profile.pftrace" "$T/heap_profile_dump_max.pftrace" --json | jq -r '"\(.growth_bytes) \(.stacks | length)"')" "0 0"
+eq diff_two_traces "$("$HK" native-diff "$wf@1" "$T/heap_profile_dump_max.pftrace" --frames 1 --json | jq -r '[.stacks[] | "\(.status):\(.top_frames):\(.growth_bytes)"] | join(" ")')" \
+  "new:symbolized f3:1000 new:symbolized f2:90 gone:f1:-1000"
+err diff_bad_pick "dump 9 .* names no dump" "$HK" native-diff "$wf@9" "$wf"

@@ -44,15 +44,6 @@ static const char *pf_process_name(const pf_trace *t, int pid)
     return NULL;
 }
 
-int hk_trace_probe(const uint8_t *data, size_t n)
-{
-    const uint8_t *p = data + 1, *end = data + n;
-    uint64_t len;
-    if (n < 2 || data[0] != 0x0a || hk_pb_varint(&p, end, &len) < 0) return 0;
-    /* a whole first packet, or a trace cut inside it; its first byte is a field key */
-    return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
-}
-
 static void add_process_tree(pf_trace *t, const Perfetto__Protos__ProcessTree *pt)
 {
     for (size_t i = 0; i < pt->n_processes; i++) {

@@ -92,8 +92,8 @@ function M.pick(series, pick, path)
   for i, d in ipairs(series) do
     if d.ts == n then return d, i end
   end
-  hk.usage_error(string.format("%s: --trace-dump %s names no dump: the process has %d (1 to %d, 'last', or a " ..
-    "timestamp)", path, pick, #series, #series))
+  hk.usage_error(string.format("%s: dump %s (--trace-dump or TRACE@N) names no dump: the process has %d (1 to %d, " ..
+    "'last', or a timestamp)", path, pick, #series, #series))
 end
 
 -- Per call stack of a dump: unreleased, allocated and freed bytes and counts.
