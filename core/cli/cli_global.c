@@ -112,6 +112,7 @@ static int set_trace_dump(cli_globals *g, const char *v, char *err, size_t errle
         return -1;
     }
     g->trace_dump = v;
+    hk_trace_select_dump(v);
     return 0;
 }
 

@@ -104,6 +104,14 @@ typedef struct pf_embedded {
     uint32_t missing; /* a chunk index skipped */
 } pf_embedded;
 
+/* A heapprofd dump, only listed here (core/native reads profiles). */
+typedef struct pf_profile {
+    int pid;
+    uint64_t ts;
+    char *heap;
+    size_t samples;
+} pf_profile;
+
 typedef struct pf_trace {
     pf_graph *graphs;
     size_t ngraphs, capgraphs;
@@ -111,6 +119,8 @@ typedef struct pf_trace {
     size_t ndumps, capdumps;
     pf_png *pngs;
     size_t npngs, cappngs;
+    pf_profile *profiles;
+    size_t nprofiles, capprofiles;
     struct {
         int pid;
         char *name;
