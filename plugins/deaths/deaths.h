@@ -14,9 +14,9 @@ typedef struct {
 } dl_field;
 
 typedef struct {
-    const char *kind;    /* static: "lmkd_kill", "am_kill", "killinfo", ... (README) */
-    const char *layout;  /* static: "epoch", "threadtime", "brief", ... */
-    int line;            /* 1-based line number of the record's first line */
+    const char *kind;   /* static: "lmkd_kill", "am_kill", "killinfo", ... (README) */
+    const char *layout; /* static: "epoch", "threadtime", "brief", ... */
+    int line;           /* 1-based line number of the record's first line */
     int nfields, cap;
     dl_field *f;
 } dl_record;
@@ -48,17 +48,17 @@ void dl_set_str(dl_record *r, const char *name, const char *s);
 /* One logcat line split into its frame; message points into the line. */
 typedef struct {
     const char *layout;
-    char time[40];       /* as printed ("" when the layout has none) */
-    double epoch;        /* seconds since 1970, or -1 */
-    int pid, tid;        /* -1 when absent */
-    char prio;           /* 'I', ... or 0 */
-    char tag[64];        /* trailing padding removed */
+    char time[40]; /* as printed ("" when the layout has none) */
+    double epoch;  /* seconds since 1970, or -1 */
+    int pid, tid;  /* -1 when absent */
+    char prio;     /* 'I', ... or 0 */
+    char tag[64];  /* trailing padding removed */
     const char *msg;
     size_t msglen;
 } dl_frame;
 
-int dl_frame_line(const char *line, size_t n, dl_frame *fr); /* 1 framed, 0 not a log line */
-int dl_message(dl_records *rs, const dl_frame *fr, int line);   /* 1 when a record was added */
+int dl_frame_line(const char *line, size_t n, dl_frame *fr);  /* 1 framed, 0 not a log line */
+int dl_message(dl_records *rs, const dl_frame *fr, int line); /* 1 when a record was added */
 int dl_events_payload(dl_records *rs, const dl_frame *fr, int line);
 int dl_lmk_message(dl_records *rs, const dl_frame *fr, int line);
 

@@ -21,8 +21,8 @@ static void record_json(hk_buf *out, const dl_record *r)
     hk_api->buf_append(out, "}", 1);
 }
 
-static int run(void (*parse)(const char *, size_t, dl_records *), const char *usage, int argc,
-               const char *const *argv, const size_t *argl, hk_buf *out, char *err, size_t errlen)
+static int run(void (*parse)(const char *, size_t, dl_records *), const char *usage, int argc, const char *const *argv,
+               const size_t *argl, hk_buf *out, char *err, size_t errlen)
 {
     if (argc < 1) {
         snprintf(err, errlen, "%s", usage);

@@ -78,18 +78,26 @@ static void with_user(dl_record *r, const payload *pl, const char *const *names,
 }
 
 static const char *const k_killinfo[] = {
-    "pid", "uid", "oom_adj", "min_oom_adj", "task_size", "kill_reason", "MemFree", "Cached", "SwapCached",
-    "Buffers", "Shmem", "Unevictable", "SwapTotal", "SwapFree", "ActiveAnon", "InactiveAnon", "ActiveFile",
-    "InactiveFile", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables", "IonHeap", "IonHeapPool", "CmaFree",
-    "MsSinceEvent", "MsSincePrevWakeup", "WakeupsSinceEvent", "SkippedWakeups", "TaskSwapSize", "GPU", "Thrashing",
-    "MaxThrashing", "PsiMemSome", "PsiMemFull", "PsiIoSome", "PsiIoFull", "PsiCpuSome"};
+    "pid",          "uid",          "oom_adj",           "min_oom_adj",       "task_size",      "kill_reason",
+    "MemFree",      "Cached",       "SwapCached",        "Buffers",           "Shmem",          "Unevictable",
+    "SwapTotal",    "SwapFree",     "ActiveAnon",        "InactiveAnon",      "ActiveFile",     "InactiveFile",
+    "SReclaimable", "SUnreclaim",   "KernelStack",       "PageTables",        "IonHeap",        "IonHeapPool",
+    "CmaFree",      "MsSinceEvent", "MsSincePrevWakeup", "WakeupsSinceEvent", "SkippedWakeups", "TaskSwapSize",
+    "GPU",          "Thrashing",    "MaxThrashing",      "PsiMemSome",        "PsiMemFull",     "PsiIoSome",
+    "PsiIoFull",    "PsiCpuSome"};
 
 /* lmkd.cpp's kill_reasons; 1000+ are vendor kills */
 static const char *kill_reason_name(long long v)
 {
-    static const char *const k[] = {"PRESSURE_AFTER_KILL",       "NOT_RESPONDING", "LOW_SWAP_AND_THRASHING",
-                                    "LOW_MEM_AND_SWAP",          "LOW_MEM_AND_THRASHING", "DIRECT_RECL_AND_THRASHING",
-                                    "LOW_MEM_AND_SWAP_UTIL",     "LOW_FILECACHE_AFTER_THRASHING", "LOW_MEM",
+    static const char *const k[] = {"PRESSURE_AFTER_KILL",
+                                    "NOT_RESPONDING",
+                                    "LOW_SWAP_AND_THRASHING",
+                                    "LOW_MEM_AND_SWAP",
+                                    "LOW_MEM_AND_THRASHING",
+                                    "DIRECT_RECL_AND_THRASHING",
+                                    "LOW_MEM_AND_SWAP_UTIL",
+                                    "LOW_FILECACHE_AFTER_THRASHING",
+                                    "LOW_MEM",
                                     "DIRECT_RECL_STUCK"};
     if (v >= 0 && v < (long long)(sizeof k / sizeof *k)) return k[v];
     return v >= 1000 ? "VENDOR" : NULL;
@@ -134,13 +142,15 @@ int dl_events_payload(dl_records *rs, const dl_frame *fr, int line)
     if (pl.n == 0 || (pl.n == 1 && pl.len[0] == 0)) return 0;
     dl_record *r;
     if (!strcmp(t, "am_kill")) am_kill(r = dl_new_record(rs, "am_kill", fr->layout, line), &pl);
-    else if (!strcmp(t, "am_proc_died")) with_user(r = dl_new_record(rs, "am_proc_died", fr->layout, line), &pl, died, 5, 1);
+    else if (!strcmp(t, "am_proc_died"))
+        with_user(r = dl_new_record(rs, "am_proc_died", fr->layout, line), &pl, died, 5, 1);
     else if (!strcmp(t, "am_proc_start"))
         with_user(r = dl_new_record(rs, "am_proc_start", fr->layout, line), &pl, start, 6, 0);
     else if (!strcmp(t, "am_anr")) with_user(r = dl_new_record(rs, "am_anr", fr->layout, line), &pl, anr, 5, 1);
     else if (!strcmp(t, "am_crash")) with_user(r = dl_new_record(rs, "am_crash", fr->layout, line), &pl, crash, 8, 1);
     else if (!strcmp(t, "killinfo")) killinfo(r = dl_new_record(rs, "killinfo", fr->layout, line), &pl);
-    else if (!strcmp(t, "am_low_memory")) name_values(r = dl_new_record(rs, "am_low_memory", fr->layout, line), &pl, lowmem, 1, 0);
+    else if (!strcmp(t, "am_low_memory"))
+        name_values(r = dl_new_record(rs, "am_low_memory", fr->layout, line), &pl, lowmem, 1, 0);
     else if (!strcmp(t, "am_mem_factor")) mem_factor(r = dl_new_record(rs, "am_mem_factor", fr->layout, line), &pl);
     else return 0;
     (void)r;

@@ -9,25 +9,62 @@
 
 #include "deaths.h"
 
-static const char *const k_keys[] = {"timestamp", "pid",    "realUid",    "packageUid",  "definingUid", "user",
-                                     "process",   "reason", "subreason", "status",      "importance",  "pss",
-                                     "rss",       "description", "state", "trace"};
+static const char *const k_keys[] = {"timestamp", "pid",         "realUid",   "packageUid", "definingUid", "user",
+                                     "process",   "reason",      "subreason", "status",     "importance",  "pss",
+                                     "rss",       "description", "state",     "trace"};
 #define NKEYS (int)(sizeof k_keys / sizeof *k_keys)
 
 /* ApplicationExitInfo.REASON_*: reasonCodeToString */
-static const char *const k_reasons[] = {"UNKNOWN", "EXIT_SELF", "SIGNALED", "LOW_MEMORY", "APP CRASH(EXCEPTION)",
-                                        "APP CRASH(NATIVE)", "ANR", "INITIALIZATION FAILURE", "PERMISSION CHANGE",
-                                        "EXCESSIVE RESOURCE USAGE", "USER REQUESTED", "USER STOPPED",
-                                        "DEPENDENCY DIED", "OTHER KILLS BY SYSTEM", "FREEZER", "STATE CHANGE",
+static const char *const k_reasons[] = {"UNKNOWN",
+                                        "EXIT_SELF",
+                                        "SIGNALED",
+                                        "LOW_MEMORY",
+                                        "APP CRASH(EXCEPTION)",
+                                        "APP CRASH(NATIVE)",
+                                        "ANR",
+                                        "INITIALIZATION FAILURE",
+                                        "PERMISSION CHANGE",
+                                        "EXCESSIVE RESOURCE USAGE",
+                                        "USER REQUESTED",
+                                        "USER STOPPED",
+                                        "DEPENDENCY DIED",
+                                        "OTHER KILLS BY SYSTEM",
+                                        "FREEZER",
+                                        "STATE CHANGE",
                                         "PACKAGE UPDATED"};
 /* ApplicationExitInfo.SUBREASON_*: subreasonToString */
-static const char *const k_subreasons[] = {
-    "UNKNOWN", "WAIT FOR DEBUGGER", "TOO MANY CACHED PROCS", "TOO MANY EMPTY PROCS", "TRIM EMPTY", "LARGE CACHED",
-    "MEMORY PRESSURE", "EXCESSIVE CPU USAGE", "SYSTEM UPDATE_DONE", "KILL ALL FG", "KILL ALL BG EXCEPT", "KILL UID",
-    "KILL PID", "INVALID START", "INVALID STATE", "IMPERCEPTIBLE", "REMOVE LRU", "ISOLATED NOT NEEDED",
-    "CACHED IDLE FORCED APP STANDBY", "FREEZER BINDER IOCTL", "FREEZER BINDER TRANSACTION", "FORCE STOP",
-    "REMOVE TASK", "STOP APP", "KILL BACKGROUND", "PACKAGE UPDATE", "UNDELIVERED BROADCAST", "SDK SANDBOX DIED",
-    "SDK SANDBOX NOT NEEDED", "EXCESSIVE BINDER OBJECTS", "OOM KILL", "FREEZER BINDER ASYNC FULL"};
+static const char *const k_subreasons[] = {"UNKNOWN",
+                                           "WAIT FOR DEBUGGER",
+                                           "TOO MANY CACHED PROCS",
+                                           "TOO MANY EMPTY PROCS",
+                                           "TRIM EMPTY",
+                                           "LARGE CACHED",
+                                           "MEMORY PRESSURE",
+                                           "EXCESSIVE CPU USAGE",
+                                           "SYSTEM UPDATE_DONE",
+                                           "KILL ALL FG",
+                                           "KILL ALL BG EXCEPT",
+                                           "KILL UID",
+                                           "KILL PID",
+                                           "INVALID START",
+                                           "INVALID STATE",
+                                           "IMPERCEPTIBLE",
+                                           "REMOVE LRU",
+                                           "ISOLATED NOT NEEDED",
+                                           "CACHED IDLE FORCED APP STANDBY",
+                                           "FREEZER BINDER IOCTL",
+                                           "FREEZER BINDER TRANSACTION",
+                                           "FORCE STOP",
+                                           "REMOVE TASK",
+                                           "STOP APP",
+                                           "KILL BACKGROUND",
+                                           "PACKAGE UPDATE",
+                                           "UNDELIVERED BROADCAST",
+                                           "SDK SANDBOX DIED",
+                                           "SDK SANDBOX NOT NEEDED",
+                                           "EXCESSIVE BINDER OBJECTS",
+                                           "OOM KILL",
+                                           "FREEZER BINDER ASYNC FULL"};
 
 /* the key at p (after a space or at the line's start) followed by sep; -1 when none */
 static int key_at(const char *p, const char *end, char sep, int loose)

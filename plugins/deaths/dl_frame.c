@@ -8,8 +8,14 @@
 
 #include "deaths.h"
 
-static int is_prio(char c) { return strchr("VDIWEFAS", c) != NULL && c; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_prio(char c)
+{
+    return strchr("VDIWEFAS", c) != NULL && c;
+}
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 static void set_tag(dl_frame *fr, const char *p, size_t n)
 {

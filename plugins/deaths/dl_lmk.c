@@ -14,7 +14,7 @@ static const char *freed_name(const char *l, size_t n)
 {
     static const struct {
         const char *label, *field;
-    } k[] = {{"rss", "rss_kb"}, {"swap", "swap_kb"}, {"anon rss", "anon_rss_kb"}, {"dmabuf", "dmabuf_kb"},
+    } k[] = {{"rss", "rss_kb"},  {"swap", "swap_kb"},         {"anon rss", "anon_rss_kb"},  {"dmabuf", "dmabuf_kb"},
              {"", "to_free_kb"}, {"file rss", "file_rss_kb"}, {"shmem rss", "shmem_rss_kb"}};
     for (size_t i = 0; i < sizeof k / sizeof *k; i++)
         if (strlen(k[i].label) == n && !memcmp(k[i].label, l, n)) return k[i].field;

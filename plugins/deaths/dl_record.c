@@ -63,7 +63,10 @@ void dl_set(dl_record *r, const char *name, const char *value, size_t n)
     r->f[r->nfields++] = (dl_field){name, v, all_digits(v)};
 }
 
-void dl_set_str(dl_record *r, const char *name, const char *s) { dl_set(r, name, s, strlen(s)); }
+void dl_set_str(dl_record *r, const char *name, const char *s)
+{
+    dl_set(r, name, s, strlen(s));
+}
 
 void dl_set_num(dl_record *r, const char *name, long long v)
 {
