@@ -476,8 +476,8 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb)
  * together anyway); $? is the status of the command before. */
 static int split_words(char *line, char **argv, int max, int last_rc)
 {
-    static char status[16];
-    int argc = 0;
+    static char subs[4][256];
+    int argc = 0, nsub = 0;
     char *r = line, *w = line;
     while (*r && argc < max) {
         while (*r == ' ' || *r == '\t' || *r == '\n') r++;
@@ -491,9 +491,10 @@ static int split_words(char *line, char **argv, int max, int last_rc)
         if (*r) r++;
         *w++ = 0;
         if (!strcmp(word, "2>&1")) continue;
-        if (!strcmp(word, "$?")) {
-            snprintf(status, sizeof status, "%d", last_rc);
-            word = status;
+        char *dq = strstr(word, "$?");
+        if (dq && nsub < 4) { /* the status of the command before, wherever it stands in the word */
+            snprintf(subs[nsub], sizeof subs[nsub], "%.*s%d%s", (int)(dq - word), word, last_rc, dq + 2);
+            word = subs[nsub++];
         }
         argv[argc++] = word;
     }

@@ -1,0 +1,74 @@
+-- hk.watch_death(ctx, dev, pid, last) -> the death record (hk.death_record.build) of a watched
+-- pid that disappeared: the kill, death and crash records of the log read since the sample
+-- before it (ctx.log_records: the last two reads), the kernel log when the log holds no kill
+-- record (the kernel's low memory killer writes only there), and on API 30+ the pid's
+-- exit-info record.  ctx.log is the hk.logcat_reader; last is the pid's last sample.
+
+local function has_kill(records, pid)
+  for _, r in ipairs(records) do
+    if tonumber(r.pid) == pid and (r.kind:match("kill") or r.kind:match("crash") or r.kind:match("anr")) then
+      return true
+    end
+  end
+  return false
+end
+
+local function parse_lines(lines)
+  local t = {}
+  for i, l in ipairs(lines) do t[i] = l.text end
+  return hk.deaths.logcat(table.concat(t, "\n"))
+end
+
+local function kernel(ctx, records, sources, pid)
+  if has_kill(records, pid) or not ctx.log or ctx.log_error then return end
+  local lines, why = ctx.log:read_buffer("kernel")
+  if not lines then
+    sources[#sources + 1] = "kernel log: " .. why
+    return
+  end
+  sources[#sources + 1] = string.format("kernel log (%d lines)", #lines)
+  for _, r in ipairs(parse_lines(lines)) do records[#records + 1] = r end
+end
+
+local function exit_info(ctx, dev, pid, sources)
+  if (dev.sdk or 0) < 30 then
+    sources[#sources + 1] = "exit-info: none before Android 11 (API " .. tostring(dev.sdk) .. ")"
+    return nil
+  end
+  local pkg = ctx.name:match("^[^:]+")
+  local ok, text = pcall(dev.shell, dev, "dumpsys activity exit-info " .. pkg)
+  if not ok then
+    sources[#sources + 1] = "exit-info: " .. tostring(text):gsub("\n.*", "")
+    return nil
+  end
+  for _, r in ipairs(hk.deaths.exit_info(text)) do
+    if tonumber(r.pid) == pid then
+      sources[#sources + 1] = "exit-info (its record)"
+      return r
+    end
+  end
+  sources[#sources + 1] = "exit-info: no record for pid " .. pid
+  return nil
+end
+
+function hk.watch_death(ctx, dev, pid, last)
+  local sources, records = {}, {}
+  if not hk.deaths then
+    sources[#sources + 1] = "nothing: the deaths plugin is not loaded (see `hprofkit plugins`)"
+  elseif ctx.log_error then
+    sources[#sources + 1] = "logcat: not readable (" .. ctx.log_error .. ")"
+  else
+    for _, read in ipairs(ctx.log_records or {}) do
+      for _, r in ipairs(read) do records[#records + 1] = r end
+    end
+    sources[#sources + 1] = string.format("logcat %s (%d lines over the last two samples)",
+      table.concat(ctx.log.buffers, ","), ctx.log_lines or 0)
+  end
+  if hk.deaths and dev then
+    local ok, err = pcall(kernel, ctx, records, sources, pid)
+    if not ok then sources[#sources + 1] = "kernel log: " .. tostring(err):gsub("\n.*", "") end
+  end
+  local e = hk.deaths and dev and exit_info(ctx, dev, pid, sources)
+  return hk.death_record.build{ pid = pid, process = ctx.name, records = records, exit_info = e or nil,
+    sources = sources, last = last, time = os.date("!%Y-%m-%dT%H:%M:%SZ") }
+end
