@@ -4,51 +4,8 @@
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/lib_device.sh"
 
-if [ ! -x "$ADBD" ] || [ ! -x "$HK" ]; then skip watch "hk-adbd/hprofkit not built"; exit 0; fi
-for c in adb jq xmllint; do
-  command -v $c >/dev/null || { skip watch "$c not installed"; exit 0; }
-done
-adb_env
-export HK_DUMP_POLL_MS=100
-
-CFG="$T/cfg"
-mkdir -p "$CFG/root/data/local/tmp"
-cat >"$CFG/props" <<EOF
-ro.product.model=Pixel Test
-ro.build.version.sdk=35
-ro.debuggable=1
-dalvik.vm.heapgrowthlimit=100m
-dalvik.vm.heapsize=200m
-EOF
-echo "PID NAME" >"$CFG/ps"
-echo com.example.app >"$CFG/packages"
-"$GEN" --scenario demo -o "$T/demo.hprof" >/dev/null 2>&1 || { fail watch "genhprof failed"; exit 0; }
-echo "$T/demo.hprof" >"$CFG/dump_file"
-echo ok >"$CFG/dumpheap"
-
-start_daemon dev
-start_adb_server || { fail watch "adb start-server failed"; exit 0; }
-adb_connect "$DAEMON_SERIAL"
-adb_wait "$DAEMON_SERIAL" device || { fail watch "the daemon did not come online"; exit 0; }
-S=$DAEMON_SERIAL
-
-# step PID UP ALLOC_KB [MORE]: one line of the curve (Java max is 100 MB = 102400 KB)
-step() { echo "pid=$1 up=$2 alloc=$3 size=$(($3 + 4000)) native=$((5000 + $3 / 10)) pss=$(($3 + 30000)) rss=$(($3 + 60000)) ${4:-}"; }
-# curve LINES...: a new curve, from its first step
-curve() { { echo name=com.example.app; printf '%s\n' "$@"; } >"$CFG/curve"; rm -f "$CFG/curve.pos" "$CFG/offline_until"; }
-# watch NAME ARGS...: runs watch on the daemon into $T/NAME/ (dumps there), samples NAME/s.csv
-watch() {
-  local n=$1; shift
-  rm -rf "$T/$n"; mkdir -p "$T/$n"
-  timeout 60 "$HK" watch -s "$S" com.example.app --interval 100ms --skip-startup 10s --dump-dir "$T/$n" \
-    --samples "$T/$n/s.csv" "$@" >"$T/$n.out" 2>"$T/$n.err"
-  echo $? >"$T/$n.rc"
-}
-col() { # NAME COLUMN: that column of every sample, one a line (CSV read as CSV: cells hold commas)
-  python3 -c 'import csv, sys
-for r in csv.DictReader(open(sys.argv[1], newline="")): print(r[sys.argv[2]])' "$T/$1/s.csv" "$2"
-}
-dumps() { ls "$T/$1" | grep -c '\.hprof$'; }
+. "$SRC/tests/lib_watch.sh"
+watch_device 35 || exit 0
 
 # ---- tiers: each crossing logged once, with its sample; one dump at the top tier per cooldown ----
 curve "$(step 100 20 50000)" "$(step 100 21 73000)" "$(step 100 22 74000)" "$(step 100 23 88000)" \

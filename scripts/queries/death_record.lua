@@ -174,8 +174,10 @@ local function killer_text(d)
     local rss = f.rss_kb or f.to_free_kb
     if rss then parts[#parts + 1] = "freed " .. rss .. " kB rss" .. (f.swap_kb and (", " .. f.swap_kb .. " kB swap") or "") end
     if f.cache_kb and f.limit_kb then parts[#parts + 1] = "cache " .. f.cache_kb .. " kB below limit " .. f.limit_kb .. " kB" end
-  elseif f.rss_kb then
-    parts[#parts + 1] = "rss " .. f.rss_kb .. " kB"
+  else
+    local adj = f.oom_adj or f.adj
+    if adj then parts[#parts + 1] = "adj " .. adj end
+    if f.rss_kb then parts[#parts + 1] = "rss " .. f.rss_kb .. " kB" end
   end
   return table.concat(parts, ", ")
 end

@@ -425,7 +425,7 @@ end
 -- Signals while no process is judged (gone): logged with their meaning, never a dump.
 function W.quiet_signals(w, s)
   for _, sig in ipairs(s.signals or {}) do
-    if sig.what and not sig.line:find(w.ctx.name, 1, true) then w:log("signal", sig.what) end
+    w:log("signal", sig.what)
   end
 end
 

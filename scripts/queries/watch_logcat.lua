@@ -55,9 +55,9 @@ end
 
 -- the output without the status line, and the status (nil when it never came)
 local function status_of(text)
-  local body, code = text:match("^(.-)\n?hk%-logcat%-exit=(%d+)%s*$")
-  if not body then return text, nil end
-  return body, tonumber(code)
+  local code
+  local body = text:gsub("hk%-logcat%-exit=(%d+)\r?\n?", function(c) code = tonumber(c); return "" end)
+  return body, code
 end
 
 local function first_line(s)

@@ -474,7 +474,7 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb)
 /* Splits a command line into words as sh does for the commands we serve: quotes ('...',
  * "...") group words and are removed; "2>&1" is dropped (stdout and stderr reach the host
  * together anyway); $? is the status of the command before. */
-static int split_words(char *line, char **argv, int max, int last_rc)
+static int split_words(char *line, char **argv, int max, int last_rc, int *merge)
 {
     static char subs[4][256];
     int argc = 0, nsub = 0;
@@ -490,7 +490,10 @@ static int split_words(char *line, char **argv, int max, int last_rc)
         }
         if (*r) r++;
         *w++ = 0;
-        if (!strcmp(word, "2>&1")) continue;
+        if (!strcmp(word, "2>&1")) {
+            *merge = 1;
+            continue;
+        }
         char *dq = strstr(word, "$?");
         if (dq && nsub < 4) { /* the status of the command before, wherever it stands in the word */
             snprintf(subs[nsub], sizeof subs[nsub], "%.*s%d%s", (int)(dq - word), word, last_rc, dq + 2);
@@ -502,6 +505,7 @@ static int split_words(char *line, char **argv, int max, int last_rc)
 }
 
 static int run_one(char *line, buf_t *out, buf_t *errb, int last_rc);
+static int run_words(char **argv, int argc, buf_t *out, buf_t *errb);
 
 /* "a; b; c": each in turn, the status of the last */
 static int run_command(char *line, buf_t *out, buf_t *errb)
@@ -516,7 +520,19 @@ static int run_command(char *line, buf_t *out, buf_t *errb)
 static int run_one(char *line, buf_t *out, buf_t *errb, int last_rc)
 {
     char *argv[64];
-    int argc = split_words(line, argv, 63, last_rc);
+    int merge = 0, argc = split_words(line, argv, 63, last_rc, &merge);
+    if (merge) { /* 2>&1: the command's stderr joins its stdout, in order */
+        buf_t err2 = {0};
+        int rc = run_words(argv, argc, out, &err2);
+        if (err2.len) bput(out, err2.p, err2.len);
+        free(err2.p);
+        return rc;
+    }
+    return run_words(argv, argc, out, errb);
+}
+
+static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
+{
     argv[argc] = NULL;
     if (argc == 0) return 0;
     if (!strcmp(argv[0], "getprop")) {
