@@ -50,12 +50,13 @@ hk.query{
   name = "exits",
   help = "An app's recent deaths, newest first, from `dumpsys activity exit-info PACKAGE` (API 30+)\n"
       .. "or a saved FILE (dumpsys text, a bug report, ApplicationExitInfo lines an app logged):\n"
-      .. "time, pid, process, reason and subreason by name, status, importance, PSS and RSS at the\n"
-      .. "last sample before death, description; a count per reason.  SIGNALED with status 9 reads\n"
+      .. "time, pid, process, reason and subreason by name, status, importance, PSS and RSS (the\n"
+      .. "last values sampled before death), description; a count per reason.  SIGNALED with status 9 reads\n"
       .. "\"killed (SIGKILL; cause not attributed by this device)\".",
   needs_dump = false,
   positional = { "target" },
   args = { serial = "" },
+  options_help = "  -s SERIAL: the device (PACKAGE only); TARGET: a file that exists is read as a file",
   aliases = { s = "serial" },
   shape = "record",
   columns = { "source", "exits", "summary" },

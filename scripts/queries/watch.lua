@@ -5,6 +5,8 @@
 -- against its real maximum, the native heap, PSS and RSS, and the process's uptime; the chosen
 -- watchers (hk.watcher{}) decide when to take a heap dump.  The built-in `tiers` watcher logs the
 -- first crossing of each tier and dumps at the top one, or on a critical memory signal in logcat.
+-- When the pid goes, a death record says why (watch_death.lua, death_record.lua); the log is read
+-- with the command the device's API level accepts (watch_logcat.lua).
 -- Where each number comes from:
 --   java used   dumpsys meminfo PID, row "Dalvik Heap", column "Heap Alloc" (KB)
 --   java max    getprop dalvik.vm.heapgrowthlimit, or dalvik.vm.heapsize when the package asks
@@ -615,11 +617,14 @@ hk.query{
   help = "Watch PROCESS (name or pid) on a device: each --interval a sample of the Java heap against\n" ..
          "its maximum (heapgrowthlimit, or heapsize for a largeHeap app), native heap, PSS and RSS;\n" ..
          "log the first crossing of each --tiers percentage and take a heap dump (no GC unless --gc)\n" ..
-         "at the top tier or on a critical memory signal in logcat, at most --max-dumps, one per\n" ..
-         "--cooldown, none in the first --skip-startup of the process.  --duration T or --count N\n" ..
-         "samples end it, or Ctrl-C after the current sample.  Survives restarts (new pid)\n" ..
-         "and the device going away.  --samples FILE (.csv or\n" ..
-         ".jsonl) records each sample and writes the chart FILE.svg.  Durations: 500ms, 2s, 5m, 1h.\n" ..
+         "at the top tier or on a critical memory signal in logcat (am_mem_factor CRITICAL, the\n" ..
+         "app's TRIM_MEMORY_RUNNING_CRITICAL or onLowMemory; am_low_memory is logged, no dump), at\n" ..
+         "most --max-dumps, one per --cooldown, none in the first --skip-startup of the process.\n" ..
+         "--duration T or --count N samples end it, or Ctrl-C after the current sample.  Survives\n" ..
+         "restarts (new pid) and the device going away; a death is explained (low memory: lmkd or\n" ..
+         "the kernel's killer; killed by ActivityManager; crash; ANR; exit-info on API 30+) with the\n" ..
+         "last sample's figures.  --samples FILE (.csv or .jsonl) records each sample and writes\n" ..
+         "the chart FILE.svg.  Durations: 500ms, 2s, 5m, 1h.\n" ..
          "--watcher NAME[,NAME] chooses the triggers (hk.watcher{} scripts; default: tiers).",
   needs_dump = false,
   positional = { "process" },
