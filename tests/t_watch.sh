@@ -75,13 +75,13 @@ rm -f "$CFG/offline_until"
 adb_wait "$S" device || timeout 10 adb -P "$APORT" connect "$S" >/dev/null 2>&1
 adb_wait "$S" device
 
-# unplugged: the device leaves the server's list, then comes back
+# unplugged: the device leaves the server's list (a command under way then reads "closed"), then comes back
 curve "$(step 510 30 40000)"
 ( sleep 0.8; adb -P "$APORT" disconnect "$S" >/dev/null 2>&1; sleep 1; adb_connect "$S" ) &
 unplug=$!
 watch unplug --duration 6s --interval 200ms
 wait $unplug
-grep -q "device-lost.*not found" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
+grep -qE "device-lost.*(not found|closed)" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
   && pass watch_device_unplugged || fail watch_device_unplugged "$(grep -v ' pid ' "$T/unplug.err" | tail -5)"
 adb_wait "$S" device
 
