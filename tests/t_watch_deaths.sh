@@ -98,6 +98,19 @@ timeout 30 "$HK" exits -s "$S" "$APP" >"$T/exits.txt" 2>&1
 grep -q "80  $APP  SIGNALED" "$T/exits.txt" && grep -q "^  SIGNALED 1 of 3" "$T/exits.txt" \
   && pass exits_table || fail exits_table "$(head -c 600 "$T/exits.txt")"
 
+# ---- API 33: no kill record in the log (lmkd's lines not kept), exit-info records the death two
+# samples late (it waits for lmkd's report): asked again, the record gains it ----
+curve "$(step 110 30 40000)" "$(step 110 31 41000)" "pid=110 gone" "$(step 110 33 41000)" "$(step 110 34 41000)" "$(step 110 35 41000)"
+say 2 system 1500 1520 I "ActivityManager: Process $APP (pid 110) has died: cch+5 CEM"
+exitinfo nosub
+sed -i 's/pid=100$/pid=110/' "$CFG/exitinfo"
+echo 4 >"$CFG/exitinfo_from"
+watch late --count 6 --json
+eq deaths_exit_info_late "$(ev late '[.[] | select(.event | startswith("death")) | .event] | join(",")')/$(ev late '.[] | select(.event == "death") | .death | "\(.cause) \(.cause_from) \(.exit_info.reason) \(.exit_info.pss_kb) \(.sources[-1])"')" \
+  "death,death-exit-info/low memory (exit-info LOW_MEMORY) exit-info LOW_MEMORY 50176 exit-info (its record, asked again)"
+grep -q "death-exit-info  pid 110: pid 110 $APP: low memory (exit-info LOW_MEMORY); exit-info LOW_MEMORY, importance 400 (cached), pss 49MB, rss 88MB" "$T/late.err" \
+  && pass deaths_exit_info_late_said || fail deaths_exit_info_late_said "$(grep death "$T/late.err")"
+
 # ---- API 29: no exit-info: one line, exit 1 (the device cannot answer) ----
 set_sdk 29
 timeout 30 "$HK" exits -s "$S" "$APP" >"$T/old.out" 2>"$T/old.err"

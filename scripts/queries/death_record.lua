@@ -129,25 +129,16 @@ function DR.build(t)
   local d = { pid = pid, process = t.process, time = t.time, sources = t.sources or {} }
   local by = by_kind(t.records, pid)
   DR.from_log(d, by)
+  if d.cause then d.cause_from = "log" end
   local e = t.exit_info
   if e then
     d.exit_info = DR.exit_row(e)
-    if not d.cause then d.cause_class, d.cause = DR.exit_cause(e) end
-  end
-  if not d.cause and by.zygote_signal then
-    d.cause_class = "signaled"
-    d.cause = "killed by signal " .. tostring(by.zygote_signal.signal) .. " (the zygote saw it; no kill record)"
-  elseif not d.cause and by.zygote_exit then
-    d.cause_class, d.cause = "exit_self", "exited itself (status " .. tostring(by.zygote_exit.status) .. ")"
-  end
-  if not d.cause then
-    d.cause_class = "unknown"
-    d.cause = "unknown (read: " .. table.concat(d.sources, "; ") .. ")"
-    if by.am_has_died then
-      d.note = "ActivityManager saw it die without killing it (`has died`) and no crash was logged; "
-        .. "a kernel low memory killer writes only to the kernel log"
+    if not d.cause then
+      d.cause_class, d.cause = DR.exit_cause(e)
+      d.cause_from = "exit-info"
     end
   end
+  DR.from_weak_records(d, by)
   d.records = {}
   for k in pairs(by) do d.records[#d.records + 1] = k end
   table.sort(d.records)
@@ -156,6 +147,41 @@ function DR.build(t)
       "rss_kb" })
   end
   return d
+end
+
+-- exit-info that came later: kept, and the cause taken from it when the log gave none better
+function DR.add_exit_info(d, e)
+  d.exit_info = DR.exit_row(e)
+  d.exit_info_pending = nil
+  for i, s in ipairs(d.sources) do
+    if s:match("^exit%-info: no record") then d.sources[i] = "exit-info (its record, asked again)" end
+  end
+  if d.cause_from == "none" or d.cause_from == "zygote" then
+    d.cause_class, d.cause = DR.exit_cause(e)
+    d.cause_from, d.note = "exit-info", nil
+  end
+end
+
+-- what is left when neither the log's kill records nor exit-info said: the zygote's notice,
+-- ActivityManager's `has died`, or nothing (naming what was read)
+function DR.from_weak_records(d, by)
+  if not d.cause and by.zygote_signal then
+    d.cause_from = "zygote"
+    d.cause_class = "signaled"
+    d.cause = "killed by signal " .. tostring(by.zygote_signal.signal) .. " (the zygote saw it; no kill record)"
+  elseif not d.cause and by.zygote_exit then
+    d.cause_from = "zygote"
+    d.cause_class, d.cause = "exit_self", "exited itself (status " .. tostring(by.zygote_exit.status) .. ")"
+  end
+  if not d.cause then
+    d.cause_from = "none"
+    d.cause_class = "unknown"
+    d.cause = "unknown (read: " .. table.concat(d.sources, "; ") .. ")"
+    if by.am_has_died then
+      d.note = "ActivityManager saw it die without killing it (`has died`) and no crash was logged; "
+        .. "a kernel low memory killer writes only to the kernel log"
+    end
+  end
 end
 
 local function mb(kb) return kb and string.format("%.1f MB", tonumber(kb) / 1024) or "?" end

@@ -401,6 +401,7 @@ function W.death(w, rec, watchers)
   end
   local e = w:log("death", hk.death_record.summary(d))
   e.death = d
+  if d.exit_info_pending then w.exit_wait = { d = d, pid = ctx.pid, ends = hk.clock() + 10 } end
   rec.cause = d.cause_class
   w.death_marks[#w.death_marks + 1] = { t = w.sample_t, cause_class = d.cause_class, text = e.detail }
   for _, def in ipairs(watchers) do
@@ -409,6 +410,20 @@ function W.death(w, rec, watchers)
       local okw, err = pcall(def.on_death, d, W.handle(w, def.name))
       if not okw then w:log("watcher-failed", def.name .. ": " .. first_line(err)) end
     end
+  end
+end
+
+-- exit-info may record a death some seconds after it (it waits for lmkd's report): asked again
+-- each sample for 10 s; when it comes, the death record (the same table as the event's) gains it.
+function W.exit_info_late(w)
+  local x = w.exit_wait
+  local ok, r = pcall(hk.watch_exit_info, w.ctx, w.dev, x.pid)
+  if ok and r then
+    w.exit_wait = nil
+    hk.death_record.add_exit_info(x.d, r)
+    w:log("death-exit-info", string.format("pid %d: %s", x.pid, hk.death_record.summary(x.d)))
+  elseif hk.clock() > x.ends then
+    w.exit_wait = nil
   end
 end
 
@@ -546,6 +561,7 @@ function W.run(args)
       state = "offline"
     end
     W.log_state(w, s)
+    if w.exit_wait and w.dev then W.exit_info_late(w) end
     if state == "gone" then
       rec.pid = nil
       if ctx.pid and ctx.dead ~= ctx.pid then W.death(w, rec, watchers) end
@@ -557,6 +573,7 @@ function W.run(args)
         w:log("restart", string.format("pid %d -> %d", ctx.pid, rec.pid))
       end
       ctx.pid = rec.pid
+      w.last_ok = rec
       -- without the device's uptime, the time since this pid was first seen is a lower bound
       w.first_seen = w.first_seen or {}
       w.first_seen[rec.pid] = w.first_seen[rec.pid] or hk.clock()
@@ -570,7 +587,6 @@ function W.run(args)
       if rec.java_pct and rec.java_pct >= p then rec.tier = i end
     end
     if state == "ok" then
-      w.last_ok = rec
       for k, v in pairs(rec) do s[k] = v end
       s.new_process = w.judged_pid ~= rec.pid -- the first judged sample of this process
       w.judged_pid = rec.pid

@@ -2,7 +2,9 @@
 -- pid that disappeared: the kill, death and crash records of the log read since the sample
 -- before it (ctx.log_records: the last two reads), the kernel log when the log holds no kill
 -- record (the kernel's low memory killer writes only there), and on API 30+ the pid's
--- exit-info record.  ctx.log is the hk.logcat_reader; last is the pid's last sample.
+-- exit-info record (d.exit_info_pending when it has none yet: watch asks again).  ctx.log is the
+-- hk.logcat_reader; last is the pid's last sample.  hk.watch_exit_info(ctx, dev, pid) -> the pid's
+-- exit-info record or nil.
 
 local function has_kill(records, pid)
   for _, r in ipairs(records) do
@@ -30,25 +32,28 @@ local function kernel(ctx, records, sources, pid)
   for _, r in ipairs(parse_lines(lines)) do records[#records + 1] = r end
 end
 
+-- the pid's exit-info record (API 30+), or nil
+function hk.watch_exit_info(ctx, dev, pid)
+  local text = dev:shell("dumpsys activity exit-info " .. ctx.name:match("^[^:]+"))
+  for _, r in ipairs(hk.deaths.exit_info(text)) do
+    if tonumber(r.pid) == pid then return r end
+  end
+end
+
 local function exit_info(ctx, dev, pid, sources)
   if (dev.sdk or 0) < 30 then
     sources[#sources + 1] = "exit-info: none before Android 11 (API " .. tostring(dev.sdk) .. ")"
     return nil
   end
-  local pkg = ctx.name:match("^[^:]+")
-  local ok, text = pcall(dev.shell, dev, "dumpsys activity exit-info " .. pkg)
+  local ok, r = pcall(hk.watch_exit_info, ctx, dev, pid)
   if not ok then
-    sources[#sources + 1] = "exit-info: " .. tostring(text):gsub("\n.*", "")
-    return nil
+    sources[#sources + 1] = "exit-info: " .. tostring(r):gsub("\n.*", "")
+  elseif r then
+    sources[#sources + 1] = "exit-info (its record)"
+  else
+    sources[#sources + 1] = "exit-info: no record for pid " .. pid .. " yet (asked again for 10 s)"
   end
-  for _, r in ipairs(hk.deaths.exit_info(text)) do
-    if tonumber(r.pid) == pid then
-      sources[#sources + 1] = "exit-info (its record)"
-      return r
-    end
-  end
-  sources[#sources + 1] = "exit-info: no record for pid " .. pid
-  return nil
+  return ok and r or nil, ok and not r
 end
 
 function hk.watch_death(ctx, dev, pid, last)
@@ -68,7 +73,10 @@ function hk.watch_death(ctx, dev, pid, last)
     local ok, err = pcall(kernel, ctx, records, sources, pid)
     if not ok then sources[#sources + 1] = "kernel log: " .. tostring(err):gsub("\n.*", "") end
   end
-  local e = hk.deaths and dev and exit_info(ctx, dev, pid, sources)
-  return hk.death_record.build{ pid = pid, process = ctx.name, records = records, exit_info = e or nil,
+  local e, pending
+  if hk.deaths and dev then e, pending = exit_info(ctx, dev, pid, sources) end
+  local d = hk.death_record.build{ pid = pid, process = ctx.name, records = records, exit_info = e or nil,
     sources = sources, last = last, time = os.date("!%Y-%m-%dT%H:%M:%SZ") }
+  d.exit_info_pending = pending or nil
+  return d
 end

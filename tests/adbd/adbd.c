@@ -42,7 +42,8 @@
  *              the current one (the last step repeats)
  *   logcat     more log lines: "STEP BUFFER PID TID PRIO TAG: MESSAGE" (adbd_logcat.c says how
  *              logcat of the props' API level serves them); logcat_broken: logcat fails with it
- *   exitinfo   text printed by `dumpsys activity exit-info ...`
+ *   exitinfo   text printed by `dumpsys activity exit-info ...` (from curve step exitinfo_from on,
+ *              when that file holds a step: the system records a death some time after it)
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
  *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
  *   log        one line per OPENed service (appended)
@@ -598,6 +599,9 @@ static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
     }
     if (!strcmp(argv[0], "logcat")) return adbd_logcat(argv, argc, out, errb);
     if (!strcmp(argv[0], "dumpsys") && argc >= 3 && !strcmp(argv[1], "activity") && !strcmp(argv[2], "exit-info")) {
+        char from[32];
+        int pos = 0;
+        if (curve_step(&st, &pos) && pos < atoi(cfg_word("exitinfo_from", from, sizeof from))) return 0;
         char *s = slurp(cfg_path("exitinfo"));
         bput(out, s, strlen(s));
         free(s);
