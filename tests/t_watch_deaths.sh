@@ -210,6 +210,22 @@ watch amkill --count 3 --json
 eq deaths_am_kill_event "$(ev amkill '.[] | select(.event == "death") | .death | "\(.cause) \(.killer_figures.oom_adj)"')" \
   "killed by ActivityManager: excessive cpu 61000 during 300000 dur=1200000 limit=2 906"
 
+# ---- API 31: crashes, from the crash buffer (libc's `Fatal signal`, AndroidRuntime's FATAL
+# EXCEPTION + `Process: P, PID: N`: layouts every version prints, not in FORMATS.md) ----
+set_sdk 31
+curve "$(step 700 30 40000)" "$(step 700 31 41000)" "pid=700 gone"
+say 2 crash 700 715 F "libc: Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 715 (RenderThread), pid 700 ($APP)"
+watch native --count 3 --json
+eq deaths_native_crash "$(ev native '.[] | select(.event == "death") | .death | "\(.cause_class) \(.cause)"')" \
+  "crash crashed (native Fatal signal 11 SIGSEGV)"
+curve "$(step 710 30 40000)" "$(step 710 31 41000)" "pid=710 gone"
+say 2 crash 710 710 E "AndroidRuntime: FATAL EXCEPTION: main"
+say 2 crash 710 710 E "AndroidRuntime: Process: $APP, PID: 710"
+say 2 crash 710 710 E "AndroidRuntime: java.lang.OutOfMemoryError: Failed to allocate a 16 byte allocation"
+watch java --count 3 --json
+eq deaths_java_crash "$(ev java '.[] | select(.event == "death") | .death | "\(.cause_class) \(.cause) \(.killer_figures.thread)"')" \
+  "crash crashed (Java FATAL EXCEPTION) main"
+
 # ---- signals judged: am_low_memory at every sample, at a low heap, takes no dump; am_mem_factor
 # below critical neither (FORMATS.md §5) ----
 set_sdk 33
@@ -262,6 +278,13 @@ eq parse_odd "$(parse "$T/odd.log" | grep -E 'pid=7[789]' | sed 's/ values=.*//'
   "kind=lmkd_kill oom_score_adj=900 pid=77 process=a.b reason=x rss_kb=10 swap_kb=2 uid=1
 kind=am_kill oom_adj=900 pid=78 process=a.b reason=empty #3 user=0
 kind=killinfo min_oom_adj=20 oom_adj=905 pid=79 uid=1000"
+# the kernel driver's record as dmesg prints it (later lines indented, no prefix) and lmkd
+# 5.0-8.0's three lines in brief (FORMATS.md §3)
+printf '<6>[ 1234.567890] lowmemorykiller: Killing '"'"'RenderThread'"'"' (4242), adj 1000,\n   to free 51234kB on behalf of '"'"'kswapd0'"'"' (87) because\n   cache 12345kB is below limit 20000kB for oom_score_adj 900\n   Free memory is 1234kB above reserved\n' >"$T/dmesg.log"
+printf 'I/lowmemorykiller(  240): Killing '"'"'com.x'"'"' (555), uid 10001, adj 15\nI/lowmemorykiller(  240):    to free 20480kB because cache 30000kB is below limit 32768kB for oom_adj 9\nI/lowmemorykiller(  240):    Free memory is -1024kB below reserved\n' >>"$T/dmesg.log"
+eq parse_kernel_and_lmkd5 "$(parse "$T/dmesg.log")" \
+  "adj=1000 cache_kb=12345 comm=RenderThread free_kb=1234 free_vs_reserved=above kind=kernel_lmk_kill limit_kb=20000 min_oom_score_adj=900 on_behalf_of=kswapd0 pid=4242 to_free_kb=51234
+adj=15 cache_kb=30000 free_kb=-1024 free_vs_reserved=below kind=lmkd_kill limit_kb=32768 min_oom_adj=9 pid=555 process=com.x to_free_kb=20480 uid=10001"
 # exit-info: an unknown reason number, a cut record, junk
 printf 'ApplicationExitInfo #0:\n  pid=42\n  reason=99\n  subreason=77 (SOMETHING NEW)\n  pss=12\nApplicationExitInfo #1: pid=43 reas' >"$T/odd.txt"
 head -c 2000 /dev/urandom >>"$T/odd.txt"

@@ -61,6 +61,7 @@ int dl_frame_line(const char *line, size_t n, dl_frame *fr);  /* 1 framed, 0 not
 int dl_message(dl_records *rs, const dl_frame *fr, int line); /* 1 when a record was added */
 int dl_events_payload(dl_records *rs, const dl_frame *fr, int line);
 int dl_lmk_message(dl_records *rs, const dl_frame *fr, int line);
+int dl_lmk_continuation(dl_records *rs, int line, const char *p, const char *end);
 
 /* small text helpers */
 const char *dl_skip_ws(const char *p, const char *end);

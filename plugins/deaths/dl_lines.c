@@ -187,8 +187,11 @@ void dl_logcat_parse(const char *text, size_t n, dl_records *out)
         line++;
         dl_frame fr;
         int before = out->n;
-        if (dl_frame_line(p, (size_t)(le - p), &fr) && dl_message(out, &fr, line) && out->n > before)
-            stamp(&out->r[out->n - 1], &fr);
+        if (dl_frame_line(p, (size_t)(le - p), &fr)) {
+            if (dl_message(out, &fr, line) && out->n > before) stamp(&out->r[out->n - 1], &fr);
+        } else {
+            dl_lmk_continuation(out, line, p, le);
+        }
         p = nl ? nl + 1 : end;
     }
 }

@@ -132,6 +132,14 @@ int dl_lmk_message(dl_records *rs, const dl_frame *fr, int line)
         dl_set(r, "text", p, (size_t)(end - p));
         return 1;
     }
+    return dl_lmk_continuation(rs, line, p, end);
+}
+
+/* A continuation line, also without a frame (dmesg prints a record's later lines with no
+ * timestamp or tag, only indented). */
+int dl_lmk_continuation(dl_records *rs, int line, const char *p, const char *end)
+{
+    p = dl_skip_ws(p, end);
     if (dl_starts(p, end, "to free ") || dl_starts(p, end, "cache ") || dl_starts(p, end, "Free memory is ") ||
         dl_starts(p, end, "Killing because cache "))
         return continuation(rs, line, p, end);
