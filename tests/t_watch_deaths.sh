@@ -285,6 +285,21 @@ printf 'I/lowmemorykiller(  240): Killing '"'"'com.x'"'"' (555), uid 10001, adj 
 eq parse_kernel_and_lmkd5 "$(parse "$T/dmesg.log")" \
   "adj=1000 cache_kb=12345 comm=RenderThread free_kb=1234 free_vs_reserved=above kind=kernel_lmk_kill limit_kb=20000 min_oom_score_adj=900 on_behalf_of=kswapd0 pid=4242 to_free_kb=51234
 adj=15 cache_kb=30000 free_kb=-1024 free_vs_reserved=below kind=lmkd_kill limit_kb=32768 min_oom_adj=9 pid=555 process=com.x to_free_kb=20480 uid=10001"
+# the event tags' versions (FORMATS.md §2): am_proc_died of 3 and 5 values, am_kill of 5 and 6
+# (rss), am_mem_factor's levels; tags padded to 8 in threadtime
+cat >"$T/events.log" <<'EOS'
+11-14 22:13:20.500  1500  1520 I am_proc_died: [0,1234,com.x]
+11-14 22:13:20.501  1500  1520 I am_proc_died: [0,1235,com.y,905,19]
+11-14 22:13:20.502  1500  1520 I am_kill : [0,1236,com.z,906,empty #35]
+11-14 22:13:20.503  1500  1520 I am_kill : [0,1237,com.w,915,remove task,51234]
+11-14 22:13:20.504  1500  1520 I am_mem_factor: [3,2]
+EOS
+eq parse_event_versions "$(parse "$T/events.log")" \
+  "kind=am_proc_died pid=1234 process=com.x user=0
+kind=am_proc_died oom_adj=905 pid=1235 proc_state=19 process=com.y user=0
+kind=am_kill oom_adj=906 pid=1236 process=com.z reason=empty #35 user=0
+kind=am_kill oom_adj=915 pid=1237 process=com.w reason=remove task rss_kb=51234 user=0
+current=3 current_name=CRITICAL kind=am_mem_factor previous=2 previous_name=LOW"
 # exit-info: an unknown reason number, a cut record, junk
 printf 'ApplicationExitInfo #0:\n  pid=42\n  reason=99\n  subreason=77 (SOMETHING NEW)\n  pss=12\nApplicationExitInfo #1: pid=43 reas' >"$T/odd.txt"
 head -c 2000 /dev/urandom >>"$T/odd.txt"
