@@ -306,6 +306,13 @@ head -c 2000 /dev/urandom >>"$T/odd.txt"
 timeout 30 "$HK" exits "$T/odd.txt" --json >"$T/odd.json" 2>"$T/odd.err"
 eq exits_odd "$?/$(jq -r '.exits[0] | "\(.pid) \(.reason) \(.subreason) \(.pss_kb)"' "$T/odd.json" 2>&1)" \
   "0/42 99 (a number hprofkit does not know) SOMETHING NEW 0"
+# a bug report: the exit-info section among others; lines after a record that are not its
+# fields (" pid=" of another section) leave it alone
+{ echo "------ DUMPSYS (dumpsys) ------"; echo "  ProcessRecord{1 4242:com.other/u0a1} pid=4242 uid=10001";
+  exitinfo nosub; cat "$CFG/exitinfo"; echo; echo "  mPid=1 pid=999 reason=1 status=7"; echo "DUMP OF SERVICE alarm:"; } >"$T/bugreport.txt"
+timeout 30 "$HK" exits "$T/bugreport.txt" --json >"$T/bugreport.json" 2>&1
+eq exits_bugreport "$(jq -r '[.exits[] | "\(.pid) \(.reason) \(.status)"] | join(", ")' "$T/bugreport.json" 2>&1)" \
+  "100 LOW_MEMORY 0, 90 OTHER KILLS BY SYSTEM 0, 80 SIGNALED 9"
 head -c 5000 /dev/urandom >"$T/junk.bin"
 timeout 30 "$HK" exits "$T/junk.bin" --json >"$T/junk.json" 2>&1
 eq exits_junk "$?/$(jq -r '.exits | length' "$T/junk.json" 2>&1)" "0/0"

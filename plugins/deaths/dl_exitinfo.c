@@ -178,8 +178,10 @@ static void one_line(dl_records *out, ctx_t *c, const char *p, const char *end, 
     } else if (dl_starts(p, end, "Exit reason #")) {
         c->loose = 1;
         begin(out, c, "app-log", line);
-    } else if (c->cur) {
+    } else if (c->cur && key_at(p, end, c->loose ? ':' : '=', c->loose) >= 0) {
         fields(c->cur, p, end, c->loose ? ':' : '=', c->loose);
+    } else {
+        c->cur = NULL; /* a record's lines all start with a field: anything else ends it (bug reports) */
     }
 }
 
