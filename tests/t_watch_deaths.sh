@@ -84,12 +84,16 @@ eq deaths_lmkd_samples "$(col lmkd state | sed -n 4p)/$(col lmkd cause | sed -n 
 eq deaths_lmkd_then_restart "$(ev lmkd '[.[] | .event] | join(",")')" "tier,tier,death,gone,restart,stop"
 eq deaths_lmkd_chart "$(sed 's/xmlns="[^"]*"//' "$T/lmkd/s.csv.svg" | xmllint --xpath 'string(//*[@class="death"]/@data-cause)' -)" low_memory
 eq deaths_lmkd_no_dump "$(dumps lmkd)" 0
+# the samples file read back draws the same death mark (triage --samples' chart)
+echo 'local t, c = hk.watch_chart(hk.watch_samples(arg.dump), {}):match("<g class=\"death\" data%-t=\"([^\"]*)\" data%-cause=\"([^\"]*)\"")
+print(string.format("%.3f %s", tonumber(t), c))' >"$T/redraw.lua"
+eq deaths_lmkd_chart_redrawn "$("$HK" run "$T/redraw.lua" "$T/lmkd/s.csv" 2>&1)" "$(printf '%.3f' "$(col lmkd t | sed -n 4p)") low_memory"
 # `exits` lists the same death, and reads each layout of §6
 for layout in sub nosub a15; do
   exitinfo $layout
   timeout 30 "$HK" exits -s "$S" "$APP" --json >"$T/exits-$layout.json" 2>"$T/exits-$layout.err"
   eq "exits_layout_$layout" "$(jq -r '[.exits[] | "\(.pid) \(.reason) \(.pss_kb) \(.rss_kb) \(.importance)"] | join(", ")' "$T/exits-$layout.json" 2>&1)" \
-    "100 LOW_MEMORY 50176 90112 400 (cached), 90 OTHER KILLS BY SYSTEM 0 1992294 400 (cached), 80 SIGNALED 76800 131072 125 (foreground service)"
+    "100 LOW_MEMORY 50176 90112 400 (cached), 90 OTHER KILLS BY SYSTEM null 1992294 400 (cached), 80 SIGNALED 76800 131072 125 (foreground service)"
 done
 eq exits_subreason "$(jq -r '.exits[1].subreason' "$T/exits-sub.json")/$(jq -r '.exits[1].subreason' "$T/exits-nosub.json")" "TOO MANY EMPTY PROCS/null"
 eq exits_sigkill_text "$(jq -r '.exits[2].cause' "$T/exits-a15.json")" "killed (SIGKILL; cause not attributed by this device)"
@@ -121,7 +125,7 @@ eq exits_before_api30 "$?/$(grep -c . "$T/old.err")/$(cat "$T/old.err")" \
 # exitinfo-tostring-termux-api700.txt
 timeout 30 "$HK" exits "$REF/exitinfo-tostring-termux-api700.txt" --json >"$T/termux.json" 2>&1
 eq exits_file_tostring "$(jq -r '[.exits[] | "\(.pid) \(.reason)/\(.subreason) \(.status) \(.importance_code) \(.pss) \(.rss) \(.description)"] | join(", ")' "$T/termux.json" 2>&1)" \
-  "16125 OTHER KILLS BY SYSTEM/TOO MANY EMPTY PROCS 0 400 24MB 77MB too many empty, 15301 LOW_MEMORY/UNKNOWN 0 400 0.00 0.00 null, 23926 SIGNALED/UNKNOWN 9 125 75MB 128MB null"
+  "16125 OTHER KILLS BY SYSTEM/TOO MANY EMPTY PROCS 0 400 24MB 77MB too many empty, 15301 LOW_MEMORY/UNKNOWN 0 400 0.00 (not sampled) 0.00 (not sampled) null, 23926 SIGNALED/UNKNOWN 9 125 75MB 128MB null"
 # app-logged-exit-reasons-studio-status22540.log
 timeout 30 "$HK" exits "$REF/app-logged-exit-reasons-studio-status22540.log" --json >"$T/status.json" 2>&1
 eq exits_file_app_log "$(jq -r '.exits[] | "\(.reason) \(.description) \(.time)"' "$T/status.json" 2>&1)" \

@@ -50,6 +50,14 @@ function DR.exit_cause(r)
   return "unknown", "unknown (exit-info has no reason)"
 end
 
+-- exit-info's PSS and RSS are the last values sampled; 0.00 means it was never sampled
+local function never(text) return present(text) and tostring(text):match("^0%.00$") ~= nil end
+local function sampled(text)
+  if not present(text) then return hk.null end
+  if never(text) then return text .. " (not sampled)" end
+  return text
+end
+
 function DR.exit_row(r)
   local cls, cause = DR.exit_cause(r)
   local function v(x) if present(x) then return x end return hk.null end
@@ -61,7 +69,8 @@ function DR.exit_row(r)
     reason = coded(r.reason, r.reason_name) or hk.null, reason_code = v(r.reason),
     subreason = coded(r.subreason, r.subreason_name) or hk.null, subreason_code = v(r.subreason),
     status = v(r.status), importance = importance(r.importance) or hk.null, importance_code = v(r.importance),
-    pss = v(r.pss_text), rss = v(r.rss_text), pss_kb = v(r.pss_kb), rss_kb = v(r.rss_kb),
+    pss = sampled(r.pss_text), rss = sampled(r.rss_text),
+    pss_kb = never(r.pss_text) and hk.null or v(r.pss_kb), rss_kb = never(r.rss_text) and hk.null or v(r.rss_kb),
     description = v(r.description), cause = cause, cause_class = cls, layout = r.layout }
 end
 
