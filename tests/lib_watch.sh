@@ -43,7 +43,7 @@ step() { echo "pid=$1 up=$2 alloc=$3 size=$(($3 + 4000)) native=$((5000 + $3 / 1
 # curve LINES...: a new curve of $APP, from its first step; no extra log lines, no exit-info
 curve() {
   { echo "name=$APP"; printf '%s\n' "$@"; } >"$CFG/curve"
-  rm -f "$CFG/curve.pos" "$CFG/offline_until" "$CFG/logcat" "$CFG/exitinfo" "$CFG/exitinfo_from" "$CFG/logcat_broken"
+  rm -f "$CFG/curve.pos" "$CFG/offline_until" "$CFG/logcat" "$CFG/exitinfo" "$CFG/exitinfo_from" "$CFG/logcat_broken" "$CFG/dmesg"
 }
 # watch NAME ARGS...: runs watch of $APP on the daemon into $T/NAME/ (dumps there), samples NAME/s.csv
 watch() {

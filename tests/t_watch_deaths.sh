@@ -179,12 +179,25 @@ curve "$(step 12041 30 40000)" "$(step 12041 31 41000)" "pid=12041 gone" "$(step
 relog 0 "$REF/am-has-died-adj-a41-brief-so19835733.log" "partnersetup"
 relog 2 "$REF/am-has-died-adj-a41-brief-so19835733.log"
 watch api19 --count 3 --json
-eq deaths_api19 "$(ev api19 '.[] | select(.event == "death") | .death | "\(.pid) \(.cause_class) \(.records | join(",")) \(.sources[1])"')" \
-  "12041 unknown am_has_died kernel log: \`logcat\` exited with status 1: Unable to open log device '/dev/log/kernel': No such file or directory"
+eq deaths_api19 "$(ev api19 '.[] | select(.event == "death") | .death | "\(.pid) \(.cause_class) \(.records | join(",")) \(.sources[1]) / \(.sources[2])"')" \
+  "12041 unknown am_has_died kernel log: \`logcat\` exited with status 1: Unable to open log device '/dev/log/kernel': No such file or directory / dmesg: exit status 1: dmesg: klogctl: Operation not permitted"
 grep -q "log: logcat -v threadtime -b main,system,events, the last 2000 lines, those seen dropped (API 19)" "$T/api19.err" \
   && pass deaths_api19_count || fail deaths_api19_count "$(grep 'log:' "$T/api19.err")"
 eq deaths_api19_old_lines_dropped "$(ev api19 '[.[] | select(.event == "death") | .death.sources[0]] | .[0]')" \
   "logcat main,system,events (9 lines over the last two samples)"
+
+# the same on a device whose dmesg the shell may read: the kernel's kill of the pid (the last one:
+# an older kill of the same pid is another process's; FORMATS.md §3 "Kernel driver", dmesg layout)
+curve "$(step 12041 30 40000)" "$(step 12041 31 41000)" "pid=12041 gone"
+relog 2 "$REF/am-has-died-adj-a41-brief-so19835733.log" "whatsapp"
+printf '%s\n' "<6>[  100.000000] lowmemorykiller: Killing 'com.whatsapp' (12041), adj 8," \
+  "<6>[  100.000001]    to free 10000kB on behalf of 'kswapd0' (87) because" \
+  "<6>[ 5000.000000] lowmemorykiller: Killing 'Binder_3' (12041), adj 8," \
+  "   to free 45000kB on behalf of 'kswapd0' (87) because" \
+  "   cache 40000kB is below limit 46080kB for oom_score_adj 470" "   Free memory is 3000kB above reserved" >"$CFG/dmesg"
+watch dmesg --count 3 --json
+eq deaths_api19_dmesg "$(ev dmesg '.[] | select(.event == "death") | .death | [.cause, .killer_figures.comm, .killer_figures.adj, .killer_figures.to_free_kb, .killer_figures.cache_kb, .sources[2]] | map(tostring) | join("|")')" \
+  "low memory (kernel low memory killer)|Binder_3|8|45000|40000|dmesg (6 lines)"
 
 # ---- API 24: the kernel's low memory killer, only in -b kernel (FORMATS.md §3 "Kernel
 # driver": Killing '<comm>' + continuation lines; the name is a thread's, matched by pid) ----

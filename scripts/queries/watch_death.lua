@@ -1,7 +1,8 @@
 -- hk.watch_death(ctx, dev, pid, last) -> the death record (hk.death_record.build) of a watched
 -- pid that disappeared: the kill, death and crash records of the log read since the sample
--- before it (ctx.log_records: the last two reads), the kernel log when the log holds no kill
--- record (the kernel's low memory killer writes only there), and on API 30+ the pid's
+-- before it (ctx.log_records: the last two reads), the kernel log (logcat -b kernel, else dmesg)
+-- when the log holds no kill record (the kernel's low memory killer writes only there), and on
+-- API 30+ the pid's
 -- exit-info record (d.exit_info_pending when it has none yet: watch asks again).  ctx.log is the
 -- hk.logcat_reader; last is the pid's last sample.  hk.watch_exit_info(ctx, dev, pid) -> the pid's
 -- exit-info record or nil.
@@ -21,12 +22,33 @@ local function parse_lines(lines)
   return hk.deaths.logcat(table.concat(t, "\n"))
 end
 
-local function kernel(ctx, records, sources, pid)
+-- dmesg, where logcat has no kernel buffer (before API 23, or not enabled): the whole ring, so
+-- only the last kernel kill of the pid counts (an older one is of a process that had the pid
+-- before).  Often refused to the shell user (dmesg_restrict): then it says why.
+local function dmesg(dev, records, sources, pid)
+  local text = dev:shell("dmesg 2>&1; echo hk-logcat-exit=$?")
+  local code
+  text = text:gsub("hk%-logcat%-exit=(%d+)\r?\n?", function(c) code = tonumber(c); return "" end)
+  if code ~= 0 then
+    local first = text:match("[^\r\n]*%S[^\r\n]*") or "(no output)"
+    sources[#sources + 1] = "dmesg: " .. (code and ("exit status " .. code .. ": ") or "") .. first
+    return
+  end
+  local last
+  for _, r in ipairs(hk.deaths.logcat(text)) do
+    if r.kind == "kernel_lmk_kill" and tonumber(r.pid) == pid then last = r end
+  end
+  local n = select(2, text:gsub("\n", ""))
+  sources[#sources + 1] = string.format("dmesg (%d lines%s)", n, last and "" or ", no kill of the pid")
+  if last then records[#records + 1] = last end
+end
+
+local function kernel(ctx, dev, records, sources, pid)
   if has_kill(records, pid) or not ctx.log or ctx.log_error then return end
   local lines, why = ctx.log:read_buffer("kernel")
   if not lines then
     sources[#sources + 1] = "kernel log: " .. why
-    return
+    return dmesg(dev, records, sources, pid)
   end
   sources[#sources + 1] = string.format("kernel log (%d lines)", #lines)
   for _, r in ipairs(parse_lines(lines)) do records[#records + 1] = r end
@@ -70,7 +92,7 @@ function hk.watch_death(ctx, dev, pid, last)
       table.concat(ctx.log.buffers, ","), ctx.log_lines or 0)
   end
   if hk.deaths and dev then
-    local ok, err = pcall(kernel, ctx, records, sources, pid)
+    local ok, err = pcall(kernel, ctx, dev, records, sources, pid)
     if not ok then sources[#sources + 1] = "kernel log: " .. tostring(err):gsub("\n.*", "") end
   end
   local e, pending

@@ -42,6 +42,7 @@
  *              the current one (the last step repeats)
  *   logcat     more log lines: "STEP BUFFER PID TID PRIO TAG: MESSAGE" (adbd_logcat.c says how
  *              logcat of the props' API level serves them); logcat_broken: logcat fails with it
+ *   dmesg      the kernel's ring buffer for `dmesg` (absent: refused, as to the shell user)
  *   exitinfo   text printed by `dumpsys activity exit-info ...` (from curve step exitinfo_from on,
  *              when that file holds a step: the system records a death some time after it)
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
@@ -598,6 +599,14 @@ static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
         return rc;
     }
     if (!strcmp(argv[0], "logcat")) return adbd_logcat(argv, argc, out, errb);
+    if (!strcmp(argv[0], "dmesg")) {
+        char *s = slurp(cfg_path("dmesg"));
+        int rc = *s ? 0 : 1;
+        if (*s) bput(out, s, strlen(s));
+        else bprintf(errb, "dmesg: klogctl: Operation not permitted\n");
+        free(s);
+        return rc;
+    }
     if (!strcmp(argv[0], "dumpsys") && argc >= 3 && !strcmp(argv[1], "activity") && !strcmp(argv[2], "exit-info")) {
         char from[32];
         int pos = 0;
