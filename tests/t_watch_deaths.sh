@@ -243,6 +243,14 @@ watch java --count 3 --json
 eq deaths_java_crash "$(ev java '.[] | select(.event == "death") | .death | "\(.cause_class) \(.cause) \(.killer_figures.thread)"')" \
   "crash crashed (Java FATAL EXCEPTION) main"
 
+# an ANR, and ActivityManager's kill that ends it (events am_anr, am_kill: FORMATS.md §2)
+curve "$(step 720 30 40000)" "$(step 720 31 41000)" "pid=720 gone"
+say 2 events 1500 1520 I "am_anr  : [0,720,$APP,952680005,Input dispatching timed out]"
+say 2 events 1500 1520 I "am_kill : [0,720,$APP,0,bg anr]"
+watch anr --count 3 --json
+eq deaths_anr "$(ev anr '.[] | select(.event == "death") | .death | "\(.cause_class) \(.killer_figures.reason) / \(.killer_figures.killed_by_am)"')" \
+  "anr Input dispatching timed out / bg anr"
+
 # ---- signals judged: am_low_memory at every sample, at a low heap, takes no dump; am_mem_factor
 # below critical neither (FORMATS.md §5) ----
 set_sdk 33

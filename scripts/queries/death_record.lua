@@ -5,9 +5,10 @@
 --   hk.death_record.exit_row(r)  -> an exit-info record as `exits` shows it
 -- Which record wins (the first found for the pid): lmkd's kill (`Kill '…'`, `Killing '…', uid`,
 -- killinfo), the kernel's low memory killer (`Killing '<comm>' (<pid>)`: matched by pid, the
--- name is a thread's), ActivityManager's kill (am_kill, `Killing pid:process`), a crash (Java
--- FATAL EXCEPTION, native Fatal signal), an ANR, exit-info's reason, the zygote's `exited due
--- to signal`; else "unknown", naming what was read.
+-- name is a thread's), a crash (Java FATAL EXCEPTION, native Fatal signal), an ANR (the kill
+-- that ends it is kept as killed_by_am), ActivityManager's kill (am_kill, `Killing
+-- pid:process`), exit-info's reason, the zygote's `exited due to signal`; else "unknown",
+-- naming what was read.
 
 local DR = {}
 hk.death_record = DR
@@ -112,12 +113,6 @@ function DR.from_log(d, by)
   elseif by.kernel_lmk_kill then
     d.cause_class, d.killer, d.cause = "low_memory", "kernel", "low memory (kernel low memory killer)"
     d.killer_figures = copy(by.kernel_lmk_kill, KERNEL)
-  elseif by.am_kill or by.am_killing then
-    local k = by.am_kill or by.am_killing
-    d.cause_class, d.killer = "am_kill", "ActivityManager"
-    d.cause = "killed by ActivityManager: " .. tostring(k.reason or "?")
-    d.killer_figures = copy(k, { "reason", "oom_adj", "adj", "rss_kb", "log_time", "log_epoch" })
-    if by.am_kill and by.am_killing then d.killer_figures.adj = by.am_killing.adj end
   elseif by.java_crash or by.am_crash then
     d.cause_class, d.cause = "crash", "crashed (Java FATAL EXCEPTION)"
     d.killer_figures = copy(by.java_crash or by.am_crash, { "thread", "exception", "message", "log_time" })
@@ -128,9 +123,22 @@ function DR.from_log(d, by)
       present(c.signal_name) and (" " .. c.signal_name) or "")
     d.killer_figures = copy(c, { "signal", "signal_name", "log_time" })
   elseif by.am_anr or by.am_anr_log then
+    -- ActivityManager kills an app that does not respond: the ANR is the cause, the kill its end
     d.cause_class, d.cause = "anr", "ANR"
     d.killer_figures = copy(by.am_anr or by.am_anr_log, { "reason", "log_time" })
+  elseif by.am_kill or by.am_killing then
+    DR.am_kill(d, by)
   end
+  local k = by.am_kill or by.am_killing
+  if k and d.cause_class ~= "am_kill" and d.killer_figures then d.killer_figures.killed_by_am = k.reason end
+end
+
+function DR.am_kill(d, by)
+  local k = by.am_kill or by.am_killing
+  d.cause_class, d.killer = "am_kill", "ActivityManager"
+  d.cause = "killed by ActivityManager: " .. tostring(k.reason or "?")
+  d.killer_figures = copy(k, { "reason", "oom_adj", "adj", "rss_kb", "log_time", "log_epoch" })
+  if by.am_kill and by.am_killing then d.killer_figures.adj = by.am_killing.adj end
 end
 
 function DR.build(t)
