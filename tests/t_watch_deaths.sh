@@ -119,7 +119,7 @@ grep -q "death-exit-info  pid 110: pid 110 $APP: low memory (exit-info LOW_MEMOR
 set_sdk 29
 timeout 30 "$HK" exits -s "$S" "$APP" >"$T/old.out" 2>"$T/old.err"
 eq exits_before_api30 "$?/$(grep -c . "$T/old.err")/$(cat "$T/old.err")" \
-  "1/1/hprofkit exits: exits: exit-info needs Android 11 (API 30); $S is API 29: \`hprofkit watch\` reads its deaths from logcat instead"
+  "1/1/hprofkit exits: exit-info needs Android 11 (API 30); $S is API 29: \`hprofkit watch\` reads its deaths from logcat instead"
 
 # ---- saved files: the real exit-info samples (toString lines, an app's own log) ----
 # exitinfo-tostring-termux-api700.txt

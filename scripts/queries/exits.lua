@@ -35,11 +35,11 @@ end
 
 local function from_device(args, package)
   if not package:match("^[%w%._]+$") then
-    hk.usage_error("exits: '" .. package .. "' is neither a file nor a package name (letters, digits, . _)")
+    hk.usage_error("'" .. package .. "' is neither a file nor a package name (letters, digits, . _)")
   end
   local dev = hk.device(args.serial ~= "" and args.serial or nil)
   if (dev.sdk or 0) < 30 then
-    error(string.format("exits: exit-info needs Android 11 (API 30); %s is API %d: `hprofkit watch` reads "
+    error(string.format("exit-info needs Android 11 (API 30); %s is API %d: `hprofkit watch` reads "
       .. "its deaths from logcat instead", dev.serial, dev.sdk or 0), 0)
   end
   local text = dev:shell("dumpsys activity exit-info " .. package)
@@ -62,8 +62,8 @@ hk.query{
   columns = { "source", "exits", "summary" },
   run = function(_, args)
     local target = args.target
-    if not target or target == "" then hk.usage_error("exits: which PACKAGE (on a device) or FILE?") end
-    if not hk.deaths then error("exits: the deaths plugin is not loaded: see `hprofkit plugins` and plugins.ini", 0) end
+    if not target or target == "" then hk.usage_error("which PACKAGE (on a device) or FILE?") end
+    if not hk.deaths then error("the deaths plugin is not loaded: see `hprofkit plugins` and plugins.ini", 0) end
     local text, source
     if is_file(target) then text, source = hk.read_file(target), target
     else text, source = from_device(args, target) end
