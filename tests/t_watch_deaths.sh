@@ -121,6 +121,10 @@ timeout 30 "$HK" exits -s "$S" "$APP" >"$T/old.out" 2>"$T/old.err"
 eq exits_before_api30 "$?/$(grep -c . "$T/old.err")/$(cat "$T/old.err")" \
   "1/1/hprofkit exits: exit-info needs Android 11 (API 30); $S is API 29: \`hprofkit watch\` reads its deaths from logcat instead"
 
+timeout 30 "$HK" exits "$T/no/such.txt" >/dev/null 2>"$T/bad.err"
+eq exits_bad_target "$?/$(grep -c . "$T/bad.err")/$(cat "$T/bad.err")" \
+  "2/1/hprofkit exits: '$T/no/such.txt' is neither a file nor a package name (letters, digits, . _)"
+
 # ---- saved files: the real exit-info samples (toString lines, an app's own log) ----
 # exitinfo-tostring-termux-api700.txt
 timeout 30 "$HK" exits "$REF/exitinfo-tostring-termux-api700.txt" --json >"$T/termux.json" 2>&1
