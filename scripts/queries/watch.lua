@@ -19,15 +19,12 @@
 
 local W = {} -- the watch's own helpers, kept in one table so the order of definitions is free
 
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local units = dofile(here .. "../lib/units.lua")
+
 -- "500ms", "2s", "1.5m", "1h" (and "0") -> seconds; anything else is the user's error
 function W.duration(text, what)
-  local n, unit = tostring(text):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  local scale = ({ ms = 0.001, s = 1, m = 60, h = 3600 })[unit or ""]
-  if n and unit == "" and tonumber(n) == 0 then scale = 1 end
-  if not n or not scale then
-    hk.usage_error(string.format("watch: --%s '%s' is not a duration (say 500ms, 2s, 5m or 1h)", what, tostring(text)))
-  end
-  return tonumber(n) * scale
+  return units.duration(text, "watch: --" .. what)
 end
 
 function W.tiers(text)

@@ -148,7 +148,7 @@ char *cfg_word(const char *name, char *buf, size_t n)
     return buf;
 }
 
-static char *remote_to_local(const char *remote)
+char *remote_to_local(const char *remote)
 {
     static char buf[8300];
     snprintf(buf, sizeof buf, "%s/root%s%s", g_cfg, remote[0] == '/' ? "" : "/", remote);
@@ -519,8 +519,34 @@ static int run_command(char *line, buf_t *out, buf_t *errb)
     return rc;
 }
 
+/* stdin of the command on the right of a pipe: what the left one printed */
+static const buf_t *g_stdin;
+
+/* The first '|' outside quotes, or NULL. */
+static char *pipe_at(char *line)
+{
+    char q = 0;
+    for (char *p = line; *p; p++) {
+        if (!q && (*p == '\'' || *p == '"')) q = *p;
+        else if (q && *p == q) q = 0;
+        else if (!q && *p == '|') return p;
+    }
+    return NULL;
+}
+
 static int run_one(char *line, buf_t *out, buf_t *errb, int last_rc)
 {
+    char *bar = pipe_at(line);
+    if (bar) { /* "a | b": b reads what a printed */
+        *bar = 0;
+        buf_t left = {0};
+        run_one(line, &left, errb, last_rc);
+        g_stdin = &left;
+        int rc = run_one(bar + 1, out, errb, last_rc);
+        g_stdin = NULL;
+        free(left.p);
+        return rc;
+    }
     char *argv[64];
     int merge = 0, argc = split_words(line, argv, 63, last_rc, &merge);
     if (merge) { /* 2>&1: the command's stderr joins its stdout, in order */
@@ -599,6 +625,8 @@ static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
         return rc;
     }
     if (!strcmp(argv[0], "logcat")) return adbd_logcat(argv, argc, out, errb);
+    if (!strcmp(argv[0], "perfetto")) return adbd_perfetto(argv, argc, g_stdin, out, errb);
+    if (!strcmp(argv[0], "kill")) return adbd_kill(argv, argc, errb);
     if (!strcmp(argv[0], "dmesg")) {
         char *s = slurp(cfg_path("dmesg"));
         int rc = *s ? 0 : 1;

@@ -21,7 +21,8 @@ typedef struct {
 extern char g_curve_name[256];
 
 char *cfg_path(const char *name);
-char *slurp(const char *path); /* "" when missing; caller frees */
+char *remote_to_local(const char *remote); /* a device path -> the file under CFG/root */
+char *slurp(const char *path);             /* "" when missing; caller frees */
 char *cfg_word(const char *name, char *buf, size_t n);
 void bput(buf_t *b, const char *s, size_t n);
 void bprintf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -31,4 +32,8 @@ int curve_step(step_t *st, int *pos_out);
 int adbd_sdk(void);
 int adbd_logcat(char **argv, int argc, buf_t *out, buf_t *errb);
 int adbd_date(char **argv, int argc, buf_t *out);
+
+/* adbd_perfetto.c: in is the command's stdin (NULL when none) */
+int adbd_perfetto(char **argv, int argc, const buf_t *in, buf_t *out, buf_t *errb);
+int adbd_kill(char **argv, int argc, buf_t *errb); /* kill [-0|-INT|-9] PID... */
 #endif
