@@ -55,3 +55,18 @@ eq no_trace "$(cat "$T/nothing.rc") $(grep -c 'could not be pulled' "$T/nothing.
 set_sdk 28
 rec old "$APP" --duration 0s
 eq old_device "$(cat "$T/old.rc") $(grep -c 'Android 10 (API 29).* is API 28' "$T/old.err")" "1 1"
+
+# watch --native-profile: once the native heap has grown by --native-growth since the first
+# sample (5100 KB, then 8000 KB at the third: 2900 KB more), one profile beside the dumps, logged as an event
+set_sdk 33
+trace_of 4242 > "$CFG/perfetto_trace"
+curve "$(step 4242 100 1000)" "$(step 4242 101 1000)" "$(step 4242 102 30000)" "$(step 4242 103 30000)" "$(step 4242 104 30000)"
+watch wnp --count 5 --tiers 99 --native-profile --native-growth 2000000 --native-duration 0s --json
+eq watch_native_status "$(cat "$T/wnp.rc")" 0
+eq watch_native_event "$(jq -r '[.[] | select(.event == "native-profile") | .detail | sub("; .*"; "")] | join("|")' "$T/wnp.out")" \
+  "native heap grew 2969600 B >= --native-growth 2000000 B"
+f=$(jq -r '.[] | select(.event == "native-profile") | .file' "$T/wnp.out")
+eq watch_native_file "$([ -f "$f" ] && "$HK" native "$f" --json | jq .unreleased_bytes)" 1090
+eq watch_native_beside_dumps "$(dirname "$f")" "$T/wnp"
+watch wnp2 --count 2 --native-profile
+eq watch_native_needs_threshold "$(cat "$T/wnp2.rc") $(grep -c 'needs --native-limit BYTES or --native-growth BYTES' "$T/wnp2.err")" "2 1"

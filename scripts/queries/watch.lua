@@ -318,6 +318,33 @@ function Watch:dump(reason)
   return path
 end
 
+-- --native-profile: once per process, when its native heap passes --native-limit or has grown by
+-- --native-growth since its first sample, a heapprofd profile of --native-duration
+-- (profile-native, through hk.run, so sampling pauses while it records) beside the dumps.
+function W.native_trigger(w, rec)
+  local a = w.args
+  if not rec.native_kb or w.native_done[rec.pid] then return end
+  local bytes = rec.native_kb * 1024
+  w.native_first[rec.pid] = w.native_first[rec.pid] or bytes
+  local why
+  if a.native_limit > 0 and bytes >= a.native_limit then
+    why = string.format("native heap %d B >= --native-limit %d B", bytes, a.native_limit)
+  elseif a.native_growth > 0 and bytes - w.native_first[rec.pid] >= a.native_growth then
+    why = string.format("native heap grew %d B >= --native-growth %d B", bytes - w.native_first[rec.pid], a.native_growth)
+  end
+  if not why then return end
+  w.native_done[rec.pid] = true
+  local file = w:dump_base() .. ".native.pftrace"
+  local ok, r = pcall(hk.run, "profile-native", nil, { serial = w.ctx.serial or "", process = tostring(rec.pid),
+    duration = a.native_duration, trace = file })
+  if ok then
+    w:log("native-profile", why .. string.format("; %d B unreleased in the profile", r.unreleased_bytes), file)
+  else
+    w.failed_dumps = (w.failed_dumps or 0) + 1
+    w:log("native-profile-failed", why .. ": " .. first_line(r))
+  end
+end
+
 -- --triage: the recipe named "triage" (hk.run, so a user's replacement runs too) writes its
 -- facts and report beside the dump, with the meminfo text saved beside it and the samples so far.
 function Watch:triage(path, base)
@@ -494,6 +521,7 @@ function W.run(args)
   end
   local w = setmetatable({ args = args, events = {}, sample_events = {}, records = {}, dumps = 0,
                            dump_marks = {}, death_marks = {}, state = {}, sample_t = 0 }, Watch)
+  w.native_done, w.native_first = {}, {}
   w.interval = W.duration(args.interval, "interval")
   if w.interval <= 0 then hk.usage_error("watch: --interval must be more than 0") end
   w.skip = W.duration(args.skip_startup, "skip-startup")
@@ -506,6 +534,11 @@ function W.run(args)
     end
   end
   local watchers = W.watchers(args.watcher)
+  if args.native_profile and args.native_limit <= 0 and args.native_growth <= 0 then
+    hk.usage_error("watch: --native-profile needs --native-limit BYTES or --native-growth BYTES (the native heap " ..
+      "has no maximum to take a share of)")
+  end
+  W.duration(args.native_duration, "native-duration")
   local d = io.open(args.dump_dir .. "/.", "rb")
   if not d then hk.usage_error("watch: --dump-dir " .. args.dump_dir .. " is not a directory") end
   d:close()
@@ -595,6 +628,7 @@ function W.run(args)
         end
       end
     end
+    if args.native_profile and state == "ok" then W.native_trigger(w, rec) end
     was = (state == "startup") and "ok" or state
     local now = hk.clock()
     -- the reason to stop goes with the last sample
@@ -643,9 +677,12 @@ hk.query{
   positional = { "process" },
   args = { serial = "", interval = "2s", tiers = "70,85,92", skip_startup = "10s", dump_dir = ".",
            max_dumps = 3, cooldown = "5m", duration = "", gc = false, triage = false, samples = "",
-           watcher = "tiers", count = 0 },
+           watcher = "tiers", count = 0, native_profile = false, native_limit = 0, native_growth = 0,
+           native_duration = "30s" },
   aliases = { s = "serial" },
   options_help = "  --watcher: `tiers` is built in; hk.watcher{} scripts add more (docs/lua-api.md)\n" ..
+                 "  --native-profile: record a heapprofd profile (profile-native, --native-duration) once\n" ..
+                 "    the native heap passes --native-limit BYTES or grows by --native-growth BYTES\n" ..
                  "  --triage: runs the recipe named `triage` on each dump when one is installed",
   columns = { "time", "t", "pid", "event", "detail", "file" },
   run = function(_, args)
