@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks a fleet-report --json against what genhprof recorded it injected (--expect files).
 
-usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|label:farm=DIR]
+usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|route|label:farm=DIR]
 The expected numbers are computed here from the generator's records alone: which dumps hold
-which leak, their retained bytes, versions, devices and timestamps."""
+which leak, their retained bytes, versions, devices, routes and timestamps (by route, the Java
+heap's percentiles are computed here from each dump's facts file beside its record)."""
 import json, math, sys, time
 
 NAMES = {"Leaks.sHolder": "activity", "Leaks.sViewModel": "viewmodel",
@@ -22,6 +23,27 @@ def rank(values, p):
 def iso(ms):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
 
+def check_routes(report, records, key, problems):
+    want = {}
+    for r in records:
+        facts = json.load(open(r["path"].replace(".expect.json", ".facts.json")))
+        heap = [h["shallow_bytes"] for h in facts["totals"]["heaps"] if h["heap"] == "app"][0]
+        w = want.setdefault(key(r), {"heap": [], "retained": [], "devices": set()})
+        w["heap"].append(heap)
+        w["retained"].append(sum(l["retained_bytes"] for l in r["leaks"] if l["kind"] == "application"))
+        w["devices"].add((r["model"], r["fingerprint"]))
+    got = {g["route"]: g for g in report["routes"] or []}
+    if sorted(got) != sorted(want):
+        problems.append("routes %s, want %s" % (sorted(got), sorted(want)))
+    for name, w in want.items():
+        g = got.get(name, {})
+        exp = {"dumps": len(w["heap"]), "devices": len(w["devices"])}
+        for p in (50, 75, 95):
+            exp["java_heap_p%d" % p] = rank(w["heap"], p)
+            exp["retained_p%d" % p] = rank(w["retained"], p)
+        for f, v in exp.items():
+            if g.get(f) != v: problems.append("route %s: %s is %s, want %s" % (name, f, g.get(f), v))
+
 def main():
     args = sys.argv[1:]
     by = "version"
@@ -36,6 +58,7 @@ def main():
     def key(r):
         if by == "version": return r["version_name"]
         if by == "model": return r["model"]
+        if by == "route": return r["route"] or "(none)"
         return r["path"].split("/")[-2]           # label:farm = the dump's directory
     dim = by if not by.startswith("label:") else by
     problems = []
@@ -82,6 +105,8 @@ def main():
                 elif rank(w["bytes"], 75) > 1.5 * rank(p["bytes"], 75): exp.add((cur, name, "grown"))
         gotr = {(r["version"], leak_name(r), r["change"]) for r in report["regressions"]}
         if gotr != exp: problems.append("regressions %s, want %s" % (sorted(gotr), sorted(exp)))
+    if by == "route":
+        check_routes(report, records, key, problems)
     for p in problems: print(p)
     sys.exit(1 if problems else 0)
 
