@@ -63,7 +63,7 @@ eq fleet_other_schema "$(cat v3.err)" "hprofkit fleet-ingest: skipped v3facts.js
 printf 'd0.hprof\nd1.hprof\nlost.hprof\n' > list.txt
 "$HK" fleet-ingest failed.db d0.json d1.json --dumps list.txt --json -o failed.json 2>failed.err
 eq fleet_failed_dump "$?:$(jq -c '[.ingested, .failed, .failed_dumps]' failed.json):$(cat failed.err)" \
-  '0:[2,1,["lost.hprof"]]:hprofkit fleet-ingest: failed lost.hprof: no facts (its map job failed or did not run)'
+  '0:[2,1,[{"dump":"lost.hprof","why":"no facts (its map job failed or did not run)"}]]:hprofkit fleet-ingest: failed lost.hprof: no facts (its map job failed or did not run)'
 "$HK" fleet-ingest failed.db d0.json --dumps list.txt --strict >/dev/null 2>&1
 eq fleet_failed_strict "$?" 1
 

@@ -82,16 +82,45 @@ local function store(db, f)
   return true
 end
 
+local function read_option_file(option, path)
+  local ok, text = pcall(hk.read_file, path)
+  if not ok then hk.usage_error(option .. ": " .. tostring(text)) end
+  return text
+end
+
+-- GNU parallel's --joblog files: for each argument of a job's command, the job's host, exit
+-- status and signal (a later line, a retry, replaces an earlier one).
+local function read_joblogs(paths)
+  local jobs = {}
+  for _, path in ipairs(paths) do
+    for line in read_option_file("--joblog", path):gmatch("[^\n]+") do
+      local host, exit, signal, command = line:match("^%d+\t([^\t]*)\t[^\t]*\t[^\t]*\t[^\t]*\t[^\t]*\t(%-?%d+)\t(%d+)\t(.*)$")
+      if host then
+        for word in command:gmatch("%S+") do
+          jobs[word] = { host = host, exit = tonumber(exit), signal = tonumber(signal) }
+        end
+      end
+    end
+  end
+  return jobs
+end
+
+local function why_failed(job)
+  if not job then return "no facts (its map job failed or did not run)" end
+  local how = job.signal ~= 0 and "killed by signal " .. job.signal or "exit " .. job.exit
+  if job.exit == 255 and job.signal == 0 then how = how .. ", ssh's status when it cannot reach or log in to the host" end
+  return string.format("no facts (its job on %s: %s)", job.host == ":" and "this machine" or job.host, how)
+end
+
 -- The dumps of the map's list (one path a line) whose facts file (the dump's path less its
 -- extension, plus .json: what `{.}.json` names) is missing: their job failed or never ran.
-local function failed_dumps(list)
-  local ok, text = pcall(hk.read_file, list)
-  if not ok then hk.usage_error("--dumps: " .. tostring(text)) end
+local function failed_dumps(list, joblogs)
+  local jobs = read_joblogs(joblogs)
   local out = {}
-  for dump in text:gmatch("[^\r\n]+") do
+  for dump in read_option_file("--dumps", list):gmatch("[^\r\n]+") do
     local facts = dump:gsub("%.[^./]*$", "") .. ".json"
     local f = io.open(facts, "rb")
-    if f then f:close() else out[#out + 1] = dump end
+    if f then f:close() else out[#out + 1] = { dump = dump, why = why_failed(jobs[dump]) } end
   end
   return out
 end
@@ -128,23 +157,24 @@ hk.query{
          "exit 1 for either).  Then: hprofkit fleet-report DB.",
   needs_dump = false,
   positional = { "db", "facts..." },
-  args = { strict = false, app = "", dumps = "" },
+  args = { strict = false, app = "", dumps = "", joblog = {} },
   options_help = "  --app PACKAGE     ingest only the facts of this app (the others are skipped)\n" ..
                  "  --dumps LIST      the map's list of dumps (one a line): name each one whose\n" ..
                  "                    facts file (DUMP less its extension, plus .json) is missing\n" ..
+                 "  --joblog FILE     GNU parallel's --joblog of the map (repeatable): each failed\n" ..
+                 "                    dump's host and exit status\n" ..
                  "  --strict          exit 1 when a file was skipped or a dump failed",
   shape = "record",
   columns = { "database", "files", "ingested", "already_present", "skipped", "failed", "failed_dumps",
               "dumps_in_database" },
   run = function(_, args)
-    local failed = args.dumps ~= "" and failed_dumps(args.dumps) or {}
+    if #args.joblog > 0 and args.dumps == "" then hk.usage_error("--joblog needs --dumps LIST") end
+    local failed = args.dumps ~= "" and failed_dumps(args.dumps, args.joblog) or {}
     local db = fleetdb.open(args.db)
     local res = { database = args.db, files = #args.facts, ingested = 0, already_present = 0, skipped = 0,
                   failed = #failed, failed_dumps = failed }
     ingest_all(db, args.facts, args.app ~= "" and args.app or nil, res)
-    for _, dump in ipairs(failed) do
-      io.stderr:write("hprofkit fleet-ingest: failed ", dump, ": no facts (its map job failed or did not run)\n")
-    end
+    for _, f in ipairs(failed) do io.stderr:write("hprofkit fleet-ingest: failed ", f.dump, ": ", f.why, "\n") end
     res.dumps_in_database = db:rows("SELECT count(*) AS n FROM dumps")[1].n
     db:close()
     return res, { exit_code = (args.strict and res.skipped + res.failed > 0) and 1 or 0 }
