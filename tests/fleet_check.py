@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Checks a fleet-report --json against what genhprof recorded it injected (--expect files).
 
-usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|route|label:farm=DIR]
+usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|route|label:farm=DIR] [--facts-dir DIR]
 The expected numbers are computed here from the generator's records alone: which dumps hold
 which leak, their retained bytes, versions, devices, routes and timestamps (by route, the Java
-heap's percentiles are computed here from each dump's facts file beside its record)."""
-import json, math, sys, time
+heap's percentiles are computed here from each dump's facts file: beside its record, X.facts.json
+for X.expect.json, or of the record's name in --facts-dir)."""
+import json, math, os, sys, time
 
 NAMES = {"Leaks.sHolder": "activity", "Leaks.sViewModel": "viewmodel",
          "NewFeature.sListener": "newfeature"}
@@ -23,10 +24,12 @@ def rank(values, p):
 def iso(ms):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
 
-def check_routes(report, records, key, problems):
+def check_routes(report, records, key, problems, facts_dir):
     want = {}
     for r in records:
-        facts = json.load(open(r["path"].replace(".expect.json", ".facts.json")))
+        path = r["path"].replace(".expect.json", ".facts.json")
+        if facts_dir: path = os.path.join(facts_dir, os.path.basename(r["path"]))
+        facts = json.load(open(path))
         heap = [h["shallow_bytes"] for h in facts["totals"]["heaps"] if h["heap"] == "app"][0]
         w = want.setdefault(key(r), {"heap": [], "retained": [], "devices": set()})
         w["heap"].append(heap)
@@ -49,6 +52,9 @@ def main():
     by = "version"
     if "--by" in args:
         i = args.index("--by"); by = args[i + 1]; del args[i:i + 2]
+    facts_dir = None
+    if "--facts-dir" in args:
+        i = args.index("--facts-dir"); facts_dir = args[i + 1]; del args[i:i + 2]
     report = json.load(open(args[0]))
     records = []
     for path in args[1:]:
@@ -106,7 +112,7 @@ def main():
         gotr = {(r["version"], leak_name(r), r["change"]) for r in report["regressions"]}
         if gotr != exp: problems.append("regressions %s, want %s" % (sorted(gotr), sorted(exp)))
     if by == "route":
-        check_routes(report, records, key, problems)
+        check_routes(report, records, key, problems, facts_dir)
     for p in problems: print(p)
     sys.exit(1 if problems else 0)
 
