@@ -44,7 +44,12 @@ StrictModes no
 SetEnv PATH=$T/bin:/usr/bin:/bin
 CONF
 sshd_pid=
-stop_sshd() { [ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null; wait "$sshd_pid" 2>/dev/null; sshd_pid=; }
+stop_sshd() {   # the client's shared connection first (ControlMaster below), then the server
+  [ -f "$T/ssh_config" ] && ssh -F "$T/ssh_config" -O exit fleet-a 2>/dev/null
+  [ -n "$sshd_pid" ] && kill "$sshd_pid" 2>/dev/null
+  wait "$sshd_pid" 2>/dev/null
+  sshd_pid=
+}
 trap stop_sshd EXIT
 trap 'stop_sshd; exit 1' INT TERM
 "${launch[@]}" "$SSHD" -D -f "$T/sshd_config" -E "$T/sshd.log" &
@@ -67,6 +72,9 @@ Host *
   StrictHostKeyChecking accept-new
   BatchMode yes
   ConnectTimeout 5
+  ControlMaster auto
+  ControlPath $T/ssh-%C
+  ControlPersist 60
 CONF
 export PARALLEL_SSH="ssh -F $T/ssh_config"
 up=0

@@ -94,7 +94,7 @@ local function pick_app(db, path, wanted)
         (wanted == "" and "; versions compare only within one app: choose it with --app PACKAGE" or ""))
 end
 
-local function read_db(db, package, progress)
+local function read_db(db, package, with_labels, progress)
   local dumps, order = {}, {}
   local rows = db:rows("SELECT * FROM dumps WHERE package IS ? ORDER BY sha256", package)
   for i, d in ipairs(rows) do
@@ -107,7 +107,7 @@ local function read_db(db, package, progress)
     dumps[d.sha256] = d
     order[#order + 1] = d
   end
-  for _, l in ipairs(db:rows("SELECT * FROM labels")) do
+  for _, l in ipairs(with_labels and db:rows("SELECT * FROM labels") or {}) do
     if dumps[l.sha256] then dumps[l.sha256].labels[l.key] = l.value end
   end
   local leaks = {}
@@ -148,28 +148,31 @@ end
 
 local function regressions_of(dumps, leaks, versions, factor, progress)
   local groups = group(dumps, leaks, function(d, l) return d.version .. "\0" .. l.signature end, progress)
+  -- each version's signatures, once each, in one pass over the leaks
+  local by_version = {}
+  for _, l in ipairs(leaks) do
+    local v = dumps[l.sha256].version
+    local list = by_version[v]
+    if not list then list = { seen = {} }; by_version[v] = list end
+    if not list.seen[l.signature] then list.seen[l.signature] = true; list[#list + 1] = l end
+  end
   local out = {}
   for i = 2, #versions do
     local cur, prev = versions[i], versions[i - 1]
-    local seen = {}
-    for _, l in ipairs(leaks) do
-      local d = dumps[l.sha256]
-      if d.version == cur and not seen[l.signature] then
-        seen[l.signature] = true
-        local g, p = groups[cur .. "\0" .. l.signature], groups[prev .. "\0" .. l.signature]
-        local now = summary(g.bytes)
-        if not p then
+    for _, l in ipairs(by_version[cur] or {}) do
+      local g, p = groups[cur .. "\0" .. l.signature], groups[prev .. "\0" .. l.signature]
+      local now = summary(g.bytes)
+      if not p then
+        out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
+                          description = l.description or hk.null, change = "new", dumps = g.dumps,
+                          retained_p75 = now.p75, previous_p75 = hk.null, factor = hk.null }
+      else
+        local before = summary(p.bytes)
+        if now.p75 > factor * before.p75 then
           out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
-                            description = l.description or hk.null, change = "new", dumps = g.dumps,
-                            retained_p75 = now.p75, previous_p75 = hk.null, factor = hk.null }
-        else
-          local before = summary(p.bytes)
-          if now.p75 > factor * before.p75 then
-            out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
-                              description = l.description or hk.null, change = "grown", dumps = g.dumps,
-                              retained_p75 = now.p75, previous_p75 = before.p75,
-                              factor = math.floor(now.p75 / before.p75 * 100 + 0.5) / 100 }
-          end
+                            description = l.description or hk.null, change = "grown", dumps = g.dumps,
+                            retained_p75 = now.p75, previous_p75 = before.p75,
+                            factor = math.floor(now.p75 / before.p75 * 100 + 0.5) / 100 }
         end
       end
     end
@@ -277,7 +280,9 @@ hk.query{
     local db = fleetdb.open(args.db)
     local progress = fleetdb.progress("fleet-report")
     local app, package = pick_app(db, args.db, args.app)
-    local dumps, order, leaks = read_db(db, package, progress)
+    local with_labels = false
+    for _, dim in ipairs(dims) do with_labels = with_labels or dim.label ~= nil end
+    local dumps, order, leaks = read_db(db, package, with_labels, progress)
     -- versions and their codes
     local codes, names, devices, ndevices = {}, {}, {}, 0
     for _, d in ipairs(order) do
