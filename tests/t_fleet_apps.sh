@@ -59,6 +59,15 @@ jq '.schema = "hprofkit-triage/3"' d1.json > v3facts.json
 "$HK" fleet-ingest v1.db v3facts.json 2>v3.err >/dev/null
 eq fleet_other_schema "$(cat v3.err)" "hprofkit fleet-ingest: skipped v3facts.json: has schema 'hprofkit-triage/3', not hprofkit-triage/1 or /2"
 
+# a truncated file, one that is not JSON, an empty one: each named with its reason
+echo '{"schema": "hprofkit-triage/2", "dump_sha' > cut.json
+echo 'hello' > hello.json
+: > empty.json
+"$HK" fleet-ingest bad.db cut.json hello.json empty.json d0.json --json -o bad.json 2>bad.err
+eq fleet_bad_files "$(jq -c '[.ingested, .skipped]' bad.json):$(cat bad.err)" "[1,3]:hprofkit fleet-ingest: skipped cut.json: is not JSON (invalid JSON at byte 42: unterminated string)
+hprofkit fleet-ingest: skipped hello.json: is not JSON (invalid JSON at byte 0: value expected)
+hprofkit fleet-ingest: skipped empty.json: is empty"
+
 # --dumps: the map's list; a dump without facts (its job failed) is named, the others ingested
 printf 'd0.hprof\nd1.hprof\nlost.hprof\n' > list.txt
 "$HK" fleet-ingest failed.db d0.json d1.json --dumps list.txt --json -o failed.json 2>failed.err

@@ -32,11 +32,12 @@ pids+=($!)
 # one node with 12 CPUs and 24 GB as the config says (config_overrides: whatever this machine
 # has), so the page's 4-CPU, 8 GB tasks run three at a time; no cgroups (linuxproc, task/none)
 node=hkfleet
+read -r ctld_port slurmd_port < <(free_ports 2)
 cat > "$C/slurm.conf" <<CONF
 ClusterName=hkfleet
 SlurmctldHost=$(hostname -s)(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 SlurmUser=$(id -un)
 SlurmdUser=$(id -un)
 AuthType=auth/munge

@@ -25,7 +25,7 @@ else
   skip fleet_ssh "sshd needs /run/sshd, and this machine allows no mount namespace to give it one in \$T"; exit 0
 fi
 
-port=$(free_port)
+read -r port down_port < <(free_ports 2)
 ssh-keygen -q -t ed25519 -N '' -C fleet-host -f "$T/host_key"
 ssh-keygen -q -t ed25519 -N '' -C fleet-client -f "$T/client_key"
 cp "$T/client_key.pub" "$T/authorized_keys"
@@ -56,7 +56,6 @@ trap 'stop_sshd; exit 1' INT TERM
 sshd_pid=$!
 
 # the client side: a config file naming the test's host and one nobody answers on
-down_port=$(free_port)
 cat > "$T/ssh_config" <<CONF
 Host fleet-a
   HostName 127.0.0.1

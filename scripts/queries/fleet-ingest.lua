@@ -19,8 +19,12 @@ end
 local function read_facts(path, only_app)
   local ok, text = pcall(hk.read_file, path)
   if not ok then return nil, "cannot be read" end
+  if text == "" then return nil, "is empty" end
   local okj, facts = pcall(hk.json_decode, text)
-  if not okj or type(facts) ~= "table" then return nil, "is not JSON" end
+  if not okj then   -- a file cut short says where: "invalid JSON at byte 42: unterminated string"
+    return nil, "is not JSON (" .. tostring(facts):gsub("^.-invalid JSON", "invalid JSON") .. ")"
+  end
+  if type(facts) ~= "table" then return nil, "is not a JSON object" end
   if not fleetdb.FACTS_SCHEMAS[facts.schema] then
     return nil, "has schema " .. (type(facts.schema) == "string" and "'" .. facts.schema .. "'" or "(none)") ..
                 ", not hprofkit-triage/1 or /2"

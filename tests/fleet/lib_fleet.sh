@@ -17,9 +17,13 @@ doc_block() {
                  $0 == m { in_block = 1 }' "$FLEET_DOC"
 }
 
-# a TCP port nothing listens on now, on the loopback address
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# free_ports N: N distinct TCP ports nothing listens on now, on the loopback address
+free_ports() {
+  python3 -c '
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))' "$1"
 }
 
 # fleet_dumps N: N generated fleet dumps in dumps/ with their --expect records in expect/, and a
