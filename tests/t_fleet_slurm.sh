@@ -72,7 +72,7 @@ pids+=($!)
 /usr/sbin/slurmd -D -N "$node" -f "$SLURM_CONF" >"$C/slurmd.out" 2>&1 &
 pids+=($!)
 up=0
-for _ in $(seq 100); do
+for _ in $(seq 300); do   # up to 30 s
   [ "$(sinfo -h -n "$node" -o %t 2>/dev/null)" = idle ] && { up=1; break; }
   sleep 0.1
 done
