@@ -47,6 +47,10 @@ eq fleet_migrated_routes "$(sqlite3 old.db "SELECT quote(route) FROM dumps WHERE
 "$HK" fleet-report old.db --app com.example.fleet --by route --json -o mroute.json
 eq fleet_migrated_report "$(jq -c '[.dumps, [.routes[] | [.route, .dumps]]]' mroute.json)" \
   '[3,[["(unknown)",1],["com.example.CheckoutActivity",1],["com.example.MainActivity",1]]]'
+"$HK" fleet-report old.db --app com.example.fleet --by route --report routes.html >/dev/null
+if grep -q '<b>app</b> com.example.fleet' routes.html && grep -q 'id="routes"' routes.html &&
+   grep -q '<td>com.example.CheckoutActivity</td>' routes.html && grep -q 'href="#routes"' routes.html; then
+  pass fleet_routes_html; else fail fleet_routes_html "routes.html lacks the app or the routes section"; fi
 sqlite3 new.db "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('fleet_db', '3')"
 err fleet_db_newer "new.db: a fleet database of version 3, this hprofkit reads 2" "$HK" fleet-ingest new.db d0.json
 

@@ -42,8 +42,9 @@ function M.write(res)
   card(p, "devices", P.num(res.devices))
   card(p, "versions", P.num(#res.versions))
   card(p, "regressions", P.num(#res.regressions))
-  p[#p + 1] = '</div></header><nav><a href="#versions">versions</a> <a href="#regressions">regressions</a> ' ..
-              '<a href="#groups">leaks</a> <a href="#leaks">traces</a></nav>'
+  p[#p + 1] = '</div></header><nav><a href="#versions">versions</a> ' ..
+              (res.routes ~= hk.null and '<a href="#routes">routes</a> ' or "") ..
+              '<a href="#regressions">regressions</a> <a href="#groups">leaks</a> <a href="#leaks">traces</a></nav>'
   p[#p + 1] = '<section id="versions"><h2>Versions</h2>'
   p[#p + 1] = P.table_html({ "version", "version_code", "dumps", "devices", "java_heap_p50", "java_heap_bytes",
                              "bitmap_p50", "bitmap_bytes", "duplicate_waste_p50", "duplicate_waste_bytes" },
