@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks a fleet-report --json against what genhprof recorded it injected (--expect files).
 
-usage: fleet_check.py REPORT.json EXPECT.json... [--by version|model|route|label:farm=DIR] [--facts-dir DIR]
+usage: fleet_check.py REPORT.json EXPECT.json... [--by DIMS] [--facts-dir DIR]
+DIMS: version, model, route, label:farm (the dump's directory) or a comma list of them.
 The expected numbers are computed here from the generator's records alone: which dumps hold
 which leak, their retained bytes, versions, devices, routes and timestamps (by route, the Java
 heap's percentiles are computed here from each dump's facts file: beside its record, X.facts.json
@@ -24,7 +25,7 @@ def rank(values, p):
 def iso(ms):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
 
-def check_routes(report, records, key, problems, facts_dir):
+def check_routes(report, records, key, dims, problems, facts_dir):
     want = {}
     for r in records:
         path = r["path"].replace(".expect.json", ".facts.json")
@@ -35,7 +36,7 @@ def check_routes(report, records, key, problems, facts_dir):
         w["heap"].append(heap)
         w["retained"].append(sum(l["retained_bytes"] for l in r["leaks"] if l["kind"] == "application"))
         w["devices"].add((r["model"], r["fingerprint"]))
-    got = {g["route"]: g for g in report["routes"] or []}
+    got = {tuple(g[d] for d in dims): g for g in report["routes"] or []}
     if sorted(got) != sorted(want):
         problems.append("routes %s, want %s" % (sorted(got), sorted(want)))
     for name, w in want.items():
@@ -45,7 +46,7 @@ def check_routes(report, records, key, problems, facts_dir):
             exp["java_heap_p%d" % p] = rank(w["heap"], p)
             exp["retained_p%d" % p] = rank(w["retained"], p)
         for f, v in exp.items():
-            if g.get(f) != v: problems.append("route %s: %s is %s, want %s" % (name, f, g.get(f), v))
+            if g.get(f) != v: problems.append("route %s: %s is %s, want %s" % ("/".join(name), f, g.get(f), v))
 
 def main():
     args = sys.argv[1:]
@@ -61,12 +62,13 @@ def main():
         rec = json.load(open(path))["facts"]["fleet"]
         rec["path"] = path
         records.append(rec)
-    def key(r):
-        if by == "version": return r["version_name"]
-        if by == "model": return r["model"]
-        if by == "route": return r["route"] or "(none)"
+    dims = by.split(",")
+    def value(r, d):
+        if d == "version": return r["version_name"]
+        if d == "model": return r["model"]
+        if d == "route": return r["route"] or "(none)"
         return r["path"].split("/")[-2]           # label:farm = the dump's directory
-    dim = by if not by.startswith("label:") else by
+    def key(r): return tuple(value(r, d) for d in dims)
     problems = []
     want = {}
     of = {}
@@ -79,7 +81,7 @@ def main():
             g["ts"].append(r["timestamp_ms"])
     got = {}
     for g in report["groups"]:
-        got[(g[dim], leak_name(g))] = g
+        got[(tuple(g[d] for d in dims), leak_name(g))] = g
     if set(got) != set(want):
         problems.append("groups: got %s, want %s" % (sorted(got), sorted(want)))
     for k, w in want.items():
@@ -90,29 +92,29 @@ def main():
                "retained_p95": rank(w["bytes"], 95), "retained_max": max(w["bytes"]),
                "first_seen": iso(min(w["ts"])), "last_seen": iso(max(w["ts"]))}
         for f, v in exp.items():
-            if g[f] != v: problems.append("%s %s: %s is %s, want %s" % (k[0], k[1], f, g[f], v))
-        if not g.get("example_trace"): problems.append("%s %s: no example trace" % k)
-    if by == "version":
+            if g[f] != v: problems.append("%s %s: %s is %s, want %s" % ("/".join(k[0]), k[1], f, g[f], v))
+        if not g.get("example_trace"): problems.append("%s %s: no example trace" % ("/".join(k[0]), k[1]))
+    if dims == ["version"]:
         order = sorted({(r["version_code"], r["version_name"]) for r in records})
         names = [n for _, n in order]
         if [v["version"] for v in report["versions"]] != names:
             problems.append("version order %s, want %s" % ([v["version"] for v in report["versions"]], names))
         for v in report["versions"]:
-            if v["dumps"] != of.get(v["version"]):
-                problems.append("version %s: %s dumps, want %s" % (v["version"], v["dumps"], of.get(v["version"])))
+            if v["dumps"] != of.get((v["version"],)):
+                problems.append("version %s: %s dumps, want %s" % (v["version"], v["dumps"], of.get((v["version"],))))
         # regressions by the issue's rule, from the records: new against the previous version,
         # or P75 grown by more than 1.5x
         exp = set()
         for prev, cur in zip(names, names[1:]):
-            for (ver, name), w in want.items():
+            for ((ver,), name), w in want.items():
                 if ver != cur: continue
-                p = want.get((prev, name))
+                p = want.get(((prev,), name))
                 if not p: exp.add((cur, name, "new"))
                 elif rank(w["bytes"], 75) > 1.5 * rank(p["bytes"], 75): exp.add((cur, name, "grown"))
         gotr = {(r["version"], leak_name(r), r["change"]) for r in report["regressions"]}
         if gotr != exp: problems.append("regressions %s, want %s" % (sorted(gotr), sorted(exp)))
-    if by == "route":
-        check_routes(report, records, key, problems, facts_dir)
+    if "route" in dims:
+        check_routes(report, records, key, dims, problems, facts_dir)
     for p in problems: print(p)
     sys.exit(1 if problems else 0)
 

@@ -211,32 +211,60 @@ local function version_totals(order, versions, codes)
   return rows
 end
 
--- Per route (the screen at dump time), as the APM of the seed article aggregates: dumps, devices,
--- and P50/P75/P95 of the Java heap and of the bytes its application leaks retain, per dump.
-local function route_totals(order)
-  local per, names = {}, {}
+-- The key of a dump's combination of the --by values, and the order of rows by those values
+-- (versions in version order, the rest by text).
+local function dims_key_of(dims)
+  return function(d)
+    local parts = {}
+    for i, dim in ipairs(dims) do parts[i] = dim_value(d, dim) end
+    return table.concat(parts, "\0")
+  end
+end
+
+local function dims_order(dims, vpos)
+  return function(a, b)
+    for _, dim in ipairs(dims) do
+      local x, y = a[dim.name], b[dim.name]
+      if x ~= y then
+        if dim.name == "version" then return vpos[x] < vpos[y] end
+        return x < y
+      end
+    end
+    return nil   -- equal in every dimension
+  end
+end
+
+-- Per route (the screen at dump time), crossed with the other --by values, as the APM of the
+-- seed article aggregates: dumps, devices, and P50/P75/P95 of the Java heap and of the bytes the
+-- dump's application leaks retain, per dump.
+local function route_totals(order, dims, key_of, less)
+  local per, rows = {}, {}
   for _, d in ipairs(order) do
-    local t = per[d.screen]
+    local k = key_of(d)
+    local t = per[k]
     if not t then
-      t = { heap = {}, retained = {}, devices = {}, nd = 0 }
-      per[d.screen] = t
-      names[#names + 1] = d.screen
+      t = { heap = {}, retained = {}, devices = {}, nd = 0, row = {} }
+      for _, dim in ipairs(dims) do t.row[dim.name] = dim_value(d, dim) end
+      per[k] = t
+      rows[#rows + 1] = t.row
     end
     if not t.devices[d.device] then t.devices[d.device] = true; t.nd = t.nd + 1 end
     t.heap[#t.heap + 1] = d.java_heap_bytes or 0
     t.retained[#t.retained + 1] = d.app_leak_bytes
   end
-  table.sort(names)
-  local rows = {}
-  for _, r in ipairs(names) do
-    local t = per[r]
+  for _, t in pairs(per) do
     local h, l = summary(t.heap), summary(t.retained)
-    rows[#rows + 1] = { route = r, dumps = #t.heap, devices = t.nd,
-                        java_heap_p50 = h.p50, java_heap_p75 = h.p75, java_heap_p95 = h.p95,
-                        retained_p50 = l.p50, retained_p75 = l.p75, retained_p95 = l.p95 }
+    local r = t.row
+    r.dumps, r.devices = #t.heap, t.nd
+    r.java_heap_p50, r.java_heap_p75, r.java_heap_p95 = h.p50, h.p75, h.p95
+    r.retained_p50, r.retained_p75, r.retained_p95 = l.p50, l.p75, l.p95
   end
+  table.sort(rows, function(a, b) return less(a, b) or false end)
   return rows
 end
+
+local ROUTE_COLUMNS = { "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
+                        "retained_p50", "retained_p75", "retained_p95" }
 
 local GROUP_COLUMNS = { "signature", "kind", "description", "dumps", "of_dumps", "devices",
                         "retained_p50", "retained_p75", "retained_p95", "retained_max",
@@ -297,11 +325,7 @@ hk.query{
     local vpos = {}
     for i, v in ipairs(names) do vpos[v] = i end
     -- the dumps behind each combination of the --by values (a leak's rate is dumps / of_dumps)
-    local function dims_key(d)
-      local parts = {}
-      for i, dim in ipairs(dims) do parts[i] = dim_value(d, dim) end
-      return table.concat(parts, "\0")
-    end
+    local dims_key, dims_less = dims_key_of(dims), dims_order(dims, vpos)
     local of = {}
     for _, d in ipairs(order) do local k = dims_key(d); of[k] = (of[k] or 0) + 1 end
     local _, list = group(dumps, leaks, function(d, l) return dims_key(d) .. "\0" .. l.signature end, progress)
@@ -320,26 +344,22 @@ hk.query{
       rows[#rows + 1] = row
     end
     table.sort(rows, function(a, b)
-      for _, dim in ipairs(dims) do
-        local x, y = a[dim.name], b[dim.name]
-        if x ~= y then
-          if dim.name == "version" then return vpos[x] < vpos[y] end
-          return x < y
-        end
-      end
+      local less = dims_less(a, b)
+      if less ~= nil then return less end
       if a.dumps ~= b.dumps then return a.dumps > b.dumps end
       return a.signature < b.signature
     end)
-    local columns = {}
-    for _, dim in ipairs(dims) do columns[#columns + 1] = dim.name end
+    local columns, route_columns = {}, {}
+    for _, dim in ipairs(dims) do columns[#columns + 1] = dim.name; route_columns[#route_columns + 1] = dim.name end
     for _, c in ipairs(GROUP_COLUMNS) do columns[#columns + 1] = c end
+    for _, c in ipairs(ROUTE_COLUMNS) do route_columns[#route_columns + 1] = c end
     local by, by_route = {}, false
     for _, dim in ipairs(dims) do by[#by + 1] = dim.name; by_route = by_route or dim.name == "route" end
     by[#by + 1] = "signature"
     local result = {
       schema = SCHEMA, app = app, by = by, version_order = version_order, dumps = #order, devices = ndevices,
       versions = version_totals(order, names, codes),
-      routes = by_route and route_totals(order) or hk.null,
+      routes = by_route and route_totals(order, dims, dims_key, dims_less) or hk.null,
       regressions = regressions_of(dumps, leaks, names, args.regression_factor, progress),
       groups = rows,
     }
@@ -350,8 +370,7 @@ hk.query{
       subcolumns = {
         versions = { "version", "version_code", "dumps", "devices", "java_heap_p50", "bitmap_p50",
                      "duplicate_waste_p50" },
-        routes = { "route", "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
-                   "retained_p50", "retained_p75", "retained_p95" },
+        routes = route_columns,
         regressions = { "version", "previous", "change", "signature", "dumps", "retained_p75", "previous_p75", "factor" },
         groups = columns,
       },

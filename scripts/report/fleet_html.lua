@@ -51,8 +51,11 @@ function M.write(res)
                            res.versions, cell)
   if res.routes ~= hk.null then
     p[#p + 1] = '</section><section id="routes"><h2>Routes (the screen at dump time)</h2>'
-    p[#p + 1] = P.table_html({ "route", "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
-                               "retained_p50", "retained_p75", "retained_p95" }, res.routes, cell)
+    local rcols = {}
+    for _, b in ipairs(res.by) do if b ~= "signature" then rcols[#rcols + 1] = b end end
+    for _, c in ipairs({ "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
+                         "retained_p50", "retained_p75", "retained_p95" }) do rcols[#rcols + 1] = c end
+    p[#p + 1] = P.table_html(rcols, res.routes, cell)
   end
   p[#p + 1] = '</section><section id="regressions"><h2>Regressions</h2>'
   p[#p + 1] = P.table_html({ "version", "previous", "change", "signature", "description", "dumps", "retained_p75",
