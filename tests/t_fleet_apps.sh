@@ -51,6 +51,14 @@ eq fleet_migrated_report "$(jq -c '[.dumps, [.routes[] | [.route, .dumps]]]' mro
 if grep -q '<b>app</b> com.example.fleet' routes.html && grep -q 'id="routes"' routes.html &&
    grep -q '<td>com.example.CheckoutActivity</td>' routes.html && grep -q 'href="#routes"' routes.html; then
   pass fleet_routes_html; else fail fleet_routes_html "routes.html lacks the app or the routes section"; fi
+# a current database on a read-only file system is reported from (nothing is written)
+mkdir -p ro && cp old.db ro/
+if unshare --mount --propagation private true 2>/dev/null; then
+  got=$(unshare --mount --propagation private sh -c 'mount --bind -o ro ro ro && touch ro/x 2>/dev/null; "$0" fleet-report ro/old.db --app com.example.fleet --json' "$HK" | jq -c '[.app, .dumps]')
+  eq fleet_read_only_db "$got:$(ls ro)" '["com.example.fleet",3]:old.db'
+else
+  skip fleet_read_only_db "no mount namespace here to make a read-only folder"
+fi
 sqlite3 new.db "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT); INSERT INTO meta VALUES ('fleet_db', '3')"
 err fleet_db_newer "new.db: a fleet database of version 3, this hprofkit reads 2" "$HK" fleet-ingest new.db d0.json
 

@@ -30,7 +30,7 @@ CREATE INDEX IF NOT EXISTS dumps_package ON dumps(package);
 
 local function migrate(db, path, from)
   local v = tonumber(from)
-  if not v or v > M.DB_VERSION or not (v == M.DB_VERSION or MIGRATIONS[v]) then
+  if not v or not MIGRATIONS[v] then   -- a newer database, or one no hprofkit made
     db:close()
     hk.usage_error(path .. ": a fleet database of version " .. from .. ", this hprofkit reads " .. M.DB_VERSION)
   end
@@ -43,9 +43,9 @@ end
 
 function M.open(path)
   local db = hk.sqlite_open(path)
-  -- the tables are made (or the version read) and migrated in one transaction: a second writer
-  -- waits for it, and a kill leaves the database as it was
-  local ok, err = pcall(db.exec, db, "PRAGMA busy_timeout = 10000; BEGIN IMMEDIATE; " ..
+  -- the tables are made (or the version read) and migrated in one transaction, so a kill leaves
+  -- the database as it was; a database already current is only read (a read-only file reports)
+  local ok, err = pcall(db.exec, db, "PRAGMA busy_timeout = 10000; BEGIN; " ..
                                      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
   if not ok then   -- a file the user named that is not SQLite (or is read-only): a usage error
     db:close()
@@ -55,7 +55,7 @@ function M.open(path)
   if not v then
     db:exec(DDL)
     db:run("INSERT INTO meta VALUES ('fleet_db', ?)", tostring(M.DB_VERSION))
-  else
+  elseif v.value ~= tostring(M.DB_VERSION) then
     migrate(db, path, v.value)
   end
   db:exec("COMMIT")
