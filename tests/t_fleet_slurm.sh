@@ -29,8 +29,8 @@ trap 'stop_daemons; exit 1' INT TERM
 /usr/sbin/munged --foreground --force --socket="$C/munge/socket" --key-file="$C/munge/munge.key" \
   --log-file="$C/munge/munged.log" --pid-file="$C/munge/munged.pid" --seed-file="$C/munge/munged.seed" 2>"$C/munged.err" &
 pids+=($!)
-# one node with 12 CPUs and 24 GB as the config says (config_overrides: whatever this machine
-# has), so the page's 4-CPU, 8 GB tasks run three at a time; no cgroups (linuxproc, task/none)
+# one node with 20 CPUs and 40 GB as the config says (config_overrides: whatever this machine
+# has), so the page's 4-CPU, 8 GB tasks run five at a time; no cgroups (linuxproc, task/none)
 node=hkfleet
 read -r ctld_port slurmd_port < <(free_ports 2)
 cat > "$C/slurm.conf" <<CONF
@@ -62,7 +62,7 @@ SelectTypeParameters=CR_Core_Memory
 SlurmdParameters=config_overrides
 ReturnToService=2
 MpiDefault=none
-NodeName=$node NodeAddr=127.0.0.1 NodeHostname=$(hostname -s) CPUs=12 RealMemory=24576 State=UNKNOWN
+NodeName=$node NodeAddr=127.0.0.1 NodeHostname=$(hostname -s) CPUs=20 RealMemory=40960 State=UNKNOWN
 PartitionName=fleet Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 : > "$C/plugstack.conf"
@@ -83,27 +83,30 @@ fi
 pass fleet_slurm_cluster_up
 fleet_path
 
-# the page's array script and its sbatch command, over a list of 6 dumps and one that is not
+# the page's array script and its sbatch command, over a list of 4 dumps and one that is not,
+# one task per dump (TASKS = the list's length: task k triages line k, task 0 the last)
 script=$(doc_block '`triage-array.sh`:')
 submit=$(doc_cmd "sbatch")
 ingest=$(doc_cmd "hprofkit fleet-ingest fleet.db --dumps")
 [ -n "$script" ] && [ -n "$submit" ] && [ -n "$ingest" ] && pass fleet_slurm_doc_commands ||
   fail fleet_slurm_doc_commands "docs/fleet.md lacks the array script, the sbatch command or the ingest"
-fleet_dumps 6
+fleet_dumps 4
 ls dumps/*.hprof > dumps.txt
 echo "$script" > triage-array.sh
-TASKS=3
+TASKS=$(wc -l < dumps.txt)
 eval "timeout 90 $submit" > sbatch.out 2>&1
 eq fleet_slurm_sbatch_exit "$?" 1   # the task with bad.hprof failed
+# dumps.txt: bad.hprof, d0 ... d3: task 1 had bad.hprof
 eq fleet_slurm_tasks "$(sed -n 's/.*JobState=\([A-Z]*\) .*ArrayTaskId=\([0-9]*\) .*/\2 \1/p' "$C/jobcomp.txt" | sort | tr '\n' ' ')" \
-  "0 COMPLETED 1 FAILED 2 COMPLETED "
-eq fleet_slurm_facts "$(ls dumps/*.json | tr '\n' ' ')" \
-  "dumps/d0.json dumps/d1.json dumps/d2.json dumps/d3.json dumps/d4.json dumps/d5.json "
+  "0 COMPLETED 1 FAILED 2 COMPLETED 3 COMPLETED 4 COMPLETED "
+eq fleet_slurm_one_dump_per_task "$(cat map-*.log | grep -c 'hprofkit triage'):$(ls map-*.log | wc -l)" "5:5"
+eq fleet_slurm_facts "$(ls dumps/*.json | tr '\n' ' ')" "dumps/d0.json dumps/d1.json dumps/d2.json dumps/d3.json "
 
 # the page's ingest, with each task's joblog
-eval "${ingest/--joblog map.log/--joblog map-0.log --joblog map-1.log --joblog map-2.log}" --json -o ingest.json 2>ingest.err
+logs=$(for k in $(seq 0 $((TASKS - 1))); do printf -- '--joblog map-%d.log ' "$k"; done)
+eval "${ingest/--joblog map.log/$logs}" --json -o ingest.json 2>ingest.err
 eq fleet_slurm_ingest "$(jq -c '[.ingested, .failed_dumps]' ingest.json)" \
-  '[6,[{"dump":"dumps/bad.hprof","why":"no facts (its job on this machine: exit 1)"}]]'
+  '[4,[{"dump":"dumps/bad.hprof","why":"no facts (its job on this machine: exit 1)"}]]'
 "$HK" fleet-report fleet.db --by route --json -o report.json
 if out=$(python3 "$SRC/tests/fleet_check.py" report.json expect/*.json --by route --facts-dir dumps 2>&1); then pass fleet_slurm_report
 else fail fleet_slurm_report "$(echo "$out" | head -3)"; fi
