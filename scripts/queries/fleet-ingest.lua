@@ -62,7 +62,9 @@ local function store(db, f)
     java_heap(f.totals), type(f.bitmaps) == "table" and val(f.bitmaps.bytes) or nil,
     wasted(f.bitmaps), wasted(f.duplicate_strings), wasted(f.duplicate_arrays), route_of(f))
   if added == 0 then   -- already there; /2 facts of a dump first ingested from /1 add its route
-    if route_of(f) then db:run("UPDATE dumps SET route = ? WHERE sha256 = ? AND route IS NULL", route_of(f), f.dump_sha256) end
+    if route_of(f) then
+      db:run("UPDATE dumps SET route = ? WHERE sha256 = ? AND route IS NULL", route_of(f), f.dump_sha256)
+    end
     return false
   end
   for k, v in pairs(type(f.labels) == "table" and f.labels or {}) do
