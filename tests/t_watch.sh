@@ -160,7 +160,7 @@ err watch_unknown_watcher "no watcher 'nosuch' \(known: .*tiers" timeout 30 "$HK
 curve "$(step 800 30 97000)" "$(step 800 31 97000)"
 watch builtin --count 2 --triage
 f=$(ls "$T"/builtin/*.hprof 2>/dev/null | head -1); b=${f%.hprof}
-eq watch_triage_builtin_facts "$(jq -r '"\(.schema) \(.meminfo != null)"' "$b.facts.json" 2>&1)" "hprofkit-triage/1 true"
+eq watch_triage_builtin_facts "$(jq -r '"\(.schema) \(.meminfo != null)"' "$b.facts.json" 2>&1)" "hprofkit-triage/2 true"
 grep -q "data-ready" "$b.report.html" 2>/dev/null && pass watch_triage_builtin_report \
   || fail watch_triage_builtin_report "$(ls "$T/builtin") $(tail -3 "$T/builtin.err")"
 cat >"$T/scripts/triage.lua" <<'EOF'

@@ -2,7 +2,7 @@
 -- a browser (--report FILE.html).  A recipe: it runs the other queries and gathers what they
 -- answer into one record.  The facts hold nothing that depends on where or when they were made
 -- (no path, host or run time), so the same dump gives the same bytes.  Copy it and change it.
-local SCHEMA = "hprofkit-triage/1"
+local SCHEMA = "hprofkit-triage/2"
 local TOP, CLASSES, DUPS = 20, 20, 20
 
 -- One query running another, the documented way.
@@ -248,7 +248,8 @@ end
 
 hk.query{
   name = "triage",
-  help = "One command from a dump to its facts: origin, totals (by heap, by reachability, native),\n" ..
+  help = "One command from a dump to its facts: origin, app version, the screen in front (route),\n" ..
+         "totals (by heap, by reachability, native),\n" ..
          "the top classes and retainers (with their dominator chains), leaks by signature,\n" ..
          "bitmaps and the bytes duplicates waste, duplicate strings and arrays; with --meminfo the\n" ..
          "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
@@ -263,7 +264,7 @@ hk.query{
                  "  --fail-on GATE,...  exit 3 when a gate trips: leaks, library-leaks,\n" ..
                  "                    leak-retained:BYTES, bitmap-waste:BYTES",
   shape = "record",
-  columns = { "schema", "labels", "dump_sha256", "origin", "app", "totals", "histogram", "top", "leaks",
+  columns = { "schema", "labels", "dump_sha256", "origin", "app", "route", "totals", "histogram", "top", "leaks",
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
@@ -272,7 +273,9 @@ hk.query{
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
     facts.origin = origin_of(info)
-    facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
+    local fleet_dir = debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/"
+    facts.app = dofile(fleet_dir .. "app_version.lua")(dump, facts.origin)
+    facts.route = dofile(fleet_dir .. "route.lua")(dump)
     progress("classes")
     -- the leak search, the duplicates' holders and the report's panels walk the forward
     -- references and the referrers after the dominators: said up front, the graph keeps them
