@@ -14,7 +14,7 @@ esac
 
 REL="$SRC/build-release"
 if [ ! -f "$REL/build.ninja" ]; then
-  meson setup "$REL" --buildtype=release "$SRC" >"$T/setup.log" 2>&1 || { fail release-build "$(tail -3 "$T/setup.log")"; exit 0; }
+  meson setup --buildtype=release "$REL" "$SRC" >"$T/setup.log" 2>&1 || { fail release-build "$(tail -3 "$T/setup.log")"; exit 0; }
 fi
 # the command alone (no plugins, fixtures or test programs): what the comparison needs
 nice ninja -C "$REL" hprofkit >"$T/ninja.log" 2>&1 || { fail release-build "$(tail -3 "$T/ninja.log")"; exit 0; }
