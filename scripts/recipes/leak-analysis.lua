@@ -246,6 +246,30 @@ local function generic_name(ref)
   return ref.name
 end
 
+-- The finder's texts no inspector gave, then the inspectors' in their order.
+local function finder_first(found, inspected)
+  local out, have = {}, {}
+  for _, t in ipairs(inspected) do have[t] = true end
+  for _, t in ipairs(found) do
+    t = tostring(t)
+    if not have[t] then out[#out + 1] = t; have[t] = true end
+  end
+  for _, t in ipairs(inspected) do out[#out + 1] = t end
+  return out
+end
+
+-- Every GC root that holds obj (obj:holding_roots): type, object, its class, thread name.
+local function roots_of(obj, threads)
+  local out = {}
+  for i, r in ipairs(obj:holding_roots().roots) do
+    local t = r.thread and threads[r.thread]
+    out[i] = { type = r.type, object = r.object and r.object.id or hk.null,
+               class = r.object and class_name_of(r.object) or hk.null,
+               thread = t and thread_name(t) or hk.null }
+  end
+  return out
+end
+
 local function build_trace(dump, path, leak, candidates, threads, cache)
   local nodes = {}
   local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
@@ -261,11 +285,12 @@ local function build_trace(dump, path, leak, candidates, threads, cache)
   for _, s in ipairs(steps) do nodes[#nodes + 1] = { object = s.object, ref = reference_of(s.via) } end
   for _, n in ipairs(nodes) do
     n.report = inspect(cache, dump, n.object)
-    -- what a finder said about an object (the leaking one, or another on the way) counts too
+    -- what a finder said about an object (the leaking one, or another on the way) counts too;
+    -- what no inspector says first, as LeakCanary's first inspector (the watched objects) does
     local c = candidates[n.object.id]
     if c then
-      for _, why in ipairs(c.reasons) do n.report:leaking(why) end
-      for _, l in ipairs(c.labels) do n.report:label(l) end
+      n.report.leaking_reasons = finder_first(c.reasons, n.report.leaking_reasons)
+      n.report.labels = finder_first(c.labels, n.report.labels)
     end
   end
   local st, why = statuses(nodes)
@@ -278,16 +303,21 @@ local function build_trace(dump, path, leak, candidates, threads, cache)
     local reasons = {}
     if why[i] then reasons[1] = why[i] end
     for _, l in ipairs(n.report.labels) do reasons[#reasons + 1] = l end
+    -- what an object retains, on the steps LeakCanary says it for (UNKNOWN and LEAKING)
+    local held = st[i] ~= "NOT_LEAKING"
     out[i] = {
       object = n.object.id, class = class_name_of(n.object),
       kind = n.object.kind,
       reference = n.ref or hk.null, status = st[i], reasons = reasons, suspect = suspect,
+      retained_bytes = held and n.object:retained_size() or hk.null,
+      retained_objects = held and n.object:retained_count() or hk.null,
     }
     if suspect then suspects[#suspects + 1] = out[i] end
   end
   local obj = leak.object
   return {
     object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
+    retained_objects = obj:retained_count(), roots = roots_of(obj, threads),
     retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
     found_by = leak.finders, key = leak.key or hk.null,
   }, suspects
@@ -358,7 +388,8 @@ local function analyse(dump)
         g = groups[sig]
         if not g then
           g = { signature = sig, kind = "library", pattern = pattern,
-                description = m.description or hk.null, count = 0, retained_bytes = 0, traces = {} }
+                description = m.description or hk.null, count = 0, retained_bytes = 0, retained_objects = 0,
+                traces = {} }
         end
         if path.rule_step then
           -- the matched reference is where the blame lies: mark it
@@ -372,12 +403,13 @@ local function analyse(dump)
           local first = suspects[1]
           local desc = first and (simple_name(first.class) .. "." .. first.reference.name) or hk.null
           g = { signature = sig, kind = "application", pattern = hk.null, description = desc,
-                count = 0, retained_bytes = 0, traces = {} }
+                count = 0, retained_bytes = 0, retained_objects = 0, traces = {} }
         end
       end
       if not groups[g.signature] then groups[g.signature] = g; order[#order + 1] = g end
       g.count = g.count + 1
       g.retained_bytes = g.retained_bytes + trace.retained_bytes
+      g.retained_objects = g.retained_objects + trace.retained_objects
       g.traces[#g.traces + 1] = trace
     end
   end
