@@ -1,0 +1,49 @@
+# Leak traces held to LeakCanary's own analysis: Shark 2.7 (../shared/peer/shark, its harness
+# prints every leak, trace and object id) and hprofkit side by side, one Shark start per dump.
+# tests/shark_compare.py holds the finders' candidates, the leaking objects, roots, steps,
+# statuses, reasons, labels and suspects (the whole trace text as LeakCanary prints it, ids
+# aside), retained bytes and object counts, groups and signatures to Shark's.  Where hprofkit
+# is right and Shark 2.7 is not, the check says so (signatures keep each byte's leading zero).
+. "$SRC/tests/lib.sh"
+SHARK="$SRC/../shared/peer/shark"
+CP="$SHARK/shark27-all.jar:$SHARK/harness27.jar:/usr/share/java/kotlin-stdlib.jar:/usr/share/java/okio.jar"
+command -v java >/dev/null || { skip shark "java is not installed"; exit 0; }
+[ -f "$SHARK/harness27.jar" ] || { skip shark "$SHARK/harness27.jar is absent"; exit 0; }
+for j in kotlin-stdlib okio; do
+  [ -f "/usr/share/java/$j.jar" ] || { skip shark "/usr/share/java/$j.jar is absent (tools/deps.sh --test)"; exit 0; }
+done
+
+# side NAME DUMP: Shark's and hprofkit's analyses of DUMP compared, one line per check
+side() {
+  local name=$1 dump=$2
+  if ! java -Xmx1g -cp "$CP" SharkOracleKt "$dump" filter >"$T/$name.shark" 2>&1 || grep -q '^FAILURE' "$T/$name.shark"; then
+    fail "shark-$name" "Shark failed: $(grep -m3 -E 'FAILURE|Exception' "$T/$name.shark")"; return 1
+  fi
+  if ! "$HK" run "$SRC/tests/lua/leak_side.lua" "$dump" >"$T/$name.hk" 2>"$T/$name.hk.err"; then
+    fail "shark-$name" "hprofkit failed: $(head -c 300 "$T/$name.hk.err")"; return 1
+  fi
+  python3 "$SRC/tests/shark_compare.py" "$T/$name.shark" "$T/$name.hk" | sed "s/^\(PASS\|FAIL\) /\1 shark-$name-/"
+}
+
+for name in leakcanary-leak_service_binder aosp-art-ahat-test-dump aosp-art-ahat-test-dump-base hotspot-ahat-RI \
+            haha-sun_jdk5_64bit; do
+  dump="$REALDATA/hprof/$name.hprof"
+  [ -f "$dump" ] || { skip "shark-$name" "$dump is absent"; continue; }
+  side "$name" "$dump"
+done
+
+# Item 12 of issue 31: the second LeakyService is held by a JNI global (its Binder, Shark's
+# 1-step trace) and through the static leakAllTheBinders (Shark's other trace reaches the
+# Binder at Object[].[1]): hprofkit's trace lists both roots.
+lc="$T/leakcanary-leak_service_binder"
+if [ -f "$lc.shark" ] && [ -f "$lc.hk" ]; then
+  jni=$(grep -m1 'root=JNI_GLOBAL' "$lc.shark" | sed 's/.*rootObject=0xffffffff\(\w*\).*/0x\1/')
+  sticky=$(grep -m1 'root=STICKY_CLASS' "$lc.shark" | sed 's/.*rootObject=0xffffffff\(\w*\).*/0x\1/')
+  arr=$(grep -A3 'root=STICKY_CLASS' "$lc.shark" | grep -m1 'java.lang.Object\[\]' | awk '{print $3}' | sed 's/0xffffffff/0x/')
+  eq shark-static-list-holds-binder "$("$HK" object "$REALDATA/hprof/leakcanary-leak_service_binder.hprof" "$arr" --json 2>/dev/null \
+    | jq -r '[.elements[].value] | index("'"$jni"'") != null')" "true"
+  eq shark-every-root-of-leak "$(grep '^TRACE ' "$lc.hk" | sed 's/^TRACE //' \
+    | jq -r --arg j "$jni" 'select(.trace.root.type == "JNI_GLOBAL" and .trace.steps[0].object == $j)
+      | [.trace.roots[] | .type + "@" + .object] | sort | join(",")')" \
+    "$(printf 'JNI_GLOBAL@%s\nSTICKY_CLASS@%s\n' "$jni" "$sticky" | sort | paste -sd,)"
+fi
