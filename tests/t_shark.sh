@@ -32,7 +32,7 @@ for name in leakcanary-leak_service_binder aosp-art-ahat-test-dump aosp-art-ahat
   side "$name" "$dump"
 done
 
-# Item 12 of issue 31: the second LeakyService is held by a JNI global (its Binder, Shark's
+# Every root that holds a leaking object: the second LeakyService is held by a JNI global (its Binder, Shark's
 # 1-step trace) and through the static leakAllTheBinders (Shark's other trace reaches the
 # Binder at Object[].[1]): hprofkit's trace lists both roots.
 lc="$T/leakcanary-leak_service_binder"

@@ -9,6 +9,7 @@
 #include "graph/graph_lua.h"
 #include "host/lua_host.h"
 #include "hprof/hprof_internal.h"
+#include "util/hk_mem.h"
 
 #include <stdlib.h>
 
@@ -26,8 +27,7 @@ static int obj_holding_roots(lua_State *L)
     hkl_ref *r = hkl_check_object(L, 1);
     lua_Integer max = luaL_optinteger(L, 2, 100);
     luaL_argcheck(L, max >= 1 && max <= 1000000, 2, "max must be 1 to 1000000");
-    uint32_t *out = malloc((size_t)max * sizeof *out), n = 0;
-    if (!out) return luaL_error(L, "out of memory");
+    uint32_t *out = hk_xrealloc(NULL, (size_t)max * sizeof *out), n = 0;
     int complete = 1;
     char err[256];
     if (hk_graph_holding_roots(r->d, r->index, 1u << 20, out, (uint32_t)max, &n, &complete, err, sizeof err)) {
