@@ -146,13 +146,16 @@ hk.inspector{
   class = "android.app.ContextImpl",
   inspect = function(c, r) outer_context(r, get(c, "mOuterContext"), c, "ContextImpl") end,
 }
-hk.inspector{
-  class = "android.app.ApplicationContextManager",
-  inspect = function(m, r)
-    local impl = get(m, "mContext")
-    if impl then outer_context(r, get(impl, "mOuterContext"), impl, "ApplicationContextManager.mContext") end
-  end,
-}
+-- LeakCanary 2.7's class name, and Android's (finder-context-impls.lua)
+for _, name in ipairs{ "android.app.ApplicationContextManager", "android.app.ApplicationPackageManager" } do
+  hk.inspector{
+    class = name,
+    inspect = function(m, r)
+      local impl = get(m, "mContext")
+      if impl then outer_context(r, get(impl, "mOuterContext"), impl, simple(name) .. ".mContext") end
+    end,
+  }
+end
 hk.inspector{
   class = "android.app.Dialog",
   inspect = function(d, r)

@@ -358,6 +358,20 @@ local function find_candidates(dump)
   return list, by_id
 end
 
+-- The leaks whose path runs through another leaking object: LeakCanary reports only the
+-- upper one (Shark's deduplicateShortestPaths), whose trace holds the lower one too.
+local function below_other_leaks(leaking, paths)
+  local found, below = {}, {}
+  for i, c in ipairs(leaking) do if paths[i] then found[c.object.id] = true end end
+  for i in ipairs(leaking) do
+    local steps = paths[i] and paths[i].steps or {}
+    for k = 1, #steps - 1 do
+      if found[steps[k].object.id] then below[i] = true; break end
+    end
+  end
+  return below
+end
+
 local function analyse(dump)
   local info = dump:info()
   local matchers = {}
@@ -376,9 +390,10 @@ local function analyse(dump)
   for i, c in ipairs(leaking) do targets[i] = c.object end
   local paths = dump:leak_paths(targets, refs, root_rules)
   local groups, order, cache = {}, {}, {}
+  local below = below_other_leaks(leaking, paths)
   for i, c in ipairs(leaking) do
     local path = paths[i]
-    if path then
+    if path and not below[i] then
       local trace, suspects = build_trace(dump, path, c, by_id, threads, cache)
       local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
       local g
