@@ -56,9 +56,12 @@ hk.query{
   help = "Leak traces at LeakCanary's grade: objects that should be gone (LeakCanary-watched\n" ..
          "objects, destroyed Activities, Fragments without a manager or destroyed, detached Views of\n" ..
          "destroyed Activities, cleared ViewModels, destroyed Lifecycles, dismissed Dialogs,\n" ..
-         "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls) that\n" ..
-         "are strongly reachable; each path from a GC root with every object judged\n" ..
-         "(LEAKING / NOT_LEAKING / UNKNOWN and why), the suspect references marked, known\n" ..
+         "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls, quitting\n" ..
+         "MessageQueues, Editors, ContextWrappers, ContextImpls and ApplicationPackageManagers of\n" ..
+         "destroyed Activities, dead Mortar scopes, Toasts done showing) that are strongly\n" ..
+         "reachable; each path from a GC root, in LeakCanary's root order, printed as LeakCanary\n" ..
+         "prints it (every object judged LEAKING / NOT_LEAKING / UNKNOWN and why, what it retains,\n" ..
+         "the suspect references underlined), every GC root that holds the leaking object, known\n" ..
          "platform leaks told apart as library leaks, and leaks grouped by signature.",
   shape = "record",
   gates = {
