@@ -107,7 +107,7 @@ function leaks.leaks_text(result)
     w("Signature: ", g.signature, "\n")
     if g.kind == "library" then w("Pattern: ", g.pattern, "\n") end
     if g.description ~= hk.null and g.kind == "library" then w("Description: ", g.description, "\n") end
-    for _, t in ipairs(g.traces) do w(leaks.trace_text(t)) end
+    for _, t in ipairs(g.traces) do w("\n", leaks.trace_text(t)) end
   end
   return table.concat(out)
 end
