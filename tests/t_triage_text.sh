@@ -19,6 +19,8 @@ eq triage-text-counts "$(sed -n '/^leaks:$/{n;p}' t.txt)" \
 eq triage-text-iso-time "$(grep -m1 '^  timestamp:' t.txt | awk '{print $2}')" \
   "$(jq -rn '1767225600000 / 1000 | strftime("%Y-%m-%dT%H:%M:%S.000Z")')"
 
+grep -q '<b>timestamp</b> 2026-01-01T00:00:00.000Z<' r.html && pass report-iso-time || fail report-iso-time "$(grep -o '<b>timestamp</b>[^<]*' r.html)"
+
 # the report: leaks, top retainers with the treemap, bitmaps, duplicates, meminfo and the
 # watch chart when given, then the class table; the nav in the same order
 want="leaks top treemap bitmaps duplicates"

@@ -294,7 +294,12 @@ local function header(facts)
   local p = { '<header><h1>Heap triage: ', esc(present(o.process) and o.process or "heap dump"), "</h1>",
               '<p class="origin">' }
   for _, k in ipairs({ "format", "sdk", "manufacturer", "model", "fingerprint", "timestamp" }) do
-    if present(o[k]) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(o[k]) .. "</span> " end
+    local v = o[k]
+    -- the dump's time as a person reads it (ISO 8601, UTC)
+    if k == "timestamp" and math.type(v) == "integer" and v >= 0 then
+      v = hk.iso8601(v)
+    end
+    if present(v) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(v) .. "</span> " end
   end
   p[#p + 1] = '</p><p class="origin"><span><b>sha256</b> ' .. esc(facts.dump_sha256) .. "</span>"
   local keys = {}
