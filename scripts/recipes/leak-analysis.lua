@@ -270,7 +270,15 @@ local function roots_of(obj, threads)
   return out
 end
 
-local function build_trace(dump, path, leak, candidates, threads, cache)
+-- obj:retained_count() once per object of an analysis (traces share their first steps, which
+-- may retain much of the heap)
+local function count_of(counts, obj)
+  local n = counts[obj.id]
+  if not n then n = obj:retained_count(); counts[obj.id] = n end
+  return n
+end
+
+local function build_trace(dump, path, leak, candidates, threads, cache, counts)
   local nodes = {}
   local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
   local steps = path.steps
@@ -310,14 +318,14 @@ local function build_trace(dump, path, leak, candidates, threads, cache)
       kind = n.object.kind,
       reference = n.ref or hk.null, status = st[i], reasons = reasons, suspect = suspect,
       retained_bytes = held and n.object:retained_size() or hk.null,
-      retained_objects = held and n.object:retained_count() or hk.null,
+      retained_objects = held and count_of(counts, n.object) or hk.null,
     }
     if suspect then suspects[#suspects + 1] = out[i] end
   end
   local obj = leak.object
   return {
     object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
-    retained_objects = obj:retained_count(), roots = roots_of(obj, threads),
+    retained_objects = count_of(counts, obj), roots = roots_of(obj, threads),
     retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
     found_by = leak.finders, key = leak.key or hk.null,
   }, suspects
@@ -389,12 +397,12 @@ local function analyse(dump)
   local targets = {}
   for i, c in ipairs(leaking) do targets[i] = c.object end
   local paths = dump:leak_paths(targets, refs, root_rules)
-  local groups, order, cache = {}, {}, {}
+  local groups, order, cache, counts = {}, {}, {}, {}
   local below = below_other_leaks(leaking, paths)
   for i, c in ipairs(leaking) do
     local path = paths[i]
     if path and not below[i] then
-      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache)
+      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache, counts)
       local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
       local g
       if m then
