@@ -68,3 +68,21 @@ for s in message-queue editor context-wrapper context-impl package-manager morta
   eq "shark-finder-$s-record" "$(grep '^TRACE ' "$T/finder-$s.hk" | sed 's/^TRACE //' \
     | jq -r --arg f "$finder" '.trace | .object + ":" + ([.found_by[] | select(. == $f)] | join(","))' | paste -sd' ')" "$leak:$finder"
 done
+
+# LeakCanary's root order, on dead Mortar scopes each held by two roots (fixtures/scen_finders.c,
+# leak-roots): held to Shark (above: which root each trace starts from, its steps and text), and
+# every root that holds each scope to the generator's record.
+"$GEN" --scenario leak-roots -o "$T/roots.hprof" --expect "$T/roots.json" >/dev/null 2>&1 \
+  || fail shark-leak-roots "genhprof failed"
+if [ -f "$T/roots.hprof" ]; then
+  side leak-roots "$T/roots.hprof"
+  l() { jq -r ".labels.$1" "$T/roots.json"; }
+  for c in "a:JNI_GLOBAL@$(l holder_a2) STICKY_CLASS@com.example.Leaks" "e:JNI_GLOBAL@$(l holder_e3) STICKY_CLASS@com.example.Leaks" \
+           "b:JAVA_FRAME@$(l scope_b) STICKY_CLASS@com.example.Leaks" "c:JNI_LOCAL@$(l scope_c) STICKY_CLASS@com.example.Leaks" \
+           "d:MONITOR_USED@$(l holder_d) THREAD_OBJECT@$(l sleeper)"; do
+    s=${c%%:*}
+    eq "shark-leak-roots-$s-every-root" "$(grep '^TRACE ' "$T/leak-roots.hk" | sed 's/^TRACE //' \
+      | jq -r --arg id "$(l "scope_$s")" 'select(.trace.object == $id) | [.trace.roots[]
+        | .type + "@" + (if .type == "STICKY_CLASS" then .class else .object end)] | sort | join(" ")')" "${c#*:}"
+  done
+fi
