@@ -86,3 +86,13 @@ if [ -f "$T/roots.hprof" ]; then
         | .type + "@" + (if .type == "STICKY_CLASS" then .class else .object end)] | sort | join(" ")')" "${c#*:}"
   done
 fi
+
+# A library leak (InputMethodManager.mNextServedView, API 26): its kind, pattern signature and the
+# "Library leak match" label held to Shark's; the leaking object to the generator's record.
+if "$GEN" --scenario leak-library -o "$T/lib.hprof" --expect "$T/lib.json" >/dev/null 2>&1; then
+  side leak-library "$T/lib.hprof"
+  eq shark-leak-library-record "$(grep '^TRACE ' "$T/leak-library.hk" | sed 's/^TRACE //' | jq -r '.group.kind + ":" + .trace.object')" \
+    "library:$(jq -r .labels.leak "$T/lib.json")"
+else
+  fail shark-leak-library "genhprof failed"
+fi

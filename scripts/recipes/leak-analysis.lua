@@ -417,7 +417,10 @@ local function analyse(dump)
         if path.rule_step then
           -- the matched reference is where the blame lies: mark it
           local idx = path.rule_step + (#trace.steps - #path.steps)
-          trace.steps[idx].library_leak = true
+          local step = trace.steps[idx]
+          step.library_leak = true
+          -- its first label, as LeakCanary labels the object holding the reference
+          table.insert(step.reasons, step.status ~= "UNKNOWN" and 2 or 1, "Library leak match: " .. pattern)
         end
       else
         local sig = signature_of(suspects)

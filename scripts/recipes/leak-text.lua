@@ -56,7 +56,6 @@ local function reference_lines(w, step)
   local prefix = "    ↓" .. (r.type == "static" and " static" or "") .. " " .. simple_name(step.class) .. "."
   w("│", prefix, name, "\n")
   if step.suspect then w("│", string.rep(" ", utf8.len(prefix)), string.rep("~", utf8.len(name)), "\n") end
-  if step.library_leak then w("│    (known library leak reference)\n") end
 end
 
 function leaks.trace_text(t)
