@@ -4,7 +4,7 @@
 set -eu
 pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libzstd-dev libinih-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs openjdk-17-jdk-headless jq visualvm"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq zstd clang libclang-rt-14-dev valgrind libxml2-utils protobuf-compiler python3-jsonschema chromium parallel clang-format universal-ctags openssh-server openssh-client rsync slurm-wlm munge sqlite3"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq zstd clang libclang-rt-14-dev valgrind libxml2-utils protobuf-compiler python3-jsonschema chromium parallel clang-format universal-ctags openssh-server openssh-client rsync slurm-wlm munge sqlite3 kotlin libokio-java"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

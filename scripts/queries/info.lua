@@ -1,7 +1,7 @@
 -- ISO 8601 in UTC with milliseconds: 2026-12-01T13:06:03.123Z (null when the dump has no time)
 local function iso8601(ms)
   if type(ms) ~= "number" or ms <= 0 then return hk.null end
-  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
+  return hk.iso8601(ms)
 end
 
 hk.query{

@@ -98,6 +98,16 @@ local function top_of(dump)
   return rows
 end
 
+-- The facts' leaks for a person: the counts, then every trace as `leaks` prints it.
+local function leaks_text(L)
+  local head = string.format("  %d application leak trace%s retaining %s, %d library leak trace%s\n",
+    L.application or 0, L.application == 1 and "" or "s", hk.leak_helpers.si_bytes(L.application_retained_bytes or 0),
+    L.library or 0, L.library == 1 and "" or "s")
+  if L.note ~= nil and L.note ~= hk.null then head = head .. "  note: " .. L.note .. "\n" end
+  if #L.leaks == 0 then return head end
+  return head .. hk.leak_helpers.leaks_text({ leaks = L.leaks }) .. "\n"
+end
+
 local function leaks_of(dump)
   if not dump.leaks then
     return { leaks = {}, note = "this hprofkit has no leak traces (dump:leaks): none were looked for",
@@ -316,7 +326,8 @@ hk.query{
       facts.diff = d
       base:close()   -- its index and graph are not needed for the report
     end
-    local meta = {}
+    -- on a terminal, the leaks as the leaks query prints them: one step a line
+    local meta = { texts = { leaks = leaks_text } }
     if args.report ~= "" then
       -- written once the CLI's --fail-on gates ran, so the page shows facts.gates_tripped
       meta.finish = function(result)
