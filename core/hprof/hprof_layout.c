@@ -16,6 +16,7 @@ static const struct named {
     {"compressed", {12, 4, 8, 0}},
     {"plain", {16, 8, 8, 0}},
     {"compact", {8, 4, 8, 1}},
+    {"32-bit", {8, 4, 8, 1}},
 };
 
 int hk_layout_parse(const char *s, hk_layout *out, int *auto_, int *dump_, char *err, size_t errlen)
@@ -86,8 +87,9 @@ int hk_dump_is_hotspot(const hk_dump *d)
 
 const hk_layout_info *hk_dump_layout(const hk_dump *d)
 {
-    static const hk_layout_info none = {0, {0, 0, 0, 0}, "dump", "auto", "not a HotSpot dump: its own sizes"};
-    return d->layout ? &d->layout->info : &none;
+    static const hk_layout_info art = {0, {0, 0, 0, 0}, "dump", "auto", "ART records each class's object size"};
+    static const hk_layout_info trace = {0, {0, 0, 0, 0}, "dump", "auto", "the heap graph records each object's size"};
+    return d->layout ? &d->layout->info : d->source ? &trace : &art;
 }
 
 static hk_layout_state *keep_own_sizes(hk_dump *d)
@@ -144,7 +146,7 @@ static void choose_auto(const hk_dump *d, hk_layout *L, char *why, size_t n)
     uint64_t top = d->nobjects ? hk_obj_id(d, d->nobjects - 1) : 0;
     if (d->id_size == 4) {
         *L = (hk_layout){8, 4, 8, 1};
-        snprintf(why, n, "4-byte ids: a 32-bit JVM");
+        snprintf(why, n, "4-byte ids: a 32-bit JVM (8-byte header, 4-byte references)");
     } else if (top < (32ull << 30)) {
         *L = named[0].l;
         snprintf(why, n,
@@ -184,6 +186,7 @@ int hk_dump_set_layout(hk_dump *d, const char *choice, char *err, size_t errlen)
     in->jvm = 1;
     in->layout = L;
     layout_name(&L, in->name, sizeof in->name);
+    if (d->id_size == 4 && L.header == 8 && L.ref == 4 && L.align == 8) snprintf(in->name, sizeof in->name, "32-bit");
     apply(d, st, &L);
     return 0;
 }

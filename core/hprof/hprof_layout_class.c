@@ -76,7 +76,7 @@ typedef struct fld {
 typedef struct model {
     const hk_dump *d;
     const hk_layout *L;
-    uint8_t *state; /* 1: laid out */
+    uint8_t *state;  /* 1: laid out */
     uint8_t *padded; /* the class or a superclass has @Contended fields */
     uint32_t *size, *first, *count;
     blk *own;
@@ -132,7 +132,7 @@ static void inherit(model *m, uint32_t sup, lay *l)
             all = hk_grow(all, &cap, n + 1, sizeof *all);
             all[n++] = m->own[m->first[k] + i];
         }
-    qsort(all, n, sizeof *all, cmp_off);
+    if (n) qsort(all, n, sizeof *all, cmp_off);
     l->end = m->L->header;
     for (size_t i = 0; i < n; i++) {
         if (all[i].off > l->end) hole_insert(l, l->nholes, l->end, all[i].off - l->end);
@@ -192,7 +192,8 @@ static void place_group(lay *l, const fld *f, size_t n, int g, int append, uint3
     for (int refs = 0; refs < 2; refs++)
         for (size_t s = 0; s < 4; s++)
             for (size_t i = 0; i < n; i++)
-                if (f[i].group == g && f[i].size == sizes[s] && is_ref[i] == refs) offs[i] = place(l, f[i].size, append);
+                if (f[i].group == g && f[i].size == sizes[s] && is_ref[i] == refs)
+                    offs[i] = place(l, f[i].size, append);
 }
 
 /* The groups after the others, each padded before; a field @Contended alone is a group. */

@@ -58,8 +58,8 @@ void hk_layout_recount(hk_dump *d, const hk_layout_state *st, const hk_layout *L
 {
     for (uint32_t c = 0; c < d->nclasses; c++) count_class(d, st, L, c);
     /* class objects: java.lang.Class's row counts them beside its instances */
-    uint64_t *objs = d->class_class != HK_NONE ? &d->class_bytes[(size_t)d->class_class * HK_MAX_HEAPS]
-                                               : d->class_obj_bytes;
+    uint64_t *objs =
+        d->class_class != HK_NONE ? &d->class_bytes[(size_t)d->class_class * HK_MAX_HEAPS] : d->class_obj_bytes;
     if (d->class_class == HK_NONE) memset(d->class_obj_bytes, 0, sizeof d->class_obj_bytes);
     for (uint32_t c = 0; c < d->nclasses; c++) {
         const hk_class *k = &d->classes[c];
@@ -68,7 +68,11 @@ void hk_layout_recount(hk_dump *d, const hk_layout_state *st, const hk_layout *L
     }
     for (int t = 4; t < 12; t++) {
         uint32_t esz = (uint32_t)hk_type_size_fast(8, t);
-        arrays a = {d->prim_counts[t], st->prim_bytes[t], 0, esz, esz,
+        arrays a = {d->prim_counts[t],
+                    st->prim_bytes[t],
+                    0,
+                    esz,
+                    esz,
                     d->array_res ? &d->array_res[((size_t)d->nclasses + (size_t)t) * 16] : NULL};
         count_arrays(L, &a, d->prim_bytes[t]);
     }

@@ -25,8 +25,10 @@ local function as_object(t) return setmetatable(t, hk.object_mt) end
 
 -- ---- the facts ----
 
-local function origin_of(info)
+-- layout: dump.jvm_layout, how the sizes were counted (a HotSpot dump's JVM layout, or "dump")
+local function origin_of(info, layout)
   return {
+    layout = layout.name, layout_why = layout.why,
     format = info.format, id_size = info.id_size, sdk = ornull(info.sdk),
     fingerprint = ornull(info.fingerprint), manufacturer = ornull(info.manufacturer),
     model = ornull(info.model), process = ornull(info.process),
@@ -271,7 +273,7 @@ hk.query{
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
-    facts.origin = origin_of(info)
+    facts.origin = origin_of(info, dump.jvm_layout)
     facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
     progress("classes")
     -- the leak search, the duplicates' holders and the report's panels walk the forward
