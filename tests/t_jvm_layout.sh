@@ -1,5 +1,6 @@
-# HotSpot dumps sized as the JVM lays out its objects, held to the JVM itself: three JDK 17 JVMs
-# (default flags, -XX:-UseCompressedOops, -XX:-UseCompressedClassPointers) each give
+# HotSpot dumps sized as the JVM lays out its objects, held to the JVM itself: five JDK 17 JVMs
+# (default flags, -XX:-UseCompressedOops, -XX:-UseCompressedClassPointers, both off, and
+# -XX:ObjectAlignmentInBytes=16) each give
 # `jcmd GC.class_histogram` and, right after, `jcmd GC.heap_dump` of a heap that allocates
 # nothing between the two; every class whose instance count agrees must have the JVM's bytes
 # exactly (tests/jvm/histo_check.py).  Then --jvm-layout in combination: the CLI, Lua, object,
@@ -31,9 +32,10 @@ check() {
   python3 "$CHECK" "$name.histo" "$name.json" > "$name.check"
 }
 
-for run in default:compressed: noOops:12/8:-XX:-UseCompressedOops noClassPointers:16/4:-XX:-UseCompressedClassPointers; do
+for run in default:compressed: noOops:12/8:-XX:-UseCompressedOops noClassPointers:16/4:-XX:-UseCompressedClassPointers \
+  plain:plain:-XX:-UseCompressedOops,-XX:-UseCompressedClassPointers align16:12/4/16:-XX:ObjectAlignmentInBytes=16; do
   IFS=: read -r name want flags <<< "$run"
-  take "$name" $flags || continue
+  take "$name" ${flags//,/ } || continue
   eq "jvm-$name-info-layout" "$("$HK" info "$name.hprof" --json | jq -r .layout)" "$want"
   if check "$name" && read -r _ agree _ same _ differ < <(tail -1 "$name.check") && [ "$differ" = 0 ] && [ "$agree" -ge 200 ]; then
     pass "jvm-$name-histogram ($agree classes whose count agrees with the JVM's: bytes equal for all $same)"
@@ -63,7 +65,9 @@ LUA
   eq jvm-layout-dump "$("$HK" histogram default.hprof --jvm-layout dump --json --class 'JvmLayout$Mixed' | jq '.[0].shallow_bytes')" $((300 * 38))
   # Lua: hk.open's option wins over the global one; dump.jvm_layout says what was chosen.  Mixed
   # in 16/8 by HotSpot's packing: long l@16, double d@24, int i@32, float f@36, short s@40,
-  # char c@42, byte b@44, boolean z@45, the reference r@48: 56 bytes
+  # char c@42, byte b@44, boolean z@45, the reference r@48: 56 bytes, what the JVM with both
+  # compressions off says (plain.histo)
+  [ -s plain.histo ] && eq jvm-plain-mixed "$(awk '$4 == "JvmLayout$Mixed" { print $3 / $2 }' plain.histo)" 56
   cat > layout.lua <<'LUA'
 local d = hk.open(arg.dump, {jvm_layout = "plain"})
 local l = d.jvm_layout
