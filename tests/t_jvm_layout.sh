@@ -73,13 +73,19 @@ local d = hk.open(arg.dump, {jvm_layout = "plain"})
 local l = d.jvm_layout
 local o
 for x in d:class("JvmLayout$Mixed"):instances() do o = x break end
-print(l.name, l.chosen, l.header_bytes, l.reference_bytes, o.shallow_size)
+print(l.name, l.chosen, l.header_bytes, l.reference_bytes, o.shallow_size, hk.options.jvm_layout)
 LUA
-  eq jvm-lua-open-option "$("$HK" run layout.lua default.hprof --jvm-layout compact)" "plain	option	16	8	56"
+  eq jvm-lua-open-option "$("$HK" run layout.lua default.hprof --jvm-layout compact)" "plain	option	16	8	56	compact"
   err jvm-lua-bad-option "not a layout" "$HK" run first.lua default.hprof --layout 13/4
   # triage: the facts say the layout, and the option reaches it
   eq jvm-triage-layout "$("$HK" triage default.hprof --json | jq -r .origin.layout)" compressed
   eq jvm-triage-layout-option "$("$HK" triage default.hprof --json --jvm-layout dump | jq -r .origin.layout)" dump
+  # diff: each dump sized by its own layout; Mixed's shallow growth is what the two JVMs' own
+  # histograms say (300 instances at 48 and at 56 bytes)
+  if [ -s plain.hprof ]; then
+    want=$(awk '$4 == "JvmLayout$Mixed" { v[++n] = $3 } END { print v[1] - v[2] }' plain.histo default.histo)
+    eq jvm-diff-shallow "$("$HK" diff default.hprof plain.hprof --json --no-leaks | jq '.classes[] | select(.class == "JvmLayout$Mixed") | .shallow_delta')" "$want"
+  fi
   # top: retained sizes follow the layout (the list's shallow bytes are the JVM's)
   top_mixed=$("$HK" top default.hprof --all -n 100000 --json --class 'JvmLayout$Mixed' | jq -c '[.[].shallow_bytes] | unique')
   eq jvm-top-shallow "$top_mixed" "[$mixed]"

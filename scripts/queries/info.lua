@@ -16,7 +16,8 @@ hk.query{
          "fields' bytes, so its objects are sized as the JVM lays them out (--jvm-layout, default\n" ..
          "auto: from the dump's packed addresses): compressed (12-byte header, 4-byte references),\n" ..
          "plain (16, 8), compact (8, 4), or HEADER/REF like 12/8; layout_why says why; dump: the\n" ..
-         "dump's own sizes.",
+         "dump's own sizes.  header_bytes, reference_bytes, alignment_bytes: the layout's (null\n" ..
+         "for the dump's own sizes).",
   shape = "record",
   columns = { "format", "id_size", "classes", "instances", "object_arrays", "primitive_arrays",
               "gc_roots", "objects", "heaps", "sdk", "fingerprint", "manufacturer", "model",
