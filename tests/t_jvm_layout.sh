@@ -101,6 +101,8 @@ fi
 
 err jvm-layout-bad-value "--jvm-layout: '13/4' is not a layout" "$HK" info "$T/default.hprof" --jvm-layout 13/4
 "$HK" info "$T/default.hprof" --jvm-layout 13/4 >/dev/null 2>&1; eq jvm-layout-bad-value-exit $? 2
+err jvm-layout-bad-tail "'12/8x' is not a layout" "$HK" info "$T/default.hprof" --jvm-layout 12/8x
+eq jvm-layout-jdk22-name "$("$HK" info "$T/default.hprof" --jvm-layout plain-jdk22 --json | jq -r .layout)" plain-jdk22
 
 # ART dumps keep the sizes ART records, whatever the option
 art="$REALDATA/hprof/aosp-art-ahat-test-dump.hprof"

@@ -35,10 +35,9 @@ int hk_layout_parse(const char *s, hk_layout *out, int *auto_, int *dump_, char 
             out->elem_aligned |= (uint8_t)j22;
             return 0;
         }
-    unsigned h, r, a = 8;
-    char extra;
-    int got = sscanf(base, "%u/%u/%u%c", &h, &r, &a, &extra);
-    if ((got == 2 || got == 3) && (h == 8 || h == 12 || h == 16) && (r == 4 || r == 8) && (a == 8 || a == 16)) {
+    unsigned h = 0, r = 0, a = 8;
+    int used = 0, got = sscanf(base, "%u/%u%n/%u%n", &h, &r, &used, &a, &used);
+    if (got >= 2 && !base[used] && (h == 8 || h == 12 || h == 16) && (r == 4 || r == 8) && (a == 8 || a == 16)) {
         *out = (hk_layout){(uint8_t)h, (uint8_t)r, (uint8_t)a, (uint8_t)(j22 || h == 8)};
         return 0;
     }
@@ -69,8 +68,7 @@ static void layout_name(const hk_layout *L, char *out, size_t n)
 {
     for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
         const hk_layout *m = &named[k].l;
-        if (m->header == L->header && m->ref == L->ref && m->align == L->align &&
-            (m->elem_aligned == L->elem_aligned || L->header != 16)) {
+        if (m->header == L->header && m->ref == L->ref && m->align == L->align) {
             snprintf(out, n, "%s%s", named[k].name, L->elem_aligned && L->header == 16 ? "-jdk22" : "");
             return;
         }
