@@ -104,7 +104,7 @@ int hk_layout_detect(const hk_dump *d, hk_layout *out, char *why, size_t whylen)
     *out = candidates[best];
     const hk_layout *o = &candidates[second];
     snprintf(why, whylen,
-             "%zu of %zu neighbouring objects sit exactly this layout's size apart in the packed heap (the next best, "
+             "%zu of %zu neighbouring objects sit exactly this layout's size apart in the heap (the next best, "
              "header %u, references %u, alignment %u%s: %zu)",
              score[best], n, o->header, o->ref, o->align, o->elem_aligned && o->header == 16 ? ", JDK 22+ arrays" : "",
              score[second]);
