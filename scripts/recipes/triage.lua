@@ -25,8 +25,10 @@ local function as_object(t) return setmetatable(t, hk.object_mt) end
 
 -- ---- the facts ----
 
-local function origin_of(info)
+-- layout: dump.jvm_layout, how the sizes were counted (a HotSpot dump's JVM layout, or "dump")
+local function origin_of(info, layout)
   return {
+    layout = layout.name, layout_why = layout.why,
     format = info.format, id_size = info.id_size, sdk = ornull(info.sdk),
     fingerprint = ornull(info.fingerprint), manufacturer = ornull(info.manufacturer),
     model = ornull(info.model), process = ornull(info.process),
@@ -282,7 +284,7 @@ hk.query{
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
-    facts.origin = origin_of(info)
+    facts.origin = origin_of(info, dump.jvm_layout)
     local fleet_dir = debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/"
     facts.app = dofile(fleet_dir .. "app_version.lua")(dump, facts.origin)
     facts.route = dofile(fleet_dir .. "route.lua")(dump)
