@@ -1,0 +1,463 @@
+// The explorer (hprofkit serve): one page per view, each at its own address (#/object/0x…), each
+// a view of the JSON API's answers (/api/query/NAME runs the query `hprofkit NAME --json` runs).
+// Shares ui.js and report.css with the triage report.  No library, no network but this server.
+(function () {
+  "use strict";
+  var el = HK.el, size = HK.size, num = HK.num;
+  var page = document.getElementById("page"), info = {}, facts = null, seq = 0;
+  HK.idHref = function (id) { return "#/object/" + id; };
+  HK.classHref = function (name) { return "#/class/" + encodeURIComponent(name); };
+  if (location.search.indexOf("token=") >= 0) history.replaceState(null, "", "/" + location.hash);
+
+  function api(path, params, body) {
+    var qs = Object.keys(params || {}).filter(function (k) { return params[k] !== undefined && params[k] !== ""; })
+      .map(function (k) { return encodeURIComponent(k) + "=" + encodeURIComponent(params[k]); }).join("&");
+    var opts = body === undefined ? { credentials: "same-origin" }
+      : { method: "POST", body: body, credentials: "same-origin", headers: { "Content-Type": "text/plain" } };
+    return fetch("/api/" + path + (qs ? "?" + qs : ""), opts).then(function (r) {
+      return r.json().then(function (j) {
+        if (!r.ok) { var e = new Error(j.error || ("HTTP " + r.status)); e.status = r.status; throw e; }
+        return j;
+      });
+    });
+  }
+  function q(name, params) { return api("query/" + name, params); }
+
+  // ---- rendering helpers ----
+  function h2(text) { return el("h2", {}, text); }
+  function para(text, cls) { return el("p", cls ? { "class": cls } : {}, text); }
+  function link(href, text) { return el("a", { href: href }, text); }
+  var idKeys = { id: 1, object: 1, holder: 1, buffer: 1, value_id: 1 };
+  function isId(v) { return typeof v === "string" && /^0x[0-9a-f]+$/.test(v); }
+  // a listing of flat rows, every id and class a link, nested values as their text
+  function autoTable(rows) {
+    if (!Array.isArray(rows)) rows = [rows];
+    var keys = [];
+    rows.forEach(function (r) { Object.keys(r || {}).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
+    return HK.table(keys.map(function (k) {
+      var numeric = rows.some(function (r) { return typeof r[k] === "number"; });
+      return { k: k, h: k, n: numeric, bytes: /bytes$/.test(k), f: function (r) {
+        var v = r[k];
+        if (isId(v) && (idKeys[k] || /_id$|^id$/.test(k))) return HK.idLink(v);
+        if ((k === "class" || k === "holder_class") && typeof v === "string") return HK.classLink(v);
+        if (k === "reference") return HK.reference(v);
+        if (/bytes$/.test(k) && typeof v === "number") return size(v);
+        if (v && typeof v === "object") return JSON.stringify(v);
+        return v;
+      } };
+    }), rows);
+  }
+  function cols(spec) {
+    return spec.map(function (s) {
+      var c = { k: s[0], h: s[1] };
+      if (s[2] === "id") c.f = function (r) { return r[s[0]] ? HK.idLink(r[s[0]]) : ""; };
+      if (s[2] === "class") c.f = function (r) { return HK.classLink(r[s[0]]); };
+      if (s[2] === "bytes") { c.n = true; c.bytes = true; c.f = function (r) { return size(r[s[0]]); }; }
+      if (s[2] === "num") { c.n = true; c.f = function (r) { return num(r[s[0]]); }; }
+      if (s[2] === "ref") c.f = function (r) { return HK.reference(r[s[0]]); };
+      if (typeof s[2] === "function") c.f = s[2];
+      return c;
+    });
+  }
+  function fail(where, e) {
+    where.appendChild(el("p", { "class": "error" }, e.message));
+    if (e.status === 404) where.setAttribute("data-notfound", "1");
+  }
+  function section(title, promise, render) {
+    var box = el("section");
+    box.appendChild(h2(title));
+    var wait = para("loading…", "busy");
+    box.appendChild(wait);
+    page.appendChild(box);
+    return promise.then(function (v) { wait.remove(); render(box, v); }, function (e) { wait.remove(); fail(box, e); });
+  }
+  function pager(box, params, go) {
+    var p = el("p", { "class": "pager" }), off = params.offset || 0, n = params.n;
+    if (off > 0) { var a = link("#", "◀ previous " + n); a.onclick = function (e) { e.preventDefault(); go(Math.max(0, off - n)); }; p.appendChild(a); }
+    var b = link("#", "next " + n + " ▶");
+    b.onclick = function (e) { e.preventDefault(); go(off + n); };
+    p.appendChild(b);
+    box.appendChild(p);
+  }
+  function hashParams(s) {
+    var o = {};
+    (s || "").split("&").forEach(function (kv) { if (kv) { var i = kv.indexOf("="); o[decodeURIComponent(kv.slice(0, i < 0 ? kv.length : i))] = i < 0 ? "" : decodeURIComponent(kv.slice(i + 1)); } });
+    return o;
+  }
+  function getFacts() { return facts ? Promise.resolve(facts) : q("triage").then(function (f) { return (facts = f); }); }
+
+  // ---- Overview ----
+  function card(box, label, value, sub) {
+    var c = el("div", { "class": "card" });
+    c.appendChild(el("div", { "class": "v" }, value));
+    c.appendChild(el("div", { "class": "l" }, label + (sub ? " · " + sub : "")));
+    box.appendChild(c);
+  }
+  function overview() {
+    return section("Overview", getFacts(), function (box, f) {
+      var o = f.origin || {}, t = f.totals || {};
+      box.appendChild(para([f.app && f.app.package, o.process, "SDK " + o.sdk, o.manufacturer, o.model]
+        .filter(function (x) { return x && x !== "SDK undefined"; }).join(" · "), "origin"));
+      var cards = el("div", { "class": "cards" });
+      card(cards, "objects", num(t.objects), size(t.shallow_bytes));
+      (t.heaps || []).forEach(function (h) { card(cards, "heap " + h.heap, size(h.shallow_bytes), num(h.count) + " objects"); });
+      (t.reachability || []).forEach(function (r) { if (r.count) card(cards, r.reachability, size(r.shallow_bytes), num(r.count) + " objects"); });
+      card(cards, "native", size(t.native_bytes));
+      box.appendChild(cards);
+      box.appendChild(el("h3", {}, "Top retainers"));
+      box.appendChild(HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
+        ["shallow_bytes", "shallow", "bytes"], ["native_bytes", "native", "bytes"]]), (f.top || []).slice(0, 10), { id: "top" }));
+      var lk = f.leaks || {};
+      box.appendChild(el("h3", {}, "Leaks by signature"));
+      if (!(lk.leaks || []).length) box.appendChild(para("no leaks found"));
+      else box.appendChild(HK.table(cols([["description", "leak", function (r) { return link("#/leaks", r.description || r.signature); }],
+        ["kind", "kind"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]]), lk.leaks));
+      box.appendChild(el("h3", {}, "Duplicates"));
+      var d = el("ul");
+      [["bitmaps", f.bitmaps, "#/bitmaps"], ["strings", f.duplicate_strings, "#/strings"], ["arrays", f.duplicate_arrays, "#/arrays"]]
+        .forEach(function (x) {
+          var li = el("li");
+          li.appendChild(link(x[2], "duplicate " + x[0]));
+          li.appendChild(document.createTextNode(": " + size(x[1] ? x[1].wasted_bytes : null) + " wasted"));
+          d.appendChild(li);
+        });
+      box.appendChild(d);
+      if (f.meminfo) { box.appendChild(el("h3", {}, "meminfo")); box.appendChild(autoTable(f.meminfo.rows || f.meminfo)); }
+    });
+  }
+
+  // ---- Classes ----
+  function globRe(g) {
+    return new RegExp("^" + g.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".") + "$", "i");
+  }
+  function packageTree(rows) {
+    var groups = {};
+    rows.forEach(function (r) {
+      var pkg = r.class.replace(/^class /, "").replace(/\[\]/g, "");
+      pkg = pkg.indexOf(".") >= 0 ? pkg.replace(/\.[^.]*$/, "") : "(default)";
+      var g = groups[pkg] || (groups[pkg] = { class: pkg, count: 0, shallow_bytes: 0, retained_bytes: 0, rows: [] });
+      g.count += r.count; g.shallow_bytes += r.shallow_bytes; g.retained_bytes += r.retained_bytes || 0; g.rows.push(r);
+    });
+    return Object.keys(groups).map(function (k) { return groups[k]; })
+      .sort(function (a, b) { return b.retained_bytes - a.retained_bytes; });
+  }
+  function classes(rest, params) {
+    return getFacts().catch(function () { return null; }).then(function () { return classList(params); });
+  }
+  function classList(params) {
+    var heaps = (facts && facts.totals.heaps || []).map(function (h) { return h.heap; });
+    var heap = params.heap !== undefined ? params.heap : (heaps.indexOf("app") >= 0 ? "app" : "");
+    var bar = el("p", { "class": "controls" });
+    bar.appendChild(document.createTextNode("heap: "));
+    ["all"].concat(heaps).forEach(function (h) {
+      var v = h === "all" ? "" : h, a = link("#/classes?heap=" + v + "&filter=" + encodeURIComponent(params.filter || "") + (params.tree ? "&tree=1" : ""), h);
+      if (v === heap) a.className = "on";
+      bar.appendChild(a);
+      bar.appendChild(document.createTextNode(" "));
+    });
+    var input = el("input", { id: "filter", placeholder: "class glob, e.g. com.example.*", value: params.filter || "" });
+    bar.appendChild(input);
+    var tree = link("#/classes?heap=" + heap + "&filter=" + encodeURIComponent(params.filter || "") + (params.tree ? "" : "&tree=1"),
+      params.tree ? "flat list" : "group by package");
+    bar.appendChild(document.createTextNode(" "));
+    bar.appendChild(tree);
+    page.appendChild(bar);
+    input.addEventListener("change", function () {
+      location.hash = "#/classes?heap=" + heap + "&filter=" + encodeURIComponent(input.value) + (params.tree ? "&tree=1" : "");
+    });
+    return section(heap ? "Classes on the " + heap + " heap" : "Classes (all heaps)", q("histogram", { heap: heap }), function (box, rows) {
+      var re = params.filter ? globRe(params.filter) : null;
+      rows = rows.filter(function (r) { return !re || re.test(r.class.replace(/^class /, "")); });
+      box.appendChild(para(rows.length + " classes"));
+      var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"]];
+      if (!params.tree) { box.appendChild(HK.table(cols(spec), rows, { id: "classes" })); return; }
+      packageTree(rows).forEach(function (g) {
+        var d = el("details");
+        d.appendChild(el("summary", {}, g.class + " — " + g.rows.length + " classes, " + num(g.count) + " objects, retained " + size(g.retained_bytes)));
+        d.appendChild(HK.table(cols(spec), g.rows));
+        box.appendChild(d);
+      });
+    });
+  }
+
+  // ---- Class ----
+  function classPage(rest, params) {
+    var name = decodeURIComponent(rest[0] || ""), off = +(params.offset || 0), sort = params.sort || "retained_bytes";
+    var go = function (o, s) { location.hash = "#/class/" + encodeURIComponent(name) + "?offset=" + o + "&sort=" + (s || sort); };
+    section(name, q("class", { name: name }), function (box, c) {
+      var p = el("p");
+      p.appendChild(document.createTextNode("class object "));
+      p.appendChild(HK.idLink(c.id));
+      if (c.super) { p.appendChild(document.createTextNode(" · extends ")); p.appendChild(HK.classLink(c.super)); }
+      p.appendChild(document.createTextNode(" · instance size " + size(c.instance_size) + " · " + num(c.instance_count) +
+        " instances · retained " + size(c.retained_bytes)));
+      box.appendChild(p);
+      box.appendChild(el("h3", {}, "Fields"));
+      box.appendChild(HK.table(cols([["name", "name"], ["type", "type"], ["class", "declared in", "class"]]), c.fields));
+      box.appendChild(el("h3", {}, "Statics"));
+      box.appendChild(HK.table(cols([["name", "name"], ["type", "type"], ["value", "value", function (r) { return isId(r.value) ? HK.idLink(r.value) : r.value; }],
+        ["class", "class", "class"]]), c.statics));
+    });
+    return section("Instances", q("instances", { "class": name, n: 50, offset: off, sort: sort }), function (box, rows) {
+      var s = el("p", { "class": "controls" }, "sorted by ");
+      ["retained_bytes", "shallow_bytes", "id"].forEach(function (k) {
+        var a = link("#", k); if (k === sort) a.className = "on";
+        a.onclick = function (e) { e.preventDefault(); go(0, k); };
+        s.appendChild(a); s.appendChild(document.createTextNode(" "));
+      });
+      box.appendChild(s);
+      box.appendChild(HK.table(cols([["id", "object", "id"], ["heap", "heap"], ["shallow_bytes", "shallow", "bytes"],
+        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"], ["value", "value"]]), rows, { id: "instances" }));
+      pager(box, { offset: off, n: 50 }, function (o) { go(o); });
+    });
+  }
+
+  // ---- Object ----
+  function objectPage(rest) {
+    var id = rest[0];
+    var head = section("Object " + id, Promise.all([q("object", { id: id }), q("dominators", { id: id, n: 0 })]), function (box, r) {
+      var o = r[0], self = r[1].filter(function (x) { return x.relation === "object"; })[0] || {};
+      var p = el("p", { "class": "objhead" });
+      p.appendChild(HK.classLink(o.kind === "class" ? "class " + (o.class || "") : o.class));
+      p.appendChild(document.createTextNode(" · " + o.kind + (o.heap ? " · heap " + o.heap : "") + " · shallow " + size(o.shallow_bytes) +
+        " · retained " + size(self.retained_bytes) + (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
+        (o.length !== null && o.length !== undefined ? " · length " + num(o.length) : "")));
+      box.appendChild(p);
+      if (o.value !== null && o.value !== undefined) box.appendChild(el("pre", { "class": "value" }, typeof o.value === "string" ? o.value : JSON.stringify(o.value)));
+      if (/^android\.graphics\.Bitmap$/.test(o.class)) {
+        var fig = el("figure", { "class": "bitmap big" });
+        var img = el("img", { src: "/api/bitmap?id=" + id, alt: "pixels of " + id });
+        img.onerror = function () { fig.replaceChild(el("div", { "class": "noimg" }, "no pixels for this Bitmap"), img); };
+        fig.appendChild(img);
+        box.appendChild(fig);
+      }
+      if (o.fields) { box.appendChild(el("h3", {}, "Fields")); box.appendChild(fieldTable(o.fields)); }
+      if (o.statics) { box.appendChild(el("h3", {}, "Statics")); box.appendChild(fieldTable(o.statics)); }
+      if (o.elements) {
+        box.appendChild(el("h3", {}, "Elements (first " + o.elements.length + ")"));
+        box.appendChild(HK.table(cols([["index", "index"], ["value", "value", function (r) { return isId(r.value) ? HK.idLink(r.value) : r.value; }]]), o.elements));
+      }
+      if (o.allocation_stack) { box.appendChild(el("h3", {}, "Allocated at")); box.appendChild(autoTable(o.allocation_stack)); }
+      box.appendChild(el("h3", {}, "Dominator chain"));
+      var chain = r[1].filter(function (x) { return x.relation === "dominator"; });
+      box.appendChild(chain.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"]]), chain)
+        : para("held by the root set itself"));
+    });
+    section("Path from a GC root", q("path", { id: id }), function (box, rows) {
+      box.appendChild(HK.table(cols([["step", "#"], ["reference", "via", "ref"], ["object", "object", "id"], ["class", "class", "class"],
+        ["retained_bytes", "retained", "bytes"], ["thread", "thread"]]), rows, { id: "path" }));
+    });
+    section("Referrers", q("referrers", { id: id, n: 50 }), function (box, rows) {
+      box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["reference", "points with", "ref"],
+        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para("nothing refers to it"));
+    });
+    section("Immediately dominated", q("dominators", { id: id, n: 50 }), function (box, rows) {
+      rows = rows.filter(function (x) { return x.relation === "dominated"; });
+      box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"]]), rows)
+        : para("it dominates nothing"));
+    });
+    return head;
+  }
+  function fieldTable(fields) {
+    return HK.table(cols([["name", "name"], ["type", "type"], ["value", "value", function (r) {
+      if (r.type === "object" && isId(r.value)) {
+        var s = el("span");
+        s.appendChild(HK.idLink(r.value));
+        if (r.class) { s.appendChild(document.createTextNode(" ")); s.appendChild(HK.classLink(r.class)); }
+        if (r.string !== undefined) s.appendChild(el("span", { "class": "str" }, " " + JSON.stringify(r.string)));
+        return s;
+      }
+      return r.value === null ? "null" : r.value;
+    }]]), fields, { "class": "fields" });
+  }
+
+  // ---- Dominators ----
+  function dominators(rest) {
+    var root = rest[0];
+    var load = root ? q("dominators", { id: root, n: 100 }).then(function (rows) { return rows.filter(function (x) { return x.relation !== "dominator"; }); })
+      : q("top", { n: 100 });
+    return section(root ? "Dominated by " + root : "Dominator tree: the largest retainers", load, function (box, rows) {
+      var total = rows.reduce(function (s, r) { return s + (r.relation === "object" ? 0 : r.retained_bytes); }, 0);
+      var bars = el("div", { "class": "flame" });
+      rows.forEach(function (r) {
+        if (r.relation === "object") return;
+        var b = link("#/dominators/" + r.id, (r.class || "").replace(/^.*\./, "") + " " + size(r.retained_bytes));
+        b.className = "fbar";
+        b.style.flexGrow = String(Math.max(r.retained_bytes, 1));
+        b.title = r.class + " " + r.id + " retains " + size(r.retained_bytes);
+        bars.appendChild(b);
+      });
+      box.appendChild(bars);
+      box.appendChild(para("Bar widths: retained bytes (" + size(total) + " in all). Click a bar to drill in."));
+      box.appendChild(HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
+        ["shallow_bytes", "shallow", "bytes"], ["id", "", function (r) { return r.relation === "object" ? "" : link("#/dominators/" + r.id, "expand ▸"); }]]), rows));
+    });
+  }
+
+  // ---- Leaks ----
+  function leaks() {
+    return section("Leaks", q("leaks"), function (box, res) {
+      var groups = res.leaks || [];
+      if (!groups.length) box.appendChild(para("no leaks found"));
+      groups.forEach(function (g) {
+        var d = el("div", { "class": "leak " + g.kind });
+        d.appendChild(el("h3", {}, (g.description || g.kind) + " — " + g.count + " × , " + size(g.retained_bytes)));
+        d.appendChild(el("div", { "class": "sig" }, g.kind + " · signature " + g.signature));
+        g.traces.forEach(function (t) {
+          var ol = el("ol", { "class": "trace" });
+          var li0 = el("li", {}, "GC root " + (t.root && t.root.type || "") + (t.root && t.root.thread ? " (thread " + t.root.thread + ")" : ""));
+          ol.appendChild(li0);
+          t.steps.forEach(function (s) {
+            var li = el("li", { "class": (s.suspect ? "suspect " : "") + (s.status === "LEAKING" ? "leaking" : "") });
+            li.appendChild(HK.classLink(s.class));
+            li.appendChild(document.createTextNode(" "));
+            li.appendChild(HK.idLink(s.object));
+            li.appendChild(el("span", { "class": "step" }, " " + HK.reference(s.reference)));
+            li.appendChild(el("span", { "class": "status" }, s.status));
+            if (s.reasons && s.reasons.length) li.appendChild(el("span", { "class": "why" }, " " + s.reasons.join("; ")));
+            ol.appendChild(li);
+          });
+          d.appendChild(ol);
+        });
+        box.appendChild(d);
+      });
+    });
+  }
+
+  // ---- Bitmaps, Strings, Arrays ----
+  function bitmaps() {
+    return section("Bitmaps", q("bitmaps"), function (box, res) {
+      var list = res.bitmaps || res, g = el("div", { "class": "gallery" });
+      box.appendChild(para(list.length + " bitmaps, " + size(list.reduce(function (s, b) { return s + (b.bytes || 0); }, 0))));
+      list.forEach(function (b) {
+        var f = el("figure", { "class": "bitmap" });
+        var a = el("a", { href: HK.idHref(b.id) }), img = el("img", { src: "/api/bitmap?id=" + b.id, alt: b.id, loading: "lazy" });
+        img.onerror = function () { a.replaceChild(el("div", { "class": "noimg" }, b.reason || "no pixels"), img); };
+        a.appendChild(img);
+        f.appendChild(a);
+        f.appendChild(el("figcaption", {}, b.width + "×" + b.height + " · " + size(b.bytes) + " · " + (b.source || "") + " · ptr " + (b.native_ptr || "–")));
+        g.appendChild(f);
+      });
+      box.appendChild(g);
+    });
+  }
+  function dups(kind) {
+    return section("Duplicate " + kind, q("duplicate-" + kind, { n: 100 }), function (box, rows) {
+      box.appendChild(autoTable(rows));
+    });
+  }
+
+  // ---- Diff ----
+  function diff() {
+    if (!info.baseline) { page.appendChild(para("diff mode needs hprofkit serve DUMP --baseline EARLIER")); return Promise.resolve(); }
+    return section("Diff against " + info.baseline, q("diff"), function (box, d) {
+      Object.keys(d).forEach(function (k) {
+        var v = d[k];
+        box.appendChild(el("h3", {}, k));
+        if (Array.isArray(v) && v.length && typeof v[0] === "object") box.appendChild(autoTable(v));
+        else box.appendChild(el("pre", {}, JSON.stringify(v, null, 1)));
+      });
+    });
+  }
+
+  // ---- Console ----
+  function consolePage() {
+    page.appendChild(h2("Console"));
+    page.appendChild(para("Run any query with its arguments, or Lua with `dump` bound to the open dump. A snippet may run " +
+      (info.time_limit || 10) + " s; while one runs, other API requests wait for it (one Lua state).", "note"));
+    var form = el("form", { id: "qform" }), sel = el("select", { id: "qname" }), args = el("div", { id: "qargs" });
+    form.appendChild(sel); form.appendChild(args); form.appendChild(el("button", {}, "Run query"));
+    page.appendChild(form);
+    var lua = el("textarea", { id: "lua", rows: 6, cols: 80 }, "local n = 0\nfor _ in dump:class('java.lang.String'):instances() do n = n + 1 end\nreturn {strings = n}");
+    var lform = el("form", { id: "lform" });
+    lform.appendChild(lua); lform.appendChild(el("br")); lform.appendChild(el("button", {}, "Run Lua"));
+    page.appendChild(lform);
+    var out = el("div", { id: "out" });
+    page.appendChild(out);
+    function show(p) {
+      out.textContent = "";
+      var w = para("running…", "busy");
+      out.appendChild(w);
+      return p.then(function (r) {
+        w.remove();
+        if (r && r.output !== undefined && r.result !== undefined) {
+          if (r.output) out.appendChild(el("pre", {}, r.output));
+          r = r.result;
+        }
+        if (Array.isArray(r) && r.length && typeof r[0] === "object") out.appendChild(autoTable(r));
+        else if (r && typeof r === "object" && !Array.isArray(r)) out.appendChild(autoTable([r]));
+        else out.appendChild(el("pre", {}, JSON.stringify(r, null, 1)));
+        document.body.setAttribute("data-console", "ok");
+      }, function (e) { w.remove(); fail(out, e); document.body.setAttribute("data-console", "error"); });
+    }
+    lform.addEventListener("submit", function (e) { e.preventDefault(); show(api("lua", {}, lua.value)); });
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var p = {};
+      args.querySelectorAll("input").forEach(function (i) { if (i.value !== "") p[i.name] = i.type === "checkbox" ? String(i.checked) : i.value; });
+      show(q(sel.value, p));
+    });
+    return api("queries").then(function (list) {
+      list.forEach(function (x) { sel.appendChild(el("option", { value: x.name, title: x.help }, x.name)); });
+      function fill() {
+        args.textContent = "";
+        var d = list.filter(function (x) { return x.name === sel.value; })[0], props = d.input_schema.properties;
+        args.appendChild(el("p", { "class": "help" }, d.help));
+        Object.keys(props).forEach(function (k) {
+          var l = el("label", {}, k + " "), pr = props[k];
+          var i = el("input", { name: k, placeholder: pr.default !== undefined ? String(pr.default) : (d.input_schema.required.indexOf(k) >= 0 ? "required" : "") });
+          l.appendChild(i);
+          args.appendChild(l);
+        });
+      }
+      sel.addEventListener("change", fill);
+      sel.value = "histogram";
+      fill();
+    });
+  }
+
+  // ---- Search ----
+  function search(rest) {
+    var s = decodeURIComponent(rest.join("/"));
+    if (/^0x[0-9a-f]+$/i.test(s) || /^\d+$/.test(s)) {
+      var id = /^\d+$/.test(s) ? "0x" + BigInt(s).toString(16) : s.toLowerCase();
+      location.replace("#/object/" + id);
+      return Promise.resolve();
+    }
+    var glob = /[*?]/.test(s) ? s : "*" + s + "*";
+    var a = section("Classes matching " + glob, q("histogram", { "class": glob }), function (box, rows) {
+      box.appendChild(rows.length ? HK.table(cols([["class", "class", "class"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]]), rows)
+        : para("no class matches"));
+    });
+    var b = section("Strings containing " + JSON.stringify(s), q("instances", { "class": "java.lang.String", text: s, n: 100 }), function (box, rows) {
+      box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["value", "text"], ["retained_bytes", "retained", "bytes"]]), rows)
+        : para("no String contains it"));
+    });
+    return Promise.all([a, b]);
+  }
+
+  var routes = { "": overview, classes: classes, "class": classPage, object: objectPage, dominators: dominators, leaks: leaks,
+    bitmaps: bitmaps, strings: function () { return dups("strings"); }, arrays: function () { return dups("arrays"); },
+    diff: diff, console: consolePage, search: search };
+  function route() {
+    var h = location.hash.replace(/^#\/?/, ""), qi = h.indexOf("?");
+    var params = hashParams(qi >= 0 ? h.slice(qi + 1) : ""), parts = (qi >= 0 ? h.slice(0, qi) : h).split("/");
+    var name = parts.shift(), fn = routes[name], mine = ++seq;
+    page.textContent = "";
+    document.body.removeAttribute("data-ready");
+    document.body.setAttribute("data-page", name || "overview");
+    document.querySelectorAll("#tabs a").forEach(function (a) { a.classList.toggle("on", a.getAttribute("href") === "#/" + name); });
+    if (!fn) { page.appendChild(para("404: no page " + h + " (the tabs above list them)", "error")); document.body.setAttribute("data-ready", "1"); return; }
+    Promise.resolve(fn(parts, params)).then(function () { if (mine === seq) document.body.setAttribute("data-ready", "1"); });
+  }
+  document.getElementById("search").addEventListener("submit", function (e) {
+    e.preventDefault();
+    location.hash = "#/search/" + encodeURIComponent(document.getElementById("q").value.trim());
+  });
+  window.addEventListener("hashchange", route);
+  api("info").then(function (i) {
+    info = i;
+    document.getElementById("dumpname").textContent = i.dump + (i.baseline ? " vs " + i.baseline : "");
+    document.getElementById("difftab").hidden = !i.baseline;
+  }).then(route, function (e) { fail(page, e); });
+})();

@@ -1,0 +1,87 @@
+# hprofkit serve: the security model, the JSON API against the CLI, the console's limits, a
+# client that goes away, Ctrl-C, a port in use, a dump truncated under the server (SIGBUS).
+# The browser walk through the pages is t_serve_browser.sh; the MCP server is t_serve_mcp.sh.
+. "$SRC/tests/lib.sh"
+D="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
+if [ ! -f "$D" ]; then
+  "$GEN" --scenario demo -o demo.hprof >/dev/null 2>&1 || { fail gen "genhprof demo failed"; exit 0; }
+  D=$PWD/demo.hprof
+fi
+
+# start_server NAME ARGS...: runs hprofkit serve in the background; sets PID and URL
+start_server() {
+  local n=$1; shift
+  "$HK" serve "$@" > "$n.out" 2> "$n.err" &
+  PID=$!
+  URL=""
+  for _ in $(seq 1 300); do
+    URL=$(grep -o 'http://[^ ]*' "$n.out" 2>/dev/null)
+    [ -n "$URL" ] && return 0
+    kill -0 $PID 2>/dev/null || break
+    sleep 0.1
+  done
+  fail "$n-start" "no address printed: $(head -c 300 "$n.err")"
+  return 1
+}
+stop_server() {  # NAME: Ctrl-C, then the exit status must be 0
+  kill -INT $PID
+  local rc=0
+  wait $PID || rc=$?
+  eq "$1-ctrl-c-exit-0" "$rc" 0
+}
+
+if start_server main "$D" --time-limit 2; then
+  case "$URL" in http://127.0.0.1:[0-9]*/\?token=[0-9a-f]*) pass address-line ;; *) fail address-line "$URL" ;; esac
+  python3 "$SRC/tests/serve/http_check.py" "$URL" "$HK" "$D"
+  port=${URL#http://127.0.0.1:}; port=${port%%/*}
+  # a second server on the same port: one line, exit 2
+  "$HK" serve "$D" --port "$port" > busy.out 2> busy.err; rc=$?
+  eq port-in-use-exit-2 "$rc" 2
+  eq port-in-use-one-line "$(wc -l < busy.err) $(grep -c "port $port on 127.0.0.1 is in use" busy.err)" "1 1"
+  stop_server main
+  grep -q 'stopping' main.err && pass ctrl-c-says-stopping || fail ctrl-c-says-stopping "$(tail -2 main.err)"
+fi
+
+# usage errors
+err usage-no-dump "missing DUMP" "$HK" serve
+err usage-bad-port "--port needs a number" "$HK" serve "$D" --port 70000
+err usage-bad-baseline "--baseline" "$HK" serve "$D" --baseline /nonexistent.hprof
+"$HK" serve "$D" --bogus >/dev/null 2>&1; eq usage-unknown-option-exit-2 $? 2
+
+# --bind: the wider address is said on stderr
+if start_server wide "$D" --bind 0.0.0.0 --allow-host hk.test; then
+  grep -q 'warning: listening on 0.0.0.0' wide.err && pass wide-bind-warning || fail wide-bind-warning "$(cat wide.err)"
+  port=${URL#http://0.0.0.0:}; port=${port%%/*}; tok=${URL##*token=}
+  code=$(python3 -c "
+import http.client,sys
+c=http.client.HTTPConnection('127.0.0.1',$port); c.putrequest('GET','/?token=$tok',skip_host=True); c.putheader('Host','hk.test:$port'); c.endheaders()
+print(c.getresponse().status)")
+  eq allow-host-200 "$code" 200
+  stop_server wide
+fi
+
+# a dump truncated under the server: the request fails with a message, the server goes on
+cp "$D" cut.hprof
+if start_server cut "$PWD/cut.hprof"; then
+  tok=${URL##*token=}; base=${URL%%/\?*}
+  truncate -s 4096 cut.hprof
+  python3 - "$base" "$tok" <<'PY'
+import json, sys, urllib.request, urllib.error
+base, tok = sys.argv[1], sys.argv[2]
+def get(p):
+    try:
+        r = urllib.request.urlopen(base + p + ("&" if "?" in p else "?") + "token=" + tok, timeout=60)
+        return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+s, b = get("/api/query/duplicate-strings")
+ok = s == 500 and b"changed on disk" in b
+print(("PASS" if ok else "FAIL") + " sigbus-request-fails" + ("" if ok else ": %d %s" % (s, b[:200])))
+s, b = get("/api/query/histogram")
+ok = s == 500 and b"changed on disk" in b
+print(("PASS" if ok else "FAIL") + " sigbus-dump-refused-after" + ("" if ok else ": %d %s" % (s, b[:200])))
+s, b = get("/")
+print(("PASS" if s == 200 else "FAIL") + " sigbus-server-goes-on" + ("" if s == 200 else ": %d" % s))
+PY
+  stop_server cut
+fi
