@@ -131,12 +131,12 @@ void sv_list_queries(sv_app *a, hk_buf *b, int mcp)
         const char *name = lua_tostring(L, -1);
         lua_getfield(L, q, name);
         if (sv_offered(L, a, name, lua_gettop(L))) {
-            hk_buf_puts(b, first ? "\n " : ",\n ");
+            hk_buf_puts(b, first ? (mcp ? "" : "\n ") : (mcp ? ", " : ",\n ")); /* MCP: one line a message */
             first = 0;
             describe(L, name, lua_gettop(L), b, mcp);
         }
         lua_pop(L, 2);
     }
-    hk_buf_puts(b, "\n]");
+    hk_buf_puts(b, mcp ? "]" : "\n]");
     lua_settop(L, top);
 }
