@@ -85,3 +85,24 @@ print(("PASS" if s == 200 else "FAIL") + " sigbus-server-goes-on" + ("" if s == 
 PY
   stop_server cut
 fi
+
+# the triage report shares ui.js with the explorer; its panels show reference fields as ids and
+# a panel's links open panels (one hop beyond the objects the page lists)
+if "$HK" triage "$D" --report report.html > /dev/null 2>&1; then
+  python3 - report.html <<'PY'
+import json, re, sys
+s = open(sys.argv[1]).read()
+d = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', s, re.S).group(1).replace("<\\/", "</"))
+objs = d["objects"]
+refs = [f for o in objs.values() for f in o["fields"] if f[1] == "object" and f[3]]
+blank = [f for f in refs if not f[2].startswith(f[3])]
+print(("PASS" if refs and not blank else "FAIL") + " report-reference-fields-shown" + ("" if refs and not blank else ": %d refs, blank %s" % (len(refs), blank[:3])))
+listed = set(re.findall(r'data-id="(0x[0-9a-f]+)"', s))
+linked = set(f[3] for i in listed if i in objs for f in objs[i]["fields"] if f[3])
+missing = linked - set(objs)
+print(("PASS" if linked and not missing else "FAIL") + " report-panel-links-open-panels" + ("" if not missing else ": %d of %d missing" % (len(missing), len(linked))))
+print(("PASS" if "var HK" in s else "FAIL") + " report-inlines-ui-js")
+PY
+else
+  fail report "triage --report failed"
+fi

@@ -277,21 +277,38 @@
     var load = root ? q("dominators", { id: root, n: 100 }).then(function (rows) { return rows.filter(function (x) { return x.relation !== "dominator"; }); })
       : q("top", { n: 100 });
     return section(root ? "Dominated by " + root : "Dominator tree: the largest retainers", load, function (box, rows) {
-      var total = rows.reduce(function (s, r) { return s + (r.relation === "object" ? 0 : r.retained_bytes); }, 0);
-      var bars = el("div", { "class": "flame" });
-      rows.forEach(function (r) {
-        if (r.relation === "object") return;
-        var b = link("#/dominators/" + r.id, (r.class || "").replace(/^.*\./, "") + " " + size(r.retained_bytes));
-        b.className = "fbar";
-        b.style.flexGrow = String(Math.max(r.retained_bytes, 1));
-        b.title = r.class + " " + r.id + " retains " + size(r.retained_bytes);
-        bars.appendChild(b);
-      });
-      box.appendChild(bars);
-      box.appendChild(para("Bar widths: retained bytes (" + size(total) + " in all). Click a bar to drill in."));
+      if (root) {
+        var self = rows.filter(function (r) { return r.relation === "object"; })[0] || {};
+        var p = el("p");
+        p.appendChild(link("#/dominators", "all roots"));
+        p.appendChild(document.createTextNode(" › "));
+        p.appendChild(HK.idLink(root));
+        p.appendChild(document.createTextNode(" " + (self.class || "") + " retains " + size(self.retained_bytes) +
+          ". Each rectangle is an object it immediately dominates, its area what that retains; click to drill in."));
+        box.appendChild(p);
+        box.appendChild(treemap(rows.filter(function (r) { return r.relation === "dominated"; })));
+      } else {
+        box.appendChild(para("The objects that retain the most (a retainer's own retainers are listed too); expand one to see what it dominates."));
+      }
       box.appendChild(HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
         ["shallow_bytes", "shallow", "bytes"], ["id", "", function (r) { return r.relation === "object" ? "" : link("#/dominators/" + r.id, "expand ▸"); }]]), rows));
     });
+  }
+
+  // the report's treemap layout (ui.js), one level: every rectangle drills into its object
+  function treemap(rows) {
+    var tm = el("div", { id: "tm" }), w = Math.min(page.clientWidth || 1000, 1200), h = 420;
+    tm.style.width = w + "px"; tm.style.height = h + "px";
+    HK.squarify(rows.map(function (r) { return { r: r.retained_bytes, row: r }; }), 0, 0, w, h).forEach(function (b) {
+      var r = b.n.row, d = el("a", { "class": "tm", href: "#/dominators/" + r.id, title: r.class + " " + r.id + " retains " + size(r.retained_bytes) });
+      d.style.left = b.x + "px"; d.style.top = b.y + "px"; d.style.width = b.w + "px"; d.style.height = b.h + "px";
+      var hue = 0;
+      for (var i = 0; i < r.class.length; i++) hue = (hue * 31 + r.class.charCodeAt(i)) % 360;
+      d.style.background = "hsl(" + hue + ",45%,42%)";
+      if (b.w > 40 && b.h > 14) d.textContent = r.class.replace(/^.*\./, "") + " " + size(r.retained_bytes);
+      tm.appendChild(d);
+    });
+    return tm;
   }
 
   // ---- Leaks ----

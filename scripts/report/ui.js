@@ -70,5 +70,37 @@ var HK = (function () {
     fill();
     return t;
   };
+  // the squarified treemap layout of items {r: size} in the box x, y, w, h (the report's and the explorer's)
+  function worst(row, side, scale) {
+    var s = 0, mx = 0, mn = Infinity;
+    for (var i = 0; i < row.length; i++) { var v = row[i].r * scale; s += v; mx = Math.max(mx, v); mn = Math.min(mn, v); }
+    return Math.max(side * side * mx / (s * s), s * s / (side * side * mn));
+  }
+  function squarify(items, x, y, w, h) {
+    var out = [], rest = items.filter(function (n) { return n.r > 0; }), total = 0;
+    rest.forEach(function (n) { total += n.r; });
+    while (rest.length && w > 0 && h > 0) {
+      var scale = w * h / total, side = Math.min(w, h), row = [], best = Infinity;
+      for (var i = 0; i < rest.length; i++) {
+        var cand = row.concat([rest[i]]), r = worst(cand, side, scale);
+        if (r > best) break;
+        best = r; row = cand;
+      }
+      var sum = 0;
+      row.forEach(function (n) { sum += n.r; });
+      var thick = sum * scale / side, off = 0;
+      row.forEach(function (n) {
+        var len = n.r * scale / thick;
+        if (w >= h) out.push({ n: n, x: x, y: y + off, w: thick, h: len });
+        else out.push({ n: n, x: x + off, y: y, w: len, h: thick });
+        off += len;
+      });
+      if (w >= h) { x += thick; w -= thick; } else { y += thick; h -= thick; }
+      total -= sum;
+      rest = rest.slice(row.length);
+    }
+    return out;
+  }
+  hk.squarify = squarify;
   return hk;
 })();
