@@ -9,6 +9,7 @@ missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+if [ "${1:-}" = "--test" ]; then "$(dirname "$0")/../tests/browser/install.sh"; fi
 [ -z "$missing" ] && exit 0
 echo "installing:$missing" >&2
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -365,15 +365,39 @@
   }
 
   // ---- Diff ----
+  function mark(r) {
+    if (!r.count_base) return "NEW";
+    if (!r.count_dump) return "REMOVED";
+    var d = r.retained_delta !== undefined ? r.retained_delta : r.shallow_delta;
+    return d > 0 ? "GREW" : d < 0 ? "SHRANK" : "same";
+  }
   function diff() {
     if (!info.baseline) { page.appendChild(para("diff mode needs hprofkit serve DUMP --baseline EARLIER")); return Promise.resolve(); }
-    return section("Diff against " + info.baseline, q("diff"), function (box, d) {
-      Object.keys(d).forEach(function (k) {
-        var v = d[k];
-        box.appendChild(el("h3", {}, k));
-        if (Array.isArray(v) && v.length && typeof v[0] === "object") box.appendChild(autoTable(v));
-        else box.appendChild(el("pre", {}, JSON.stringify(v, null, 1)));
+    return section("Diff: " + info.baseline + " → " + info.dump, q("diff"), function (box, d) {
+      var s = d.summary || {}, cards = el("div", { "class": "cards" });
+      card(cards, "bytes", (s.bytes_delta >= 0 ? "+" : "") + size(s.bytes_delta), size(s.bytes_base) + " → " + size(s.bytes_dump));
+      card(cards, "objects", num(s.objects_base) + " → " + num(s.objects_dump), num(s.added_objects) + " added, " + num(s.removed_objects) + " removed");
+      card(cards, "matched", num(s.same_objects), "objects the same");
+      box.appendChild(cards);
+      if (s.top_grower) box.appendChild(para("top grower: " + s.top_grower, "note"));
+      box.appendChild(el("h3", {}, "Growers"));
+      box.appendChild((d.growers || []).length ? HK.table(cols([["path", "path"], ["class", "class", "class"],
+        ["count_base", "elements before", "num"], ["count_dump", "now", "num"], ["count_delta", "grew by", "num"],
+        ["retained_delta", "retained grew", "bytes"], ["id_dump", "object", "id"], ["id_base", "in the baseline"]]), d.growers, { id: "growers" })
+        : para("no collection or array grew past the thresholds"));
+      box.appendChild(el("h3", {}, "Classes (baseline beside current)"));
+      var classes = (d.classes || []).slice(0, 200);
+      classes.forEach(function (r) { r.change = mark(r); });
+      box.appendChild(HK.table(cols([["change", "", function (r) { return el("span", { "class": "mark " + r.change }, r.change); }],
+        ["class", "class", "class"], ["count_base", "count before", "num"], ["count_dump", "now", "num"], ["count_delta", "Δ", "num"],
+        ["retained_base", "retained before", "bytes"], ["retained_dump", "now", "bytes"], ["retained_delta", "Δ retained", "bytes"]]), classes, { id: "diffclasses" }));
+      [["added_by_path", "Added, by the path that holds them"], ["removed_by_path", "Removed, by the path that held them"]].forEach(function (x) {
+        box.appendChild(el("h3", {}, x[1]));
+        box.appendChild((d[x[0]] || []).length ? autoTable(d[x[0]]) : para("none"));
       });
+      var ls = d.leak_signatures || {};
+      box.appendChild(el("h3", {}, "Leak signatures"));
+      box.appendChild(para((ls.new || []).length + " new, " + (ls.gone || []).length + " gone"));
     });
   }
 
