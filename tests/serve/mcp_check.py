@@ -48,7 +48,7 @@ r = send("tools/list")
 tools = {t["name"]: t for t in r["result"]["tools"]}
 every = set(x["name"] for x in json.loads(subprocess.run([hk, "queries", "--json"], capture_output=True).stdout))
 device_or_files = {"devices", "processes", "dump", "watch", "fetch-bitmaps", "convert", "fleet-ingest", "fleet-report",
-                   "meminfo", "smaps", "plugins", "diff"}
+                   "meminfo", "smaps", "plugins", "diff", "native", "native-diff"}  # files they name
 check("tools-list-every-query", set(tools) == every - device_or_files,
       "extra %s missing %s" % (set(tools) - every, every - device_or_files - set(tools)))
 h = tools.get("histogram", {}).get("inputSchema", {})
