@@ -9,15 +9,15 @@ token = urllib.parse.parse_qs(u.query)["token"][0]
 conn = http.client.HTTPConnection(u.hostname, u.port, timeout=600)
 
 
-def get(name, **p):
+def get(query, **p):
     p["token"] = token
     t = time.perf_counter()
-    conn.request("GET", "/api/query/%s?%s" % (name, urllib.parse.urlencode(p)), headers={"Host": "%s:%d" % (u.hostname, u.port)})
+    conn.request("GET", "/api/query/%s?%s" % (query, urllib.parse.urlencode(p)), headers={"Host": "%s:%d" % (u.hostname, u.port)})
     r = conn.getresponse()
     body = r.read()
     dt = time.perf_counter() - t
     if r.status != 200:
-        raise SystemExit("%s %s: %d %s" % (name, p, r.status, body[:200]))
+        raise SystemExit("%s %s: %d %s" % (query, p, r.status, body[:200]))
     return dt, json.loads(body)
 
 

@@ -33,6 +33,14 @@ stop_server() {  # NAME: Ctrl-C, then the exit status must be 0
 if start_server main "$D" --time-limit 2; then
   case "$URL" in http://127.0.0.1:[0-9]*/\?token=[0-9a-f]*) pass address-line ;; *) fail address-line "$URL" ;; esac
   python3 "$SRC/tests/serve/http_check.py" "$URL" "$HK" "$D"
+  # referrers, instances and class against ahat, an independent reader
+  AHAT="$SRC/../shared/peer/ahat/ahat.jar"
+  if command -v java >/dev/null && [ -f "$AHAT" ]; then
+    java -Xmx2g -cp "$AHAT" com.android.ahat.heapdump.AhatExport "$D" ahat strong edges 2>/dev/null &&
+      python3 "$SRC/tests/serve/ahat_check.py" "$URL" ahat || fail ahat-export "AhatExport failed"
+  else
+    skip ahat "java or $AHAT is absent"
+  fi
   port=${URL#http://127.0.0.1:}; port=${port%%/*}
   # a second server on the same port: one line, exit 2
   "$HK" serve "$D" --port "$port" > busy.out 2> busy.err; rc=$?

@@ -246,6 +246,14 @@ fail:
     return NULL;
 }
 
+int sv_probe(const sv_options *o, char *err, size_t errlen)
+{
+    int fd;
+    if (bind_socket(o->bind ? o->bind : "127.0.0.1", o->port, &fd, err, errlen) < 0) return -1;
+    close(fd);
+    return 0;
+}
+
 int sv_port(const sv_server *s)
 {
     return s->port;

@@ -58,6 +58,9 @@ typedef struct sv_server sv_server;
 /* Binds and starts serving; NULL with err and *status (2: the port is taken or the address
  * cannot be bound, 1: the server could not start). */
 sv_server *sv_start(const sv_options *o, int *status, char *err, size_t errlen);
+/* Can the address be bound?  Said before the index is built, so a taken port costs no wait;
+ * 0, or -1 with err. */
+int sv_probe(const sv_options *o, char *err, size_t errlen);
 int sv_port(const sv_server *s);
 const char *sv_token(const sv_server *s);
 /* The address to print: "127.0.0.1" or the one bound. */

@@ -221,6 +221,11 @@ int sv_serve_main(cli_ctx *cx, int argc, char **argv)
         return rc > 0 ? 0 : 2;
     }
     if (load_assets(cx, assets) < 0) return 1;
+    char err[512];
+    if (sv_probe(&o.http, err, sizeof err) < 0) {
+        fprintf(stderr, "hprofkit serve: %s\n", err);
+        return 2;
+    }
     a.baseline = o.baseline;
     a.base_map = o.base_map;
     a.meminfo = o.meminfo;

@@ -215,11 +215,12 @@
   // ---- Object ----
   function objectPage(rest) {
     var id = rest[0];
-    var head = section("Object " + id, Promise.all([q("object", { id: id }), q("dominators", { id: id, n: 0 })]), function (box, r) {
+    var head = section("Object " + id, Promise.all([q("object", { id: id, elements: 100 }), q("dominators", { id: id, n: 0 })]), function (box, r) {
       var o = r[0], self = r[1].filter(function (x) { return x.relation === "object"; })[0] || {};
       var p = el("p", { "class": "objhead" });
       p.appendChild(HK.classLink(o.kind === "class" ? "class " + (o.class || "") : o.class));
-      p.appendChild(document.createTextNode(" · " + o.kind + (o.heap ? " · heap " + o.heap : "") + " · shallow " + size(o.shallow_bytes) +
+      p.appendChild(document.createTextNode(" · " + o.kind + (o.heap ? " · heap " + o.heap : "") +
+        (o.reachability ? " · " + o.reachability : "") + " · shallow " + size(o.shallow_bytes) +
         " · retained " + size(self.retained_bytes) + (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
         (o.length !== null && o.length !== undefined ? " · length " + num(o.length) : "")));
       box.appendChild(p);
@@ -247,6 +248,13 @@
       box.appendChild(HK.table(cols([["step", "#"], ["reference", "via", "ref"], ["object", "object", "id"], ["class", "class", "class"],
         ["retained_bytes", "retained", "bytes"], ["thread", "thread"]]), rows, { id: "path" }));
     });
+    var trace = leakTrace(id);
+    if (trace) {
+      var lb = el("section");
+      lb.appendChild(h2("Leak trace (as leaks judges it)"));
+      lb.appendChild(traceList(trace));
+      page.appendChild(lb);
+    }
     section("Referrers", q("referrers", { id: id, n: 50 }), function (box, rows) {
       box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["reference", "points with", "ref"],
         ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para("nothing refers to it"));
@@ -312,6 +320,29 @@
   }
 
   // ---- Leaks ----
+  // the leak trace whose leaking object is id, when the overview's facts are loaded
+  function leakTrace(id) {
+    var found = null;
+    ((facts && facts.leaks && facts.leaks.leaks) || []).forEach(function (g) {
+      (g.traces || []).forEach(function (t) { if (t.object === id) found = t; });
+    });
+    return found;
+  }
+  function traceList(t) {
+    var ol = el("ol", { "class": "trace" });
+    ol.appendChild(el("li", {}, "GC root " + (t.root && t.root.type || "") + (t.root && t.root.thread ? " (thread " + t.root.thread + ")" : "")));
+    t.steps.forEach(function (s) {
+      var li = el("li", { "class": (s.suspect ? "suspect " : "") + (s.status === "LEAKING" ? "leaking" : "") });
+      li.appendChild(HK.classLink(s.class));
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(HK.idLink(s.object));
+      li.appendChild(el("span", { "class": "step" }, " " + HK.reference(s.reference)));
+      li.appendChild(el("span", { "class": "status" }, s.status));
+      if (s.reasons && s.reasons.length) li.appendChild(el("span", { "class": "why" }, " " + s.reasons.join("; ")));
+      ol.appendChild(li);
+    });
+    return ol;
+  }
   function leaks() {
     return section("Leaks", q("leaks"), function (box, res) {
       var groups = res.leaks || [];
@@ -321,19 +352,7 @@
         d.appendChild(el("h3", {}, (g.description || g.kind) + " — " + g.count + " × , " + size(g.retained_bytes)));
         d.appendChild(el("div", { "class": "sig" }, g.kind + " · signature " + g.signature));
         g.traces.forEach(function (t) {
-          var ol = el("ol", { "class": "trace" });
-          var li0 = el("li", {}, "GC root " + (t.root && t.root.type || "") + (t.root && t.root.thread ? " (thread " + t.root.thread + ")" : ""));
-          ol.appendChild(li0);
-          t.steps.forEach(function (s) {
-            var li = el("li", { "class": (s.suspect ? "suspect " : "") + (s.status === "LEAKING" ? "leaking" : "") });
-            li.appendChild(HK.classLink(s.class));
-            li.appendChild(document.createTextNode(" "));
-            li.appendChild(HK.idLink(s.object));
-            li.appendChild(el("span", { "class": "step" }, " " + HK.reference(s.reference)));
-            li.appendChild(el("span", { "class": "status" }, s.status));
-            if (s.reasons && s.reasons.length) li.appendChild(el("span", { "class": "why" }, " " + s.reasons.join("; ")));
-            ol.appendChild(li);
-          });
+          var ol = traceList(t);
           d.appendChild(ol);
         });
         box.appendChild(d);

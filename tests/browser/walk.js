@@ -30,8 +30,11 @@ async function ready(kind) {
   await page.waitForFunction((k) => document.body.getAttribute("data-ready") === "1" &&
     document.body.getAttribute("data-page") === k, { timeout: 30000 }, kind);
 }
+// the previous page's data-ready would satisfy the wait before the next page starts: clear it first
+async function unready() { await page.evaluate(() => document.body.removeAttribute("data-ready")); }
 async function clickAndWait(selector, kind) {
   await page.waitForSelector(selector, { timeout: 10000 });
+  await unready();
   await Promise.all([ready(kind), page.click(selector)]);
 }
 const text = (sel) => page.$eval(sel, (e) => e.textContent);
@@ -78,6 +81,7 @@ async function mainWalk() {
     return (await text("h2")).includes(id) || "not on " + id;
   });
   await step("back-button", async () => {
+    await unready();
     await Promise.all([ready("object"), page.goBack()]);
     return (await text("h2")).includes(expect.held) || "back went to " + (await text("h2"));
   });
@@ -90,6 +94,7 @@ async function mainWalk() {
     return (await text("h2")).includes(expect.top_path[0]) || await text("h2");
   });
   await step("field-link", async () => {
+    await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/object/" + expect.leak_object, { waitUntil: "domcontentloaded" });
     await ready("object");
     const id = await page.$eval("table.fields a.oid", (a) => a.textContent);
@@ -97,6 +102,7 @@ async function mainWalk() {
     return (await text("h2")).includes(id) || "not on " + id;
   });
   await step("class-page", async () => {
+    await unready();
     await page.goBack();
     await ready("object");
     await clickAndWait(".objhead a.cls", "class");
@@ -110,12 +116,14 @@ async function mainWalk() {
     return (await text("h2")).includes(ids[0]) || await text("h2");
   });
   await step("leak-static-step", async () => {
+    await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/leaks", { waitUntil: "domcontentloaded" });
     await ready("leaks");
     const steps = await page.$$eval("ol.trace li", (l) => l.map((x) => x.textContent));
     return steps.some((s) => s.includes("LeakyService") && s.includes("static leakAllTheBinders")) || steps.slice(0, 4).join(" / ");
   });
   await step("bitmaps-real-pictures", async () => {
+    await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/bitmaps", { waitUntil: "domcontentloaded" });
     await ready("bitmaps");
     await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete), { timeout: 20000 });
@@ -126,6 +134,7 @@ async function mainWalk() {
     return got === want || "sizes " + got + " vs " + want;
   });
   await step("console-histogram", async () => {
+    await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/console", { waitUntil: "domcontentloaded" });
     await ready("console");
     await page.select("#qname", "histogram");
@@ -145,10 +154,12 @@ async function mainWalk() {
   });
   await step("search-id", async () => {
     await page.$eval("#q", (i, v) => { i.value = v; }, String(parseInt(expect.top, 16)));
+    await unready();
     await Promise.all([ready("object"), page.click("#search button")]);
     return (await text("h2")).includes(expect.top) || await text("h2");
   });
   await step("unknown-id-says-so", async () => {
+    await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/object/0x1", { waitUntil: "domcontentloaded" });
     await ready("object");
     const e = await page.$eval(".error", (x) => x.textContent);
@@ -158,6 +169,7 @@ async function mainWalk() {
 
 async function diffWalk() {
   await step("diff-top-grower", async () => {
+    await unready();
     await page.goto(url.replace(/\?/, "?") + "#/diff", { waitUntil: "domcontentloaded" });
     await ready("diff");
     const first = await page.$eval("#growers tbody tr td", (x) => x.textContent);
