@@ -114,3 +114,15 @@ PY
 else
   fail report "triage --report failed"
 fi
+
+# instances: the selection in C (cls:ranked_instances) and the Lua walk (--subclasses: String has
+# none) give the same page, in the same order, and paging is a slice of it
+c_ids=$("$HK" instances "$D" java.lang.String -n 40 --json | jq -c '[.[].id]')
+lua_ids=$("$HK" instances "$D" java.lang.String -n 40 --subclasses --json | jq -c '[.[].id]')
+eq instances-c-equals-lua "$c_ids" "$lua_ids"
+eq instances-page-is-slice "$("$HK" instances "$D" java.lang.String -n 5 --offset 10 --json | jq -c '[.[].id]')" \
+  "$(echo "$c_ids" | jq -c '.[10:15]')"
+eq instances-shallow-c-equals-lua "$("$HK" instances "$D" java.lang.String --sort shallow_bytes -n 40 --json | jq -c '[.[].id]')" \
+  "$("$HK" instances "$D" java.lang.String --sort shallow_bytes -n 40 --subclasses --json | jq -c '[.[].id]')"
+err instances-bad-sort "--sort takes" "$HK" instances "$D" java.lang.String --sort nope
+err instances-unknown-class "no class named" "$HK" instances "$D" no.such.Class

@@ -1,3 +1,7 @@
+-- dump:class_retained() walks every class; an explorer asks for one class after another of the
+-- same dump, so the answer is kept while the dump is (weak keys)
+local class_retained = setmetatable({}, { __mode = "k" })
+
 hk.query{
   name = "class",
   help = "One class: its id, superclass, instance size and count, retained bytes of its instances,\n" ..
@@ -12,8 +16,10 @@ hk.query{
     local rec = {
       name = cls.name, id = cls.id, super = cls.super and cls.super.name or hk.null,
       instance_size = cls.instance_size, instance_count = cls.instance_count,
-      retained_bytes = dump:class_retained()[cls.name] or 0, fields = {}, statics = {},
+      retained_bytes = 0, fields = {}, statics = {},
     }
+    class_retained[dump] = class_retained[dump] or dump:class_retained()
+    rec.retained_bytes = class_retained[dump][cls.name] or 0
     local c = cls
     while c do
       for _, f in ipairs(c:fields()) do rec.fields[#rec.fields + 1] = { name = f.name, type = f.type, class = c.name } end

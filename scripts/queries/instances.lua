@@ -3,6 +3,39 @@ local sort_keys = {
   shallow_bytes = function(o) return o.shallow_size end,
 }
 
+-- The first k of list by key, largest first (ties by id): a selection when k is small beside the
+-- list (the first page of a class with millions of instances), else a sort.
+local function row_of(o)
+  return { id = o.id, class = o.label, heap = o.heap or hk.null, shallow_bytes = o.shallow_size,
+           retained_bytes = o:retained_size(), reachability = o.reachability, value = o.value or hk.null }
+end
+
+local function first_k(list, key, k)
+  local keys = {}
+  for i, o in ipairs(list) do keys[i] = key(o) end
+  local function before(i, j) -- ties: the earlier object first, as cls:ranked_instances orders them
+    if keys[i] ~= keys[j] then return keys[i] > keys[j] end
+    return i < j
+  end
+  local idx = {}
+  if k * 8 >= #list then
+    for i = 1, #list do idx[i] = i end
+    table.sort(idx, before)
+  else
+    for i = 1, #list do
+      if #idx < k or before(i, idx[#idx]) then
+        local at = #idx + 1
+        while at > 1 and before(i, idx[at - 1]) do idx[at] = idx[at - 1]; at = at - 1 end
+        idx[at] = i
+        if #idx > k then idx[#idx] = nil end
+      end
+    end
+  end
+  local out = {}
+  for i = 1, math.min(k, #idx) do out[i] = list[idx[i]] end
+  return out
+end
+
 hk.query{
   name = "instances",
   help = "The instances of a class, largest retained size first (--sort shallow_bytes or id),\n" ..
@@ -22,6 +55,13 @@ hk.query{
     if not key and args.sort ~= "id" then
       hk.usage_error("--sort takes retained_bytes, shallow_bytes or id, not " .. args.sort)
     end
+    if key and not args.subclasses and args.text == "" then -- the common case, chosen in C
+      local list, total = cls:ranked_instances{ n = args.n, offset = args.offset, heap = args.heap,
+                                                by = args.sort == "shallow_bytes" and "shallow" or "retained" }
+      local rows = {}
+      for i, o in ipairs(list) do rows[i] = row_of(o) end
+      return rows, { total = total }
+    end
     local list = {}
     for obj in cls:instances(args.subclasses) do
       if (args.heap == "" or obj.heap == args.heap) and
@@ -29,19 +69,10 @@ hk.query{
         list[#list + 1] = obj
       end
     end
-    if key then
-      local k = {}
-      for i, o in ipairs(list) do k[o] = key(o) end
-      table.sort(list, function(a, b) if k[a] ~= k[b] then return k[a] > k[b] end return a.id < b.id end)
-    end
+    local total = #list
+    if key then list = first_k(list, key, args.offset + args.n) end
     local rows = {}
-    for i = args.offset + 1, math.min(#list, args.offset + args.n) do
-      local o = list[i]
-      rows[#rows + 1] = {
-        id = o.id, class = o.label, heap = o.heap or hk.null, shallow_bytes = o.shallow_size,
-        retained_bytes = o:retained_size(), reachability = o.reachability, value = o.value or hk.null,
-      }
-    end
-    return rows, { total = #list }
+    for i = args.offset + 1, math.min(#list, args.offset + args.n) do rows[#rows + 1] = row_of(list[i]) end
+    return rows, { total = total }
   end,
 }
