@@ -17,6 +17,7 @@ cat "$gen" > /dev/null # page cache
 tpid=$!
 for _ in $(seq 6000); do grep -q http "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 spid=$(pgrep -P $tpid)
+trap 'kill -INT $spid 2>/dev/null || true' EXIT
 url=$(grep -o 'http://[^ ]*' "$work/serve.out")
 echo "serve: indexed and listening after $(ps -o etimes= -p "$spid" | tr -d ' ') s"
 python3 bench/serve_client.py "$url" "$spid" "$n"
