@@ -68,6 +68,12 @@ print(c.getresponse().status)")
   stop_server wide
 fi
 
+# --open without a display says so, and serves all the same
+if DISPLAY= WAYLAND_DISPLAY= start_server noopen "$D" --open; then
+  grep -q -- '--open: no display' noopen.err && pass open-without-display || fail open-without-display "$(cat noopen.err)"
+  stop_server noopen
+fi
+
 # a dump truncated under the server: the request fails with a message, the server goes on
 cp "$D" cut.hprof
 if start_server cut "$PWD/cut.hprof"; then
