@@ -74,9 +74,11 @@
   function pager(box, params, go) {
     var p = el("p", { "class": "pager" }), off = params.offset || 0, n = params.n;
     if (off > 0) { var a = link("#", "◀ previous " + n); a.onclick = function (e) { e.preventDefault(); go(Math.max(0, off - n)); }; p.appendChild(a); }
-    var b = link("#", "next " + n + " ▶");
-    b.onclick = function (e) { e.preventDefault(); go(off + n); };
-    p.appendChild(b);
+    if (params.got === n) {
+      var b = link("#", "next " + n + " ▶");
+      b.onclick = function (e) { e.preventDefault(); go(off + n); };
+      p.appendChild(b);
+    }
     box.appendChild(p);
   }
   function hashParams(s) {
@@ -208,7 +210,7 @@
       box.appendChild(s);
       box.appendChild(HK.table(cols([["id", "object", "id"], ["heap", "heap"], ["shallow_bytes", "shallow", "bytes"],
         ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"], ["value", "value"]]), rows, { id: "instances" }));
-      pager(box, { offset: off, n: 50 }, function (o) { go(o); });
+      pager(box, { offset: off, n: 50, got: rows.length }, function (o) { go(o); });
     });
   }
 
