@@ -124,7 +124,11 @@
           d.appendChild(li);
         });
       box.appendChild(d);
-      if (f.meminfo) { box.appendChild(el("h3", {}, "meminfo")); box.appendChild(autoTable(f.meminfo.rows || f.meminfo)); }
+      if (f.meminfo) {
+        box.appendChild(el("h3", {}, "dumpsys meminfo beside the dump"));
+        box.appendChild(HK.table(cols([["name", "what"], ["meminfo_kb", "meminfo KiB", "num"], ["dump_bytes", "in the dump", "bytes"],
+          ["gap_bytes", "gap", "bytes"], ["sentence", ""]]), f.meminfo.joins || [], { id: "meminfo" }));
+      }
     });
   }
 
