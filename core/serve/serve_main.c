@@ -143,11 +143,16 @@ int sv_app_open(sv_app *a, cli_ctx *cx, const char *dump)
     int rc = cli_push_dump(cx, "serve", dump);
     if (rc) return rc;
     cx->dump_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    /* the graph once, now, with what the pages ask for kept: every request after is quick */
-    static const char warm[] = "local dump = ...\n"
-                               "dump:graph_plan{'referrers', 'reachability', 'dominators', 'paths'}\n"
-                               "local top = dump:top_retained(1)\n"
-                               "if top[1] then top[1]:referrers(); dump:path_to_root(top[1]) end\n";
+    /* the graph once, now, with what the pages ask for kept, and the first page of each large
+     * class ranked (the instances query keeps it): every request after is quick */
+    static const char warm[] =
+        "local dump = ...\n"
+        "dump:graph_plan{'referrers', 'reachability', 'dominators', 'paths'}\n"
+        "local top = dump:top_retained(1)\n"
+        "if top[1] then top[1]:referrers(); dump:path_to_root(top[1]) end\n"
+        "for _, c in ipairs(dump:classes()) do\n"
+        "  if c.instance_count >= 100000 then hk.run('instances', dump, {class = c.name, n = 1}) end\n"
+        "end\n";
     luaL_loadbuffer(L, warm, sizeof warm - 1, "=serve-warm");
     lua_rawgeti(L, LUA_REGISTRYINDEX, cx->dump_ref);
     if (hkl_pcall(L, 1, 0) != LUA_OK) return cli_report_error(L, "serve", cx->g.debug);

@@ -36,6 +36,30 @@ local function first_k(list, key, k)
   return out
 end
 
+-- The first RANKED of a class of more than BIG instances, kept per dump (weak keys) and per
+-- class, heap and order once asked for: the next pages of a large class, and the first page
+-- asked again (an explorer's back button), cost no pass over its instances.  Small classes
+-- are ranked afresh: that is quick.
+local BIG, RANKED = 100000, 1000
+local kept = setmetatable({}, { __mode = "k" })
+
+local function ranked(dump, cls, args, by)
+  local k = args.offset + args.n
+  if cls.instance_count < BIG or k > RANKED then
+    return cls:ranked_instances{ n = args.n, offset = args.offset, heap = args.heap, by = by }
+  end
+  local per = kept[dump] or {}
+  kept[dump] = per
+  local key = cls.id .. " " .. args.heap .. " " .. by
+  if not per[key] then
+    local list, total = cls:ranked_instances{ n = RANKED, offset = 0, heap = args.heap, by = by }
+    per[key] = { list = list, total = total }
+  end
+  local e, page = per[key], {}
+  for i = args.offset + 1, math.min(#per[key].list, k) do page[#page + 1] = e.list[i] end
+  return page, e.total
+end
+
 hk.query{
   name = "instances",
   help = "The instances of a class, largest retained size first (--sort shallow_bytes or id),\n" ..
@@ -56,8 +80,7 @@ hk.query{
       hk.usage_error("--sort takes retained_bytes, shallow_bytes or id, not " .. args.sort)
     end
     if key and not args.subclasses and args.text == "" then -- the common case, chosen in C
-      local list, total = cls:ranked_instances{ n = args.n, offset = args.offset, heap = args.heap,
-                                                by = args.sort == "shallow_bytes" and "shallow" or "retained" }
+      local list, total = ranked(dump, cls, args, args.sort == "shallow_bytes" and "shallow" or "retained")
       local rows = {}
       for i, o in ipairs(list) do rows[i] = row_of(o) end
       return rows, { total = total }
