@@ -254,6 +254,22 @@
       box.appendChild(HK.table(cols([["step", "#"], ["reference", "via", "ref"], ["object", "object", "id"], ["class", "class", "class"],
         ["retained_bytes", "retained", "bytes"], ["thread", "thread"]]), rows, { id: "path" }));
     });
+    if (info.baseline) {
+      var db = el("section"), btn = el("button", { id: "matchbtn" }, "Was it in the baseline? (runs the diff)");
+      db.appendChild(h2("Against the baseline"));
+      db.appendChild(btn);
+      btn.addEventListener("click", function () {
+        btn.disabled = true;
+        q("diff", { object: id }).then(function (d) {
+          var o = d.object || {};
+          var p = el("p", { id: "matched" }, o.status === "same" ? "matched to " + o.counterpart + " in the baseline" + (o.path ? ", at " + o.path : "")
+            : o.status === "added" ? "not in the baseline: added" + (o.path ? " under " + o.path : "") : JSON.stringify(o));
+          db.appendChild(p);
+          if ((o.changes || []).length) db.appendChild(HK.table(cols([["field", "field"], ["base", "in the baseline"], ["dump", "now"]]), o.changes));
+        }, function (e) { fail(db, e); });
+      });
+      page.appendChild(db);
+    }
     var trace = leakTrace(id);
     if (trace) {
       var lb = el("section");

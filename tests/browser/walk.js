@@ -175,6 +175,13 @@ async function diffWalk() {
     const first = await page.$eval("#growers tbody tr td", (x) => x.textContent);
     return first === expect.top_grower || first + " vs " + expect.top_grower;
   });
+  await step("diff-object-matched", async () => {
+    await clickAndWait("#growers a.oid", "object");
+    await page.click("#matchbtn");
+    await page.waitForSelector("#matched", { timeout: 30000 });
+    const t = await text("#matched");
+    return t === "matched to " + expect.grower_base + " in the baseline, at " + expect.top_grower || t;
+  });
 }
 
 main().then(() => process.exit(failed ? 1 : 0), (e) => { console.log("FAIL browser: " + e.message.split("\n")[0]); process.exit(1); });
