@@ -42,8 +42,11 @@ jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson bitmaps "$("$HK" bitmaps "$D" --json | jq '[.bitmaps[] | [.width, .height]]')" \
   --argjson hist "$("$HK" histogram "$D" -n 5 --json | jq '[.[].class]')" \
   --argjson objects "$("$HK" info "$D" --json | jq .objects)" \
+  --argjson dom "$("$HK" dominated "$D" -n 200 --json | jq '[.[].id]')" \
+  --argjson kids "$("$HK" dominated "$D" "$("$HK" dominated "$D" -n 1 --json | jq -r '.[0].id')" -n 100 --json | jq '[.[].id]')" \
   '{top: $top, held: $held, top_referrers: $refs, top_path: $path, leak_object: $leak, leak_class: $cls,
-    leak_class_instances: $inst, bitmaps: $bitmaps, histogram5: $hist, objects: $objects}' > expect.json
+    leak_class_instances: $inst, bitmaps: $bitmaps, histogram5: $hist, objects: $objects,
+    dominated: $dom, dominated_count: ($dom | length), dominated_kids: $kids}' > expect.json
 if start_server main "$D"; then
   walk main expect.json
   kill -INT $PID; wait $PID

@@ -302,26 +302,46 @@
   }
 
   // ---- Dominators ----
+  // one level of the tree as nested lists: a row opens to what it dominates, fetched when opened
+  function domList(rows) {
+    var ul = el("ul", { "class": "domtree" });
+    rows.forEach(function (r) {
+      var li = el("li"), d = el("details"), sum = el("summary");
+      sum.appendChild(el("span", { "class": "n" }, size(r.retained_bytes)));
+      sum.appendChild(document.createTextNode(" "));
+      sum.appendChild(HK.classLink(r.class));
+      sum.appendChild(document.createTextNode(" "));
+      sum.appendChild(HK.idLink(r.id));
+      sum.appendChild(document.createTextNode(" "));
+      sum.appendChild(link("#/dominators/" + r.id, "treemap ▸"));
+      d.appendChild(sum);
+      d.addEventListener("toggle", function () {
+        if (!d.open || d.getAttribute("data-loaded")) return;
+        d.setAttribute("data-loaded", "1");
+        q("dominated", { id: r.id, n: 100 }).then(function (kids) {
+          d.appendChild(kids.length ? domList(kids) : para("it dominates nothing"));
+        }, function (e) { fail(d, e); });
+      });
+      li.appendChild(d);
+      ul.appendChild(li);
+    });
+    return ul;
+  }
   function dominators(rest) {
     var root = rest[0];
-    var load = root ? q("dominators", { id: root, n: 100 }).then(function (rows) { return rows.filter(function (x) { return x.relation !== "dominator"; }); })
-      : q("top", { n: 100 });
-    return section(root ? "Dominated by " + root : "Dominator tree: the largest retainers", load, function (box, rows) {
+    return section(root ? "Dominated by " + root : "Dominator tree", q("dominated", { id: root || "", n: 200 }), function (box, rows) {
+      var p = el("p");
       if (root) {
-        var self = rows.filter(function (r) { return r.relation === "object"; })[0] || {};
-        var p = el("p");
-        p.appendChild(link("#/dominators", "all roots"));
+        p.appendChild(link("#/dominators", "the tops of the tree"));
         p.appendChild(document.createTextNode(" › "));
         p.appendChild(HK.idLink(root));
-        p.appendChild(document.createTextNode(" " + (self.class || "") + " retains " + size(self.retained_bytes) +
-          ". Each rectangle is an object it immediately dominates, its area what that retains; click to drill in."));
-        box.appendChild(p);
-        box.appendChild(treemap(rows.filter(function (r) { return r.relation === "dominated"; })));
-      } else {
-        box.appendChild(para("The objects that retain the most (a retainer's own retainers are listed too); expand one to see what it dominates."));
+        p.appendChild(document.createTextNode(" · "));
       }
-      box.appendChild(HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
-        ["shallow_bytes", "shallow", "bytes"], ["id", "", function (r) { return r.relation === "object" ? "" : link("#/dominators/" + r.id, "expand ▸"); }]]), rows));
+      p.appendChild(document.createTextNode("Each rectangle is an object " + (root ? "it" : "no other object") +
+        " immediately dominates, its area what it retains; click one to drill in. Below, the same as a list that opens level by level."));
+      box.appendChild(p);
+      box.appendChild(treemap(rows));
+      box.appendChild(domList(rows));
     });
   }
 

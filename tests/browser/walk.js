@@ -152,6 +152,19 @@ async function mainWalk() {
     const cell = await page.$eval("#out tbody td", (x) => x.textContent);
     return Number(cell) === expect.objects || cell + " vs " + expect.objects;
   });
+  await step("dominator-tree", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/dominators", { waitUntil: "domcontentloaded" });
+    await ready("dominators");
+    const first = await page.$eval("ul.domtree summary a.oid", (a) => a.textContent);
+    if (first !== expect.dominated[0]) return "first " + first + ", the CLI says " + expect.dominated[0];
+    const tiles = await page.$$eval("#tm a.tm", (l) => l.length);
+    if (tiles !== expect.dominated_count) return tiles + " tiles for " + expect.dominated_count + " tops";
+    await page.click("ul.domtree summary");
+    await page.waitForSelector("ul.domtree ul.domtree a.oid", { timeout: 20000 });
+    const kids = await page.$$eval("ul.domtree ul.domtree > li > details > summary a.oid", (l) => l.map((a) => a.textContent));
+    return JSON.stringify(kids) === JSON.stringify(expect.dominated_kids) || kids.join(",") + " vs " + expect.dominated_kids.join(",");
+  });
   await step("search-id", async () => {
     await page.$eval("#q", (i, v) => { i.value = v; }, String(parseInt(expect.top, 16)));
     await unready();

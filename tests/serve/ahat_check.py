@@ -78,3 +78,17 @@ for row in hist[:60]:
     if c["super"] != want_name:
         bad.append((cls, c["super"], want_name))
 check("class-super-equal-ahat (%d classes)" % n, bad, n)
+
+# dominated: ahat's immediate dominators (strong), class objects left out (ahat's instance -> class
+# edges move them)
+children = collections.defaultdict(set)
+for f in objects.values():
+    if f[8] != "-" and f[9] == "strong" and f[1] != "class":
+        children[f[8]].add(f[0])
+parents = sorted(p for p in children if objects.get(p, ["", ""])[1] != "class")[::7][:150]
+bad = []
+for p in parents:
+    ours = set(r["id"] for r in api("dominated", id=p, n=10 ** 6) if not r["class"].startswith("class "))
+    if ours != children[p]:
+        bad.append((p, sorted(ours - children[p])[:2], sorted(children[p] - ours)[:2]))
+check("dominated-equal-ahat-idom (%d objects)" % len(parents), bad, len(parents))
