@@ -1,7 +1,8 @@
 /* The console: a Lua snippet run against the open dump (`dump` bound to it), its print()s and
  * its first return value (as JSON) handed back, within a time limit.  The snippet runs in the
  * one Lua state, so other API requests wait for it (the page says so); its globals are its own
- * (a table over _G), and os.exit is not among them: the server goes on. */
+ * (a table over _G), and os.exit is not among them, nor can its dump:close() close the dump the
+ * pages read: the server goes on. */
 #include "serve/serve_app.h"
 
 #include <stdio.h>
@@ -65,6 +66,9 @@ void sv_run_lua(sv_app *a, const char *code, size_t len, sv_result *r)
     }
     lua_pushlstring(L, code, len);
     lua_rawgeti(L, LUA_REGISTRYINDEX, a->cx->dump_ref);
+    hk_dump *d = hkl_check_dump(L, -1);
+    lua_pop(L, 1);
+    hkl_push_dump(L, d, 1); /* borrowed: the snippet's dump:close() closes its handle, not the dump */
     limit = a->time_limit;
     deadline = now_s() + limit;
     lua_sethook(L, over_time, LUA_MASKCOUNT, 10000);

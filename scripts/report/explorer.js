@@ -98,8 +98,10 @@
   function overview() {
     return section("Overview", getFacts(), function (box, f) {
       var o = f.origin || {}, t = f.totals || {};
-      box.appendChild(para([f.app && f.app.package, o.process, "SDK " + o.sdk, o.manufacturer, o.model]
-        .filter(function (x) { return x && x !== "SDK undefined"; }).join(" · "), "origin"));
+      var app = f.app || {};
+      box.appendChild(para([app.package, app.version_name ? "version " + app.version_name + (app.version_code ? " (" + app.version_code + ")" : "") : null,
+        o.process, o.sdk ? "SDK " + o.sdk : null, o.manufacturer, o.model, o.fingerprint]
+        .filter(function (x) { return x; }).join(" · "), "origin"));
       var cards = el("div", { "class": "cards" });
       card(cards, "objects", num(t.objects), size(t.shallow_bytes));
       (t.heaps || []).forEach(function (h) { card(cards, "heap " + h.heap, size(h.shallow_bytes), num(h.count) + " objects"); });

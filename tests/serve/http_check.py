@@ -135,6 +135,8 @@ dt = time.time() - t0
 check("console-time-limit", s == 400 and "time limit" in got["error"] and dt < 10, "%d %s %.1fs" % (s, got, dt))
 s, got = post_lua("os.exit(3)")
 check("console-no-exit", s == 400, str(got))
+s, got = post_lua("dump:close() return 1")
+check("console-close-is-its-own", s == 200, str(got))
 s, got = api("query/info")
 check("alive-after-console", s == 200 and got["objects"] == objects, str(got)[:100])
 
