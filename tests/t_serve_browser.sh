@@ -54,7 +54,8 @@ fi
 
 B="$R/aosp-art-ahat-test-dump-base.hprof" C="$R/aosp-art-ahat-test-dump.hprof" M="$R/aosp-art-ahat-test-dump.map"
 if [ -f "$B" ] && [ -f "$C" ] && [ -f "$M" ]; then
-  "$HK" diff "$B" "$C" --map "$M" --base-map "$M" --json | jq '{top_grower: .growers[0].path, grower_base: .growers[0].id_base}' > expect-diff.json
+  "$HK" diff "$B" "$C" --map "$M" --base-map "$M" --json | jq '{top_grower: .growers[0].path, grower_base: .growers[0].id_base,
+    class_row: (.classes | map(select(.count_delta > 0 and .count_base > 0 and .retained_delta > 0)) | .[0] | {class, count_base, count_delta, mark: "GREW"})}' > expect-diff.json
   if start_server diff "$C" --map "$M" --baseline "$B" --base-map "$M"; then
     walk diff expect-diff.json
     kill -INT $PID; wait $PID

@@ -86,6 +86,8 @@
     (s || "").split("&").forEach(function (kv) { if (kv) { var i = kv.indexOf("="); o[decodeURIComponent(kv.slice(0, i < 0 ? kv.length : i))] = i < 0 ? "" : decodeURIComponent(kv.slice(i + 1)); } });
     return o;
   }
+  var diffResult = null; // the diff against --baseline, asked for once a page load (it indexes both dumps)
+  function getDiff() { return diffResult ? Promise.resolve(diffResult) : q("diff", { n: 1000000 }).then(function (d) { return (diffResult = d); }); }
   function getFacts() { return facts ? Promise.resolve(facts) : q("triage").then(function (f) { return (facts = f); }); }
 
   // ---- Overview ----
@@ -173,11 +175,18 @@
     input.addEventListener("change", function () {
       location.hash = "#/classes?heap=" + heap + "&filter=" + encodeURIComponent(input.value) + (params.tree ? "&tree=1" : "");
     });
-    return section(heap ? "Classes on the " + heap + " heap" : "Classes (all heaps)", q("histogram", { heap: heap }), function (box, rows) {
+    var load = q("histogram", { heap: heap });
+    if (info.baseline) load = Promise.all([load, getDiff()]).then(function (r) { return withBaseline(r[0], r[1]); });
+    return section(heap ? "Classes on the " + heap + " heap" : "Classes (all heaps)", load, function (box, rows) {
       var re = params.filter ? globRe(params.filter) : null;
       rows = rows.filter(function (r) { return !re || re.test(r.class.replace(/^class /, "")); });
       box.appendChild(para(rows.length + " classes"));
       var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"]];
+      if (info.baseline) {
+        box.appendChild(para("Beside each class: its count in the baseline (all heaps, from the diff) and the change.", "note"));
+        spec = [["change", "", function (r) { return r.change ? el("span", { "class": "mark " + r.change }, r.change) : ""; }]].concat(spec,
+          [["count_base", "count in the baseline", "num"], ["count_delta", "Δ count", "num"], ["retained_delta", "Δ retained", "bytes"]]);
+      }
       if (!params.tree) { box.appendChild(HK.table(cols(spec), rows, { id: "classes" })); return; }
       packageTree(rows).forEach(function (g) {
         var d = el("details");
@@ -428,6 +437,20 @@
   }
 
   // ---- Diff ----
+  // the histogram's rows with the diff's per-class figures beside them (REMOVED classes appended)
+  function withBaseline(rows, d) {
+    var by = {};
+    (d.classes || []).forEach(function (c) { by[c.class] = c; });
+    rows.forEach(function (r) {
+      var c = by[r.class];
+      if (c) { r.count_base = c.count_base; r.count_delta = c.count_delta; r.retained_delta = c.retained_delta; r.change = mark(c); delete by[r.class]; }
+    });
+    Object.keys(by).forEach(function (k) {
+      var c = by[k];
+      if (!c.count_dump) rows.push({ "class": k, count: 0, shallow_bytes: 0, retained_bytes: 0, count_base: c.count_base, count_delta: c.count_delta, retained_delta: c.retained_delta, change: "REMOVED" });
+    });
+    return rows;
+  }
   function mark(r) {
     if (!r.count_base) return "NEW";
     if (!r.count_dump) return "REMOVED";
@@ -436,7 +459,7 @@
   }
   function diff() {
     if (!info.baseline) { page.appendChild(para("diff mode needs hprofkit serve DUMP --baseline EARLIER")); return Promise.resolve(); }
-    return section("Diff: " + info.baseline + " → " + info.dump, q("diff"), function (box, d) {
+    return section("Diff: " + info.baseline + " → " + info.dump, getDiff(), function (box, d) {
       var s = d.summary || {}, cards = el("div", { "class": "cards" });
       card(cards, "bytes", (s.bytes_delta >= 0 ? "+" : "") + size(s.bytes_delta), size(s.bytes_base) + " → " + size(s.bytes_dump));
       card(cards, "objects", num(s.objects_base) + " → " + num(s.objects_dump), num(s.added_objects) + " added, " + num(s.removed_objects) + " removed");

@@ -188,7 +188,22 @@ async function diffWalk() {
     const first = await page.$eval("#growers tbody tr td", (x) => x.textContent);
     return first === expect.top_grower || first + " vs " + expect.top_grower;
   });
+  await step("diff-classes-beside-baseline", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/classes?heap=", { waitUntil: "domcontentloaded" });
+    await ready("classes");
+    const rows = await page.$$eval("#classes tbody tr", (l) => l.map((tr) => Array.from(tr.children).map((td) => td.textContent)));
+    const want = expect.class_row;
+    const row = rows.find((r) => r[1] === want.class);
+    if (!row) return want.class + " is not listed";
+    const got = [row[0], row[5].replace(/,/g, ""), row[6].replace(/,/g, "")];
+    const w = [want.mark, String(want.count_base), String(want.count_delta)];
+    return JSON.stringify(got) === JSON.stringify(w) || JSON.stringify(got) + " vs " + JSON.stringify(w);
+  });
   await step("diff-object-matched", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/diff", { waitUntil: "domcontentloaded" });
+    await ready("diff");
     await clickAndWait("#growers a.oid", "object");
     await page.click("#matchbtn");
     await page.waitForSelector("#matched", { timeout: 30000 });
