@@ -60,6 +60,8 @@ void cli_teardown(cli_ctx *cx);
 int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv);
 int cli_run_script(cli_ctx *cx, int argc, char **argv);
 int cli_list_queries(cli_ctx *cx, int argc, char **argv);
+/* Pushes an array of the keys of the table at idx (strings: query names, gate names), sorted. */
+void cli_push_sorted_keys(lua_State *L, int idx);
 /* Writes the rendered output: stdout, or atomically to outfile (not "-"). */
 int cli_emit(const char *cmd, hk_buf *b, const char *outfile);
 /* Prints a caught Lua error (at stack top) for cmd and returns its exit code: a usage error

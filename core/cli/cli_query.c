@@ -14,18 +14,9 @@
 /* The gate names a query offers, sorted and joined with ", " (pushed). */
 static void push_gate_names(lua_State *L, int gates)
 {
-    lua_newtable(L);
+    cli_push_sorted_keys(L, gates);
     int names = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, gates)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, names, (lua_Integer)lua_rawlen(L, names) + 1);
-    }
     lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
     lua_getfield(L, -1, "concat");
     lua_pushvalue(L, names);
     lua_pushstring(L, ", ");

@@ -112,19 +112,8 @@ void sv_list_queries(sv_app *a, hk_buf *b, int mcp)
     int top = lua_gettop(L);
     hkl_push_queries(L);
     int q = lua_gettop(L);
-    lua_newtable(L);
+    cli_push_sorted_keys(L, q);
     int names = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, q)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, names, (lua_Integer)lua_rawlen(L, names) + 1);
-    }
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
-    lua_pop(L, 1);
     hk_buf_puts(b, "[");
     int first = 1;
     for (lua_Integer i = 1; lua_rawgeti(L, names, i) == LUA_TSTRING; i++) {
