@@ -57,6 +57,18 @@ static void free_argv(argv_b *b)
     free(b->v);
 }
 
+/* An argument's name: a letter, then letters, digits, '-' and '_' (so no '=' can carry a value
+ * past the checks below). */
+static int is_name(const char *k)
+{
+    if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z'))) return 0;
+    for (; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') || *k == '-' ||
+              *k == '_'))
+            return 0;
+    return 1;
+}
+
 /* key as the query declares it: "min-pixels" is min_pixels */
 static void norm_key(const char *k, char *out, size_t n)
 {
@@ -90,6 +102,10 @@ static int add_options(lua_State *L, int def, int pos, const sv_param *ps, int n
     for (int i = 0; i < n; i++) {
         char k[128];
         norm_key(ps[i].key, k, sizeof k);
+        if (!is_name(ps[i].key) || strlen(ps[i].key) >= sizeof k) {
+            snprintf(r->msg, sizeof r->msg, "'%.100s' is not an argument name", ps[i].key);
+            return -1;
+        }
         if (in_list(refused, k)) {
             snprintf(r->msg, sizeof r->msg,
                      "--%s is not offered here: the server writes no files and reads only its dumps", ps[i].key);

@@ -107,6 +107,11 @@ for q, k in [("bitmaps", "export"), ("triage", "report"), ("histogram", "o"), ("
              ("bitmaps-from-dir", "dir"), ("histogram", "map")]:
     s, got = api("query/" + q, **{k: "/tmp/hk-serve-should-not-exist"})
     check("refused-400 %s --%s" % (q, k), s == 400 and "not offered" in got["error"], "%d %s" % (s, got))
+for q, k in [("bitmaps", "export=/tmp/hk-serve-should-not-exist"), ("histogram", "-o"), ("histogram", "1n"),
+             ("histogram", "n n")]:
+    s, got = api("query/" + q, **{k: "x"})
+    check("bad-name-400 %r" % k, s == 400 and "not an argument name" in got["error"], "%d %s" % (s, got))
+check("nothing-written", not __import__("os").path.exists("/tmp/hk-serve-should-not-exist=x"))
 for q in ["devices", "processes", "dump", "watch", "fetch-bitmaps", "convert", "fleet-ingest", "fleet-report", "diff"]:
     s, got = api("query/" + q)
     check("not-offered " + q, s == 404, "%d %s" % (s, got))
