@@ -281,13 +281,22 @@
       });
       page.appendChild(db);
     }
-    var trace = leakTrace(id);
-    if (trace) {
-      var lb = el("section");
-      lb.appendChild(h2("Leak trace (as leaks judges it)"));
-      lb.appendChild(traceList(trace));
-      page.appendChild(lb);
+    var lb = el("section"), trace = leakTrace(id);
+    lb.appendChild(h2("Leak trace (as leaks judges it)"));
+    if (trace) lb.appendChild(traceList(trace));
+    else {
+      var lbtn = el("button", { id: "leakbtn" }, "Is it a leak? (runs the leak search)");
+      lbtn.addEventListener("click", function () {
+        lbtn.disabled = true;
+        q("leaks").then(function (res) {
+          var t = null;
+          (res.leaks || []).forEach(function (g) { (g.traces || []).forEach(function (x) { if (x.object === id) t = x; }); });
+          lb.appendChild(t ? traceList(t) : para("not among the leaks the finders report", "leakno"));
+        }, function (e) { fail(lb, e); });
+      });
+      lb.appendChild(lbtn);
     }
+    page.appendChild(lb);
     section("Referrers", q("referrers", { id: id, n: 50 }), function (box, rows) {
       box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["reference", "points with", "ref"],
         ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para("nothing refers to it"));

@@ -93,10 +93,16 @@ async function mainWalk() {
     await clickAndWait("#path a.oid", "object");
     return (await text("h2")).includes(expect.top_path[0]) || await text("h2");
   });
-  await step("field-link", async () => {
+  await step("leak-judged-on-object-page", async () => {
     await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/object/" + expect.leak_object, { waitUntil: "domcontentloaded" });
     await ready("object");
+    if (await page.$("#leakbtn")) await page.click("#leakbtn"); // without the overview's facts: on a click
+    await page.waitForSelector("ol.trace li.leaking", { timeout: 30000 });
+    const last = await page.$eval("ol.trace li.leaking a.oid", (a) => a.textContent);
+    return last === expect.leak_object || last;
+  });
+  await step("field-link", async () => { // from the leaking object's page, where the step before left us
     const id = await page.$eval("table.fields a.oid", (a) => a.textContent);
     await clickAndWait("table.fields a.oid", "object");
     return (await text("h2")).includes(id) || "not on " + id;
