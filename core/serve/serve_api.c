@@ -34,10 +34,16 @@ static void result_reply(sv_reply *rp, sv_result *r)
 static void do_query(sv_app *a, void *arg)
 {
     call *c = arg;
+    if (sv_cache_get(c->name, c->rq->params, c->rq->nparams, &c->rp->body)) {
+        c->rp->status = 200;
+        c->rp->cached = 1;
+        return;
+    }
     sv_result r = {0};
     hk_buf_init(&r.out);
     sv_run_query(a, c->name, c->rq->params, c->rq->nparams, &r);
     result_reply(c->rp, &r);
+    if (c->rp->status == 200) sv_cache_put(c->name, c->rq->params, c->rq->nparams, &c->rp->body);
     hk_buf_free(&r.out);
 }
 

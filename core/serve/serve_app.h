@@ -54,6 +54,11 @@ void sv_error_line(const char *err, const char *name, char *msg, size_t n);
 int sv_guarded(sv_app *a, void (*fn)(sv_app *a, void *arg), void *arg);
 void sv_install_sigbus(void);
 
+/* The answers of triage, diff and leaks kept once given (serve_cache.c): 1 with the answer
+ * appended to out, else 0; put keeps a 200 answer.  With the Lua lock held. */
+int sv_cache_get(const char *name, const sv_param *ps, int n, hk_buf *out);
+void sv_cache_put(const char *name, const sv_param *ps, int n, const hk_buf *body);
+
 /* The API callback for serve_http.c. */
 void sv_api(void *ctx, const sv_request *rq, sv_reply *rp);
 

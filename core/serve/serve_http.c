@@ -16,8 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define MAX_BODY   (1 << 20)
-#define MAX_PARAMS 64
+#define MAX_BODY     (1 << 20)
+#define MAX_PARAMS   64
+#define REPLY_COOKIE 1 /* hand the token's cookie over */
+#define REPLY_CACHED 2
 
 struct sv_server {
     struct MHD_Daemon *d[2];
@@ -68,9 +70,10 @@ static int bound_port(int fd)
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const sv_server *s, int status, const char *type,
-                                  const void *data, size_t len, int set_cookie)
+                                  const void *data, size_t len, int flags)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+    if (flags & REPLY_CACHED) MHD_add_response_header(r, "X-Hprofkit-Cached", "1");
     MHD_add_response_header(r, "Content-Type", type);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
@@ -79,7 +82,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const sv_server *s, 
     MHD_add_response_header(r, "Content-Security-Policy",
                             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
                             "frame-ancestors 'none'");
-    if (set_cookie) {
+    if (flags & REPLY_COOKIE) {
         char v[160];
         snprintf(v, sizeof v, "%s=%s; HttpOnly; SameSite=Strict; Path=/", s->cookie, s->token);
         MHD_add_response_header(r, "Set-Cookie", v);
@@ -144,17 +147,19 @@ static enum MHD_Result answer(struct MHD_Connection *c, sv_server *s, const char
     int fresh = ps->token != NULL; /* came with ?token=: hand the cookie over */
     if (!strncmp(url, "/api/", 5)) {
         sv_request rq = {method, url + 5, ps->p, ps->n, st->body.data ? (const char *)st->body.data : "", st->body.len};
-        sv_reply rp = {500, "application/json", {0}};
+        sv_reply rp = {500, "application/json", {0}, 0};
         hk_buf_init(&rp.body);
         s->o.api(s->o.api_ctx, &rq, &rp);
-        enum MHD_Result rc = send_reply(c, s, rp.status, rp.type, rp.body.data, rp.body.len, fresh);
+        enum MHD_Result rc = send_reply(c, s, rp.status, rp.type, rp.body.data, rp.body.len,
+                                        (fresh ? REPLY_COOKIE : 0) | (rp.cached ? REPLY_CACHED : 0));
         hk_buf_free(&rp.body);
         return rc;
     }
     if (strcmp(method, "GET") && strcmp(method, "HEAD")) return send_text(c, s, 405, "405 only GET here\n");
     for (int i = 0; i < s->o.nassets; i++) {
         const sv_asset *a = &s->o.assets[i];
-        if (!strcmp(url, a->path)) return send_reply(c, s, 200, a->type, a->data.data, a->data.len, fresh);
+        if (!strcmp(url, a->path))
+            return send_reply(c, s, 200, a->type, a->data.data, a->data.len, fresh ? REPLY_COOKIE : 0);
     }
     return send_text(c, s, 404, "404 no such page: the explorer's pages are under / (see /#/)\n");
 }

@@ -29,6 +29,7 @@ typedef struct sv_reply {
     int status;
     const char *type;
     hk_buf body;
+    int cached; /* answered from memory: X-Hprofkit-Cached: 1 */
 } sv_reply;
 
 typedef void (*sv_api_fn)(void *ctx, const sv_request *rq, sv_reply *rp);

@@ -123,6 +123,20 @@ expect = every - {"devices", "processes", "dump", "watch", "fetch-bitmaps", "con
 check("queries-offered", names == expect, "extra %s missing %s" % (names - expect, expect - names))
 check("queries-have-schema", all(x["input_schema"]["type"] == "object" for x in offered))
 
+# the overview's triage is kept once given (same bytes, said in a header); a listing is not
+q = "/api/query/triage?token=" + token
+s1, h1, b1 = req(q)
+s2, h2, b2 = req(q)
+check("triage-kept", s1 == 200 and s2 == 200 and b1 == b2 and h2.get("x-hprofkit-cached") == "1" and
+      json.loads(b1) == cli("triage", dump), "%d %d %s" % (s1, s2, h2.get("x-hprofkit-cached")))
+s4, h4, b4 = req("/api/query/leaks?token=" + token)
+s5, h5, b5 = req("/api/query/leaks?fail_on=leaks&token=" + token)  # a longer key with the same start
+check("kept-by-all-arguments", s4 == 200 and s5 == 200 and "x-hprofkit-cached" not in h5 and
+      "gates_tripped" in json.loads(b5) and "gates_tripped" not in json.loads(b4),
+      "%d %d %s" % (s4, s5, h5.get("x-hprofkit-cached")))
+s3, h3, b3 = req("/api/query/histogram?n=3&token=" + token)
+check("listing-not-kept", "x-hprofkit-cached" not in h3)
+
 # ---- the console ----
 s, got = api("lua")
 check("console-needs-post", s == 405, str(s))
