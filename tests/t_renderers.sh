@@ -62,6 +62,10 @@ check path path demo.hprof "$leaked"
 check dominators dominators demo.hprof "$leaked"
 check leaks leaks demo.hprof
 check reachability reachability demo.hprof
+check referrers referrers demo.hprof "$leaked"
+check instances instances demo.hprof java.lang.String
+check class class demo.hprof java.lang.String
+check dominated dominated demo.hprof
 # the fleet: two dumps' facts ingested (again on the json and csv runs: nothing new), then reported
 for i in 0 8; do
   "$GEN" --scenario fleet --index $i -o fleet$i.hprof >/dev/null 2>&1
@@ -127,7 +131,7 @@ skip renders-profile-native "needs the scripted device's perfetto (t_native_reco
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
 bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays diff
-native native-diff profile-native exits"
+native native-diff profile-native exits referrers instances class dominated"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"

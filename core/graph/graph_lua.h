@@ -10,4 +10,6 @@ void hkl_open_leakpath(lua_State *L);
 void hkl_open_holders(lua_State *L);
 /* Adds dump:diff(base) and the Diff type (core/graph/diff_lua.c). */
 void hkl_open_diff(lua_State *L);
+/* cls:ranked_instances{...} (core/graph/graph_rank_lua.c). */
+void hkl_open_rank(lua_State *L);
 #endif

@@ -12,7 +12,8 @@ local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local TREE_NODES = 4000            -- treemap nodes embedded
 local TREE_KIDS = 60               -- children kept per node (the rest: one "smaller" node)
 local ROOT_KIDS = 300              -- ... and under the root, where the heap's roots are
-local PANEL_OBJECTS = 600          -- objects with a details panel
+local PANEL_OBJECTS = 600          -- objects with a details panel, from the page's own lists
+local PANEL_NEIGHBOURS = 3000      -- and what those panels link to (fields, referrers, path), one hop
 local THUMB_SIDE = 160
 local THUMB_BUDGET = 8 * 1024 * 1024   -- bytes of data: URIs, so the page stays under ~10 MB
 local THUMB_MAX = 400
@@ -116,13 +117,14 @@ local function details(dump, obj)
   if obj.kind == "instance" then
     for i, f in ipairs(obj:fields()) do
       if i > 60 then break end
-      local v = f.value
+      -- f.ref is the referenced object's id ("0x0" for null); a String's text comes as its value
+      local v, ref = f.value, f.type == "object" and f.ref ~= "0x0" and f.ref or nil
       local shown
-      if f.ref then shown = f.ref.id
+      if ref then shown = type(v) == "string" and ref .. " " .. clip(string.format("%q", v), 120) or ref
       elseif type(v) == "string" then shown = clip(v, 120)
       elseif v == nil then shown = "null"
       else shown = tostring(v) end
-      d.fields[#d.fields + 1] = { f.name, f.type, shown, f.ref and f.ref.id or hk.null }
+      d.fields[#d.fields + 1] = { f.name, f.type, shown, ref or hk.null }
     end
   elseif obj.kind == "object_array" or obj.kind == "primitive_array" then
     d.length = obj.length
@@ -463,10 +465,25 @@ function M.write(dump, facts, opts)
   phase("report: dominator tree")
   local tree = dominator_tree(dump)
   phase("report: objects")
-  local objects = {}
-  for _, id in ipairs(collect_ids(facts, tree)) do
+  local objects, order = {}, collect_ids(facts, tree)
+  for _, id in ipairs(order) do
     local o = dump:object(id)
     if o then objects[id] = details(dump, o) end
+  end
+  -- one hop further, so that a link in a panel opens a panel (in the order of the first ones)
+  local more, seen = {}, {}
+  local function want(id) if present(id) and not objects[id] and not seen[id] then seen[id] = true; more[#more + 1] = id end end
+  for _, id in ipairs(order) do
+    local d = objects[id]
+    if d then
+      for _, f in ipairs(d.fields) do want(f[4]) end
+      for _, r in ipairs(d.referrers) do want(r[1]) end
+      for _, p in ipairs(d.path) do want(p[1]) end
+    end
+  end
+  for i = 1, math.min(#more, PANEL_NEIGHBOURS) do
+    local o = dump:object(more[i])
+    if o then objects[more[i]] = details(dump, o) end
   end
   phase("report: histogram")
   local hist = {}
@@ -483,7 +500,7 @@ function M.write(dump, facts, opts)
                ',"tree":' .. table.concat(tree_text) .. "}"
   data = data:gsub("</", "<\\/")
   local css = hk.read_file(HERE .. "report.css")
-  local js = hk.read_file(HERE .. "report.js")
+  local js = hk.read_file(HERE .. "ui.js") .. "\n" .. hk.read_file(HERE .. "report.js") -- ui.js: shared with the explorer
   return table.concat({
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
     '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; script-src \'unsafe-inline\'">',
