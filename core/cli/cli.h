@@ -63,6 +63,8 @@ int cli_list_queries(cli_ctx *cx, int argc, char **argv);
 /* Pushes an array of the keys of the table at idx (strings: query names, gate names), sorted. */
 void cli_push_sorted_keys(lua_State *L, int idx);
 /* Writes the rendered output: stdout, or atomically to outfile (not "-"). */
+/* SIGINT, SIGTERM, SIGHUP and out of memory remove the temporary files of writes under way. */
+void cli_trap_stops(void);
 int cli_emit(const char *cmd, hk_buf *b, const char *outfile);
 /* Prints a caught Lua error (at stack top) for cmd and returns its exit code: a usage error
  * one line and 2, a user message one line and 1, a script bug with its traceback and 1. */

@@ -401,6 +401,8 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
         if (rc) return rc;
     }
     lua_pushvalue(L, args);
+    lua_pushstring(L, name); /* hk.run refuses to run it again from inside (lua_query.c) */
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.cli_query");
     if (hkl_pcall(L, 2, 2) != LUA_OK) return cli_report_error(L, name, cx->g.debug);
     return finish_query(cx, name, def, args, wanted, &c);
 }

@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     cli_ctx cx;
     memset(&cx, 0, sizeof cx);
     hk_report_set(hk_report_stderr, NULL);
+    cli_trap_stops();
     if (cli_take_globals(&cx.g, &argc, argv) < 0) return 2;
     int i = 1;
     if (i >= argc || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !strcmp(argv[i], "help")) {

@@ -336,7 +336,7 @@ static int l_write_file(lua_State *L)
     size_t n;
     const char *data = luaL_checklstring(L, 2, &n);
     char err[600];
-    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     return 0;
 }
 

@@ -156,10 +156,37 @@ void hkl_query_args(lua_State *L, int def_idx, int given_idx)
     }
 }
 
+static int l_run(lua_State *L);
+
+/* 1 when the CLI's command is that query, or a call of hk.run(name, ...) is already on the
+ * stack below this one: a query reached again from inside itself (an inspector of leaks
+ * calling hk.run("leaks")) would recurse until memory ran out.  Read off the stack itself, so
+ * an error thrown through it needs no undoing. */
+static int run_active(lua_State *L, const char *name)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, "hk.cli_query"); /* the command the CLI runs */
+    int top = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), name);
+    lua_pop(L, 1);
+    if (top) return 1;
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "f", &ar)) continue;
+        int mine = lua_tocfunction(L, -1) == l_run;
+        lua_pop(L, 1);
+        if (!mine || !lua_getlocal(L, &ar, 1)) continue;
+        int same = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), name);
+        lua_pop(L, 1);
+        if (same) return 1;
+    }
+    return 0;
+}
+
 /* hk.run(name, dump, args) -> what the query's run returns, after its meta.finish(result) */
 static int l_run(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
+    if (run_active(L, name))
+        return luaL_error(L, "hk.run: query '%s' is already running and calls itself (from an inspector?)", name);
     lua_settop(L, 3);
     hkl_push_queries(L);
     if (lua_getfield(L, -1, name) != LUA_TTABLE) return luaL_error(L, "hk.run: no query named '%s'", name);

@@ -15,8 +15,31 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static int read_gzip(hk_dump *d, int fd, char *err, size_t errlen)
+/* The policy for compressed dumps: real ones expand 3 to 10 times, so past 64 MiB a stream that
+ * expands more than 100 times its size (a few hundred KiB of zeros that would become gigabytes)
+ * is refused before it is held in memory.  HPROFKIT_GZIP_RATIO=N sets the ratio, 0 lifts it. */
+static size_t gzip_cap(uint64_t compressed)
 {
+    const char *e = getenv("HPROFKIT_GZIP_RATIO");
+    unsigned long ratio = e && *e ? strtoul(e, NULL, 10) : 100;
+    if (!ratio || compressed > SIZE_MAX / ratio) return SIZE_MAX;
+    size_t cap = (size_t)compressed * ratio;
+    return cap < ((size_t)64 << 20) ? ((size_t)64 << 20) : cap;
+}
+
+static int gzip_too_big(hk_dump *d, size_t len, uint64_t compressed, char *err, size_t errlen)
+{
+    snprintf(err, errlen,
+             "%s: the gzip stream expands past %zu MiB, over %lu times its %llu KiB: refused as a "
+             "decompression bomb (HPROFKIT_GZIP_RATIO=0 opens it anyway)",
+             d->path, len >> 20, (unsigned long)(len / (compressed ? compressed : 1)),
+             (unsigned long long)(compressed >> 10));
+    return -1;
+}
+
+static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t errlen)
+{
+    size_t limit = gzip_cap(compressed);
     gzFile gz = gzdopen(dup(fd), "rb");
     if (!gz) {
         snprintf(err, errlen, "%s: cannot open as gzip", d->path);
@@ -39,6 +62,11 @@ static int read_gzip(hk_dump *d, int fd, char *err, size_t errlen)
         }
         if (n == 0) break;
         len += (size_t)n;
+        if (len > limit) {
+            free(buf);
+            gzclose(gz);
+            return gzip_too_big(d, len, compressed, err, errlen);
+        }
     }
     /* gzread returns what it could before a truncated stream ends; ask whether it ended cleanly */
     int zerr = Z_OK;
@@ -164,7 +192,7 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
     uint8_t magic[2] = {0, 0};
     ssize_t got = pread(fd, magic, 2, 0);
     if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        int rc = read_gzip(d, fd, err, errlen);
+        int rc = read_gzip(d, fd, (uint64_t)st.st_size, err, errlen);
         close(fd);
         if (rc < 0) {
             hk_dump_close(d);

@@ -26,14 +26,74 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
+/* The temporary files being written now, so that a signal or an out-of-memory end removes
+ * them (hk_file_remove_temps): slots taken and given back atomically, any thread. */
+#define HK_TEMPS 64
+static char *volatile g_temps[HK_TEMPS];
+
+static void temp_track(char *tmp)
+{
+    for (int i = 0; i < HK_TEMPS; i++) {
+        char *none = NULL;
+        if (__atomic_compare_exchange_n(&g_temps[i], &none, tmp, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+}
+
+static void temp_untrack(const char *tmp)
+{
+    for (int i = 0; i < HK_TEMPS; i++) {
+        char *want = (char *)tmp;
+        if (__atomic_compare_exchange_n(&g_temps[i], &want, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+}
+
+void hk_file_remove_temps(void)
+{
+    for (int i = 0; i < HK_TEMPS; i++) {
+        char *t = __atomic_exchange_n(&g_temps[i], NULL, __ATOMIC_SEQ_CST);
+        if (t) unlink(t);
+    }
+}
+
+/* A file without a name in path's directory (O_TMPFILE): whatever ends the process, even
+ * SIGKILL, leaves nothing behind.  -1 where the filesystem or kernel has none, or /proc (which
+ * commit needs to give it a name) is not mounted: the caller falls back to a named file. */
+static int open_unnamed(const char *path)
+{
+    if (access("/proc/self/fd", X_OK) != 0) return -1;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    /* O_TMPFILE applies the umask to the mode, as creat() would */
+    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+}
+
+/* A device, pipe or socket named as the output (/dev/stdout, /dev/full, a fifo) is written
+ * in place: renaming over it would replace the device node with a regular file. */
+static int open_special(hk_atomic_file *f, const char *path, char *err, size_t errlen)
+{
+    f->tmp = NULL;
+    f->named = 0;
+    f->fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (f->fd >= 0) return 0;
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return -1;
+}
+
 int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t errlen)
 {
+    struct stat st;
     size_t plen = strlen(path);
     f->path = path;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return open_special(f, path, err, errlen);
     f->tmp = hk_xmalloc(plen + 16);
     /* same directory as path, so rename() stays on one filesystem */
     snprintf(f->tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    f->fd = mkstemp(f->tmp);
+    f->fd = open_unnamed(path);
+    f->named = f->fd < 0;
+    if (f->named) f->fd = mkstemp(f->tmp);
     if (f->fd < 0) {
         snprintf(err, errlen,
                  "%s: cannot create a temporary file beside it: %s "
@@ -43,6 +103,8 @@ int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t e
         f->tmp = NULL;
         return -1;
     }
+    if (!f->named) return 0;
+    temp_track(f->tmp);
     /* mkstemp makes 0600; give the file the usual mode */
     mode_t mask = umask(0);
     umask(mask);
@@ -60,16 +122,54 @@ int hk_file_atomic_write(hk_atomic_file *f, const void *data, size_t n, char *er
 void hk_file_atomic_abort(hk_atomic_file *f)
 {
     if (f->fd >= 0) close(f->fd);
-    if (f->tmp) unlink(f->tmp);
+    if (f->tmp && f->named) {
+        temp_untrack(f->tmp);
+        unlink(f->tmp);
+    }
     free(f->tmp);
     f->fd = -1;
     f->tmp = NULL;
 }
 
+/* Gives the unnamed file a temporary name beside path (rename then puts it in place): the
+ * name exists only between this link and that rename. */
+static int name_unnamed(hk_atomic_file *f)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+    size_t at = strlen(f->tmp) - 6;
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned long r = (unsigned long)getpid() * 2654435761u ^ (unsigned long)(uintptr_t)f;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        for (int i = 0; i < 6; i++, r = r * 6364136223846793005u + 1442695040888963407u)
+            f->tmp[at + i] = digits[(r >> 33) % 36];
+        temp_track(f->tmp);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, f->tmp, AT_SYMLINK_FOLLOW) == 0) {
+            f->named = 1;
+            return 0;
+        }
+        temp_untrack(f->tmp);
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
 int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen)
 {
+    if (!f->tmp) { /* a device or pipe written in place */
+        int rc = close(f->fd);
+        f->fd = -1;
+        if (rc == 0) return 0;
+        snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
+        return -1;
+    }
     if (fsync(f->fd) < 0) {
         snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
+        hk_file_atomic_abort(f);
+        return -1;
+    }
+    if (!f->named && name_unnamed(f) < 0) {
+        snprintf(err, errlen, "%s: cannot put the file in place: %s", f->path, strerror(errno));
         hk_file_atomic_abort(f);
         return -1;
     }
@@ -80,6 +180,7 @@ int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen)
         hk_file_atomic_abort(f);
         return -1;
     }
+    temp_untrack(f->tmp);
     free(f->tmp);
     f->tmp = NULL;
     return 0;

@@ -12,16 +12,22 @@
 int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen);
 /* The same for a file written in pieces: open makes the temporary file beside path, write
  * appends to it, commit puts it in place (fsync, rename), abort removes it.  After commit or
- * abort (commit calls abort itself when it fails) the struct holds nothing. */
+ * abort (commit calls abort itself when it fails) the struct holds nothing.  Where the
+ * filesystem allows, the temporary file has no name until commit (O_TMPFILE), so even SIGKILL
+ * leaves nothing behind; else it is `path.tmp.XXXXXX`, removed on a signal (cli_signals.c). */
 typedef struct hk_atomic_file {
     int fd;
     char *tmp;
     const char *path;
+    int named; /* tmp names the file (mkstemp, or linked at commit) */
 } hk_atomic_file;
 int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t errlen);
 int hk_file_atomic_write(hk_atomic_file *f, const void *data, size_t n, char *err, size_t errlen);
 int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen);
 void hk_file_atomic_abort(hk_atomic_file *f);
+/* Removes every temporary file an hk_file_atomic_open made and no commit or abort has yet
+ * ended: for a signal handler or an out-of-memory end (async-signal-safe). */
+void hk_file_remove_temps(void);
 
 /* A scratch file no one else sees: created in TMPDIR (else /tmp) already unlinked, so it goes
  * away with its descriptor whatever ends the process.  Returns the fd, or -1 with err. */

@@ -10,10 +10,23 @@
 #include <malloc.h>
 #endif
 
+static void (*g_oom_hook)(void);
+
+void hk_mem_on_oom(void (*hook)(void))
+{
+    g_oom_hook = hook;
+}
+
+/* One line and exit status 1, as for any dump the machine cannot hold: not abort(), whose
+ * status 134 and core file say the program is broken. */
 void hk_oom(void)
 {
-    fputs("hprofkit: out of memory\n", stderr);
-    abort();
+    static const char msg[] = "hprofkit: out of memory (the input needs more memory than the system or "
+                              "ulimit -v allows)\n";
+    ssize_t said = write(2, msg, sizeof msg - 1); /* write(): no allocation, safe from any thread */
+    (void)said;
+    if (g_oom_hook) g_oom_hook();
+    _exit(1);
 }
 
 void *hk_xmalloc(size_t n)

@@ -4,7 +4,10 @@
 #define HK_MEM_H
 #include <stddef.h>
 
+/* Says "out of memory" in one line, runs the hook (hk_mem_on_oom) and ends with status 1. */
 void hk_oom(void) __attribute__((noreturn));
+/* What to do before an out-of-memory end (remove temporary files, say); async-signal-safe. */
+void hk_mem_on_oom(void (*hook)(void));
 void *hk_xmalloc(size_t n);
 void *hk_xrealloc(void *p, size_t n);
 void *hk_xcalloc(size_t n, size_t size);

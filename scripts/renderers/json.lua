@@ -30,6 +30,30 @@ local function keys_of(t, order)
   return keys
 end
 
+-- The tables being written, from the outermost: a table met again inside itself would
+-- never end (the text grows without bound), and nesting as deep as hk.json_decode refuses
+-- is refused here too.
+local MAX_DEPTH = 200
+local open_tables, depth = {}, 0
+
+local function enter(v)
+  if open_tables[v] then
+    error("hk.json_encode: a table contains itself (a cycle cannot be written as JSON)", 0)
+  end
+  if depth >= MAX_DEPTH then
+    error("hk.json_encode: tables nested more than " .. MAX_DEPTH .. " deep", 0)
+  end
+  open_tables[v] = true
+  depth = depth + 1
+end
+
+local function leave(v)
+  open_tables[v] = nil
+  depth = depth - 1
+end
+
+local encode_table
+
 -- indent == nil: compact, on one line (JSON lines)
 encode = function(v, order, indent)
   local t = type(v)
@@ -43,32 +67,45 @@ encode = function(v, order, indent)
     return string.format("%.17g", v)
   elseif t == "string" then return encode_string(v)
   elseif t == "table" then
-    -- indent nil: all on one line (a CSV cell)
-    local inner = indent and indent .. "  "
-    local open, sep, close = "", ",", ""
-    if indent then open, sep, close = "\n" .. inner, ",\n" .. inner, "\n" .. indent end
-    if is_array(v) then
-      if #v == 0 then return "[]" end
-      local parts = {}
-      for i, x in ipairs(v) do parts[i] = encode(x, order, inner) end
-      return "[" .. open .. table.concat(parts, sep) .. close .. "]"
-    end
-    local parts = {}
-    for _, k in ipairs(keys_of(v, order)) do
-      parts[#parts + 1] = encode_string(k) .. (indent and ": " or ":") .. encode(v[k], nil, inner)
-    end
-    if #parts == 0 then return "{}" end
-    return "{" .. open .. table.concat(parts, sep) .. close .. "}"
+    enter(v)
+    local text = encode_table(v, order, indent)
+    leave(v)
+    return text
   else
     return encode_string(tostring(v))
   end
+end
+
+-- indent nil: all on one line (a CSV cell)
+encode_table = function(v, order, indent)
+  local inner = indent and indent .. "  "
+  local open, sep, close = "", ",", ""
+  if indent then open, sep, close = "\n" .. inner, ",\n" .. inner, "\n" .. indent end
+  if is_array(v) then
+    if #v == 0 then return "[]" end
+    local parts = {}
+    for i, x in ipairs(v) do parts[i] = encode(x, order, inner) end
+    return "[" .. open .. table.concat(parts, sep) .. close .. "]"
+  end
+  local parts = {}
+  for _, k in ipairs(keys_of(v, order)) do
+    parts[#parts + 1] = encode_string(k) .. (indent and ": " or ":") .. encode(v[k], nil, inner)
+  end
+  if #parts == 0 then return "{}" end
+  return "{" .. open .. table.concat(parts, sep) .. close .. "}"
+end
+
+-- an error thrown part way leaves tables marked open: start each top-level call afresh
+local function encode_top(v, order, indent)
+  open_tables, depth = {}, 0
+  return encode(v, order, indent)
 end
 
 -- hk.json_encode(value[, key_order[, compact]]): indented, or on one line when compact
 -- (compact may also be given as {compact = true})
 hk.json_encode = function(v, order, compact)
   if type(compact) == "table" then compact = compact.compact end
-  return encode(v, order, not compact and "" or nil)
+  return encode_top(v, order, not compact and "" or nil)
 end
 
 hk.renderer{
@@ -83,6 +120,6 @@ hk.renderer{
     elseif meta.columns and meta.shape == "record" then
       for _, c in ipairs(meta.columns) do if rows[c] == nil then rows[c] = hk.null end end
     end
-    out:write(encode(rows, meta.columns, ""), "\n")
+    out:write(encode_top(rows, meta.columns, ""), "\n")
   end,
 }
