@@ -1,4 +1,4 @@
-# What a hostile script or a failing machine does to a command (issue 36's findings): a table
+# What a hostile script or a failing machine does to a command: a table
 # that contains itself or nests without end given to hk.json_encode, a query that reaches itself
 # through hk.run, a trace written onto a full or read-only disk, out of memory, Ctrl-C.
 . "$SRC/tests/lib.sh"

@@ -1,4 +1,4 @@
-# Writers that survive a kill (issue 36): SIGKILL and SIGINT at random moments of `-o FILE`,
+# Writers that survive a kill: SIGKILL and SIGINT at random moments of `-o FILE`,
 # `--report`, `bitmaps --export DIR` and `convert --trace` leave the old file or the whole new
 # one, never a part, and no temporary file beside it.  HK_KILLS sets the kills per writer.
 . "$SRC/tests/lib.sh"

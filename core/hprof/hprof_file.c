@@ -15,18 +15,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-/* The policy for compressed dumps: real ones expand 3 to 10 times, so past 64 MiB a stream that
- * expands more than 100 times its size (a few hundred KiB of zeros that would become gigabytes)
- * is refused before it is held in memory.  HPROFKIT_GZIP_RATIO=N sets the ratio, 0 lifts it. */
-static size_t gzip_cap(uint64_t compressed)
-{
-    const char *e = getenv("HPROFKIT_GZIP_RATIO");
-    unsigned long ratio = e && *e ? strtoul(e, NULL, 10) : 100;
-    if (!ratio || compressed > SIZE_MAX / ratio) return SIZE_MAX;
-    size_t cap = (size_t)compressed * ratio;
-    return cap < ((size_t)64 << 20) ? ((size_t)64 << 20) : cap;
-}
-
 static int gzip_too_big(hk_dump *d, size_t len, uint64_t compressed, char *err, size_t errlen)
 {
     snprintf(err, errlen,
@@ -39,7 +27,7 @@ static int gzip_too_big(hk_dump *d, size_t len, uint64_t compressed, char *err, 
 
 static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t errlen)
 {
-    size_t limit = gzip_cap(compressed);
+    size_t limit = hk_expand_cap(compressed);
     gzFile gz = gzdopen(dup(fd), "rb");
     if (!gz) {
         snprintf(err, errlen, "%s: cannot open as gzip", d->path);
@@ -50,7 +38,8 @@ static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t 
     uint8_t *buf = hk_xmalloc(cap);
     for (;;) {
         if (len == cap) buf = hk_xrealloc(buf, cap *= 2);
-        unsigned want = (unsigned)((cap - len) > (1u << 30) ? (1u << 30) : (cap - len));
+        size_t room = limit - len < cap - len ? limit - len + 1 : cap - len; /* stop just past the cap */
+        unsigned want = (unsigned)(room > (1u << 30) ? (1u << 30) : room);
         int n = gzread(gz, buf + len, want);
         if (n < 0) {
             int zerr;

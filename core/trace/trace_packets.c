@@ -76,6 +76,18 @@ int hk_trace_probe(const uint8_t *data, size_t n)
     return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
 }
 
+/* A block that expands past the policy's cap (hk_expand_cap) is dropped with a warning. */
+static int too_big(hk_trace_walk *w, size_t n, hk_buf *out)
+{
+    if (out->len <= hk_expand_cap(n)) return 0;
+    walk_warn(w,
+              "a compressed block of %zu bytes expands past %zu MiB: refused as a decompression bomb, its "
+              "packets are skipped (HPROFKIT_GZIP_RATIO=0 reads it anyway)",
+              n, out->len >> 20);
+    out->len = 0;
+    return 1;
+}
+
 static int inflate_zlib(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *out)
 {
     z_stream s;
@@ -90,8 +102,9 @@ static int inflate_zlib(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *ou
         s.avail_out = (uInt)(out->cap - out->len);
         rc = inflate(&s, Z_NO_FLUSH);
         out->len = out->cap - s.avail_out;
-    } while (rc == Z_OK);
+    } while (rc == Z_OK && out->len <= hk_expand_cap(n));
     inflateEnd(&s);
+    if (too_big(w, n, out)) return 0;
     if (rc != Z_STREAM_END)
         walk_warn(w, "a compressed_packets field is not a whole zlib stream (%s): its packets after byte %zu are lost",
                   s.msg ? s.msg : "truncated", out->len);
@@ -109,7 +122,7 @@ static int inflate_zstd(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *ou
         ZSTD_outBuffer ob = {out->data + out->len, out->cap - out->len, 0};
         rc = ZSTD_decompressStream(ds, &ob, &in);
         out->len += ob.pos;
-        if (ZSTD_isError(rc)) break;
+        if (ZSTD_isError(rc) || out->len > hk_expand_cap(n)) break;
         if (rc != 0 && ob.pos == 0 && in.pos == in.size) break;
     }
     /* whatever the frame still holds in its window */
@@ -119,9 +132,10 @@ static int inflate_zstd(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *ou
         ZSTD_inBuffer none = {z, n, n};
         rc = ZSTD_decompressStream(ds, &ob, &none);
         out->len += ob.pos;
-        if (ob.pos == 0) break;
+        if (ob.pos == 0 || out->len > hk_expand_cap(n)) break;
     }
     ZSTD_freeDStream(ds);
+    if (too_big(w, n, out)) return 0;
     if (ZSTD_isError(rc) || rc != 0)
         walk_warn(w,
                   "a zstd_compressed_packets field is not a whole zstd frame (%s): its packets after byte %zu are lost",
@@ -168,7 +182,14 @@ static int walk(hk_trace_walk *w, const uint8_t *data, size_t n, int depth, char
         size_t len;
         if (hk_pb_field(&p, end, &num, &wt, &val, &len) < 0) {
             if (depth == 0 && at == 0) {
-                snprintf(err, errlen, "not a Perfetto trace: byte 0 is not a packet field");
+                uint64_t claim = 0;
+                const uint8_t *q = data + 1;
+                if (hk_trace_probe(data, n) && hk_pb_varint(&q, end, &claim) == 0)
+                    snprintf(err, errlen,
+                             "a Perfetto trace cut short: its first packet declares %llu bytes, only %zu follow "
+                             "(truncated)",
+                             (unsigned long long)claim, (size_t)(end - q));
+                else snprintf(err, errlen, "not a Perfetto trace: byte 0 is not a packet field");
                 return -1;
             }
             w->truncated_at = depth ? w->truncated_at : at;

@@ -329,12 +329,15 @@ static int pick_dump(pf_trace *t, const char *path, int *g, int *e, char *err, s
             "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph or "
             "embedded heap dump in what is there: the file is truncated, copy it again",
             path, t->truncated_at, (unsigned long long)t->packets);
-    else if (!t->ngraphs && !t->ndumps)
+    else if (!t->ngraphs && !t->ndumps) {
+        /* what was lost on the way (a refused block, say): the first warning */
+        const char *w = t->warnings ? hk_buf_cstr(&t->notes) : "";
         snprintf(err, errlen,
-                 "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump%s", path,
-                 (unsigned long long)t->packets,
-                 t->nprofiles ? " (it holds a native heap profile: see `hprofkit native`)" : "");
-    else
+                 "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump%s%s%.*s%s",
+                 path, (unsigned long long)t->packets,
+                 t->nprofiles ? " (it holds a native heap profile: see `hprofkit native`)" : "", *w ? " (" : "",
+                 (int)strcspn(w, "\n"), w, *w ? ")" : "");
+    } else
         snprintf(err, errlen,
                  "%s: no dump in the trace matches --trace-pid/--trace-process/--trace-dump; it holds:\n%s", path,
                  hk_buf_cstr(&l));

@@ -29,6 +29,15 @@ void hk_oom(void)
     _exit(1);
 }
 
+size_t hk_expand_cap(uint64_t compressed)
+{
+    const char *e = getenv("HPROFKIT_GZIP_RATIO");
+    unsigned long ratio = e && *e ? strtoul(e, NULL, 10) : 100;
+    if (!ratio || compressed > SIZE_MAX / ratio) return SIZE_MAX;
+    size_t cap = (size_t)compressed * ratio;
+    return cap < ((size_t)64 << 20) ? ((size_t)64 << 20) : cap;
+}
+
 void *hk_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

@@ -3,11 +3,17 @@
 #ifndef HK_MEM_H
 #define HK_MEM_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* Says "out of memory" in one line, runs the hook (hk_mem_on_oom) and ends with status 1. */
 void hk_oom(void) __attribute__((noreturn));
 /* What to do before an out-of-memory end (remove temporary files, say); async-signal-safe. */
 void hk_mem_on_oom(void (*hook)(void));
+/* The policy for compressed inputs (a .gz dump, a trace's zlib and zstd blocks): how many bytes
+ * `compressed` bytes may expand to before they are refused as a decompression bomb.  Real dumps
+ * expand 3 to 10 times, so: 100 times, and never less than 64 MiB; HPROFKIT_GZIP_RATIO=N sets
+ * the ratio, 0 lifts the cap (SIZE_MAX). */
+size_t hk_expand_cap(uint64_t compressed);
 void *hk_xmalloc(size_t n);
 void *hk_xrealloc(void *p, size_t n);
 void *hk_xcalloc(size_t n, size_t size);
