@@ -1,0 +1,44 @@
+-- fuzz_lua's driver for the Lua API: each input byte picks a call on a dump opened from
+-- HK_FUZZ_DUMP (or on what earlier calls returned: objects, classes, iterators), including
+-- calls after dump:close() and errors raised inside iterators.  Every error is caught.
+local path = os.getenv("HK_FUZZ_DUMP") or error("set HK_FUZZ_DUMP to a small dump")
+
+local function pick(list, b) if #list == 0 then return nil end return list[b % #list + 1] end
+
+function fuzz_one(bytes)
+  local d = hk.open(path)
+  local objs, classes, ids = {}, {}, {}
+  for i = 1, math.min(#bytes, 64) do ids[#ids + 1] = d:object(bytes:byte(i) * 8 + 0x12c00000) end
+  for _, c in ipairs(d:classes()) do classes[#classes + 1] = c; if #classes > 64 then break end end
+  local function obj(b) return pick(objs, b) end
+  local ops = {
+    function(b) local o = d:object(b * 4096 + b) if o then objs[#objs + 1] = o end end,
+    function(b) local c = pick(classes, b) if c then for o in c:instances() do objs[#objs + 1] = o break end end end,
+    function(b) local o = obj(b) if o then for _, f in ipairs(o:fields()) do local _ = f.value end end end,
+    function(b) local o = obj(b) if o then local _ = o:retained_size() end end,
+    function(b) local o = obj(b) if o then local _ = d:path_to_root(o) end end,
+    function(b) local o = obj(b) if o and o.kind ~= "instance" and o.length then local _ = o:at(b - 3) end end,
+    function(b) local o = obj(b) if o then local _ = o:referrers() end end,
+    function(b) local o = obj(b) if o then local _ = o:dominated(b % 5) end end,
+    function(b) local _ = d:top_retained(b % 7, b % 2 == 0) end,
+    function(b) local c = pick(classes, b) if c then local _ = c:statics() end end,
+    function(b) local c = pick(classes, b) if c then local _ = d:class(c.name) end end,
+    function(b) for o in d:objects() do if b % 3 == 0 then error("inside an iterator") end objs[#objs + 1] = o break end end,
+    function(b) local _ = d:histogram(b % 2 == 0 and "app" or nil) end,
+    function(b) local _ = d:reachability() end,
+    function(b) local o = obj(b) if o then local _ = o:holding_roots(b % 4) end end,
+    function(b) local _ = hk.json_encode(d:info(), nil, b % 2 == 0) end,
+    function(b) local o = obj(b) if o then local _ = o:field(string.char(b % 26 + 97)) end end,
+    function(b) local _ = d:object(string.format("0x%x", b * 65537)) end,
+    function(b) local _ = d:bitmaps() end,
+    function(b) if b % 8 == 0 then d:close() end end,
+  }
+  for i = 1, #bytes - 1, 2 do
+    local op = ops[bytes:byte(i) % #ops + 1]
+    pcall(op, bytes:byte(i + 1))
+  end
+  d:close()
+  -- after close, every handle must refuse, not crash
+  for _, o in ipairs(objs) do pcall(function() return o.class_name, o:retained_size() end) end
+  for _, c in ipairs(classes) do pcall(function() return c.name, c:statics() end) end
+end
