@@ -3,17 +3,8 @@
 # traces (the trace reader turns those into HPROF first) and inputs that once crashed it.
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
-srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c $SRC/core/hprof/hprof_file.c $SRC/core/hprof/hprof_index.c $SRC/core/hprof/hprof_heap.c $SRC/core/hprof/hprof_objtab.c
-      $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
-      $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c $SRC/core/util/hk_jobs.c $SRC/core/util/hk_report.c
-      $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c
-      $SRC/core/hprof/hprof_ext.c $SRC/core/hprof/hprof_layout.c $SRC/core/hprof/hprof_layout_class.c $SRC/core/hprof/hprof_layout_count.c $SRC/core/hprof/hprof_layout_detect.c
-      $SRC/core/trace/trace_packets.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
-      $SRC/core/graph/graph_refs.c $SRC/core/graph/graph_referrers.c $SRC/core/graph/graph_reach.c $SRC/core/graph/graph_native.c
-      $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_domtree.c $SRC/core/graph/graph_path.c $SRC/core/graph/graph_path_local.c $SRC/core/graph/graph_class_retained.c $SRC/core/bitmap/bitmap_list.c
-      $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/profile.pb-c.c $BUILD/hprof_dump.pb-c.c"
-if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
-     "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -lzstd -lprotobuf-c -lpthread -o fuzz_hprof 2>build.err; then
+. "$SRC/tests/fuzz/targets.sh"
+if ! fuzz_build hprof ./fuzz_hprof 2>build.err; then
   fail fuzz-build "$(head -c 600 build.err)"; exit 0
 fi
 pass fuzz-build
@@ -48,9 +39,7 @@ else
 fi
 
 # the mapping-file parser, seeded with the maps tests/t_map.sh and real R8 write
-if clang -g -O1 -fsanitize=fuzzer,address,undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
-     "$SRC/tests/fuzz/fuzz_map.c" "$SRC/core/map/map_parse.c" "$SRC/core/map/map_frames.c" \
-     "$SRC/core/util/hk_buf.c" "$SRC/core/util/hk_mem.c" "$SRC/core/util/hk_file.c" -o fuzz_map 2>build-map.err; then
+if fuzz_build map ./fuzz_map 2>build-map.err; then
   pass fuzz-map-build
   mkdir -p map-corpus
   printf 'a.B -> a:\n    int x -> a\n    1:3:void f():5:7 -> b\n    1:3:void c.D.g():9 -> b\n# {"id":"sourceFile","fileName":"B.java"}\n' > map-corpus/small.map

@@ -3,9 +3,8 @@
 # ../shared/reference/logcat/ and the formats FORMATS.md describes, cut and joined.
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-deaths "clang is not installed"; exit 0; fi
-D="$SRC/plugins/deaths"
-if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-     -I "$D" "$SRC/tests/fuzz/fuzz_deaths.c" "$D"/dl_*.c -o fuzz_deaths 2>build.err; then
+. "$SRC/tests/fuzz/targets.sh"
+if ! fuzz_build deaths ./fuzz_deaths 2>build.err; then
   fail fuzz-deaths-build "$(head -c 600 build.err)"; exit 0
 fi
 pass fuzz-deaths-build

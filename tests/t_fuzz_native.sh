@@ -5,13 +5,8 @@
 # sets the time (15 s here; bench/ runs it longer).
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-native "clang is not installed"; exit 0; fi
-srcs="$SRC/core/native/native_read.c $SRC/core/native/native_names.c $SRC/core/trace/trace_packets.c
-      $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c
-      $SRC/core/util/hk_mem.c $SRC/core/util/hk_file.c
-      $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/profile.pb-c.c"
-if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-     -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_native.c" $srcs -lz -lzstd -lprotobuf-c \
-     -o fuzz_native 2>build.err; then
+. "$SRC/tests/fuzz/targets.sh"
+if ! fuzz_build native ./fuzz_native 2>build.err; then
   fail fuzz-native-build "$(head -c 600 build.err)"; exit 0
 fi
 pass fuzz-native-build
