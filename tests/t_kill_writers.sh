@@ -1,4 +1,4 @@
-# Writers that survive a kill: SIGKILL and SIGINT at random moments of `-o FILE`,
+# Writers that survive a kill: SIGKILL, SIGINT and SIGTERM at random moments of `-o FILE`,
 # `--report`, `bitmaps --export DIR` and `convert --trace` leave the old file or the whole new
 # one, never a part, and no temporary file beside it.  HK_KILLS sets the kills per writer.
 . "$SRC/tests/lib.sh"
@@ -11,7 +11,7 @@ RANDOM=36   # the same moments every run
 now_ms() { date +%s%3N; }
 # whole NAME OUT: the reference output of a full run (made once, into ref/)
 # try NAME DIR CMD...: runs CMD with the outputs in DIR, kills it after a random part of the
-#   reference run's time (odd tries SIGKILL, even ones SIGINT), then checks DIR
+#   reference run's time (SIGKILL, SIGINT and SIGTERM in turn), then checks DIR
 check_dir() {   # check_dir NAME DIR: every file is "old" or equal to ref/NAME's file; no temporary
   local name=$1 dir=$2 f bad=""
   for f in "$dir"/* "$dir"/.[!.]*; do
@@ -29,7 +29,7 @@ writer() {   # writer NAME SECONDS-OF-A-RUN CMD (with @ for the output directory
     rm -rf "w/$name"; mkdir -p "w/$name"
     for f in ref/$name/*; do echo old > "w/$name/$(basename "$f")"; done
     [ "$name" == export ] && rm -f w/$name/*   # an export folder starts empty or partly full
-    local sig=KILL; [ $((i % 2)) -eq 0 ] && sig=INT
+    local sig=KILL; [ $((i % 3)) -eq 1 ] && sig=INT; [ $((i % 3)) -eq 2 ] && sig=TERM
     local delay=$(( RANDOM % (run_ms + 1) ))
     "${@//@/w/$name}" > /dev/null 2>&1 &
     local pid=$!
@@ -41,7 +41,7 @@ writer() {   # writer NAME SECONDS-OF-A-RUN CMD (with @ for the output directory
     [ -n "$bad" ] && problems="$problems [$sig@${delay}ms$bad]"
   done
   # the kills must land while it runs, not all after it ended
-  local hit; hit=$(grep -o ':1[34][07]' <<< "$outcomes" | wc -l)
+  local hit; hit=$(grep -oE ':(137|130|143)' <<< "$outcomes" | wc -l)
   if [ -z "$problems" ] && [ "$hit" -gt 0 ]; then pass "killed-$name-x$kills ($hit while running)"
   elif [ -z "$problems" ]; then fail "killed-$name" "no kill landed while it ran:$outcomes"
   else fail "killed-$name" "$problems"; fi

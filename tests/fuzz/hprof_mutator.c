@@ -18,7 +18,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 typedef struct scan {
     const uint8_t *d;
     size_t n, idsz;
-    size_t rec_at[MAXN], nrec;  /* top-level records' offsets */
+    size_t rec_at[MAXN], nrec;   /* top-level records' offsets */
     size_t slot_at[MAXN], nslot; /* offsets of id slots that may be rewritten */
     uint64_t ids[MAXN];
     size_t nids;
@@ -78,10 +78,21 @@ static size_t sub_len(scan *s, size_t p, size_t end)
     size_t I = s->idsz, b = p + 1, len;
     unsigned tag = s->d[p];
     switch (tag) {
-    case 0xff: case 0x05: case 0x07: case 0x89: case 0x8a: case 0x8b: case 0x8d: case 0x90: len = I; break;
+    case 0xff:
+    case 0x05:
+    case 0x07:
+    case 0x89:
+    case 0x8a:
+    case 0x8b:
+    case 0x8d:
+    case 0x90: len = I; break;
     case 0x01: len = 2 * I; break;
-    case 0x02: case 0x03: case 0x08: case 0x8e: len = I + 8; break;
-    case 0x04: case 0x06: len = I + 4; break;
+    case 0x02:
+    case 0x03:
+    case 0x08:
+    case 0x8e: len = I + 8; break;
+    case 0x04:
+    case 0x06: len = I + 4; break;
     case 0xfe: len = 4 + I; break;
     case 0xc3: len = I + 9; break;
     case 0x20: return (len = class_len(s, b, end)) ? (id_at(s, b), slot(s, b + I + 4), 1 + len) : 0;
@@ -123,8 +134,7 @@ static int scan_dump(scan *s, const uint8_t *d, size_t n)
         if (b + len > n) break;
         s->rec_at[s->nrec] = p;
         if (d[p] == 0x0c || d[p] == 0x1c)
-            for (size_t q = b, k; q < b + len && (k = sub_len(s, q, b + len)); q += k) {
-            }
+            for (size_t q = b, k; q < b + len && (k = sub_len(s, q, b + len)); q += k) {}
         p = b + len;
     }
     return s->nrec ? 0 : -1;
