@@ -72,6 +72,12 @@ for w in "-o /dev/full:histogram demo.hprof -o /dev/full" \
   [ -c /dev/full ] && pass "dev-full-still-a-device-$name" || fail "dev-full-still-a-device-$name" "/dev/full replaced"
 done
 
+# -o /dev/stdout with stdout redirected to a file: written through, the link in /dev kept
+"$HK" info demo.hprof -o /dev/stdout > redirected.txt 2> redirected.err
+if [ -L /dev/stdout ]; then pass dev-stdout-kept-a-link
+else fail dev-stdout-kept-a-link "/dev/stdout was replaced by a file"; rm -f /dev/stdout; ln -s /proc/self/fd/1 /dev/stdout; fi
+grep -q "^format:" redirected.txt && pass dev-stdout-written || fail dev-stdout-written "$(head -c 200 redirected.err)"
+
 # a full and a read-only disk: a 256 KiB tmpfs in a mount namespace of our own
 if unshare -Urm true 2>/dev/null; then
   cat > disk.sh <<'SH'

@@ -70,8 +70,10 @@ static int open_unnamed(const char *path)
     return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
 }
 
-/* A device, pipe or socket named as the output (/dev/stdout, /dev/full, a fifo) is written
- * in place: renaming over it would replace the device node with a regular file. */
+/* A device, pipe or socket named as the output (/dev/stdout, /dev/full, a fifo), or any
+ * name under /dev or /proc, is written in place: renaming over it would replace the device
+ * node or the link with a regular file.  (No O_TRUNC: a regular file behind /dev/stdout is
+ * the shell's redirection, truncated or appended to as the user asked.) */
 static int open_special(hk_atomic_file *f, const char *path, char *err, size_t errlen)
 {
     f->tmp = NULL;
@@ -87,7 +89,11 @@ int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t e
     struct stat st;
     size_t plen = strlen(path);
     f->path = path;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return open_special(f, path, err, errlen);
+    /* /dev/stdout redirected to a file is a regular file, but renaming over the name would
+     * replace the link in /dev */
+    int in_dev = !strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6);
+    if (stat(path, &st) == 0 && ((!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) || in_dev))
+        return open_special(f, path, err, errlen);
     f->tmp = hk_xmalloc(plen + 16);
     /* same directory as path, so rename() stays on one filesystem */
     snprintf(f->tmp, plen + 16, "%s.tmp.XXXXXX", path);
