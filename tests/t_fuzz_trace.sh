@@ -1,8 +1,8 @@
 # A libFuzzer run of the Perfetto trace reader alone (tests/fuzz/fuzz_trace.c: packets, zlib and
 # zstd blocks, heap graphs and embedded dumps to HPROF, every process pick) and of the meminfo
-# and smaps parsers (fuzz_meminfo.c), seeded by tests/fuzz/targets.sh and with the inputs that
-# once crashed them (tests/fuzz/corpus-NAME/).  HK_FUZZ_TRACE_SECONDS sets the time (5 s each
-# here; bench/fuzz_campaign.sh runs them longer).
+# and smaps parsers (fuzz_meminfo.c), seeded by tests/fuzz/targets.sh, the inputs that once
+# crashed them (tests/fuzz/corpus-NAME/) and the corpus bench/fuzz_campaign.sh keeps
+# (tests/fuzz/campaign/NAME/).  HK_FUZZ_TRACE_SECONDS sets the time (5 s each here).
 . "$SRC/tests/lib.sh"
 if ! command -v clang >/dev/null; then skip fuzz-trace "clang is not installed"; exit 0; fi
 . "$SRC/tests/fuzz/targets.sh"
@@ -11,7 +11,7 @@ for name in trace meminfo; do
   if ! fuzz_build $name ./fuzz_$name 2>build-$name.err; then fail "fuzz-$name-build" "$(head -c 600 build-$name.err)"; continue; fi
   pass "fuzz-$name-build"
   fuzz_seed $name corpus-$name
-  cp "$SRC"/tests/fuzz/corpus-$name/* corpus-$name/ 2>/dev/null
+  cp "$SRC"/tests/fuzz/corpus-$name/* "$SRC"/tests/fuzz/campaign/$name/* corpus-$name/ 2>/dev/null   # + the campaign's
   ./fuzz_$name -max_total_time=$secs -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 corpus-$name >fuzz-$name.log 2>&1
   if [ $? -eq 0 ]; then
     pass "fuzz-$name-${secs}s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' fuzz-$name.log | grep -o '[0-9]*$') runs)"

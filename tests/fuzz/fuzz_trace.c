@@ -48,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t seen = 0;
     hk_trace_walk w = {.packet = count_packet, .warn = no_warn, .ctx = &seen};
     char err[512];
-    if (hk_trace_walk_packets(&w, data, size, err, sizeof err) == 0) CHECK(seen == w.packets);
+    /* a packet that holds compressed blocks is counted but handed over as the packets inside */
+    if (hk_trace_walk_packets(&w, data, size, err, sizeof err) == 0) CHECK(seen <= w.packets);
     (void)hk_trace_probe(data, size);
     /* the first byte picks which process and dump in time, as --trace-pid/-process/-dump do */
     unsigned pick = size ? data[0] % 4 : 0;
