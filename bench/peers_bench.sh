@@ -17,7 +17,8 @@
 # Times: wall and CPU (user + sys) of the whole process (JVM start included for the peers), best
 # of RUNS (default 3) for hprofkit, best of PEER_RUNS (default 1: Shark takes minutes on a loaded
 # machine) for the peers; the peer's own figure of its analysis beside it.  Ratio = peer / hprofkit.
-# Usage: bench/peers_bench.sh     (LEAK_OBJECTS=N, RUNS=N, PEER_RUNS=N; BENCH_DIR for the scratch)
+# Usage: bench/peers_bench.sh     (LEAK_OBJECTS=N, RUNS=N, PEER_RUNS=N, AHAT_HEAP=10g: ahat's -Xmx,
+# 4g runs out on the generated pair; SECTIONS="leaks diff" or one; BENCH_DIR for the scratch)
 set -eu
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
@@ -58,6 +59,8 @@ row() { # LABEL PEER_TIMES HK_TIMES PEER_OWN CHECK: one table row with the ratio
       l, pw, pc, pr, own, hw, hc, hr, pw / hw, pc / hc, ck }'
 }
 
+want() { [[ " ${SECTIONS:-leaks diff} " == *" $1 "* ]]; }
+if want leaks; then
 echo
 echo "Leaks: Shark 2.7 vs hprofkit leaks --json (peer runs $peer_runs, hprofkit best of $runs)"
 echo "| dump | Shark: wall (CPU, peak RSS; its analysis) | hprofkit leaks: wall (CPU, peak RSS) | wall ratio | CPU ratio | same leaking objects |"
@@ -66,6 +69,10 @@ for dump in "$R/leakcanary-leak_service_binder.hprof" "$(gen leaks "$nobj")"; do
   base=$(basename "$dump" .hprof)
   cat "$dump" >/dev/null
   st=$(timed "$peer_runs" "$work/$base.shark" "$work/$base.shark.err" nice java -Xmx4g -cp "$SHARK_CP" SharkOracleKt "$dump" filter)
+  if grep -q -E '^FAILURE|Exception' "$work/$base.shark" "$work/$base.shark.err"; then
+    echo "| $base | Shark failed: $(grep -h -m1 -E 'FAILURE|Exception' "$work/$base.shark" "$work/$base.shark.err" | head -1) |"
+    continue
+  fi
   own=$(grep -o 'analysis [0-9]* ms' "$work/$base.shark" | awk '{printf "%.2f s", $2 / 1000}')
   ht=$(timed "$runs" "$work/$base.hk.json" "$work/$base.hk.err" nice "$HK" leaks "$dump" --json)
   "$HK" run tests/lua/leak_side.lua "$dump" >"$work/$base.side" 2>/dev/null
@@ -74,6 +81,8 @@ for dump in "$R/leakcanary-leak_service_binder.hprof" "$(gen leaks "$nobj")"; do
   nh=$(jq '[.leaks[].traces[]] | length' "$work/$base.hk.json")
   row "$base ($(du -m "$dump" | cut -f1) MB)" "$st" "$ht" "$own" "Shark $ns traces, hprofkit $nh; $ck"
 done
+fi
+want diff || exit 0
 
 echo
 echo "Diff: ahat --baseline (parse both, Diff.snapshots) vs hprofkit diff -n 0 --json (index, retained sizes, matching, leaks and bitmaps of both)"
@@ -82,8 +91,9 @@ echo "|---|---|---|---|---|---|"
 pair() { # LABEL BASE DUMP [MAP]: MAP deobfuscates both dumps (ahat's --map and --baseline-map)
   local label=$1 base=$2 dump=$3 map=${4:-} at ht own ck
   cat "$base" "$dump" >/dev/null
-  at=$(timed "$peer_runs" "$work/ahat.tsv" "$work/ahat.err" nice java -Xmx4g -cp "$AHAT/ahat.jar:$work/ahat-classes" \
+  at=$(timed "$peer_runs" "$work/ahat.tsv" "$work/ahat.err" nice java -Xmx${AHAT_HEAP:-10g} -cp "$AHAT/ahat.jar:$work/ahat-classes" \
     com.android.ahat.heapdump.AhatDiff "$base" "$dump" $map $map)
+  if grep -q Exception "$work/ahat.err"; then echo "| $label | ahat failed: $(grep -m1 Exception "$work/ahat.err") |"; return; fi
   own=$(grep -o '[0-9.]* s$' "$work/ahat.err" || echo "?")
   ht=$(timed "$runs" "$work/hkdiff.json" "$work/hkdiff.err" nice "$HK" diff "$base" "$dump" -n 0 --json ${map:+--map "$map" --base-map "$map"})
   awk -F'\t' '{d[$2] += $3 - $4} END {for (c in d) if (d[c] != 0) print c "\t" d[c]}' "$work/ahat.tsv" | sort >"$work/ahat.d"

@@ -5,7 +5,8 @@
 # load beside it), each file's seconds sorted slowest first, and the files over 180 s.  Per the
 # issue: the suite <= 15 min on this 2-core machine at idle, no file over 3 min.  The clone is
 # removed afterwards unless KEEP=1; the log stays in /tmp (its path printed).
-# Usage: bench/suite_time.sh [COMMIT]      (HK_TEST_TIMEOUT passes through to tests/run)
+# Usage: bench/suite_time.sh [COMMIT [PATTERN]]   (PATTERN: only tests/t_*PATTERN*.sh, to try the
+# script or time the build; HK_TEST_TIMEOUT passes through to tests/run)
 set -u
 cd "$(dirname "$0")/.."
 commit=$(git rev-parse "${1:-HEAD}")
@@ -14,11 +15,11 @@ dir=$(mktemp -d "$(cd .. && pwd)/suite-time.XXXXXX")
 log=$(mktemp /tmp/suite-time.XXXXXX.log)
 [ "${KEEP:-}" = 1 ] || trap 'rm -rf "$dir"' EXIT
 git clone -q --no-checkout . "$dir" && git -C "$dir" checkout -q "$commit" || exit 1
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u '+%F %H:%M UTC'); commit $(git rev-parse --short "$commit")"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB; date: $(date -u '+%F %H:%M UTC'); commit $(git rev-parse --short "$commit")${2:+; only t_*$2*}"
 echo "log: $log"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date +%s)
-(cd "$dir" && ./test.sh) >"$log" 2>&1
+(cd "$dir" && nice ./test.sh ${2:-}) >"$log" 2>&1
 rc=$?
 wall=$(($(date +%s) - start))
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
