@@ -96,3 +96,6 @@ fi
 eq triage_native_report "$(grep -c '<section id="native">' "$T/report.html") $(grep -o '<rect ' "$T/report.html" | wc -l)" "1 3"
 eq triage_without_native "$("$HK" triage "$T/demo.hprof" --json | jq -r .native)" null
 err triage_native_not_a_trace "not a Perfetto trace" "$HK" triage "$T/demo.hprof" --native "$T/demo.hprof"
+# a profile of another process than the dump's is said (stderr and the facts); the same process is not
+eq triage_native_mismatch "$(jq -r .native.process_mismatch "$T/facts.json") $(grep -c 'warning: --native: the profile is of system_server' "$T/triage.err")" \
+  "the profile is of system_server (pid 2), the dump of $("$HK" info "$T/demo.hprof" --json | jq -r .process): they are not one process's memory 1"

@@ -52,7 +52,8 @@ local function gap_sentence(kb, unreleased, interval)
     gap >= 0 and "more in meminfo" or "more in the profile", interval)
 end
 
-return function(path, meminfo_summary)
+-- dump_process: the dump's own process name, to say when the profile is of another one.
+return function(path, meminfo_summary, dump_process)
   local p = np.load(path)
   local series, heaps = np.series(p, path, nil)
   local d, at = np.pick(series, nil, path)
@@ -65,12 +66,19 @@ return function(path, meminfo_summary)
                allocated_bytes = r.allocated_bytes, alloc_count = present(r.alloc_count) and r.alloc_count or hk.null }
   end
   local native_kb = meminfo_summary and meminfo_summary.native_heap
+  local mismatch = hk.null
+  if present(d.process) and present(dump_process) and d.process ~= dump_process then
+    mismatch = string.format("the profile is of %s (pid %d), the dump of %s: they are not one process's memory",
+      d.process, d.pid, dump_process)
+    hk.warn("hprofkit triage: warning: --native: " .. mismatch)
+  end
   return {
     pid = d.pid, process = present(d.process) and d.process or hk.null, heap = d.heap, heaps = heaps,
     dump = at, dumps = #series, sampling_interval = d.sampling_interval,
     unreleased_bytes = t.unreleased, allocated_bytes = t.allocated, freed_bytes = t.freed,
     hotspots = hot, flame = flame(p, d, math.max(1, t.unreleased // 200)),
     meminfo_native_heap_kb = present(native_kb) and native_kb or hk.null,
+    process_mismatch = mismatch,
     meminfo_sentence = meminfo_summary and gap_sentence(native_kb, t.unreleased, d.sampling_interval) or hk.null,
   }
 end

@@ -323,7 +323,8 @@ hk.query{
     if args.native ~= "" then
       progress("native heap profile")
       local native_facts = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../native/native_facts.lua")
-      facts.native = native_facts(args.native, present(facts.meminfo) and facts.meminfo.summary or nil)
+      facts.native = native_facts(args.native, present(facts.meminfo) and facts.meminfo.summary or nil,
+        facts.origin.process)
     end
     facts.diff = hk.null
     if args.baseline ~= "" then

@@ -495,6 +495,7 @@ local function native_html(facts)
     string.format("<p>%s of pid %d, heap %s, dump %d of %d: %s unreleased (%s allocated, %s freed).</p>",
       esc(present(n.process) and n.process or "a process"), n.pid, esc(n.heap), n.dump, n.dumps, size(n.unreleased_bytes),
       size(n.allocated_bytes), size(n.freed_bytes)) ..
+    (present(n.process_mismatch) and ('<p class="warn">Warning: ' .. esc(n.process_mismatch) .. ".</p>") or "") ..
     (present(n.meminfo_sentence) and ("<p>" .. esc(n.meminfo_sentence) .. "</p>") or "") ..
     '<h3>Unreleased bytes by call stack</h3><p class="hint">Each box a function, its width the bytes not freed ' ..
     'that were allocated under it; hover for the figures.</p>' .. flame_svg(n.flame) ..
