@@ -4,7 +4,7 @@
 # histogram, triage --report, leaks and diff (per object of both dumps) on the generated dump of
 # SIZE_MB (default 1024: 23.5 M objects) and, for diff, a second one (another seed, a list grown
 # by 10000 pages).  One run each (memory does not depend on the load; the wall and CPU beside it
-# do).  Targets (issue 35): top, histogram <= 30; triage <= 40; leaks <= 36; diff <= 40 B/object.
+# do).  Targets: top, histogram <= 30; triage <= 40; leaks <= 36; diff <= 40 B/object.
 # Usage: bench/jobs_memory.sh [SIZE_MB]      (JOBS="top leaks" for some of them)
 set -eu
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 # HEAD) in a scratch folder (its build, its npm install, every test file), timed end to end,
 # with the load before and after (the figure means something only on an idle machine: say the
 # load beside it), each file's seconds sorted slowest first, and the files over 180 s.  Per the
-# issue: the suite <= 15 min on this 2-core machine at idle, no file over 3 min.  The clone is
+# targets: the suite <= 15 min on this 2-core machine at idle, no file over 3 min.  The clone is
 # removed afterwards unless KEEP=1; the log stays in /tmp (its path printed).
 # Usage: bench/suite_time.sh [COMMIT [PATTERN]]   (PATTERN: only tests/t_*PATTERN*.sh, to try the
 # script or time the build; HK_TEST_TIMEOUT passes through to tests/run)
