@@ -112,6 +112,11 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *
  * Primitive arrays without a class in the dump are not counted.  Computes the dominators
  * when they are not yet (their scratch memory then serves the walk). */
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
+/* The same within one heap (ahat's AhatInstance.getRetainedSize(heap)): per class index
+ * (d->nclasses entries, caller frees), the bytes in heap `heap` of the retained sets of the
+ * class's instances in that heap that no other instance of the class dominates.  Class
+ * objects count as java.lang.Class, in their class's heap. */
+int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err, size_t errlen);
 /* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
  * the dominators then keep their scratch as the walk's child lists and the retained sizes
  * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */

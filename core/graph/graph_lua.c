@@ -244,26 +244,6 @@ static int dump_graph_plan(lua_State *L)
     return 1;
 }
 
-/* dump:class_retained(): class name -> retained bytes (classes sharing a name summed). */
-static int dump_class_retained(lua_State *L)
-{
-    hk_dump *d = hkl_check_dump(L, 1);
-    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
-    char err[256];
-    if (hk_graph_class_retained(d, &per, err, sizeof err)) return hkl_fail(L, "%s", err);
-    lua_createtable(L, 0, (int)d->nclasses);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
-        lua_getfield(L, -1, name);
-        lua_Integer prev = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        lua_pushinteger(L, prev + (lua_Integer)per[c]);
-        lua_setfield(L, -2, name);
-    }
-    free(per);
-    return 1;
-}
-
 /* dump:reachability(): strength -> {count=, bytes=}. */
 static int dump_reachability(lua_State *L)
 {
@@ -310,7 +290,6 @@ void hkl_open_graph(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "roots", dump_roots);
     hkl_add_method(L, HKL_DUMP, "top_retained", dump_top_retained);
     hkl_add_method(L, HKL_DUMP, "dominated_by_root", dump_dominated_by_root);
-    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
     hkl_add_method(L, HKL_DUMP, "graph_plan", dump_graph_plan);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);

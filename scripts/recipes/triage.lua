@@ -305,7 +305,7 @@ hk.query{
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")
-      local base = hk.open(args.baseline)
+      local base = hk.open(args.baseline, { map = hk.diff_base_map(args.baseline, dump) })
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
       local d = hk.diff_report(base, dump, { n = 20 })
       d.base, d.dump = nil, nil

@@ -1,0 +1,108 @@
+package com.android.ahat.heapdump;
+
+import com.android.ahat.proguard.ProguardMap;
+import java.io.File;
+import java.util.*;
+
+/** For tests/t_oracle.sh: ahat's per-heap, per-class numbers of a dump, one row per heap and
+ *  class: heap, class, count, shallow bytes, retained bytes, objects not strongly reachable.
+ *  count and shallow cover every instance and array ahat reads; retained is the sum of
+ *  getRetainedSize(heap) over the class's strongly reachable instances in the heap that no
+ *  other instance of the class dominates (in ahat's dominator tree over strong references).
+ *  Class objects are left out, and their weight in a retained set is hprofkit's (ahat adds
+ *  java.lang.Class's instance size to each: README, "Why a number differs").
+ *  usage: AhatHeapRetained DUMP [MAP]  (in ahat's package, as AhatExport is, to reach the
+ *  snapshot's instances) */
+public class AhatHeapRetained {
+  static final class Row { long count, shallow, retained, weak; }
+
+  public static void main(String[] args) throws Exception {
+    ProguardMap map = new ProguardMap();
+    if (args.length > 1) map.readFromFile(new File(args[1]));
+    AhatSnapshot snap = new Parser(new File(args[0])).map(map).retained(Reachability.STRONG).parse();
+    Map<String, Row> rows = new TreeMap<>();
+    for (AhatInstance inst : instances(snap)) {
+      if (inst.isClassObj()) continue;
+      Row r = row(rows, inst.getHeap().getName(), className(inst));
+      r.count++;
+      r.shallow += inst.getSize().getJavaSize();
+      if (!inst.isStronglyReachable()) r.weak++;
+    }
+    walk(snap, rows);
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<String, Row> e : rows.entrySet()) {
+      Row r = e.getValue();
+      b.append(e.getKey()).append('\t').append(r.count).append('\t').append(r.shallow).append('\t')
+          .append(r.retained).append('\t').append(r.weak).append('\n');
+    }
+    System.out.print(b);
+  }
+
+  static String className(AhatInstance inst) {
+    AhatClassObj c = inst.getClassObj();
+    return inst.isArrayInstance() ? (c == null ? "?" : c.getName()) : inst.getClassName();
+  }
+
+  static Row row(Map<String, Row> rows, String heap, String cls) {
+    return rows.computeIfAbsent(heap + "\t" + cls, k -> new Row());
+  }
+
+  @SuppressWarnings("unchecked")
+  static Instances<AhatInstance> instances(AhatSnapshot snap) throws Exception {
+    java.lang.reflect.Field f = AhatSnapshot.class.getDeclaredField("mInstances");
+    f.setAccessible(true);
+    return (Instances<AhatInstance>) f.get(snap);
+  }
+
+  /** A node on the walk: its dominated instances left, whether it counts for its class, and the
+   *  bytes per heap that ahat adds to the class objects below it (java.lang.Class's instance
+   *  size, which hprofkit leaves out: README, "Why a number differs"). */
+  static final class Frame {
+    final AhatInstance v;
+    final Iterator<AhatInstance> kids;
+    final boolean counts;
+    final long[] classExtra;
+    Frame(AhatInstance v, boolean counts, int heaps) {
+      this.v = v;
+      this.kids = v.getDominated().iterator();
+      this.counts = counts;
+      this.classExtra = new long[heaps];
+      if (v.isClassObj()) classExtra[v.getHeap().getIndex()] = v.getSize().getJavaSize() - v.getExtraJavaSize();
+    }
+  }
+
+  /** Depth first down ahat's dominator tree from its super root, counting the instances of
+   *  each class open on the path: an instance counts when none is open above it. */
+  static void walk(AhatSnapshot snap, Map<String, Row> rows) throws Exception {
+    java.lang.reflect.Field f = AhatSnapshot.class.getDeclaredField("mSuperRoot");
+    f.setAccessible(true);
+    AhatInstance root = (AhatInstance) f.get(snap);
+    int heaps = 0;
+    for (AhatHeap h : snap.getHeaps()) heaps = Math.max(heaps, h.getIndex() + 1);
+    Map<AhatClassObj, Integer> open = new HashMap<>();
+    Deque<Frame> stack = new ArrayDeque<>();
+    Iterator<AhatInstance> top = root.getDominated().iterator();
+    while (top.hasNext() || !stack.isEmpty()) {
+      Frame t = stack.peek();
+      if (t != null && !t.kids.hasNext()) {
+        stack.pop();
+        AhatInstance v = t.v;
+        if (t.counts) {
+          long r = v.getRetainedSize(v.getHeap()).getJavaSize() - t.classExtra[v.getHeap().getIndex()];
+          row(rows, v.getHeap().getName(), className(v)).retained += r;
+        }
+        if (!v.isClassObj()) open.merge(v.getClassObj(), -1, Integer::sum);
+        if (stack.peek() != null)
+          for (int h = 0; h < heaps; h++) stack.peek().classExtra[h] += t.classExtra[h];
+        continue;
+      }
+      AhatInstance v = t != null ? t.kids.next() : top.next();
+      boolean counts = false;
+      if (!v.isClassObj()) {
+        counts = open.getOrDefault(v.getClassObj(), 0) == 0;
+        open.merge(v.getClassObj(), 1, Integer::sum);
+      }
+      stack.push(new Frame(v, counts, heaps));
+    }
+  }
+}

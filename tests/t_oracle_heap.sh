@@ -1,0 +1,63 @@
+# Per-heap and per-class numbers held to ahat's (../shared/peer/ahat), through our harness
+# tests/java/AhatHeapRetained.java compiled here against ahat.jar: for every heap and class of
+# the real dumps, `histogram --heap H` has ahat's count and shallow bytes, and ahat's retained
+# bytes where every instance of the class in that heap is strongly reachable (ahat gives the
+# others retained 0; hprofkit counts them over the forest of their own, README), and at least
+# ahat's where some are not.  Class objects
+# are left out (README, "Why a number differs").  The ahat dumps are read with their map, so
+# the names compared are the deobfuscated ones.
+. "$SRC/tests/lib.sh"
+AHAT="$SRC/../shared/peer/ahat/ahat.jar"
+command -v javac >/dev/null || { skip oracle-heap "javac is not installed"; exit 0; }
+[ -f "$AHAT" ] || { skip oracle-heap "$AHAT is absent"; exit 0; }
+ls "$REALDATA"/hprof/*.hprof >/dev/null 2>&1 || { skip oracle-heap "no real dumps under $REALDATA/hprof"; exit 0; }
+if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatHeapRetained.java" 2>"$T/javac.err"; then
+  fail oracle-heap-javac "$(head -c 300 "$T/javac.err")"; exit 0
+fi
+
+# ours NAME DUMP [MAP]: heap, class, count, shallow, retained from histogram --heap per heap
+# (the whole dump as ahat's one heap "default" when the dump names none)
+ours() {
+  local name=$1 dump=$2 map=${3:+--map $3} heaps h
+  heaps=$("$HK" info "$dump" --json --no-map | jq -r '.heaps[]')
+  for h in ${heaps:-default}; do
+    # shellcheck disable=SC2086
+    "$HK" histogram "$dump" ${heaps:+--heap "$h"} ${map:---no-map} --json 2>>"$T/$name.err" |
+      jq -r --arg h "$h" '.[] | [$h, .class, .count, .shallow_bytes, .retained_bytes] | @tsv'
+  done
+}
+
+for f in "$REALDATA"/hprof/*.hprof; do
+  name=$(basename "$f" .hprof) map=""
+  case $name in aosp-art-ahat-test-dump*) map="$REALDATA/hprof/aosp-art-ahat-test-dump.map" ;; esac
+  [ -n "$map" ] && [ ! -f "$map" ] && map=""
+  if ! java -Xmx512m -cp "$AHAT:$T/hr" com.android.ahat.heapdump.AhatHeapRetained "$f" $map >"$T/$name.ahat" 2>"$T/$name.ahat.err"; then
+    fail "oracle-heap-$name" "ahat failed: $(tail -c 300 "$T/$name.ahat.err")"; continue
+  fi
+  ours "$name" "$f" "$map" > "$T/$name.ours"
+  got=$(awk -F'\t' '
+    NR == FNR { k = $1 "\t" $2; c[k] = $3; s[k] = $4; r[k] = $5; next }
+    function bad(what, k, a, o) { n[what]++; if (n[what] <= 3) ex = ex " " what " " k " (ahat " a ", ours " o ");" }
+    $2 == "java.lang.Class" { next }
+    {
+      k = $1 "\t" $2; rows++
+      if (!(k in c)) { bad("missing", k, $3, "-"); next }
+      if (c[k] != $3) bad("count", k, $3, c[k])
+      if (s[k] != $4) bad("shallow", k, $4, s[k])
+      if ($6 > 0) { left++; if (r[k] < $5) bad("retained-below-ahat", k, $5, r[k]); next }
+      compared++
+      if (r[k] != $5) bad("retained", k, $5, r[k])
+    }
+    END { printf "rows %d retained %d left %d differ %d%s\n", rows, compared, left, n["missing"] + n["count"] + n["shallow"] + n["retained"] + n["retained-below-ahat"], ex }
+  ' "$T/$name.ours" "$T/$name.ahat")
+  case "$got" in
+    "rows "*" differ 0") [ "$(echo "$got" | cut -d' ' -f4)" -gt 0 ] && pass "oracle-heap-$name ($got)" || fail "oracle-heap-$name" "nothing compared: $got" ;;
+    *) fail "oracle-heap-$name" "$got" ;;
+  esac
+done
+
+# the issue's case: on the 2015 LeakCanary dump, byte[] in heap app retains only itself
+f="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
+if [ -f "$f" ]; then
+  eq oracle-heap-bytearray-app "$("$HK" histogram "$f" --heap app --json | jq '.[] | select(.class == "byte[]") | .retained_bytes == .shallow_bytes')" true
+fi
