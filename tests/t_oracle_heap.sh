@@ -1,17 +1,20 @@
 # Per-heap and per-class numbers held to ahat's (../shared/peer/ahat), through our harness
-# tests/java/AhatHeapRetained.java compiled here against ahat.jar: for every heap and class of
+# tests/java/AhatOracle.java compiled here against ahat.jar (one ahat start per dump).
+# Per heap and class: for every heap and class of
 # the real dumps, `histogram --heap H` has ahat's count and shallow bytes, and ahat's retained
 # bytes where every instance of the class in that heap is strongly reachable (ahat gives the
 # others retained 0; hprofkit counts them over the forest of their own, README), and at least
 # ahat's where some are not.  Class objects
 # are left out (README, "Why a number differs").  The ahat dumps are read with their map, so
 # the names compared are the deobfuscated ones.
+# Duplicate arrays: `duplicate-arrays -n 0` lists the groups ahat's arrays form (type, length,
+# count, bytes), String values, Bitmap pixel buffers and $staticOverhead arrays left out.
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
 command -v javac >/dev/null || { skip oracle-heap "javac is not installed"; exit 0; }
 [ -f "$AHAT" ] || { skip oracle-heap "$AHAT is absent"; exit 0; }
 ls "$REALDATA"/hprof/*.hprof >/dev/null 2>&1 || { skip oracle-heap "no real dumps under $REALDATA/hprof"; exit 0; }
-if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatHeapRetained.java" 2>"$T/javac.err"; then
+if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatOracle.java" 2>"$T/javac.err"; then
   fail oracle-heap-javac "$(head -c 300 "$T/javac.err")"; exit 0
 fi
 
@@ -31,10 +34,11 @@ for f in "$REALDATA"/hprof/*.hprof; do
   name=$(basename "$f" .hprof) map=""
   case $name in aosp-art-ahat-test-dump*) map="$REALDATA/hprof/aosp-art-ahat-test-dump.map" ;; esac
   [ -n "$map" ] && [ ! -f "$map" ] && map=""
-  if ! java -Xmx512m -cp "$AHAT:$T/hr" com.android.ahat.heapdump.AhatHeapRetained "$f" $map >"$T/$name.ahat" 2>"$T/$name.ahat.err"; then
+  if ! java -Xmx512m -cp "$AHAT:$T/hr" com.android.ahat.heapdump.AhatOracle "$f" $map >"$T/$name.ahat" 2>"$T/$name.ahat.err"; then
     fail "oracle-heap-$name" "ahat failed: $(tail -c 300 "$T/$name.ahat.err")"; continue
   fi
   ours "$name" "$f" "$map" > "$T/$name.ours"
+  grep '^heap' "$T/$name.ahat" | cut -f2- > "$T/$name.ahat.heap"
   got=$(awk -F'\t' '
     NR == FNR { k = $1 "\t" $2; c[k] = $3; s[k] = $4; r[k] = $5; next }
     function bad(what, k, a, o) { n[what]++; if (n[what] <= 3) ex = ex " " what " " k " (ahat " a ", ours " o ");" }
@@ -49,11 +53,21 @@ for f in "$REALDATA"/hprof/*.hprof; do
       if (r[k] != $5) bad("retained", k, $5, r[k])
     }
     END { printf "rows %d retained %d left %d differ %d%s\n", rows, compared, left, n["missing"] + n["count"] + n["shallow"] + n["retained"] + n["retained-below-ahat"], ex }
-  ' "$T/$name.ours" "$T/$name.ahat")
+  ' "$T/$name.ours" "$T/$name.ahat.heap")
   case "$got" in
     "rows "*" differ 0") [ "$(echo "$got" | cut -d' ' -f4)" -gt 0 ] && pass "oracle-heap-$name ($got)" || fail "oracle-heap-$name" "nothing compared: $got" ;;
     *) fail "oracle-heap-$name" "$got" ;;
   esac
+  # duplicate arrays: the same groups
+  grep '^duparray' "$T/$name.ahat" | cut -f2- | sort > "$T/$name.ahat.dup"
+  # shellcheck disable=SC2086
+  "$HK" duplicate-arrays "$f" -n 0 --json ${map:+--map $map} 2>/dev/null |
+    jq -r '.[] | [.class, .length, .count, .bytes] | @tsv' | sort > "$T/$name.ours.dup"
+  if [ -s "$T/$name.ahat.dup" ] && cmp -s "$T/$name.ahat.dup" "$T/$name.ours.dup"; then
+    pass "oracle-duparrays-$name ($(wc -l < "$T/$name.ours.dup") groups, wasting $(awk -F'\t' '{w += ($3 - 1) * $4} END {print w}' "$T/$name.ours.dup") B)"
+  else
+    fail "oracle-duparrays-$name" "groups differ (< ahat, > ours): $(diff "$T/$name.ahat.dup" "$T/$name.ours.dup" | grep '^[<>]' | head -5 | tr '\n' ';')"
+  fi
 done
 
 # the issue's case: on the 2015 LeakCanary dump, byte[] in heap app retains only itself

@@ -6,6 +6,7 @@ hk.query{
          "--heap, the bytes of that heap they retain (ahat's per-heap retained size).",
   args = { heap = "", n = 0 },
   aliases = { n = "n" },
+  limit = "n",
   options_help = "  --heap NAME   only objects of that heap (Android: app, image, zygote)\n" ..
                  "  -n N          only the N biggest classes (0: all)",
   columns = { "class", "count", "shallow_bytes", "retained_bytes" },

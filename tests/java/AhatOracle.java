@@ -4,22 +4,33 @@ import com.android.ahat.proguard.ProguardMap;
 import java.io.File;
 import java.util.*;
 
-/** For tests/t_oracle.sh: ahat's per-heap, per-class numbers of a dump, one row per heap and
- *  class: heap, class, count, shallow bytes, retained bytes, objects not strongly reachable.
- *  count and shallow cover every instance and array ahat reads; retained is the sum of
- *  getRetainedSize(heap) over the class's strongly reachable instances in the heap that no
- *  other instance of the class dominates (in ahat's dominator tree over strong references).
- *  Class objects are left out, and their weight in a retained set is hprofkit's (ahat adds
- *  java.lang.Class's instance size to each: README, "Why a number differs").
- *  usage: AhatHeapRetained DUMP [MAP]  (in ahat's package, as AhatExport is, to reach the
+/** For tests/t_oracle_heap.sh: ahat's view of a dump, computed by ahat's own parser and dominators
+ *  (one JVM start per dump), as tab-separated rows tagged by what they hold:
+ *  <p>heap HEAP CLASS COUNT SHALLOW RETAINED WEAK: per heap and class, the instances and arrays,
+ *  their shallow bytes, and the sum of getRetainedSize(heap) over the class's strongly reachable
+ *  instances in the heap that no other instance of the class dominates (ahat's dominator tree
+ *  over strong references); WEAK counts the instances not strongly reachable (ahat gives them
+ *  retained 0).  Class objects are left out, and their weight in a retained set is hprofkit's
+ *  (ahat adds java.lang.Class's instance size to each: README, "Why a number differs").
+ *  <p>duparray CLASS LENGTH COUNT BYTES: groups of 2 or more primitive arrays with equal type,
+ *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
+ *  a class's $staticOverhead (each counts in another report, README).
+ *  <p>usage: AhatOracle DUMP [MAP]  (in ahat's package, as AhatExport is, to reach the
  *  snapshot's instances) */
-public class AhatHeapRetained {
+public class AhatOracle {
   static final class Row { long count, shallow, retained, weak; }
 
   public static void main(String[] args) throws Exception {
     ProguardMap map = new ProguardMap();
     if (args.length > 1) map.readFromFile(new File(args[1]));
     AhatSnapshot snap = new Parser(new File(args[0])).map(map).retained(Reachability.STRONG).parse();
+    StringBuilder b = new StringBuilder();
+    heapRows(snap, b);
+    dupArrays(snap, b);
+    System.out.print(b);
+  }
+
+  static void heapRows(AhatSnapshot snap, StringBuilder b) throws Exception {
     Map<String, Row> rows = new TreeMap<>();
     for (AhatInstance inst : instances(snap)) {
       if (inst.isClassObj()) continue;
@@ -29,13 +40,49 @@ public class AhatHeapRetained {
       if (!inst.isStronglyReachable()) r.weak++;
     }
     walk(snap, rows);
-    StringBuilder b = new StringBuilder();
     for (Map.Entry<String, Row> e : rows.entrySet()) {
       Row r = e.getValue();
-      b.append(e.getKey()).append('\t').append(r.count).append('\t').append(r.shallow).append('\t')
-          .append(r.retained).append('\t').append(r.weak).append('\n');
+      b.append("heap\t").append(e.getKey()).append('\t').append(r.count).append('\t').append(r.shallow)
+          .append('\t').append(r.retained).append('\t').append(r.weak).append('\n');
     }
-    System.out.print(b);
+  }
+
+  /** The arrays another report counts: String values, Bitmap pixel buffers, $staticOverhead. */
+  static Set<AhatInstance> ownedElsewhere(AhatSnapshot snap) throws Exception {
+    Set<AhatInstance> skip = new HashSet<>();
+    for (AhatInstance inst : instances(snap)) {
+      if (inst.isClassObj()) {
+        Value v = inst.asClassObj().getStaticField("$staticOverhead");
+        if (v != null && v.isAhatInstance()) skip.add(v.asAhatInstance());
+      } else if (inst.isInstanceOfClass("java.lang.String")) {
+        AhatInstance v = inst.getRefField("value");
+        if (v != null) skip.add(v);
+      } else if (inst.isInstanceOfClass("android.graphics.Bitmap")) {
+        AhatInstance v = inst.getRefField("mBuffer");
+        if (v != null) skip.add(v);
+      }
+    }
+    return skip;
+  }
+
+  static void dupArrays(AhatSnapshot snap, StringBuilder b) throws Exception {
+    Set<AhatInstance> skip = ownedElsewhere(snap);
+    Map<String, long[]> groups = new HashMap<>();
+    for (AhatInstance inst : instances(snap)) {
+      if (!inst.isArrayInstance() || skip.contains(inst)) continue;
+      String cls = className(inst);
+      if (!AhatExport.isPrim(cls)) continue;
+      String key = cls + "\t" + inst.asArrayInstance().getLength() + "\t" + inst.asArrayInstance().getValues();
+      long[] g = groups.computeIfAbsent(key, k -> new long[2]);
+      g[0]++;
+      g[1] = inst.getSize().getJavaSize();
+    }
+    for (Map.Entry<String, long[]> e : groups.entrySet()) {
+      if (e.getValue()[0] < 2) continue;
+      String[] k = e.getKey().split("\t", 3);
+      b.append("duparray\t").append(k[0]).append('\t').append(k[1]).append('\t').append(e.getValue()[0])
+          .append('\t').append(e.getValue()[1]).append('\n');
+    }
   }
 
   static String className(AhatInstance inst) {
