@@ -144,7 +144,12 @@ void cli_teardown(cli_ctx *cx)
 int cli_run_script(cli_ctx *cx, int argc, char **argv)
 {
     if (argc < 1) {
-        fprintf(stderr, "usage: hprofkit run FILE.lua [DUMP] [--KEY VALUE]...\n");
+        fprintf(stderr, "usage: hprofkit run FILE.lua|- [DUMP] [--KEY VALUE]...\n");
+        return 2;
+    }
+    char err[1024];
+    if (strcmp(argv[0], "-") && cli_check_file("script", argv[0], err, sizeof err) < 0) {
+        fprintf(stderr, "hprofkit run: %s\n", err);
         return 2;
     }
     lua_State *L = hkl_host_state(cx->host);

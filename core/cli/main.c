@@ -21,7 +21,7 @@ static void usage(FILE *f)
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
           "  hprofkit queries            list every query with its help\n"
           "  hprofkit QUERY --help       a query's arguments\n"
-          "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script\n"
+          "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script ('-': from stdin)\n"
           "  hprofkit --version\n"
           "\n"
           "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"

@@ -19,9 +19,9 @@ CREATE TABLE IF NOT EXISTS leaks(
 function M.open(path)
   local db = hk.sqlite_open(path)
   local ok, err = pcall(db.exec, db, DDL)
-  if not ok then   -- a file the user named that is not SQLite (or is read-only): a usage error
+  if not ok then   -- a file that is not SQLite (or is read-only): its data failed, exit 1 (README)
     db:close()
-    hk.usage_error(path .. ": not a fleet database (" .. tostring(err):gsub("^sqlite: ", "") .. ")")
+    error({ message = path .. ": not a fleet database (" .. tostring(err):gsub("^sqlite: ", "") .. ")", exit_code = 1 })
   end
   local v = db:rows("SELECT value FROM meta WHERE key = 'fleet_db'")[1]
   if not v then

@@ -208,6 +208,11 @@ local function choose_maps(args)
   local why = {}
   if global == nil and env and env ~= "" then global, why.global = env, "HPROFKIT_MAP" end
   local given_base = args.base_map ~= "" and args.base_map or nil
+  if given_base then -- before the notes: a map that cannot be read is the whole answer
+    local f, err = io.open(given_base)
+    if not f then hk.usage_error("--base-map: " .. err) end
+    f:close()
+  end
   if global == false then return given_base or false, false, why end
   local mb, md = hk.map_beside(args.base), hk.map_beside(args.dump)
   local function pick(list)

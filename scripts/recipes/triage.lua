@@ -149,7 +149,11 @@ local function meminfo_join(path, origin, totals, bitmaps)
   if not hk.meminfo then usage("--meminfo needs the meminfo plugin (see `hprofkit plugins`)") end
   local ok, text = pcall(hk.read_file, path)
   if not ok then usage("--meminfo: " .. tostring(text)) end
-  local mi = hk.meminfo.parse(text)
+  local parsed, mi = pcall(hk.meminfo.parse, text)
+  -- the file is the user's data, not the plugin's fault: its name, the reason, exit 1
+  if not parsed then
+    error({ message = "--meminfo " .. path .. ": " .. (tostring(mi):gsub("^plugin [%w_-]+: [%w_.]+: ", "")), exit_code = 1 })
+  end
   local s = mi.summary or {}
   local app = 0
   for _, h in ipairs(totals.heaps) do if h.heap == "app" then app = h.shallow_bytes end end
@@ -267,6 +271,15 @@ hk.query{
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
+    if args.samples ~= "" then -- a user's mistake here is said before the work, exit 2
+      if args.report == "" then hk.usage_error("--samples FILE draws a chart in the report: give --report FILE too") end
+      if not (args.samples:match("%.csv$") or args.samples:match("%.jsonl$")) then
+        hk.usage_error("--samples '" .. args.samples .. "': the name must end in .csv or .jsonl")
+      end
+      local f, why = io.open(args.samples)
+      if not f then hk.usage_error("--samples: " .. why) end
+      f:close()
+    end
     local facts = { schema = SCHEMA, labels = labels_of(args.label) }
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
