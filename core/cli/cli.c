@@ -147,9 +147,8 @@ int cli_run_script(cli_ctx *cx, int argc, char **argv)
         fprintf(stderr, "usage: hprofkit run FILE.lua|- [DUMP] [--KEY VALUE]...\n");
         return 2;
     }
-    char err[1024];
-    if (strcmp(argv[0], "-") && cli_check_file("script", argv[0], err, sizeof err) < 0) {
-        fprintf(stderr, "hprofkit run: %s\n", err);
+    if (strcmp(argv[0], "-") && access(argv[0], R_OK) != 0) { /* a pipe or /dev/stdin is fine too */
+        fprintf(stderr, "hprofkit run: script %s: %s\n", argv[0], strerror(errno));
         return 2;
     }
     lua_State *L = hkl_host_state(cx->host);
