@@ -1,4 +1,4 @@
-# `QUERY --help` lists each option once, with its default (issue 31 item 8): for every query,
+# `QUERY --help` lists each option once, with its default: for every query,
 # every declared argument is on exactly one option line (--name, --no-name for a flag on by
 # default, or its one-letter alias), and a number or non-empty text default is printed on that line.
 . "$SRC/tests/lib.sh"
