@@ -17,7 +17,7 @@ end
 
 local function class_deltas(df, base, dump, heap)
   local hb, hd = by_name(base, heap), by_name(dump, heap)
-  local rb, rd = base:class_retained(), dump:class_retained()
+  local rb, rd = base:class_retained(heap), dump:class_retained(heap)
   local names, rows = {}, {}
   for n in pairs(hb) do names[n] = true end
   for n in pairs(hd) do names[n] = true end

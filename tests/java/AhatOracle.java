@@ -12,6 +12,9 @@ import java.util.*;
  *  over strong references); WEAK counts the instances not strongly reachable (ahat gives them
  *  retained 0).  Class objects are left out, and their weight in a retained set is hprofkit's
  *  (ahat adds java.lang.Class's instance size to each: README, "Why a number differs").
+ *  <p>class CLASS RETAINED: the same over every heap, with each instance's whole retained size.
+ *  <p>obj ID LABEL SHALLOW RETAINED: each strongly reachable object (a class object labelled
+ *  `class NAME`) with its retained size, class objects weighed as hprofkit weighs them.
  *  <p>duparray CLASS LENGTH COUNT BYTES: groups of 2 or more primitive arrays with equal type,
  *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
  *  a class's $staticOverhead (each counts in another report, README).
@@ -39,9 +42,15 @@ public class AhatOracle {
       r.shallow += inst.getSize().getJavaSize();
       if (!inst.isStronglyReachable()) r.weak++;
     }
-    walk(snap, rows);
+    StringBuilder objs = new StringBuilder();
+    walk(snap, rows, objs);
+    b.append(objs);
     for (Map.Entry<String, Row> e : rows.entrySet()) {
       Row r = e.getValue();
+      if (e.getKey().startsWith("*\t")) {
+        b.append("class\t").append(e.getKey().substring(2)).append('\t').append(r.retained).append('\n');
+        continue;
+      }
       b.append("heap\t").append(e.getKey()).append('\t').append(r.count).append('\t').append(r.shallow)
           .append('\t').append(r.retained).append('\t').append(r.weak).append('\n');
     }
@@ -120,7 +129,7 @@ public class AhatOracle {
 
   /** Depth first down ahat's dominator tree from its super root, counting the instances of
    *  each class open on the path: an instance counts when none is open above it. */
-  static void walk(AhatSnapshot snap, Map<String, Row> rows) throws Exception {
+  static void walk(AhatSnapshot snap, Map<String, Row> rows, StringBuilder objs) throws Exception {
     java.lang.reflect.Field f = AhatSnapshot.class.getDeclaredField("mSuperRoot");
     f.setAccessible(true);
     AhatInstance root = (AhatInstance) f.get(snap);
@@ -134,10 +143,17 @@ public class AhatOracle {
       if (t != null && !t.kids.hasNext()) {
         stack.pop();
         AhatInstance v = t.v;
+        long extra = 0;
+        for (long e : t.classExtra) extra += e;
+        long total = v.getTotalRetainedSize().getJavaSize() - extra;
         if (t.counts) {
           long r = v.getRetainedSize(v.getHeap()).getJavaSize() - t.classExtra[v.getHeap().getIndex()];
           row(rows, v.getHeap().getName(), className(v)).retained += r;
+          row(rows, "*", className(v)).retained += total;
         }
+        objs.append("obj\t0x").append(Long.toHexString(v.getId())).append('\t')
+            .append(v.isClassObj() ? "class " + v.asClassObj().getName() : className(v)).append('\t')
+            .append(v.getSize().getJavaSize()).append('\t').append(total).append('\n');
         if (!v.isClassObj()) open.merge(v.getClassObj(), -1, Integer::sum);
         if (stack.peek() != null)
           for (int h = 0; h < heaps; h++) stack.peek().classExtra[h] += t.classExtra[h];
