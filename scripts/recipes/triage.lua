@@ -40,7 +40,7 @@ local function totals_of(dump, info, hist)
   local heaps, bytes, count = {}, 0, 0
   for _, h in ipairs(info.heaps or {}) do
     local n, hb = 0, 0
-    for _, r in ipairs(dump:histogram(h)) do
+    for _, r in ipairs(dump:histogram(h, { retained = false })) do
       n = n + r.count
       hb = hb + r.shallow_bytes
     end
@@ -144,8 +144,31 @@ end
 
 local function mb(kb) return string.format("%.1f MB", kb / 1024) end
 
+-- Where the capture and the dump disagree on what they come from (process, package, pid, the
+-- Android version the layout implies): one sentence each, also said on stderr.
+local function mismatches(path, mi, origin, pid)
+  local out = {}
+  local function say(what) out[#out + 1] = what end
+  local mp, dp = mi.process, present(origin.process) and origin.process or nil
+  if mp and dp and mp ~= dp then
+    local mpkg, dpkg = mp:match("^[^:]+"), dp:match("^[^:]+")
+    say(mpkg ~= dpkg and string.format("the meminfo is of package %s, the dump of %s", mpkg, dpkg)
+                     or string.format("the meminfo is of process %s, the dump of %s", mp, dp))
+  end
+  if mi.pid and present(pid) and mi.pid ~= pid then
+    say(string.format("the meminfo is of pid %d, the dump of pid %d", mi.pid, pid))
+  end
+  -- the App Summary section came with Android 6.0 (API 23)
+  if mi.summary and next(mi.summary) and present(origin.sdk) and origin.sdk < 23 then
+    say(string.format("the meminfo has an App Summary (Android 6.0, API 23, or later), the dump is from API %d",
+                      origin.sdk))
+  end
+  for _, m in ipairs(out) do hk.warn("triage: warning: --meminfo " .. path .. ": " .. m .. ": are they of one process?") end
+  return out
+end
+
 -- meminfo's App Summary against the dump: a number and a sentence for each gap.
-local function meminfo_join(path, origin, totals, bitmaps)
+local function meminfo_join(path, origin, totals, bitmaps, pid)
   if not hk.meminfo then usage("--meminfo needs the meminfo plugin (see `hprofkit plugins`)") end
   local ok, text = pcall(hk.read_file, path)
   if not ok then usage("--meminfo: " .. tostring(text)) end
@@ -186,7 +209,7 @@ local function meminfo_join(path, origin, totals, bitmaps)
        "some buffers); the rest of malloc is invisible to it.")
   local summary = {}
   for k, v in pairs(s) do summary[k] = v end
-  return { summary = as_object(summary), joins = joins }
+  return { summary = as_object(summary), joins = joins, mismatches = mismatches(path, mi, origin, pid) }
 end
 
 local function labels_of(list)
@@ -314,7 +337,7 @@ hk.query{
     facts.duplicate_strings = duplicates_of(dump, "duplicate-strings")
     progress("duplicate arrays")
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
-    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps) or hk.null
+    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps, info.pid) or hk.null
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")
