@@ -78,6 +78,11 @@ case_of fleet-ingest; status exit-fleet-ingest-no-facts 2 "$HK" fleet-ingest f.d
 status exit-fleet-ingest-strict 1 "$HK" fleet-ingest f.db notdump.txt --strict
 case_of fleet-report; status exit-fleet-report-missing 2 "$HK" fleet-report /nonexistent.db
 status exit-fleet-report-not-a-db 1 "$HK" fleet-report notdump.txt
+case_of native; status exit-native-missing 2 "$HK" native /nonexistent.pftrace
+status exit-native-not-a-trace 1 "$HK" native notdump.txt
+status exit-native-unknown-option 2 "$HK" native notdump.txt --no-such-option
+case_of native-diff; status exit-native-diff-missing 2 "$HK" native-diff /nonexistent.pftrace notdump.txt
+status exit-native-diff-not-a-trace 1 "$HK" native-diff notdump.txt notdump.txt
 case_of diff   # above
 case_of plugins; status exit-plugins-unknown-option 2 "$HK" plugins --no-such-option
 case_of bitmaps-from-dir; status exit-bitmaps-from-dir-no-dir 2 "$HK" bitmaps-from-dir demo.hprof --dir /nonexistent
