@@ -133,6 +133,30 @@ if [ -s "$T/aosp-art-ahat-test-dump.ahat" ] && [ -s "$T/aosp-art-ahat-test-dump-
   done
 fi
 
+# ahat's baseline mode (its Diff of instances) beside ours: both match class objects by class
+# name, so every class object has the same counterpart; instances they pair by different rules
+# (README, "Diff": ahat by the place in the dominator tree, hprofkit by the path from the roots),
+# and the figures of agreement are in the PASS line.
+if [ -f "$B.hprof" ] && [ -f "$A.hprof" ]; then
+  M="$REALDATA/hprof/aosp-art-ahat-test-dump.map"
+  java -Xmx512m -cp "$AHAT:$T/hr" com.android.ahat.heapdump.AhatOracle "$A.hprof" "$M" --baseline "$B.hprof" \
+    > "$T/pair.ahat" 2> "$T/pair.ahat.err" || fail oracle-diff-status "ahat failed: $(tail -c 300 "$T/pair.ahat.err")"
+  "$HK" run "$SRC/tests/lua/diff_status.lua" "$A.hprof" --base "$B.hprof" --map "$M" > "$T/pair.ours" 2>/dev/null
+  got=$(awk -F'\t' '
+    NR == FNR { cp[$2 " " $3] = $5; next }
+    {
+      k = $2 " " $3; kind = $4 ~ /^class / ? "class" : "inst"
+      if (!(k in cp)) { n["missing"]++; next }
+      if ($5 == cp[k]) n[kind " same"]++; else n[kind " differ"]++
+    }
+    END { printf "classes same %d differ %d missing %d; instances same %d differ %d\n", n["class same"], n["class differ"], n["missing"], n["inst same"], n["inst differ"] }
+  ' "$T/pair.ours" "$T/pair.ahat")
+  case "$got" in
+    "classes same "*" differ 0 missing 0;"*) [ "$(echo "$got" | cut -d' ' -f3)" -gt 0 ] && pass "oracle-diff-status ($got)" || fail oracle-diff-status "$got" ;;
+    *) fail oracle-diff-status "$got" ;;
+  esac
+fi
+
 # the issue's case: on the 2015 LeakCanary dump, byte[] in heap app retains only itself
 f="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
 if [ -f "$f" ]; then

@@ -18,7 +18,9 @@ import java.util.*;
  *  <p>duparray CLASS LENGTH COUNT BYTES: groups of 2 or more primitive arrays with equal type,
  *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
  *  a class's $staticOverhead (each counts in another report, README).
- *  <p>usage: AhatOracle DUMP [MAP]  (in ahat's package, as AhatExport is, to reach the
+ *  <p>With --baseline BASE, ahat's baseline mode instead: status dump|base ID LABEL COUNTERPART,
+ *  the counterpart "-" for an object ahat calls added (in DUMP) or removed (in BASE).
+ *  <p>usage: AhatOracle DUMP [MAP [--baseline BASE]]  (in ahat's package, as AhatExport is, to reach the
  *  snapshot's instances) */
 public class AhatOracle {
   static final class Row { long count, shallow, retained, weak; }
@@ -26,6 +28,11 @@ public class AhatOracle {
   public static void main(String[] args) throws Exception {
     ProguardMap map = new ProguardMap();
     if (args.length > 1) map.readFromFile(new File(args[1]));
+    if (args.length > 3 && args[2].equals("--baseline")) {
+      diff(new Parser(new File(args[0])).map(map).retained(Reachability.STRONG).parse(),
+           new Parser(new File(args[3])).map(map).retained(Reachability.STRONG).parse());
+      return;
+    }
     AhatSnapshot snap = new Parser(new File(args[0])).map(map).retained(Reachability.STRONG).parse();
     StringBuilder b = new StringBuilder();
     heapRows(snap, b);
@@ -92,6 +99,23 @@ public class AhatOracle {
       b.append("duparray\t").append(k[0]).append('\t').append(k[1]).append('\t').append(e.getValue()[0])
           .append('\t').append(e.getValue()[1]).append('\n');
     }
+  }
+
+  /** ahat's baseline mode (its Diff of instances): each object of either dump with its
+   *  counterpart, or "-" when ahat calls it added (DUMP) or removed (BASE). */
+  static void diff(AhatSnapshot dump, AhatSnapshot base) throws Exception {
+    Diff.snapshots(dump, base);
+    StringBuilder b = new StringBuilder();
+    for (AhatSnapshot s : new AhatSnapshot[] {dump, base}) {
+      for (AhatInstance inst : instances(s)) {
+        AhatInstance other = inst.getBaseline();
+        b.append("status\t").append(s == dump ? "dump" : "base").append("\t0x").append(Long.toHexString(inst.getId()))
+            .append('\t').append(inst.isClassObj() ? "class " + inst.asClassObj().getName() : className(inst))
+            .append('\t').append(other == null || other.isPlaceHolder() ? "-" : "0x" + Long.toHexString(other.getId()))
+            .append('\n');
+      }
+    }
+    System.out.print(b);
   }
 
   static String className(AhatInstance inst) {
