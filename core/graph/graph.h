@@ -104,8 +104,10 @@ uint64_t hk_graph_total_native(hk_dump *d);
  * dominators are not computed or there is no such object. */
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen);
 /* The n objects with the largest retained size, largest first; returns how many.
- * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *out);
+ * live_only: strongly reachable objects only (needs HK_GRAPH_REACH).  keep (NULL: every
+ * object): which objects may be listed, asked only of those large enough to be. */
+typedef int (*hk_obj_filter)(const hk_dump *d, uint32_t obj, void *ctx);
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out);
 /* Retained bytes per class index (d->nclasses entries, caller frees): the retained size
  * of the set of the class's instances, i.e. the sum over the instances that no other
  * instance of the same class dominates (at any depth).

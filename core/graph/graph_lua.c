@@ -4,6 +4,7 @@
 #include "host/lua_host.h"
 #include "hprof/hprof_internal.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,41 @@ static int dump_roots(lua_State *L)
     return 1;
 }
 
+/* Which objects a class glob keeps: per class index, its instances (by class name) and its
+ * class object (by "class NAME", as obj.label names it). */
+typedef struct class_glob {
+    uint8_t *inst, *cls;
+    const char *glob;
+} class_glob;
+
+static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
+{
+    const class_glob *cg = ctx;
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r == HPROF_CLASS_DUMP) {
+        const uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+        return c && cg->cls[*c];
+    }
+    uint32_t c = hk_obj_class(d, i);
+    return c != HK_NONE ? cg->inst[c] : fnmatch(cg->glob, hk_obj_class_name(d, i), 0) == 0;
+}
+
+/* The glob's marks per class, in userdata left on the stack. */
+static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
+{
+    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)d->nclasses + 1), 0), NULL, glob};
+    cg.cls = cg.inst + d->nclasses + 1;
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+        cg.inst[c] = fnmatch(glob, name, 0) == 0;
+        lua_pushfstring(L, "class %s", name);
+        cg.cls[c] = fnmatch(glob, lua_tostring(L, -1), 0) == 0;
+        lua_pop(L, 1);
+    }
+    return cg;
+}
+
+/* dump:top_retained([n[, all[, glob]]]): glob keeps the objects whose label matches */
 static int dump_top_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -181,9 +217,12 @@ static int dump_top_retained(lua_State *L)
     if (want < 0) want = 0;
     if ((uint64_t)want > d->nobjects) want = d->nobjects;
     int all = lua_toboolean(L, 3);
+    const char *glob = luaL_optstring(L, 4, "");
     need(L, d, HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH));
+    class_glob cg = {0};
+    if (*glob) cg = glob_marks(L, d, glob);
     uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
-    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, v);
+    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, *glob ? glob_keeps : NULL, &cg, v);
     push_objects(L, 1, v, n);
     return 1;
 }
