@@ -16,7 +16,8 @@ import fnmatch
 import json
 import sys
 
-DEFAULT_SORT = {"histogram": "shallow_bytes", "top": "retained_bytes", "duplicate-arrays": "wasted_bytes"}
+DEFAULT_SORT = {"histogram": "shallow_bytes", "top": "retained_bytes", "duplicate-arrays": "wasted_bytes",
+                "duplicate-strings": "wasted_bytes"}
 
 
 def read_ahat(path):
@@ -64,6 +65,9 @@ def expected(args, ahat):
     if args.query == "duplicate-arrays":
         return [{"class": c, "length": int(n), "count": int(k), "bytes": int(b), "wasted_bytes": (int(k) - 1) * int(b)}
                 for c, n, k, b in ahat["duparray"]]
+    if args.query == "duplicate-strings":
+        return [{"count": int(k), "bytes": int(b), "length": int(n), "wasted_bytes": (int(k) - 1) * int(b)}
+                for k, b, n in ahat["dupstring"]]
     raise SystemExit("FAIL: no oracle for " + args.query)
 
 
@@ -72,13 +76,15 @@ def key_of(query, row):
         return row["id"]
     if query == "histogram":
         return row["class"]
+    if query == "duplicate-strings":
+        return (row["length"], row["count"], row["bytes"])
     return (row["class"], row["length"], row["count"], row["bytes"])
 
 
 def check(args, ours, want):
     sort = args.sort or DEFAULT_SORT[args.query]
-    if not any(r["class"] == "java.lang.Class" for r in ours):  # a dump with no class objects' row
-        want = [w for w in want if w["class"] != "java.lang.Class" or w["count"] is not None]
+    if not any(r.get("class") == "java.lang.Class" for r in ours):  # a dump with no class objects' row
+        want = [w for w in want if w.get("class") != "java.lang.Class" or w["count"] is not None]
     if args.glob:
         want = [w for w in want if fnmatch.fnmatchcase(w["class"], args.glob)]
     pool = collections.defaultdict(list)

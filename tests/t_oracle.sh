@@ -8,7 +8,8 @@
 #   objects are left out (README, "Why a number differs").  The ahat dumps are read with their
 #   map, so the names compared are the deobfuscated ones.
 # - Duplicate arrays: `duplicate-arrays -n 0` lists the groups ahat's arrays form (type, length,
-#   count, bytes), String values, Bitmap pixel buffers and $staticOverhead arrays left out.
+#   count, bytes), String values, Bitmap pixel buffers and $staticOverhead arrays left out;
+#   duplicate-strings the groups of ahat's Strings by text (count, bytes, length) on every dump.
 # - Every listing with its options and the options in pairs (filters and sorts with -n, --heap
 #   with --class, the maps with diff): each row matches, holds ahat's numbers, in order, as
 #   many as asked, none that ranks above the last one shown missing; `object` on the biggest
@@ -67,6 +68,7 @@ options() {
   check "$name" "$f" "$map" duplicate-arrays -n 5
   check "$name" "$f" "$map" duplicate-arrays --class 'int*' -n 3
   check "$name" "$f" "$map" duplicate-arrays --sort count -n 4
+  check "$name" "$f" "$map" duplicate-strings --sort count -n 3
   # object: the three biggest objects that are not class objects, as ahat sees them
   local id label shallow retained got
   grep '^obj' "$T/$name.ahat" | grep -v $'\tclass ' | sort -t$'\t' -k5,5nr | head -3 |
@@ -106,6 +108,7 @@ for f in "$REALDATA"/hprof/*.hprof; do
     "rows "*" differ 0") [ "$(echo "$got" | cut -d' ' -f4)" -gt 0 ] && pass "oracle-heap-$name ($got)" || fail "oracle-heap-$name" "nothing compared: $got" ;;
     *) fail "oracle-heap-$name" "$got" ;;
   esac
+  check "$name" "$f" "$map" duplicate-strings -n 0
   # duplicate arrays: the same groups
   grep '^duparray' "$T/$name.ahat" | cut -f2- | sort > "$T/$name.ahat.dup"
   # shellcheck disable=SC2086

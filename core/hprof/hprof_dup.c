@@ -76,7 +76,8 @@ static int array_key(const hk_dump *d, const uint8_t *r, member_key *k)
 
 static int chars_key(const hk_chars *ch, member_key *k)
 {
-    k->type = 100 + ch->encoding;
+    /* "" is "" in either encoding: HotSpot holds some empty Strings as UTF-16 (the RI dump) */
+    k->type = ch->units ? 100 + ch->encoding : 100;
     k->p = ch->p ? ch->p : (const uint8_t *)"";
     k->n = (size_t)ch->units * (ch->encoding == HK_CHARS_LATIN1 ? 1 : 2);
     return 0;

@@ -18,6 +18,7 @@ import java.util.*;
  *  <p>duparray CLASS LENGTH COUNT BYTES: groups of 2 or more primitive arrays with equal type,
  *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
  *  a class's $staticOverhead (each counts in another report, README).
+ *  <p>dupstring COUNT BYTES LENGTH: groups of 2 or more Strings with the same text.
  *  <p>With --baseline BASE, ahat's baseline mode instead: status dump|base ID LABEL COUNTERPART,
  *  the counterpart "-" for an object ahat calls added (in DUMP) or removed (in BASE).
  *  <p>usage: AhatOracle DUMP [MAP [--baseline BASE]]  (in ahat's package, as AhatExport is, to reach the
@@ -37,6 +38,7 @@ public class AhatOracle {
     StringBuilder b = new StringBuilder();
     heapRows(snap, b);
     dupArrays(snap, b);
+    dupStrings(snap, b);
     System.out.print(b);
   }
 
@@ -116,6 +118,34 @@ public class AhatOracle {
       }
     }
     System.out.print(b);
+  }
+
+  /** Groups of 2 or more Strings with the same text: the count, one member's bytes (the String's
+   *  own and its value array's when no other String shares that array; the member with the
+   *  lowest id) and the text's length in characters (code points). */
+  static void dupStrings(AhatSnapshot snap, StringBuilder b) throws Exception {
+    Map<AhatInstance, Integer> shares = new HashMap<>();
+    List<AhatInstance> strings = new ArrayList<>();
+    for (AhatInstance inst : instances(snap)) {
+      if (inst.isClassObj() || !"java.lang.String".equals(inst.getClassName())) continue;
+      strings.add(inst);
+      AhatInstance v = inst.getRefField("value");
+      if (v != null) shares.merge(v, 1, Integer::sum);
+    }
+    Map<String, List<AhatInstance>> groups = new HashMap<>();
+    for (AhatInstance s : strings) {
+      String text = s.asString();
+      groups.computeIfAbsent(text == null ? "" : text, k -> new ArrayList<>()).add(s);
+    }
+    for (Map.Entry<String, List<AhatInstance>> e : groups.entrySet()) {
+      List<AhatInstance> g = e.getValue();
+      if (g.size() < 2) continue;
+      AhatInstance first = Collections.min(g, Comparator.comparingLong(AhatInstance::getId));
+      AhatInstance v = first.getRefField("value");
+      long bytes = first.getSize().getJavaSize() + (v != null && shares.get(v) == 1 ? v.getSize().getJavaSize() : 0);
+      b.append("dupstring\t").append(g.size()).append('\t').append(bytes).append('\t')
+          .append(e.getKey().codePointCount(0, e.getKey().length())).append('\n');
+    }
   }
 
   static String className(AhatInstance inst) {
