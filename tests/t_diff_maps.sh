@@ -21,6 +21,11 @@ eq diff-map-env-both "$(summary "$T/env2.json")" "$want"
 run basemap "$B" "$A" --no-map --base-map "$M"
 grep -q 'warning: BASE is read with the map .* and DUMP with none' "$T/basemap.err" && pass diff-map-one-side-warns ||
   fail diff-map-one-side-warns "$(cat "$T/basemap.err")"
+# ... and the names say so too: DUMP has R8's short names where BASE has its map's
+grep -q 'warning: DUMP looks obfuscated (28 of its 1126 class names' "$T/basemap.err" && pass diff-map-obfuscated-warns ||
+  fail diff-map-obfuscated-warns "$(cat "$T/basemap.err")"
+grep -q 'looks obfuscated' "$T/plain.err" "$T/env.err" && fail diff-map-obfuscated-quiet "$(cat "$T/plain.err" "$T/env.err")" ||
+  pass diff-map-obfuscated-quiet
 
 # the map beside BASE only: DUMP takes it too; a map given for DUMP wins over BASE's (here one
 # that renames nothing, so BASE's source-named classes are "removed")

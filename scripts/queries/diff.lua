@@ -252,6 +252,31 @@ function hk.diff_base_map(base, dump)
   return base_map
 end
 
+-- How many of a dump's class names look renamed by R8 (a last segment of one or two letters,
+-- as `a.b` or `o`), after its map.  Every dump has a few (R, `io`); a side with four times the
+-- other's, and at least ten, is one read without the map the other was read with (ART's test
+-- pair: 28 such names without its map, 4 with it).
+local function obfuscated_share(dump)
+  local short, all = 0, 0
+  for _, c in ipairs(dump:classes()) do
+    all = all + 1
+    local last = c.name:gsub("%[%]", ""):match("([^.$]+)$") or ""
+    if last:match("^%a%a?$") then short = short + 1 end
+  end
+  return short, all
+end
+
+local function warn_obfuscation(base, dump)
+  local bs, ba = obfuscated_share(base)
+  local ds, da = obfuscated_share(dump)
+  for _, p in ipairs{ { "BASE", bs, ba, "DUMP", ds, da }, { "DUMP", ds, da, "BASE", bs, ba } } do
+    if p[2] >= 10 and p[2] >= 4 * (p[5] + 2) then
+      hk.warn(string.format("diff: warning: %s looks obfuscated (%d of its %d class names are R8's short ones) and %s " ..
+        "does not: give %s its map (%s FILE)", p[1], p[2], p[3], p[4], p[1], p[1] == "BASE" and "--base-map" or "--map"))
+    end
+  end
+end
+
 -- Opens a dump for the diff: a missing file or a map that cannot be read is the user's mistake
 -- (exit 2), a file that is not a dump a failed dump (exit 1), as for every command.
 local function open(path, map)
@@ -299,6 +324,7 @@ hk.query{
     say_maps(base_map, dump_map, why)
     local base = open(args.base, base_map)
     local dump = open(args.dump, dump_map)
+    warn_obfuscation(base, dump)
     local rec = hk.diff_report(base, dump, {
       n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
       bitmaps = args.bitmaps, leaks = args.leaks,
