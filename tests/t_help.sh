@@ -15,7 +15,8 @@ LUA
 [ -s args.tsv ] || { fail help-args "no query declares arguments"; exit 0; }
 bad=0 checked=0
 while IFS='|' read -r q opt alias def neg; do
-  "$HK" "$q" --help > help.txt 2>&1 || { fail "help-$q" "--help failed: $(head -c 200 help.txt)"; bad=1; continue; }
+  [ -f "help-$q.txt" ] || "$HK" "$q" --help > "help-$q.txt" 2>&1 || { fail "help-$q" "--help failed: $(head -c 200 "help-$q.txt")"; bad=1; continue; }
+  cp "help-$q.txt" help.txt
   lines=$(sed -n '/^options:/,/^defined in/p' help.txt |
     grep -cE "^ +(--${neg:+no-}$opt${alias:+|-$alias})( |$)")
   checked=$((checked + 1))
