@@ -9,6 +9,7 @@ Prints "ok N rows" or "FAIL: why" (one line) and exits 0 or 1.
 
 usage: oracle_check.py AHAT.tsv QUERY [--heap H] [--class GLOB] [--sort COL] [-n N] < ours.json
        oracle_check.py DUMP-AHAT.tsv diff --base BASE-AHAT.tsv [--heap H] [-n N] < diff.json
+       oracle_check.py AHAT.tsv dominators --id ID [--class GLOB] [--sort COL] [-n N] < ours.json
 """
 import argparse
 import collections
@@ -61,7 +62,7 @@ def expected(args, ahat):
         # class objects: ahat adds java.lang.Class's instance size to their own (README)
         return [{"id": i, "class": label, "shallow_bytes": None if label.startswith("class ") else int(s),
                  "retained_bytes": None if label.startswith("class ") else int(r)}
-                for i, label, s, r in ahat["obj"]]
+                for i, label, s, r, _ in ahat["obj"]]
     if args.query == "duplicate-arrays":
         return [{"class": c, "length": int(n), "count": int(k), "bytes": int(b), "wasted_bytes": (int(k) - 1) * int(b)}
                 for c, n, k, b in ahat["duparray"]]
@@ -69,6 +70,26 @@ def expected(args, ahat):
         return [{"count": int(k), "bytes": int(b), "length": int(n), "wasted_bytes": (int(k) - 1) * int(b)}
                 for k, b, n in ahat["dupstring"]]
     raise SystemExit("FAIL: no oracle for " + args.query)
+
+
+def check_dominators(args, ours, ahat):
+    """dominators ID: the chain up to the root as ahat's immediate dominators give it, then the
+    objects ID immediately dominates, checked as a listing (--class, --sort, -n)."""
+    idom = {i: d for i, _, _, _, d in ahat["obj"]}
+    label = {i: lab for i, lab, _, _, _ in ahat["obj"]}
+    chain, x = [], args.id
+    while x != "-":
+        chain.append(x)
+        x = idom[x]
+    chain.reverse()
+    if args.glob:
+        chain = [c for c in chain if fnmatch.fnmatchcase(label[c], args.glob)]
+    mine = [r["id"] for r in ours if r["relation"] != "dominated"]
+    if sorted(mine) != sorted(chain):
+        return "chain %s, ahat %s" % (mine, chain)
+    args.query = "top"
+    kids = [w for w in expected(args, ahat) if idom[w["id"]] == args.id]
+    return check(args, [r for r in ours if r["relation"] == "dominated"], kids)
 
 
 def key_of(query, row):
@@ -149,10 +170,13 @@ def main():
     p.add_argument("--sort", default="")
     p.add_argument("-n", type=int, default=0)
     p.add_argument("--base", default="", help="diff: ahat's rows of BASE (AHAT.tsv is DUMP's)")
+    p.add_argument("--id", default="", help="dominators: the object")
     args = p.parse_args()
     ours = json.load(sys.stdin)
     if args.query == "diff":
         why, count = check_diff(args, ours), len(ours["classes"])
+    elif args.query == "dominators":
+        why, count = check_dominators(args, ours, read_ahat(args.ahat)), len(ours)
     else:
         why, count = check(args, ours, expected(args, read_ahat(args.ahat))), len(ours)
     print("FAIL: " + why if why else "ok %d rows" % count)

@@ -12,8 +12,8 @@
 #   duplicate-strings the groups of ahat's Strings by text (count, bytes, length) on every dump.
 # - Every listing with its options and the options in pairs (filters and sorts with -n, --heap
 #   with --class, the maps with diff): each row matches, holds ahat's numbers, in order, as
-#   many as asked, none that ranks above the last one shown missing; `object` on the biggest
-#   objects; `diff`'s per-class counts, shallow and retained bytes of both dumps.
+#   many as asked, none that ranks above the last one shown missing; `dominators` (its chain
+#   and the objects it dominates); `object` on the biggest objects; `diff`'s per-class counts, shallow and retained bytes of both dumps.
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
 command -v javac >/dev/null || { skip oracle-heap "javac is not installed"; exit 0; }
@@ -69,10 +69,27 @@ options() {
   check "$name" "$f" "$map" duplicate-arrays --class 'int*' -n 3
   check "$name" "$f" "$map" duplicate-arrays --sort count -n 4
   check "$name" "$f" "$map" duplicate-strings --sort count -n 3
+  # dominators: the object that immediately dominates the most kinds of objects, its chain and
+  # its dominated objects with --class, --sort and -n (-n counts the dominated ones)
+  local top
+  top=$(awk -F'\t' '$1 == "obj" && $6 != "-" { k[$6]++; c[$6 FS $3]++ }
+    END { for (x in c) { split(x, a, FS); m[a[1]]++ } for (p in k) if (k[p] >= 6) print m[p], k[p], p }' "$T/$name.ahat" |
+    sort -k1,1nr -k2,2nr -k3 | head -1 | cut -d' ' -f3)
+  if [ -n "$top" ]; then
+    local kid # the kind it dominates most often, as --class
+    kid=$(awk -F'\t' -v p="$top" '$1 == "obj" && $6 == p { print $3 }' "$T/$name.ahat" | sort | uniq -c | sort -k1,1nr -k2 |
+      head -1 | awk '{ print $2 }')
+    for o in "-n 4" "--class $kid -n 2" "--sort shallow_bytes -n 3"; do
+      # shellcheck disable=SC2086
+      got=$("$HK" dominators "$f" "$top" $o ${map:+--map $map} --json 2>/dev/null |
+        python3 "$CHECK" "$T/$name.ahat" dominators --id "$top" $o)
+      case "$got" in ok*) pass "oracle-dominators-$name $top $o ($got)" ;; *) fail "oracle-dominators-$name $top $o" "$got" ;; esac
+    done
+  fi
   # object: the three biggest objects that are not class objects, as ahat sees them
   local id label shallow retained got
   grep '^obj' "$T/$name.ahat" | grep -v $'\tclass ' | sort -t$'\t' -k5,5nr | head -3 |
-    while IFS=$'\t' read -r _ id label shallow retained; do
+    while IFS=$'\t' read -r _ id label shallow retained _; do
       # shellcheck disable=SC2086
       got=$("$HK" object "$f" "$id" ${map:+--map $map} --json 2>/dev/null |
         jq -r '"\(.class) \(.shallow_bytes) \(.retained_bytes) \(.reachability)"')

@@ -13,8 +13,9 @@ import java.util.*;
  *  retained 0).  Class objects are left out, and their weight in a retained set is hprofkit's
  *  (ahat adds java.lang.Class's instance size to each: README, "Why a number differs").
  *  <p>class CLASS RETAINED: the same over every heap, with each instance's whole retained size.
- *  <p>obj ID LABEL SHALLOW RETAINED: each strongly reachable object (a class object labelled
- *  `class NAME`) with its retained size, class objects weighed as hprofkit weighs them.
+ *  <p>obj ID LABEL SHALLOW RETAINED IDOM: each strongly reachable object (a class object labelled
+ *  `class NAME`) with its retained size, class objects weighed as hprofkit weighs them, and its
+ *  immediate dominator ("-": the root).
  *  <p>duparray CLASS LENGTH COUNT BYTES: groups of 2 or more primitive arrays with equal type,
  *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
  *  a class's $staticOverhead (each counts in another report, README).
@@ -199,6 +200,7 @@ public class AhatOracle {
         AhatInstance v = t.v;
         long extra = 0;
         for (long e : t.classExtra) extra += e;
+        AhatInstance idom = v.getImmediateDominator();
         long total = v.getTotalRetainedSize().getJavaSize() - extra;
         if (t.counts) {
           long r = v.getRetainedSize(v.getHeap()).getJavaSize() - t.classExtra[v.getHeap().getIndex()];
@@ -207,7 +209,8 @@ public class AhatOracle {
         }
         objs.append("obj\t0x").append(Long.toHexString(v.getId())).append('\t')
             .append(v.isClassObj() ? "class " + v.asClassObj().getName() : className(v)).append('\t')
-            .append(v.getSize().getJavaSize()).append('\t').append(total).append('\n');
+            .append(v.getSize().getJavaSize()).append('\t').append(total).append('\t')
+            .append(idom == null || idom == root ? "-" : "0x" + Long.toHexString(idom.getId())).append('\n');
         if (!v.isClassObj()) open.merge(v.getClassObj(), -1, Integer::sum);
         if (stack.peek() != null)
           for (int h = 0; h < heaps; h++) stack.peek().classExtra[h] += t.classExtra[h];
