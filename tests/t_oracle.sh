@@ -95,6 +95,22 @@ options() {
         jq -r '"\(.class) \(.shallow_bytes) \(.retained_bytes) \(.reachability)"')
       eq "oracle-object-$name-$id" "$got" "$label $shallow $retained strong"
     done
+  # a class object names its class, in `object` and in Lua's tostring
+  id=$(grep $'^obj\t[^\t]*\tclass ' "$T/$name.ahat" | sort -t$'\t' -k5,5nr | head -1 | cut -f2)
+  label=$(grep $'^obj\t'"$id"$'\t' "$T/$name.ahat" | cut -f3)
+  # shellcheck disable=SC2086
+  eq "oracle-object-class-$name" "$("$HK" object "$f" "$id" ${map:+--map $map} --json 2>/dev/null | jq -r '"\(.class) \(.kind)"')" "$label class"
+  eq "oracle-tostring-class-$name" "$(echo "print(tostring(hk.open(arg.dump, {map = arg.map}):object('$id')))" |
+    "$HK" run - "$f" ${map:+--map "$map"} 2>/dev/null)" "$label@$id"
+  # dump:histogram(heap) rows carry the CLI's retained bytes
+  local h
+  h=$("$HK" info "$f" --json --no-map | jq -r '.heaps[0] // ""')
+  # shellcheck disable=SC2086
+  "$HK" histogram "$f" ${h:+--heap $h} ${map:+--map $map} --json 2>/dev/null | jq -r '.[] | "\(.class) \(.retained_bytes)"' | sort > "$T/$name.cli.ret"
+  echo "for _, r in ipairs(hk.open(arg.dump, {map = arg.map}):histogram('$h')) do print(r.class .. ' ' .. r.retained_bytes) end" |
+    "$HK" run - "$f" ${map:+--map "$map"} 2>/dev/null | sort > "$T/$name.lua.ret"
+  if [ -s "$T/$name.lua.ret" ] && cmp -s "$T/$name.cli.ret" "$T/$name.lua.ret"; then pass "oracle-lua-histogram-$name"
+  else fail "oracle-lua-histogram-$name" "$(diff "$T/$name.cli.ret" "$T/$name.lua.ret" | head -3 | tr '\n' ';')"; fi
 }
 
 for f in "$REALDATA"/hprof/*.hprof; do
