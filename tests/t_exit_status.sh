@@ -25,7 +25,9 @@ LUA
 [ -s queries.tsv ] || { fail exit-queries "the query list is empty"; exit 0; }
 
 # reads a dump: a missing file, a file that is not a dump, an unknown option
-extra_for() { case $1 in dominators|object|path) echo 0x1 ;; esac; }
+extra_for() {
+  case $1 in dominators|object|path|referrers) echo 0x1 ;; instances|class) echo java.lang.String ;; esac
+}
 while IFS=$'\t' read -r q kind _; do
   [ "$kind" = dump ] || continue
   # shellcheck disable=SC2046
@@ -83,6 +85,10 @@ status exit-native-not-a-trace 1 "$HK" native notdump.txt
 status exit-native-unknown-option 2 "$HK" native notdump.txt --no-such-option
 case_of native-diff; status exit-native-diff-missing 2 "$HK" native-diff /nonexistent.pftrace notdump.txt
 status exit-native-diff-not-a-trace 1 "$HK" native-diff notdump.txt notdump.txt
+case_of exits; status exit-exits-no-adb 1 "${OFF[@]}" "$HK" exits com.example
+status exit-exits-unknown-option 2 "$HK" exits com.example --no-such-option
+case_of profile-native; status exit-profile-native-no-adb 1 "${OFF[@]}" "$HK" profile-native com.example
+status exit-profile-native-unknown-option 2 "$HK" profile-native com.example --no-such-option
 case_of diff   # above
 case_of plugins; status exit-plugins-unknown-option 2 "$HK" plugins --no-such-option
 case_of bitmaps-from-dir; status exit-bitmaps-from-dir-no-dir 2 "$HK" bitmaps-from-dir demo.hprof --dir /nonexistent

@@ -19,6 +19,9 @@ AHAT="$SRC/../shared/peer/ahat/ahat.jar"
 command -v javac >/dev/null || { skip oracle-heap "javac is not installed"; exit 0; }
 command -v python3 >/dev/null || { skip oracle-heap "python3 is not installed"; exit 0; }
 CHECK="$SRC/tests/oracle_check.py"
+# sizes as the dump records them, ahat's convention (a HotSpot dump's JVM layout is held to the
+# JVM's own histogram by t_jvm_layout.sh)
+hk() { "$HK" --jvm-layout dump "$@"; }
 [ -f "$AHAT" ] || { skip oracle-heap "$AHAT is absent"; exit 0; }
 ls "$REALDATA"/hprof/*.hprof >/dev/null 2>&1 || { skip oracle-heap "no real dumps under $REALDATA/hprof"; exit 0; }
 if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatOracle.java" 2>"$T/javac.err"; then
@@ -29,10 +32,10 @@ fi
 # (the whole dump as ahat's one heap "default" when the dump names none)
 ours() {
   local name=$1 dump=$2 map=${3:+--map $3} heaps h
-  heaps=$("$HK" info "$dump" --json --no-map | jq -r '.heaps[]')
+  heaps=$(hk info "$dump" --json --no-map | jq -r '.heaps[]')
   for h in ${heaps:-default}; do
     # shellcheck disable=SC2086
-    "$HK" histogram "$dump" ${heaps:+--heap "$h"} ${map:---no-map} --json 2>>"$T/$name.err" |
+    hk histogram "$dump" ${heaps:+--heap "$h"} ${map:---no-map} --json 2>>"$T/$name.err" |
       jq -r --arg h "$h" '.[] | [$h, .class, .count, .shallow_bytes, .retained_bytes] | @tsv'
   done
 }
@@ -42,14 +45,14 @@ check() {
   local name=$1 f=$2 map=$3 q=$4; shift 4
   local got
   # shellcheck disable=SC2086
-  got=$("$HK" "$q" "$f" "$@" ${map:+--map $map} --json 2>/dev/null | python3 "$CHECK" "$T/$name.ahat" "$q" "$@")
+  got=$(hk "$q" "$f" "$@" ${map:+--map $map} --json 2>/dev/null | python3 "$CHECK" "$T/$name.ahat" "$q" "$@")
   case "$got" in ok*) pass "oracle-$q-$name $* ($got)" ;; *) fail "oracle-$q-$name $*" "$got" ;; esac
 }
 
 # options NAME DUMP MAP: each listing's options alone and in pairs
 options() {
   local name=$1 f=$2 map=$3 heaps h
-  heaps=$("$HK" info "$f" --json --no-map | jq -r '.heaps[]')
+  heaps=$(hk info "$f" --json --no-map | jq -r '.heaps[]')
   check "$name" "$f" "$map" histogram
   check "$name" "$f" "$map" histogram -n 5
   check "$name" "$f" "$map" histogram --class 'java.*'
@@ -81,7 +84,7 @@ options() {
       head -1 | awk '{ print $2 }')
     for o in "-n 4" "--class $kid -n 2" "--sort shallow_bytes -n 3"; do
       # shellcheck disable=SC2086
-      got=$("$HK" dominators "$f" "$top" $o ${map:+--map $map} --json 2>/dev/null |
+      got=$(hk dominators "$f" "$top" $o ${map:+--map $map} --json 2>/dev/null |
         python3 "$CHECK" "$T/$name.ahat" dominators --id "$top" $o)
       case "$got" in ok*) pass "oracle-dominators-$name $top $o ($got)" ;; *) fail "oracle-dominators-$name $top $o" "$got" ;; esac
     done
@@ -91,7 +94,7 @@ options() {
   grep '^obj' "$T/$name.ahat" | grep -v $'\tclass ' | sort -t$'\t' -k5,5nr | head -3 |
     while IFS=$'\t' read -r _ id label shallow retained _; do
       # shellcheck disable=SC2086
-      got=$("$HK" object "$f" "$id" ${map:+--map $map} --json 2>/dev/null |
+      got=$(hk object "$f" "$id" ${map:+--map $map} --json 2>/dev/null |
         jq -r '"\(.class) \(.shallow_bytes) \(.retained_bytes) \(.reachability)"')
       eq "oracle-object-$name-$id" "$got" "$label $shallow $retained strong"
     done
@@ -99,16 +102,16 @@ options() {
   id=$(grep $'^obj\t[^\t]*\tclass ' "$T/$name.ahat" | sort -t$'\t' -k5,5nr | head -1 | cut -f2)
   label=$(grep $'^obj\t'"$id"$'\t' "$T/$name.ahat" | cut -f3)
   # shellcheck disable=SC2086
-  eq "oracle-object-class-$name" "$("$HK" object "$f" "$id" ${map:+--map $map} --json 2>/dev/null | jq -r '"\(.class) \(.kind)"')" "$label class"
+  eq "oracle-object-class-$name" "$(hk object "$f" "$id" ${map:+--map $map} --json 2>/dev/null | jq -r '"\(.class) \(.kind)"')" "$label class"
   eq "oracle-tostring-class-$name" "$(echo "print(tostring(hk.open(arg.dump, {map = arg.map}):object('$id')))" |
-    "$HK" run - "$f" ${map:+--map "$map"} 2>/dev/null)" "$label@$id"
+    hk run - "$f" ${map:+--map "$map"} 2>/dev/null)" "$label@$id"
   # dump:histogram(heap) rows carry the CLI's retained bytes
   local h
-  h=$("$HK" info "$f" --json --no-map | jq -r '.heaps[0] // ""')
+  h=$(hk info "$f" --json --no-map | jq -r '.heaps[0] // ""')
   # shellcheck disable=SC2086
-  "$HK" histogram "$f" ${h:+--heap $h} ${map:+--map $map} --json 2>/dev/null | jq -r '.[] | "\(.class) \(.retained_bytes)"' | sort > "$T/$name.cli.ret"
+  hk histogram "$f" ${h:+--heap $h} ${map:+--map $map} --json 2>/dev/null | jq -r '.[] | "\(.class) \(.retained_bytes)"' | sort > "$T/$name.cli.ret"
   echo "for _, r in ipairs(hk.open(arg.dump, {map = arg.map}):histogram('$h')) do print(r.class .. ' ' .. r.retained_bytes) end" |
-    "$HK" run - "$f" ${map:+--map "$map"} 2>/dev/null | sort > "$T/$name.lua.ret"
+    hk run - "$f" ${map:+--map "$map"} 2>/dev/null | sort > "$T/$name.lua.ret"
   if [ -s "$T/$name.lua.ret" ] && cmp -s "$T/$name.cli.ret" "$T/$name.lua.ret"; then pass "oracle-lua-histogram-$name"
   else fail "oracle-lua-histogram-$name" "$(diff "$T/$name.cli.ret" "$T/$name.lua.ret" | head -3 | tr '\n' ';')"; fi
 }
@@ -145,7 +148,7 @@ for f in "$REALDATA"/hprof/*.hprof; do
   # duplicate arrays: the same groups
   grep '^duparray' "$T/$name.ahat" | cut -f2- | sort > "$T/$name.ahat.dup"
   # shellcheck disable=SC2086
-  "$HK" duplicate-arrays "$f" -n 0 --json ${map:+--map $map} 2>/dev/null |
+  hk duplicate-arrays "$f" -n 0 --json ${map:+--map $map} 2>/dev/null |
     jq -r '.[] | [.class, .length, .count, .bytes] | @tsv' | sort > "$T/$name.ours.dup"
   if [ -s "$T/$name.ahat.dup" ] && cmp -s "$T/$name.ahat.dup" "$T/$name.ours.dup"; then
     pass "oracle-duparrays-$name ($(wc -l < "$T/$name.ours.dup") groups, wasting $(awk -F'\t' '{w += ($3 - 1) * $4} END {print w}' "$T/$name.ours.dup") B)"
@@ -162,7 +165,7 @@ if [ -s "$T/aosp-art-ahat-test-dump.ahat" ] && [ -s "$T/aosp-art-ahat-test-dump-
   M="$REALDATA/hprof/aosp-art-ahat-test-dump.map"
   for opts in "-n 0" "-n 0 --map $M" "-n 0 --map $M --base-map $M" "-n 5 --heap app" "-n 0 --heap app --base-map $M"; do
     # shellcheck disable=SC2086
-    got=$("$HK" diff "$B.hprof" "$A.hprof" $opts --no-leaks --no-bitmaps --json 2>/dev/null |
+    got=$(hk diff "$B.hprof" "$A.hprof" $opts --no-leaks --no-bitmaps --json 2>/dev/null |
       python3 "$CHECK" "$T/aosp-art-ahat-test-dump.ahat" diff --base "$T/aosp-art-ahat-test-dump-base.ahat" \
         $(echo "$opts" | grep -oE -- '(-n [0-9]+|--heap [a-z]+)'))
     case "$got" in ok*) pass "oracle-diff $opts ($got)" ;; *) fail "oracle-diff $opts" "$got" ;; esac
@@ -177,7 +180,7 @@ if [ -f "$B.hprof" ] && [ -f "$A.hprof" ]; then
   M="$REALDATA/hprof/aosp-art-ahat-test-dump.map"
   java -Xmx512m -cp "$AHAT:$T/hr" com.android.ahat.heapdump.AhatOracle "$A.hprof" "$M" --baseline "$B.hprof" \
     > "$T/pair.ahat" 2> "$T/pair.ahat.err" || fail oracle-diff-status "ahat failed: $(tail -c 300 "$T/pair.ahat.err")"
-  "$HK" run "$SRC/tests/lua/diff_status.lua" "$A.hprof" --base "$B.hprof" --map "$M" > "$T/pair.ours" 2>/dev/null
+  hk run "$SRC/tests/lua/diff_status.lua" "$A.hprof" --base "$B.hprof" --map "$M" > "$T/pair.ours" 2>/dev/null
   got=$(awk -F'\t' '
     NR == FNR { cp[$2 " " $3] = $5; next }
     {
@@ -196,5 +199,5 @@ fi
 # the issue's case: on the 2015 LeakCanary dump, byte[] in heap app retains only itself
 f="$REALDATA/hprof/leakcanary-leak_service_binder.hprof"
 if [ -f "$f" ]; then
-  eq oracle-heap-bytearray-app "$("$HK" histogram "$f" --heap app --json | jq '.[] | select(.class == "byte[]") | .retained_bytes == .shallow_bytes')" true
+  eq oracle-heap-bytearray-app "$(hk histogram "$f" --heap app --json | jq '.[] | select(.class == "byte[]") | .retained_bytes == .shallow_bytes')" true
 fi

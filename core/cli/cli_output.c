@@ -164,6 +164,20 @@ static void print_options(lua_State *L, int def)
     lua_settop(L, args - 1);
 }
 
+/* The options every listing takes, less those the query declares itself (listed above). */
+static void print_listing_options(lua_State *L, int def)
+{
+    int own_sort = 0, own_class = 0;
+    if (lua_getfield(L, def, "args") == LUA_TTABLE) {
+        own_sort = lua_getfield(L, -1, "sort") != LUA_TNIL;
+        own_class = lua_getfield(L, -2, "class") != LUA_TNIL;
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    printf("  %s%s(listings)   --bytes  (tables: sizes as plain numbers)\n", own_sort ? "" : "--sort COLUMN   ",
+           own_class ? "" : "--class GLOB   ");
+}
+
 void cli_print_query_help(lua_State *L, const char *name, int def)
 {
     int needs_dump = 1;
@@ -189,7 +203,7 @@ void cli_print_query_help(lua_State *L, const char *name, int def)
     printf("\noptions:\n");
     print_options(L, def);
     printf("  --format table|json|csv|...  (--json for json)   -o FILE  write to FILE (atomically)\n");
-    printf("  --sort COLUMN   --class GLOB   (listings)   --bytes  (tables: sizes as plain numbers)\n");
+    print_listing_options(L, def);
     if (lua_getfield(L, def, "gates") == LUA_TTABLE) {
         printf("  --fail-on GATE[:PARAM][,GATE...]  exit 3 when a gate trips:\n");
         lua_pushnil(L);
