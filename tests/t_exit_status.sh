@@ -53,6 +53,8 @@ status exit-triage-baseline-not-a-dump 1 "$HK" triage demo.hprof --baseline notd
 status exit-triage-meminfo-missing 2 "$HK" triage demo.hprof --meminfo /nonexistent.txt
 status exit-triage-meminfo-not-meminfo 1 "$HK" triage demo.hprof --meminfo notdump.txt
 grep -q 'plugin meminfo' "$T/st.err" && fail exit-triage-meminfo-wording "$(cat "$T/st.err")" || pass exit-triage-meminfo-wording
+status exit-triage-native-missing 2 "$HK" triage demo.hprof --native /nonexistent.pftrace
+status exit-triage-native-not-a-trace 1 "$HK" triage demo.hprof --native notdump.txt
 status exit-triage-samples-without-report 2 "$HK" triage demo.hprof --samples s.csv
 status exit-triage-samples-missing 2 "$HK" triage demo.hprof --samples /nonexistent.csv --report r.html
 status exit-triage-gate 3 "$HK" triage demo.hprof --fail-on leaks -o /dev/null
