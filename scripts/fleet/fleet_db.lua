@@ -47,15 +47,15 @@ function M.open(path)
   -- the database as it was; a database already current is only read (a read-only file reports)
   local ok, err = pcall(db.exec, db, "PRAGMA busy_timeout = 10000; BEGIN; " ..
                                      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-  if not ok then
+  if not ok then   -- a file that is not SQLite, read-only, or a full disk: its data failed, exit 1 (README)
     db:close()
     local why = tostring(err):gsub("^sqlite: ", "")
-    -- a full disk is the machine's failure (exit 1); the rest name a file the user gave (exit 2)
-    if why:find("disk is full", 1, true) then error(path .. ": the disk is full (" .. why .. ")", 0) end
-    if why:find("readonly", 1, true) or why:find("unable to open", 1, true) then
-      hk.usage_error(path .. ": cannot write the fleet database here (" .. why .. ")")
+    local what = "not a fleet database"
+    if why:find("disk is full", 1, true) then what = "the disk is full"
+    elseif why:find("readonly", 1, true) or why:find("unable to open", 1, true) then
+      what = "cannot write the fleet database here"
     end
-    hk.usage_error(path .. ": not a fleet database (" .. why .. ")")
+    error({ message = path .. ": " .. what .. " (" .. why .. ")", exit_code = 1 })
   end
   local v = db:rows("SELECT value FROM meta WHERE key = 'fleet_db'")[1]
   if not v then

@@ -21,7 +21,7 @@ fuzz_build() {
         "$SRC"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c "$SRC"/core/map/map_{parse,frames}.c \
         "$SRC"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,map,stack,ext}.c \
         "$SRC"/core/hprof/hprof_layout{,_class,_count,_detect}.c "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c \
-        "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,path,path_local,class_retained}.c \
+        "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,path,path_local,class_retained,heap_retained}.c \
         "$SRC/core/bitmap/bitmap_list.c" "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c \
         -lz -lzstd -lprotobuf-c -lpthread -o "$out" ;;
     map)
