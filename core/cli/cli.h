@@ -2,9 +2,9 @@
 #ifndef HK_CLI_H
 #define HK_CLI_H
 
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "host/plugin_host.h"
-#include "host/plugin_lua.h"
+#include "lua/lua_plugins.h"
 
 /* What the global options set (see cli_global.c); a new global option adds its field here. */
 typedef struct cli_globals {

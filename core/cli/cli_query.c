@@ -2,7 +2,7 @@
  * filtered, then the renderer. */
 #include "cli/cli.h"
 #include "util/hk_mem.h"
-#include "host/map_lua.h"
+#include "lua/lua_map.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

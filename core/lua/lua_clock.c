@@ -5,7 +5,8 @@
  *                         the script can finish what it is doing (a sample, a dump) and end cleanly
  *   hk.interrupted()      -> true once such a signal has arrived since hk.trap_interrupt()
  * Blocking device reads retry on EINTR, so a signal never cuts a transfer in half. */
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
+#include "lua/lua_open.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,10 +1,10 @@
 /* What the Lua types over the index share (lua_ref.c, lua_dump.c, lua_class.c, lua_object.c):
  * their metatables, the Dump behind a userdata, and field values read from instance records.
- * Private to core/host: other modules use lua_host.h. */
+ * Private to the type files of core/lua: the module files use lua_host.h. */
 #ifndef HK_LUA_REF_H
 #define HK_LUA_REF_H
 
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 
 /* A type's metatable: methods (x:name()) and props (x.name, getters) tables looked up by its
  * __index, and the metamethods in meta. */
@@ -33,9 +33,5 @@ void hkl_push_metatable(lua_State *L, const char *type);
  * metatable at mt_idx (both upvalues of a loop): the fast path of an iterator, which checks
  * that the dump is open itself. */
 void hkl_push_object_of(lua_State *L, int dump_ud_idx, int mt_idx, const hkl_dump *owner, uint32_t obj);
-
-void hkl_open_dump(lua_State *L);
-void hkl_open_class(lua_State *L);
-void hkl_open_object(lua_State *L);
 
 #endif

@@ -7,14 +7,15 @@
  *   dev:dump_heap(process, {gc=true, bitmaps=nil, output=path, progress=nil})
  *                           -> local path, {path, bytes, gc, bitmaps, pid, note}
  * Failures raise a Lua error carrying the one-line message. */
-#include "device_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_device.h"
+#include "lua/lua_host.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "device/device.h"
+#include "lua/lua_open.h"
 
 #define HK_DEVICE_MT "hk.device"
 

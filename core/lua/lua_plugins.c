@@ -1,13 +1,14 @@
-#include "host/plugin_lua.h"
+#include "lua/lua_plugins.h"
 
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "host/plugin_internal.h"
 #include "util/hk_report.h"
+#include "lua/lua_open.h"
 
 static const char *status_name(enum hk_plugin_status s)
 {

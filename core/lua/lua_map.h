@@ -3,7 +3,7 @@
 #ifndef HK_MAP_LUA_H
 #define HK_MAP_LUA_H
 
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 
 /* Opens and indexes path and applies a map: map_path when given, else (look_beside) the
  * map beside the dump (DUMP.map, STEM.map), said in a note.  Notes and warnings go to
@@ -11,6 +11,5 @@
  * dump failed, 2 when the map given cannot be read (a user error). */
 hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who, int *status,
                         char *err, size_t errlen);
-void hkl_open_map(lua_State *L);
 
 #endif

@@ -9,10 +9,10 @@
  * library-leak reference the path crosses, and rule_step the step (1-based) whose reference
  * matched it. */
 #include "graph/graph_leakpath.h"
-#include "graph/graph_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +154,14 @@ static int dump_root_object(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg dump_methods[] = {
+    {"leak_paths", dump_leak_paths},
+    {"root_columns", dump_root_columns},
+    {"root_object", dump_root_object},
+    {NULL, NULL},
+};
+
 void hkl_open_leakpath(lua_State *L)
 {
-    hkl_add_method(L, HKL_DUMP, "leak_paths", dump_leak_paths);
-    hkl_add_method(L, HKL_DUMP, "root_columns", dump_root_columns);
-    hkl_add_method(L, HKL_DUMP, "root_object", dump_root_object);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

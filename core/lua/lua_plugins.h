@@ -6,10 +6,6 @@
 
 #include "host/plugin_host.h"
 
-/* Adds hk.plugins() and one hk.<plugin>.<name> per registered function to the global hk
- * table (created when absent).  ps must outlive L. */
-void hkl_open_plugins(lua_State *L, hk_plugins *ps);
-
 /* The hk_plugins that hkl_open_plugins was given (NULL before it ran). */
 hk_plugins *hk_plugins_lua_get(lua_State *L);
 

@@ -1,7 +1,8 @@
 /* The Class type in Lua: cls.name, cls.super, ..., cls:instances(), cls:field_values(),
  * cls:fields(), cls:statics(), cls:static(), cls:is_subclass_of(). */
-#include "host/lua_ref.h"
+#include "lua/lua_ref.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <string.h>
 

@@ -2,9 +2,10 @@
  * The Lua host: one lua_State with the `hk` table, the userdata types that wrap the
  * index (Dump, Class, Object), and the registries of queries and renderers.
  *
- * Other parts of the core extend the Lua types through hkl_add_method/hkl_add_property
- * (graph: obj:retained_size(); bitmaps: dump:bitmaps(); ...) from an opener, hkl_open_NAME,
- * listed in lua_modules.c's one table, so the Lua host knows no module by name.
+ * The module files of core/lua extend the Lua types with method tables (graph:
+ * obj:retained_size(); bitmaps: dump:bitmaps(); ...) from one opener each, hkl_open_NAME,
+ * listed in lua_open.h and run from lua_modules.c's one table, so the Lua host knows no
+ * module by name.
  */
 #ifndef HK_LUA_HOST_H
 #define HK_LUA_HOST_H
@@ -60,6 +61,11 @@ void hkl_add_method_value(lua_State *L, const char *type, const char *name);
 void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter);
 /* Add a function to the global hk table. */
 void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);
+/* The same for each entry of a method table (ended by {NULL, NULL}): the form a binding
+ * file's opener uses, so each file ends with its tables and one opener. */
+void hkl_add_methods(lua_State *L, const char *type, const luaL_Reg *fns);
+void hkl_add_properties(lua_State *L, const char *type, const luaL_Reg *getters);
+void hkl_add_functions(lua_State *L, const luaL_Reg *fns);
 
 /* Fields of the table at the top of the stack, t[k] = v.  hkl_set_str with NULL leaves the
  * key absent; hkl_set_str_or_null sets hk.null (JSON null), for a key every row shows. */
@@ -161,11 +167,6 @@ void hkl_open_modules(lua_State *L);
 /* Opens the bindings over the plugins (hk.plugins(), hk.fetch_bitmaps, ...) once they are loaded. */
 struct hk_plugins;
 void hkl_open_plugin_modules(lua_State *L, struct hk_plugins *ps);
-/* The openers of lua_host's own bindings: hk.query{} and its kin (lua_query.c); hk.clock,
- * hk.sleep, hk.trap_interrupt, hk.interrupted (lua_clock.c); hk.sqlite_open (sqlite_lua.c). */
-void hkl_open_query(lua_State *L);
-void hkl_open_clock(lua_State *L);
-void hkl_open_sqlite(lua_State *L);
 #endif
 
 #ifndef HK_LUA_REGISTRY

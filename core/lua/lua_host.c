@@ -1,7 +1,7 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "hk_config.h"
-#include "host/map_lua.h"
+#include "lua/lua_map.h"
 #include "host/registry.h"
 #include "util/hk_file.h"
 #include "util/hk_mem.h"

@@ -1,5 +1,6 @@
 /* Running one query from another (hk.run) and the errors a query raises at its user. */
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
+#include "lua/lua_open.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* Lua bindings of the heap graph: Object and Dump methods over hk_graph_*. */
 #include "graph/graph.h"
-#include "graph/graph_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -297,21 +297,33 @@ static int dump_graph_totals(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg object_methods[] = {
+    {"retained_size", obj_retained_size}, {"retained_native", obj_retained_native},
+    {"dominator", obj_dominator},         {"dominated", obj_dominated},
+    {"referrers", obj_referrers},         {NULL, NULL},
+};
+
+static const luaL_Reg object_props[] = {
+    {"native_size", obj_native_size},
+    {"reachability", obj_reachability},
+    {NULL, NULL},
+};
+
+static const luaL_Reg dump_methods[] = {
+    {"path_to_root", dump_path_to_root},
+    {"roots", dump_roots},
+    {"top_retained", dump_top_retained},
+    {"dominated_by_root", dump_dominated_by_root},
+    {"class_retained", dump_class_retained},
+    {"graph_plan", dump_graph_plan},
+    {"reachability", dump_reachability},
+    {"graph_totals", dump_graph_totals},
+    {NULL, NULL},
+};
+
 void hkl_open_graph(lua_State *L)
 {
-    hkl_add_method(L, HKL_OBJECT, "retained_size", obj_retained_size);
-    hkl_add_method(L, HKL_OBJECT, "retained_native", obj_retained_native);
-    hkl_add_method(L, HKL_OBJECT, "dominator", obj_dominator);
-    hkl_add_method(L, HKL_OBJECT, "dominated", obj_dominated);
-    hkl_add_method(L, HKL_OBJECT, "referrers", obj_referrers);
-    hkl_add_property(L, HKL_OBJECT, "native_size", obj_native_size);
-    hkl_add_property(L, HKL_OBJECT, "reachability", obj_reachability);
-    hkl_add_method(L, HKL_DUMP, "path_to_root", dump_path_to_root);
-    hkl_add_method(L, HKL_DUMP, "roots", dump_roots);
-    hkl_add_method(L, HKL_DUMP, "top_retained", dump_top_retained);
-    hkl_add_method(L, HKL_DUMP, "dominated_by_root", dump_dominated_by_root);
-    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
-    hkl_add_method(L, HKL_DUMP, "graph_plan", dump_graph_plan);
-    hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
-    hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);
+    hkl_add_methods(L, HKL_OBJECT, object_methods);
+    hkl_add_properties(L, HKL_OBJECT, object_props);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

@@ -1,8 +1,9 @@
 /* The Dump type in Lua: dump:info(), dump:classes(), dump:class(), dump:object(),
  * dump:objects(), dump:histogram(), dump:index_stats(), dump:close(). */
-#include "host/lua_ref.h"
+#include "lua/lua_ref.h"
 #include "hprof/hprof_internal.h"
 #include "hprof/hprof_stats.h"
+#include "lua/lua_open.h"
 
 #include <stdlib.h>
 #include <string.h>

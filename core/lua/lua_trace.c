@@ -1,10 +1,10 @@
 /* dump:write_perfetto{to = "heapgraph" | "embedded", path = FILE, pid = N, process = NAME,
  * chunk_bytes = N, images = { {ptr = "0x7a001000", png = BYTES}, ... }}: the dump as a trace. */
-#include "trace/trace_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "hprof/hprof.h"
 #include "trace/trace.h"
 #include "util/hk_mem.h"
+#include "lua/lua_open.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -62,7 +62,12 @@ static int dump_write_perfetto(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg dump_methods[] = {
+    {"write_perfetto", dump_write_perfetto},
+    {NULL, NULL},
+};
+
 void hkl_open_trace(lua_State *L)
 {
-    hkl_add_method(L, HKL_DUMP, "write_perfetto", dump_write_perfetto);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

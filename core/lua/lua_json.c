@@ -1,5 +1,5 @@
 /* JSON text to Lua values: how plugin functions hand results to scripts. */
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 
 #include <stdio.h>
 #include <stdlib.h>

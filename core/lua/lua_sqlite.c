@@ -6,7 +6,8 @@
  *   db:close()               (also done when the db is collected)
  * Parameters bind by position: integers, floats, strings; nil and hk.null bind NULL, booleans
  * 0/1.  Prepared statements are kept per SQL text, so a loop of db:run costs one prepare. */
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
+#include "lua/lua_open.h"
 
 #include <sqlite3.h>
 #include <string.h>

@@ -9,7 +9,6 @@
  *       a dump's DUMP.bitmaps/ sidecar with images it found elsewhere (an API 35 second dump)
  *   hk.fetchers() -> { {name, help, gc}, ... }
  * and it offers dev:dump_heap the first fetcher that can GC (on API < 27, where am has no -g). */
-#include "host/fetch_lua.h"
 
 #include <errno.h>
 #include <lauxlib.h>
@@ -19,10 +18,12 @@
 #include <unistd.h>
 
 #include "device/device.h"
-#include "device/device_lua.h"
-#include "host/lua_host.h"
+#include "host/plugin_host.h"
+#include "lua/lua_device.h"
+#include "lua/lua_host.h"
 #include "util/hk_file.h"
 #include "util/hk_report.h"
+#include "lua/lua_open.h"
 
 static hk_plugins *fetch_upvalue(lua_State *L)
 {

@@ -1,7 +1,7 @@
 /* Lua bindings of the heap diff: dump:diff(base) returns a Diff (see docs/lua-api.md). */
 #include "graph/diff.h"
-#include "graph/graph_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
+#include "lua/lua_open.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +251,11 @@ static int diff_tostring(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg dump_methods[] = {
+    {"diff", dump_diff},
+    {NULL, NULL},
+};
+
 void hkl_open_diff(lua_State *L)
 {
     static const luaL_Reg methods[] = {
@@ -267,5 +272,5 @@ void hkl_open_diff(lua_State *L)
     };
     static const luaL_Reg meta[] = {{"__gc", diff_gc}, {"__tostring", diff_tostring}, {NULL, NULL}};
     hkl_new_metatable(L, HKL_DIFF, methods, meta);
-    hkl_add_method(L, HKL_DUMP, "diff", dump_diff);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

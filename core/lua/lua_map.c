@@ -1,6 +1,7 @@
 /* Dumps opened with their maps; the mapped names and allocation stacks in Lua. */
-#include "host/map_lua.h"
+#include "lua/lua_map.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,10 +128,30 @@ static int l_read_map(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg hk_funcs[] = {
+    {"read_map", l_read_map},
+    {NULL, NULL},
+};
+
+static const luaL_Reg class_props[] = {
+    {"obfuscated_name", cls_obfuscated_name},
+    {NULL, NULL},
+};
+
+static const luaL_Reg object_props[] = {
+    {"allocation_stack", obj_allocation_stack},
+    {NULL, NULL},
+};
+
+static const luaL_Reg dump_props[] = {
+    {"map", dump_map},
+    {NULL, NULL},
+};
+
 void hkl_open_map(lua_State *L)
 {
-    hkl_add_function(L, "read_map", l_read_map);
-    hkl_add_property(L, HKL_CLASS, "obfuscated_name", cls_obfuscated_name);
-    hkl_add_property(L, HKL_OBJECT, "allocation_stack", obj_allocation_stack);
-    hkl_add_property(L, HKL_DUMP, "map", dump_map);
+    hkl_add_functions(L, hk_funcs);
+    hkl_add_properties(L, HKL_CLASS, class_props);
+    hkl_add_properties(L, HKL_OBJECT, object_props);
+    hkl_add_properties(L, HKL_DUMP, dump_props);
 }

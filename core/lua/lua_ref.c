@@ -1,7 +1,7 @@
 /* The plumbing of the Lua types over the index (Dump, Class, Object): metatables with a
  * methods and a props table, checks and pushes.  No heap is copied: a Class or Object is an
  * index plus a reference to its Dump. */
-#include "host/lua_ref.h"
+#include "lua/lua_ref.h"
 #include "hprof/hprof_internal.h"
 
 #include <inttypes.h>
@@ -108,6 +108,21 @@ void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFun
     lua_pushcfunction(L, getter);
     lua_setfield(L, -2, name);
     lua_pop(L, 1);
+}
+
+void hkl_add_methods(lua_State *L, const char *type, const luaL_Reg *fns)
+{
+    for (; fns->name; fns++) hkl_add_method(L, type, fns->name, fns->func);
+}
+
+void hkl_add_properties(lua_State *L, const char *type, const luaL_Reg *getters)
+{
+    for (; getters->name; getters++) hkl_add_property(L, type, getters->name, getters->func);
+}
+
+void hkl_add_functions(lua_State *L, const luaL_Reg *fns)
+{
+    for (; fns->name; fns++) hkl_add_function(L, fns->name, fns->func);
 }
 
 void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn)

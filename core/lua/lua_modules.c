@@ -1,15 +1,7 @@
 /* Every Lua binding of the core, opened from one table, so the Lua host names no module.
  * Each binding file has one opener, hkl_open_NAME. */
-#include "host/lua_host.h"
-#include "host/lua_ref.h"
-#include "bitmap/bitmap_lua.h"
-#include "device/device_lua.h"
-#include "graph/graph_lua.h"
-#include "host/fetch_lua.h"
-#include "host/map_lua.h"
-#include "host/plugin_lua.h"
-#include "trace/trace_lua.h"
-#include "host/triage_lua.h"
+#include "lua/lua_host.h"
+#include "lua/lua_open.h"
 
 /* The types first (the modules add methods to them), then hk.query{} and its kin, then the
  * modules. */
@@ -20,14 +12,14 @@ static void (*const openers[])(lua_State *L) = {
 };
 
 /* The bindings over the loaded plugins: opened once they are loaded. */
-static void (*const plugin_openers[])(lua_State *L, hk_plugins *ps) = {hkl_open_plugins, hkl_open_fetch};
+static void (*const plugin_openers[])(lua_State *L, struct hk_plugins *ps) = {hkl_open_plugins, hkl_open_fetch};
 
 void hkl_open_modules(lua_State *L)
 {
     for (size_t i = 0; i < sizeof openers / sizeof *openers; i++) openers[i](L);
 }
 
-void hkl_open_plugin_modules(lua_State *L, hk_plugins *ps)
+void hkl_open_plugin_modules(lua_State *L, struct hk_plugins *ps)
 {
     for (size_t i = 0; i < sizeof plugin_openers / sizeof *plugin_openers; i++) plugin_openers[i](L, ps);
 }

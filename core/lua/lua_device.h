@@ -4,7 +4,7 @@
 
 #include <lua.h>
 
-#include "device.h"
+#include "device/device.h"
 
 /* The GC dev:dump_heap runs on API < 27: the host leaves an hk_device_gc (a full userdata) in the
  * Lua registry under this key when a loaded plugin can GC; without one, dumps there go without. */
@@ -13,8 +13,5 @@ typedef struct hk_device_gc {
     hk_device_gc_fn fn;
     void *ctx;
 } hk_device_gc;
-
-/* Adds devices and device to the global hk table. */
-void hkl_open_device(lua_State *L);
 
 #endif

@@ -1,7 +1,8 @@
 /* The Object type in Lua (obj.id, obj.class, ..., obj:field(), obj:ref(), obj:fields(),
  * arr:at(), arr:bytes()) and the reading of field values the Class type shares. */
-#include "host/lua_ref.h"
+#include "lua/lua_ref.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <inttypes.h>
 #include <stdio.h>

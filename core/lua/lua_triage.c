@@ -1,12 +1,12 @@
 /* Lua bindings the triage recipe needs from the core: dump:duplicates(), dump:sha256(), and
  * for its HTML report hk.png_thumbnail() and hk.base64(). */
-#include "host/triage_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "hprof/hprof_dup.h"
 #include "util/hk_png.h"
 #include "util/hk_sha.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
+#include "lua/lua_open.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,10 +151,20 @@ static int l_base64(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg hk_funcs[] = {
+    {"png_thumbnail", l_png_thumbnail},
+    {"base64", l_base64},
+    {NULL, NULL},
+};
+
+static const luaL_Reg dump_methods[] = {
+    {"duplicates", dump_duplicates},
+    {"sha256", dump_sha256},
+    {NULL, NULL},
+};
+
 void hkl_open_triage(lua_State *L)
 {
-    hkl_add_function(L, "png_thumbnail", l_png_thumbnail);
-    hkl_add_function(L, "base64", l_base64);
-    hkl_add_method(L, HKL_DUMP, "duplicates", dump_duplicates);
-    hkl_add_method(L, HKL_DUMP, "sha256", dump_sha256);
+    hkl_add_functions(L, hk_funcs);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

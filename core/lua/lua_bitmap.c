@@ -1,13 +1,13 @@
 /* Bitmaps in Lua: dump:bitmaps(), dump:bitmap_image(id), dump:bitmap_scan{...},
  * dump:bitmap_counts(), and hk.bitmap_source{...} for sources written in Lua. */
 #include "bitmap/bitmap.h"
-#include "bitmap/bitmap_lua.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "host/plugin_host.h"
-#include "host/plugin_lua.h"
+#include "lua/lua_plugins.h"
 #include "host/registry.h"
 #include "util/hk_mem.h"
 #include "util/hk_report.h"
+#include "lua/lua_open.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -464,15 +464,21 @@ static int dump_bitmap_counts(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg dump_methods[] = {
+    {"bitmaps", dump_bitmaps},         {"bitmap_image", dump_bitmap_image},   {"bitmap_pngs", dump_bitmap_pngs},
+    {"bitmap_scan", dump_bitmap_scan}, {"bitmap_counts", dump_bitmap_counts}, {NULL, NULL},
+};
+
+static const luaL_Reg hk_funcs[] = {
+    {"bitmap_source", l_bitmap_source},
+    {"bitmap_sources", l_bitmap_sources},
+    {NULL, NULL},
+};
+
 void hkl_open_bitmap(lua_State *L)
 {
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, SOURCES_KEY);
-    hkl_add_method(L, HKL_DUMP, "bitmaps", dump_bitmaps);
-    hkl_add_method(L, HKL_DUMP, "bitmap_image", dump_bitmap_image);
-    hkl_add_method(L, HKL_DUMP, "bitmap_pngs", dump_bitmap_pngs);
-    hkl_add_method(L, HKL_DUMP, "bitmap_scan", dump_bitmap_scan);
-    hkl_add_method(L, HKL_DUMP, "bitmap_counts", dump_bitmap_counts);
-    hkl_add_function(L, "bitmap_source", l_bitmap_source);
-    hkl_add_function(L, "bitmap_sources", l_bitmap_sources);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
+    hkl_add_functions(L, hk_funcs);
 }
