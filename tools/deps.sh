@@ -2,9 +2,9 @@
 # Installs what is missing on Debian 12: build deps always, test deps with --test, and with
 # --bench also what the benchmarks compare against (VisualVM's heap library).
 set -eu
-pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev"
+pkgs="meson ninja-build pkg-config gcc liblua5.4-dev libpng-dev zlib1g-dev libzstd-dev libinih-dev libssl-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev"
 [ "${1:-}" = "--bench" ] && pkgs="$pkgs openjdk-17-jdk-headless jq visualvm"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq clang libclang-rt-14-dev valgrind libxml2-utils protobuf-compiler python3-jsonschema chromium parallel clang-format universal-ctags"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs adb openjdk-17-jdk-headless jq zstd clang libclang-rt-14-dev valgrind libxml2-utils protobuf-compiler python3-jsonschema chromium parallel clang-format universal-ctags"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
