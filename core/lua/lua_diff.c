@@ -1,5 +1,5 @@
 /* Lua bindings of the heap diff: dump:diff(base) returns a Diff (see docs/lua-api.md). */
-#include "graph/diff.h"
+#include "diff/diff.h"
 #include "lua/lua_host.h"
 #include "lua/lua_open.h"
 

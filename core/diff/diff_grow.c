@@ -1,5 +1,5 @@
 /* Heap diff, growing collections: matched collections and arrays whose element count rose. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
 #include "util/hk_mem.h"

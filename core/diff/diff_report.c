@@ -1,5 +1,5 @@
 /* Heap diff, the tallies: totals and unmatched objects by class. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"

@@ -1,5 +1,5 @@
 /* Heap diff, one object against its counterpart: the fields (or array elements) that differ. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Heap diff, the matching: class objects by name, GC roots by kind, thread and class, then
  * breadth first along fields, statics and array slots (see diff.h). */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"

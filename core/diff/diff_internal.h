@@ -1,8 +1,8 @@
-/* The diff's state, shared by core/graph/diff_*.c only. */
+/* The diff's state, shared by core/diff/diff_*.c only. */
 #ifndef HK_DIFF_INTERNAL_H
 #define HK_DIFF_INTERNAL_H
 
-#include "graph/diff.h"
+#include "diff/diff.h"
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"

@@ -6,7 +6,7 @@
  * unmatched object) the id of its holder's path plus one step, and the groups are keyed by
  * (path id, class).  Strings are made only per group at the end; groups whose strings agree
  * (a repeated step collapses, classes sharing a name) are merged then. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph_internal.h"
 #include "util/hk_mem.h"
 

@@ -1,6 +1,6 @@
 /* Heap diff, the reports: where unmatched objects hang (entries and their paths), bytes
  * added and removed by class and by path, and the totals. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph_internal.h"
 #include "util/hk_mem.h"
 
