@@ -7,7 +7,7 @@
  * (path id, class).  Strings are made only per group at the end; groups whose strings agree
  * (a repeated step collapses, classes sharing a name) are merged then. */
 #include "diff/diff_internal.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>

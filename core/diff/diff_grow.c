@@ -1,7 +1,7 @@
 /* Heap diff, growing collections: matched collections and arrays whose element count rose. */
 #include "diff/diff_internal.h"
 #include "graph/graph.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>

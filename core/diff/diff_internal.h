@@ -3,7 +3,7 @@
 #define HK_DIFF_INTERNAL_H
 
 #include "diff/diff.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_idmap.h"
 

@@ -2,7 +2,7 @@
  * breadth first along fields, statics and array slots (see diff.h). */
 #include "diff/diff_internal.h"
 #include "graph/graph.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 

@@ -1,7 +1,7 @@
 /* Heap diff, the reports: where unmatched objects hang (entries and their paths), bytes
  * added and removed by class and by path, and the totals. */
 #include "diff/diff_internal.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>

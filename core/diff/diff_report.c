@@ -1,7 +1,7 @@
 /* Heap diff, the tallies: totals and unmatched objects by class. */
 #include "diff/diff_internal.h"
 #include "graph/graph.h"
-#include "graph/graph_internal.h"
+#include "graph/graph_view.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 
