@@ -12,6 +12,7 @@
 #include "util/hk_file.h"
 #include "util/hk_png.h"
 #include "hprof/hprof_internal.h"
+#include "open/open.h"
 #include "util/hk_report.h"
 
 /* ---- logging and progress ---- */
@@ -219,9 +220,12 @@ static int host_string_value(hk_dump *d, hk_id str, hk_buf *utf8)
     return hk_string_value(d, i, utf8) < 0 ? -1 : 0;
 }
 
+/* the front door without its notes: no map beside the dump, no progress line */
 static hk_dump *host_dump_open(const char *path, char *err, size_t errlen)
 {
-    return hk_dump_open(path, NULL, NULL, err, errlen);
+    hk_open_fail fail;
+    const hk_open_opts o = {.no_map_beside = 1};
+    return hk_open(path, &o, &fail, err, errlen);
 }
 
 static void host_dump_close(hk_dump *d)

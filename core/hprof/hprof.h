@@ -119,11 +119,28 @@ typedef struct hk_root {
 
 typedef void (*hk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Open and index a dump (.hprof or .hprof.gz).  On failure returns NULL with err
- * naming the file offset and what was expected. */
+/* An image that came with the dump from outside its HPROF bytes (the bitmaps of a dump a
+ * Perfetto trace embeds), keyed by the Bitmap's native pointer. */
+typedef struct hk_dump_image {
+    uint64_t ptr;
+    hk_buf png;
+} hk_dump_image;
+
+/* Opening takes two steps, so that what is not HPROF (a Perfetto trace) can be turned into HPROF
+ * between them by the front door (core/open: hk_open, which programs call), the reader knowing
+ * no other format.  hk_dump_load maps the file (or inflates a .gz); hk_dump_load_mem borrows
+ * bytes held in memory (they must outlive the dump).  hk_dump_bytes shows the loaded bytes,
+ * hk_dump_replace_bytes puts others in their place (taking bytes, source and images: source
+ * is "key: value" lines of what they were made from).  hk_dump_index reads the header and
+ * indexes; on failure (NULL or -1 with err naming the file offset and what was expected) the
+ * caller still closes the dump. */
+hk_dump *hk_dump_load(const char *path, char *err, size_t errlen);
+hk_dump *hk_dump_load_mem(const uint8_t *data, size_t size);
+const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size);
+void hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, char *source, hk_dump_image *images, size_t nimages);
+int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
+/* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
-/* Index a dump held in memory (the fuzz target); data must outlive the dump. */
-hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
 
 /* ---- objects ---- */

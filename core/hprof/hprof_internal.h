@@ -92,7 +92,7 @@ struct hk_dump {
      * "key: value", NULL for an HPROF file */
     char *source;
     /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
-    struct hk_trace_image *images;
+    hk_dump_image *images;
     size_t nimages;
 
     /* lazily built: instances grouped by class (CSR over object indices) */

@@ -1,7 +1,7 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
 #include "lua/lua_host.h"
 #include "hk_config.h"
-#include "lua/lua_map.h"
+#include "open/open.h"
 #include "host/registry.h"
 #include "util/hk_file.h"
 #include "util/hk_mem.h"
@@ -53,15 +53,6 @@ int hkl_pcall(lua_State *L, int nargs, int nresults)
     int rc = lua_pcall(L, nargs, nresults, base);
     lua_remove(L, base);
     return rc;
-}
-
-void hk_progress_index(void *ctx, uint64_t done, uint64_t total)
-{
-    const char *what = ctx ? ctx : "indexing";
-    if (done >= total) hk_report(HK_REPORT_PROGRESS, "%s", "");
-    else
-        hk_report(HK_REPORT_PROGRESS, "%s: %3d%% (%llu of %llu MB)", what, (int)(done * 100 / (total ? total : 1)),
-                  (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
 }
 
 static const char *current_source(lua_State *L)
@@ -297,11 +288,10 @@ static int l_open(lua_State *L)
         else if (t != LUA_TNIL) return hkl_usage_error(L, "hk.open: 'map' must be a file name or false");
     }
     char err[1024];
-    int status;
-    struct stat st;
-    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
-    hk_dump *d = hk_open_mapped(path, map, beside, "hprofkit", &status, err, sizeof err);
-    if (!d) return status == 2 ? hkl_usage_error(L, "%s", err) : hkl_fail(L, "%s", err);
+    const hk_open_opts o = {.map = map, .no_map_beside = !beside, .progress = 1};
+    hk_open_fail fail;
+    hk_dump *d = hk_open(path, &o, &fail, err, sizeof err);
+    if (!d) return fail == HK_OPEN_USER_ERROR ? hkl_usage_error(L, "%s", err) : hkl_fail(L, "%s", err);
     hkl_push_dump(L, d, 0);
     return 1;
 }

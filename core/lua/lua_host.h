@@ -160,8 +160,6 @@ const char *hkl_error_text(lua_State *L, int idx);
  * becomes a new array), then the values of the table at given_idx (0: none) over them.
  * Pushes the table; raises a usage error for a key the query does not declare. */
 void hkl_query_args(lua_State *L, int def_idx, int given_idx);
-/* Progress for long work: a line on stderr redrawn in place, only when it is a tty. */
-void hk_progress_index(void *ctx, uint64_t done, uint64_t total);
 /* Opens every binding in lua_modules.c's table (the types, then the modules that extend them). */
 void hkl_open_modules(lua_State *L);
 /* Opens the bindings over the plugins (hk.plugins(), hk.fetch_bitmaps, ...) once they are loaded. */

@@ -1,59 +1,12 @@
-/* Dumps opened with their maps; the mapped names and allocation stacks in Lua. */
-#include "lua/lua_map.h"
+/* The mapped names and allocation stacks in Lua (dumps are opened with their maps by
+ * core/open). */
+#include "lua/lua_host.h"
 #include "hprof/hprof_internal.h"
 #include "lua/lua_open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void print_lines(const char *who, const hk_buf *b)
-{
-    const char *s = (const char *)b->data, *end = s + b->len;
-    while (s < end) {
-        const char *nl = memchr(s, '\n', (size_t)(end - s));
-        if (!nl) nl = end;
-        fprintf(stderr, "%s: %.*s\n", who, (int)(nl - s), s);
-        s = nl + 1;
-    }
-}
-
-hk_dump *hk_open_mapped(const char *path, const char *map_path, int look_beside, const char *who, int *status,
-                        char *err, size_t errlen)
-{
-    char beside[4096], what[300];
-    hk_map *map = NULL;
-    if (!map_path && look_beside && hk_map_beside(path, beside, sizeof beside)) {
-        map_path = beside;
-        fprintf(stderr, "%s: note: using the map %s found beside the dump (--map FILE to choose another)\n", who,
-                beside);
-    }
-    if (map_path && !(map = hk_map_load(map_path, what, sizeof what))) {
-        snprintf(err, errlen, "cannot read the map: %s", what);
-        *status = 2;
-        return NULL;
-    }
-    snprintf(what, sizeof what, "indexing %s", path);
-    hk_dump *d = hk_dump_open(path, hk_progress_index, what, err, errlen);
-    if (!d) {
-        hk_map_free(map);
-        *status = 1;
-        return NULL;
-    }
-    if (map) {
-        hk_buf notes;
-        hk_buf_init(&notes);
-        int rc = hk_dump_apply_map(d, map, &notes, err, errlen);
-        print_lines(who, &notes);
-        hk_buf_free(&notes);
-        if (rc < 0) {
-            hk_dump_close(d);
-            *status = 2;
-            return NULL;
-        }
-    }
-    return d;
-}
 
 static int cls_obfuscated_name(lua_State *L)
 {

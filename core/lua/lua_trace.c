@@ -2,7 +2,7 @@
  * chunk_bytes = N, images = { {ptr = "0x7a001000", png = BYTES}, ... }}: the dump as a trace. */
 #include "lua/lua_host.h"
 #include "hprof/hprof.h"
-#include "trace/trace.h"
+#include "convert/convert.h"
 #include "util/hk_mem.h"
 #include "lua/lua_open.h"
 

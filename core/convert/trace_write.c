@@ -3,7 +3,7 @@
  * chunks with its bitmaps as HprofBitmap PNGs (the seed's android.hprof_dump proposal). */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
-#include "trace/trace.h"
+#include "convert/convert.h"
 #include "util/hk_file.h"
 #include "util/hk_mem.h"
 
