@@ -68,6 +68,24 @@ android.os.BinderProxy 0"
 7"
   eq info_lists_processes "$("$HK" info "$T/heap_graph_interleaved.pftrace" --json | jq -r '[.source[] | select(.key == "trace dump")] | length')" 2
   err pick_matches_none "no dump in the trace matches" "$HK" --trace-pid 99 info "$T/heap_graph_interleaved.pftrace"
+  # several heap graphs of one process in time (java_heap_dump -c): numbered in `info`, the last opened
+  # by default, --trace-dump N|last|TS picks one; a native profile beside them is listed
+  "$GEN" --scenario graph -o "$T/g2.hprof" >/dev/null 2>&1
+  "$HK" convert "$T/g2.hprof" --to perfetto-heapgraph --trace "$T/g2.pftrace" >/dev/null 2>&1
+  "$GEN" --scenario demo -o "$T/g1.hprof" >/dev/null 2>&1
+  "$HK" convert "$T/g1.hprof" --to perfetto-heapgraph --trace "$T/g1.pftrace" >/dev/null 2>&1
+  (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) \
+    < "$PF/tests/heap_profile_dump_max.textproto" > "$T/np.pftrace"
+  cat "$T/g1.pftrace" "$T/g2.pftrace" "$T/np.pftrace" > "$T/two.pftrace"
+  n1=$("$HK" info "$T/g1.hprof" --json | jq .objects); n2=$("$HK" info "$T/g2.hprof" --json | jq .objects)
+  eq trace_dump_default_last "$("$HK" info "$T/two.pftrace" --json | jq .objects)" "$n2"
+  eq trace_dump_first "$("$HK" --trace-dump 1 info "$T/two.pftrace" --json | jq .objects)" "$n1"
+  eq trace_dump_last "$("$HK" info "$T/two.pftrace" --trace-dump last --json | jq .objects)" "$n2"
+  eq trace_dump_listed "$("$HK" info "$T/two.pftrace" --json | jq -r '[.source[] | select(.key == "trace dump") | .value | sub(" at ts [0-9]*"; "") | sub(",.*\\[opened\\]"; " opened") | sub(",.*"; "")] | join("|")')" \
+    "pid 1 (com.example.demo): heap graph #1 of 2|pid 1 (com.example.demo): heap graph #2 of 2 opened|pid 2 (system_server): native heap profile (heap unknown)"
+  err trace_dump_none "matches --trace-pid/--trace-process/--trace-dump" "$HK" --trace-dump 3 info "$T/two.pftrace"
+  err trace_dump_bad "--trace-dump takes a number from 1" "$HK" --trace-dump 0 info "$T/two.pftrace"
+  err profile_only_points_to_native "it holds a native heap profile: see .hprofkit native." "$HK" info "$T/np.pftrace"
   err trace_pid_not_number "needs a process id" "$HK" --trace-pid x info "$T/heap_graph_interleaved.pftrace"
 
   # runtime_internal_object_id is a reference (tests_heap_graph.py: test_heap_graph_runtime_internal_)

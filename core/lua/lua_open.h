@@ -25,6 +25,7 @@ void hkl_open_map(lua_State *L);      /* lua_map.c: hk.read_map, cls.obfuscated_
 void hkl_open_trace(lua_State *L);    /* lua_trace.c: dump:write_perfetto{} */
 void hkl_open_sqlite(lua_State *L);   /* lua_sqlite.c: hk.sqlite_open */
 void hkl_open_triage(lua_State *L);   /* lua_triage.c: dump:duplicates(), dump:sha256(), hk.base64 ... */
+void hkl_open_native(lua_State *L);   /* lua_native.c: hk.native_profile() */
 /* over the loaded plugins, opened once they are loaded (ps must outlive L) */
 void hkl_open_plugins(lua_State *L, struct hk_plugins *ps); /* lua_plugins.c: hk.plugins(), hk.<plugin>.* */
 void hkl_open_fetch(lua_State *L, struct hk_plugins *ps);   /* lua_fetch.c: hk.fetch_bitmaps ... */

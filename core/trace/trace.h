@@ -20,6 +20,9 @@
 /* Which process of a trace to open (the CLI's --trace-pid / --trace-process): pid 0 and
  * process NULL pick the first dump in the trace.  Process-wide; the strings are copied. */
 void hk_trace_select(int pid, const char *process);
+/* Which of the picked process's dumps in time (the CLI's --trace-dump): "N" (from 1), "last" or
+ * a timestamp of the trace's clock; NULL: the last.  Process-wide; the string is copied. */
+void hk_trace_select_dump(const char *spec);
 
 /* Walking a trace's packets in order (trace_packets.c), the packets of compressed blocks (zlib
  * compressed_packets, zstd_compressed_packets) expanded where they stand: packet() gets each

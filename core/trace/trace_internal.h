@@ -104,6 +104,14 @@ typedef struct pf_embedded {
     uint32_t missing; /* a chunk index skipped */
 } pf_embedded;
 
+/* A heapprofd dump, only listed here (core/native reads profiles). */
+typedef struct pf_profile {
+    int pid;
+    uint64_t ts;
+    char *heap;
+    size_t samples;
+} pf_profile;
+
 typedef struct pf_trace {
     pf_graph *graphs;
     size_t ngraphs, capgraphs;
@@ -111,6 +119,8 @@ typedef struct pf_trace {
     size_t ndumps, capdumps;
     pf_png *pngs;
     size_t npngs, cappngs;
+    pf_profile *profiles;
+    size_t nprofiles, capprofiles;
     struct {
         int pid;
         char *name;
@@ -118,7 +128,7 @@ typedef struct pf_trace {
     size_t nprocs, capprocs;
     uint64_t packets, other_packets, compressed;
     size_t truncated_at; /* where the trace is cut, SIZE_MAX when whole */
-    int from_hprof; /* written by hprofkit's convert: no zygote/image roots */
+    int from_hprof;      /* written by hprofkit's convert: no zygote/image roots */
     uint32_t warnings;
     hk_buf notes; /* one line per warning kind, for info */
 } pf_trace;
