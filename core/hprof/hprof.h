@@ -143,6 +143,15 @@ int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, si
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
 
+/* Memory the index keeps, by part (estimates from the table sizes, for benchmarks). */
+typedef struct hk_index_stats {
+    uint64_t objects;
+    uint64_t object_table_bytes, class_bytes, name_bytes, map_bytes, total_bytes;
+    double bytes_per_object;
+} hk_index_stats;
+
+void hk_index_stats_of(const hk_dump *d, hk_index_stats *s);
+
 /* ---- objects ---- */
 hk_id hk_obj_id(const hk_dump *d, uint32_t i);
 /* Object index for an id, or HK_NONE. */

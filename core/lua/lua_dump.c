@@ -2,7 +2,7 @@
  * dump:objects(), dump:histogram(), dump:index_stats(), dump:close(). */
 #include "lua/lua_ref.h"
 #include "hprof/hprof_internal.h"
-#include "hprof/hprof_stats.h"
+#include "analysis/histogram.h"
 #include "lua/lua_open.h"
 
 #include <stdlib.h>

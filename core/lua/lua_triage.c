@@ -1,7 +1,7 @@
 /* Lua bindings the triage recipe needs from the core: dump:duplicates(), dump:sha256(), and
  * for its HTML report hk.png_thumbnail() and hk.base64(). */
 #include "lua/lua_host.h"
-#include "hprof/hprof_dup.h"
+#include "analysis/duplicates.h"
 #include "util/hk_png.h"
 #include "util/hk_sha.h"
 #include "util/hk_mem.h"

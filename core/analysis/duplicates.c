@@ -1,4 +1,4 @@
-#include "hprof/hprof_dup.h"
+#include "analysis/duplicates.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
 

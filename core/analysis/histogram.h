@@ -1,7 +1,7 @@
-/* Counts over an indexed dump that need no walk of the heap: the class histogram (from the
- * per-class, per-heap tallies the index keeps) and what the index itself costs in memory. */
-#ifndef HK_HPROF_STATS_H
-#define HK_HPROF_STATS_H
+/* The class histogram of an indexed dump, from the per-class, per-heap tallies the index keeps
+ * (no walk of the heap). */
+#ifndef HK_ANALYSIS_HISTOGRAM_H
+#define HK_ANALYSIS_HISTOGRAM_H
 
 #include "hprof/hprof.h"
 
@@ -16,14 +16,5 @@ typedef struct hk_hist_row {
  * caller frees it) and *n.  heap: only that heap's objects (NULL or "" for all); a heap the
  * dump does not have is an error naming the ones it has: returns -1 with err. */
 int hk_histogram(const hk_dump *d, const char *heap, hk_hist_row **rows, size_t *n, char *err, size_t errlen);
-
-/* Memory the index keeps, by part (estimates from the table sizes, for benchmarks). */
-typedef struct hk_index_stats {
-    uint64_t objects;
-    uint64_t object_table_bytes, class_bytes, name_bytes, map_bytes, total_bytes;
-    double bytes_per_object;
-} hk_index_stats;
-
-void hk_index_stats_of(const hk_dump *d, hk_index_stats *s);
 
 #endif

@@ -1,5 +1,5 @@
-/* The class histogram and the index's own size, from the tallies the index keeps. */
-#include "hprof/hprof_stats.h"
+/* The class histogram, from the per-class, per-heap tallies the index keeps. */
+#include "analysis/histogram.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_buf.h"
 #include "util/hk_mem.h"
@@ -61,24 +61,4 @@ int hk_histogram(const hk_dump *d, const char *heap, hk_hist_row **rows, size_t 
     *rows = r;
     *n = k;
     return 0;
-}
-
-void hk_index_stats_of(const hk_dump *d, hk_index_stats *s)
-{
-    s->objects = d->nobjects;
-    s->object_table_bytes = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
-                            (uint64_t)d->nsegs * sizeof *d->segs + hk_iddir_bytes(&d->dir, d);
-    s->class_bytes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
-    for (uint32_t i = 0; i < d->nclasses; i++)
-        s->class_bytes +=
-            (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
-    s->name_bytes = (uint64_t)d->narena * 65536;
-    s->map_bytes =
-        ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap + d->traces.map.cap +
-         d->class_serials.map.cap) *
-            12 +
-        ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap + d->class_serials.cap) * 8 +
-        (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
-    s->total_bytes = s->object_table_bytes + s->class_bytes + s->name_bytes + s->map_bytes;
-    s->bytes_per_object = d->nobjects ? (double)s->total_bytes / d->nobjects : 0;
 }

@@ -1,7 +1,7 @@
 /* Duplicate values: Strings with the same text and primitive arrays with the same contents,
  * the waste MAT, ahat and Android Studio report.  One pass, hashing in place over the mapping. */
-#ifndef HK_HPROF_DUP_H
-#define HK_HPROF_DUP_H
+#ifndef HK_ANALYSIS_DUPLICATES_H
+#define HK_ANALYSIS_DUPLICATES_H
 
 #include "hprof/hprof.h"
 
