@@ -1,7 +1,7 @@
 # The house rules a reader relies on, checked on the tree so they stay true: one C style
 # (.clang-format), short functions, library layers that never print or allocate without the
 # out-of-memory policy, comments that explain instead of pointing at a tracker, and a README
-# layout table that names the folders that exist.
+# layout table that names the folders that exist, and includes that run down the floors.
 . "$SRC/tests/lib.sh"
 cd "$SRC" || exit 0
 c_files() { git ls-files "$@" | grep -E '\.[ch]$'; }
@@ -56,3 +56,32 @@ for d in $(git ls-files | grep / | cut -d/ -f1 | sort -u) $(git ls-files core | 
   echo "$table" | grep -qxE "$d|$d/.*" || unlisted="$unlisted $d"
 done
 eq layout-table-lists-every-folder "$unlisted" ""
+
+# ---- the floors: a folder of core/ includes only folders on floors below its own ----
+# (docs/architecture.md says what each floor is for; a floor's folders never include each other)
+floors="util | map device | hprof | trace analysis graph | native open convert diff bitmap | host | lua | cli"
+floor_of() { echo "$floors" | tr '|' '\n' | grep -nw -- "$1" | cut -d: -f1; }
+upward_in() { # FILE FOLDER: the includes of FILE that do not run down from FOLDER's floor
+  local fl to tl
+  fl=$(floor_of "$2")
+  for to in $(grep -oE '^#include "[a-z_]+/' "$1" | sed 's/#include "//; s:/$::' | sort -u); do
+    [ "$to" = "$2" ] && continue
+    tl=$(floor_of "$to")
+    [ -n "$tl" ] || continue # not a folder of core/ (a generated header)
+    [ "$tl" -lt "$fl" ] || printf ' %s->%s;' "$1" "$to"
+  done
+}
+upward="" unknown=""
+for f in $(c_files core); do
+  from=$(echo "$f" | cut -d/ -f2)
+  if [ -z "$(floor_of "$from")" ]; then unknown="$unknown $from"; continue; fi
+  upward="$upward$(upward_in "$f" "$from")"
+done
+eq includes-run-down-the-floors "$upward" ""
+eq every-core-folder-has-a-floor "$(echo "$unknown" | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//; s/ *$//')" ""
+# graph_internal.h is the graph's own: the floors above read it through graph.h and graph_view.h
+gi=$(c_files core | grep -v '^core/graph/' | xargs grep -l '"graph/graph_internal.h"' 2>/dev/null | tr '\n' ' ')
+eq graph-internal-private "$gi" ""
+# the rule itself must see an upward include and a sideways one, or it could never fail
+printf '#include "util/hk_mem.h"\n#include "lua/lua_host.h"\n#include "graph/graph.h"\n' >"$T/up.c"
+eq floor-rule-sees-upward "$(upward_in "$T/up.c" analysis)" " $T/up.c->graph; $T/up.c->lua;"

@@ -1,7 +1,6 @@
 /* The trace source: PNGs that came in a Perfetto trace with its embedded dump (HprofBitmap,
  * named 0x<pointer>.png).  Keyed by pointer, so the join checks each PNG's size. */
 #include "bitmap/bitmap.h"
-#include "trace/trace.h"
 #include "hprof/hprof_internal.h"
 
 static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)

@@ -196,7 +196,11 @@ static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sideca
 {
     hk_bm_session *s = hk_bm_session_new(hkl_check_dump(L, dump_idx));
     if (!s) luaL_error(L, "bitmaps: out of memory");
-    hk_bm_session_add_standard(s, plugins_of(L), sidecar);
+    const hk_bitmap_source **psrcs = NULL;
+    void **puds = NULL;
+    hk_plugins *ps = plugins_of(L);
+    size_t np = ps ? hk_plugins_bitmap_sources(ps, &psrcs, &puds) : 0;
+    hk_bm_session_add_standard(s, psrcs, puds, np, sidecar);
     const hk_reg_entry *const *es;
     size_t n = hkl_registry(L) ? hk_registry_list(hkl_registry(L), HK_REG_BITMAP_SOURCE, &es) : 0;
     size_t extra = extra_idx ? lua_rawlen(L, extra_idx) : 0;
