@@ -29,7 +29,7 @@ else
 fi
 
 # ---- library layers never print: progress and warnings go through core/util/hk_report ----
-lib_dirs="core/hprof core/graph core/bitmap core/device core/util core/trace core/map"
+lib_dirs="core/hprof core/graph core/bitmap core/device core/util core/trace core/map core/analysis core/diff core/convert"
 prints=$(c_files $lib_dirs | grep -v 'hk_report.c$' | grep -v '_lua.c$' | grep -v 'hk_mem.c$' |
   xargs grep -nE 'fprintf\(std(err|out)|(^|[^_a-z])printf\(|fputs\([^,]*, *std(err|out)|isatty\(' 2>/dev/null | tr '\n' ';')
 eq library-layers-do-not-print "$prints" ""

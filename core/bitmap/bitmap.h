@@ -3,7 +3,7 @@
  * pixels in an ordered list of sources.
  *
  *   - hk_bitmaps_list enumerates the instances (subclasses too) once per dump and caches
- *     the list in d->bitmaps (freed by d->cleanup[1]).  No pixel is read.
+ *     the list attached to the dump (hk_dump_attach).  No pixel is read.
  *   - A session (hk_bm_session) asks sources for one bitmap at a time: sources keyed by
  *     pointer (dumpdata, the sidecar directory, Lua sources) answer with an encoded image
  *     that is accepted only when its PNG IHDR size equals the bitmap's; sources keyed by

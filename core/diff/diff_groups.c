@@ -78,7 +78,7 @@ static const slot_map *slot_map_of(trie *t, uint32_t c)
     if (!t->smap) t->smap = hk_xcalloc(d->nclasses, sizeof *t->smap);
     slot_map *m = &t->smap[c];
     if (m->start) return m;
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     const hkg_class_refs *cr = &g->cls[c];
     uint32_t nf, j = 0;
     const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
@@ -101,7 +101,7 @@ static const slot_map *slot_map_of(trie *t, uint32_t c)
 static uint32_t field_by_edges(trie *t, uint32_t src, uint32_t dst, uint32_t c)
 {
     const hkd_side *sd = t->sd;
-    const hk_graph *g = sd->d->graph;
+    const hk_graph *g = hkg_of(sd->d);
     if (!g || !(g->done & HK_GRAPH_REFS) || g->cls[c].count > 32) return HK_NONE;
     uint32_t bits = sd->o[src].refbits & 0xffff, nout, j = 0;
     const uint32_t *out = hkg_out(g, src, &nout);
@@ -373,7 +373,7 @@ enum { GROUP = 32 };
 static void prefetch_holder(const hkd_side *sd, uint32_t k)
 {
     const hk_dump *d = sd->d;
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     const uint32_t *ent = sd->entries, n = sd->nentries;
     if (!g || !(g->done & HK_GRAPH_REFS)) return;
     if (k + 96 < n) __builtin_prefetch(&sd->o[ent[k + 96]]);

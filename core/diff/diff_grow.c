@@ -185,8 +185,8 @@ static void prefetch_pair(const hk_diff *df, uint32_t v)
     if (v + 16 < db->nobjects && o[v + 16].match != HK_NONE) {
         uint32_t pu = o[v + 16].match;
         int k = hkd_kind(&df->s[1], v + 16);
-        if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&((const hk_graph *)da->graph)->out_start[pu]);
-        if (k == HK_KIND_PRIM_ARRAY) __builtin_prefetch(&((const hk_graph *)da->graph)->retained[pu]);
+        if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&hkg_of(da)->out_start[pu]);
+        if (k == HK_KIND_PRIM_ARRAY) __builtin_prefetch(&hkg_of(da)->retained[pu]);
     }
 }
 

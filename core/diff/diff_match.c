@@ -234,7 +234,7 @@ static void match_roots(matcher *m)
  * shadow$_klass_: classes are matched by name already). */
 static int32_t strong_slot(const hk_dump *d, uint32_t cls, uint32_t off)
 {
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     const hkg_class_refs *cr = &g->cls[cls];
     for (uint32_t k = 0; k < cr->count; k++)
         if (g->ref_offs[cr->start + k] == off) return (int32_t)k;
@@ -286,7 +286,7 @@ static hk_id read_ref(const hk_dump *d, const uint8_t *data, uint32_t len, uint3
 static const uint32_t *strong_refs(matcher *m, int s, uint32_t obj, uint32_t cls)
 {
     hk_dump *d = m->df->s[s].d;
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     const hkg_class_refs *cr = &g->cls[cls];
     uint32_t nout;
     const uint32_t *out = hkg_out(g, obj, &nout);
@@ -319,7 +319,7 @@ static uint32_t weak_ref(hk_dump *d, uint32_t obj, uint32_t off)
 {
     uint32_t len;
     const uint8_t *data = hk_instance_data(d, obj, &len);
-    return data ? hkg_find(d, d->graph, read_ref(d, data, len, off)) : HK_NONE;
+    return data ? hkg_find(d, hkg_of(d), read_ref(d, data, len, off)) : HK_NONE;
 }
 
 static void expand_instance(matcher *m, uint32_t u, uint32_t v)
@@ -355,7 +355,7 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
 {
     hk_dump *d = df->s[s].d;
     uint32_t len;
-    const uint32_t *el = hkg_out(d->graph, arr, &len);
+    const uint32_t *el = hkg_out(hkg_of(d), arr, &len);
     leftover *v = NULL;
     *n = 0;
     for (uint32_t k = 0; k < len; k++) {
@@ -379,7 +379,7 @@ static const uint32_t *small_elements(matcher *m, int s, uint32_t arr, uint32_t 
     uint32_t bits = m->df->s[s].o[arr].refbits, nout;
     if (!(bits & HKG_SMALL_ARRAY)) return NULL;
     bits &= (1u << HKG_SMALL_MAX) - 1;
-    const uint32_t *out = hkg_out(m->df->s[s].d->graph, arr, &nout);
+    const uint32_t *out = hkg_out(hkg_of(m->df->s[s].d), arr, &nout);
     if ((uint32_t)__builtin_popcount(bits) != nout) return NULL;
     uint32_t n = bits ? 32 - (uint32_t)__builtin_clz(bits) : 0;
     uint32_t *idx = m->idx[s] = hk_grow(m->idx[s], &m->cap[s], 32, sizeof *m->idx[s]);
@@ -401,7 +401,7 @@ static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
     *len = n;
     m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)n + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
-    const uint32_t *out = hkg_out(d->graph, arr, &nout);
+    const uint32_t *out = hkg_out(hkg_of(d), arr, &nout);
     for (uint32_t k = 0; k < n; k++) {
         hk_id id = hk_be_id(d, el + (uint64_t)k * idsz);
         idx[k] = HK_NONE;
@@ -410,7 +410,7 @@ static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
         if (j < nout) idx[k] = out[j++];
     }
     if (nonnull != nout)
-        for (uint32_t k = 0; k < n; k++) idx[k] = hkg_find(d, d->graph, hk_be_id(d, el + (uint64_t)k * idsz));
+        for (uint32_t k = 0; k < n; k++) idx[k] = hkg_find(d, hkg_of(d), hk_be_id(d, el + (uint64_t)k * idsz));
     return idx;
 }
 
@@ -419,7 +419,7 @@ static void expand_array(matcher *m, uint32_t u, uint32_t v)
     hk_diff *df = m->df;
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
     uint32_t oa, ob;
-    const uint32_t *xa = hkg_out(da->graph, u, &oa), *xb = hkg_out(db->graph, v, &ob);
+    const uint32_t *xa = hkg_out(hkg_of(da), u, &oa), *xb = hkg_out(hkg_of(db), v, &ob);
     int missed = 0;
     if (oa == ob) {
         /* as many elements on both sides: in order (the same slots unless nulls moved) */
@@ -515,7 +515,7 @@ typedef struct slot_set {
 
 static slot_set *slot_sets(const hk_dump *d)
 {
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     slot_set *v = hk_xcalloc((size_t)d->nclasses + 1, sizeof *v);
     for (uint32_t c = 0; c < d->nclasses; c++) {
         const hkg_class_refs *cr = &g->cls[c];
@@ -731,7 +731,7 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hk_diff *
 {
     const hkd_obj *oa = df->s[0].o, *ob = df->s[1].o;
     const hk_dump *da = df->s[0].d, *db = df->s[1].d;
-    const hk_graph *ga = da->graph, *gb = db->graph;
+    const hk_graph *ga = hkg_of(da), *gb = hkg_of(db);
     if (q + 32 < end) __builtin_prefetch(&oa[df->order[q + 32]]);
     if (q + 16 < end) {
         uint32_t pu = df->order[q + 16], pv = oa[pu].match;

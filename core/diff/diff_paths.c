@@ -33,7 +33,7 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
  * at once swept the whole heap once per level.  Returns how many objects were reached. */
 static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
 {
-    const hk_graph *g = sd->d->graph;
+    const hk_graph *g = hkg_of(sd->d);
     hkd_obj *ob = sd->o;
     uint32_t *w = q + nent, total = nent;
     for (uint32_t i = 0; i < nent; i++) {

@@ -84,7 +84,7 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
     uint32_t qn = 0, n;
     char err[256];
     if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
-        const hk_graph *g = d->graph;
+        const hk_graph *g = hkg_of(d);
         for (uint32_t w = 0, nobj = d->nobjects; w < nobj; w++) {
             if (ob[w].match != HK_NONE) {
                 count_matched(sd, w, ret, total_known);
@@ -142,7 +142,7 @@ void hkd_tally(hk_diff *df, int side)
     sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
     /* with dominators, the heap's total is known: the matched bytes are what the unmatched
      * leave of it, and matched arrays' records need not be read */
-    const hk_graph *g = d->graph;
+    const hk_graph *g = hkg_of(d);
     int total_known = g && (g->done & HK_GRAPH_DOM);
     const uint64_t *ret = total_known ? g->retained : NULL;
     /* the matcher's queue is done with: its pages are in already */

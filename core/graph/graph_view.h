@@ -96,6 +96,15 @@ static inline uint32_t hkg_cached_class(const hk_dump *d, hkg_class_cache *cc, h
     return cc->idx[h];
 }
 
+struct hk_graph;
+/* The key the graph attaches itself to a dump under (hk_dump_attach), and the graph of d (NULL
+ * before any phase ran); the graph is attached first, so it is found in the first slot. */
+extern const char hkg_key;
+static inline struct hk_graph *hkg_of(const hk_dump *d)
+{
+    return d->nattached && d->attached[0].key == &hkg_key ? d->attached[0].state : hk_dump_attached(d, &hkg_key);
+}
+
 typedef struct hk_graph {
     int done;   /* mask of computed phases */
     uint32_t n; /* objects */

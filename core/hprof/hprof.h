@@ -142,6 +142,12 @@ int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, si
 /* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
+/* State a floor above keeps with a dump (the graph, the bitmap list), under a key of its own
+ * (the address of a static object of that floor), so the reader holds no slot for any of them:
+ * hk_dump_attach adds it (replacing, after freeing, what the key held), free_fn frees it when
+ * the dump closes (in the order attached); hk_dump_attached finds it, NULL when there is none. */
+void hk_dump_attach(hk_dump *d, const void *key, void *state, void (*free_fn)(void *state));
+void *hk_dump_attached(const hk_dump *d, const void *key);
 
 /* Memory the index keeps, by part (estimates from the table sizes, for benchmarks). */
 typedef struct hk_index_stats {

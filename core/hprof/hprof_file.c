@@ -182,11 +182,29 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
     return d;
 }
 
+void *hk_dump_attached(const hk_dump *d, const void *key)
+{
+    for (unsigned i = 0; i < d->nattached; i++)
+        if (d->attached[i].key == key) return d->attached[i].state;
+    return NULL;
+}
+
+void hk_dump_attach(hk_dump *d, const void *key, void *state, void (*free_fn)(void *state))
+{
+    for (unsigned i = 0; i < d->nattached; i++)
+        if (d->attached[i].key == key) {
+            d->attached[i].free_fn(d->attached[i].state);
+            d->attached[i] = (struct hk_attached){key, state, free_fn};
+            return;
+        }
+    if (d->nattached == HK_MAX_ATTACHED) hk_oom(); /* a fixed handful of floors attach: a bug */
+    d->attached[d->nattached++] = (struct hk_attached){key, state, free_fn};
+}
+
 void hk_dump_close(hk_dump *d)
 {
     if (!d) return;
-    for (size_t i = 0; i < sizeof d->cleanup / sizeof d->cleanup[0]; i++)
-        if (d->cleanup[i]) d->cleanup[i](d);
+    for (unsigned i = 0; i < d->nattached; i++) d->attached[i].free_fn(d->attached[i].state);
     if (d->mapped == 1) munmap((void *)d->data, d->size);
     else if (d->mapped == 0) free((void *)d->data);
     free(d->path);
