@@ -195,7 +195,6 @@ static void add_lua_source(lua_State *L, hk_bm_session *s, lua_src *x, int def, 
 static hk_bm_session *session_for(lua_State *L, int dump_idx, const char *sidecar, int extra_idx, lua_srcs *ls)
 {
     hk_bm_session *s = hk_bm_session_new(hkl_check_dump(L, dump_idx));
-    if (!s) luaL_error(L, "bitmaps: out of memory");
     const hk_bitmap_source **psrcs = NULL;
     void **puds = NULL;
     hk_plugins *ps = plugins_of(L);

@@ -64,7 +64,7 @@ typedef struct inst_iter {
 static int instances_iter(lua_State *L)
 {
     inst_iter *it = lua_touserdata(L, lua_upvalueindex(2));
-    if (!it->owner->d) return luaL_error(L, "this dump is closed"); /* closed in the loop */
+    if (!it->owner->d) return hkl_fail(L, "this dump is closed"); /* closed in the loop */
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
         uint32_t c = it->classes[it->ci++];

@@ -19,13 +19,6 @@
 
 #define HK_DEVICE_MT "hk.device"
 
-/* A device failure is said as its message alone, without a script location. */
-static int fail(lua_State *L, const char *err)
-{
-    lua_pushstring(L, err);
-    return lua_error(L);
-}
-
 typedef struct {
     hk_adb adb; /* the device points at this, so both live in the userdata */
     hk_device dev;
@@ -38,7 +31,7 @@ static int l_devices(lua_State *L)
     hk_device_info *d;
     size_t n;
     if (hk_adb_init(&adb, err, sizeof err) != 0 || hk_device_list(&adb, &d, &n, err, sizeof err) != 0)
-        return fail(L, err);
+        return hkl_fail(L, "%s", err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 6);
@@ -61,7 +54,7 @@ static int l_device(lua_State *L)
     lua_device *ud = lua_newuserdatauv(L, sizeof *ud, 0);
     memset(ud, 0, sizeof *ud);
     if (hk_adb_init(&ud->adb, err, sizeof err) != 0 || hk_device_open(&ud->adb, serial, &ud->dev, err, sizeof err) != 0)
-        return fail(L, err);
+        return hkl_fail(L, "%s", err);
     ud->dev.adb = &ud->adb;
     luaL_setmetatable(L, HK_DEVICE_MT);
     return 1;
@@ -81,7 +74,7 @@ static int l_shell(lua_State *L)
     char err[1024], *out;
     size_t len;
     int code;
-    if (hk_device_shell(&ud->dev, cmd, &out, &len, &code, err, sizeof err) != 0) return fail(L, err);
+    if (hk_device_shell(&ud->dev, cmd, &out, &len, &code, err, sizeof err) != 0) return hkl_fail(L, "%s", err);
     lua_pushlstring(L, out, len);
     free(out);
     if (code >= 0) lua_pushinteger(L, code);
@@ -94,7 +87,7 @@ static int l_pull(lua_State *L)
     lua_device *ud = check_dev(L);
     const char *remote = luaL_checkstring(L, 2), *local = luaL_checkstring(L, 3);
     char err[1024];
-    if (hk_device_pull(&ud->dev, remote, local, NULL, NULL, err, sizeof err) != 0) return fail(L, err);
+    if (hk_device_pull(&ud->dev, remote, local, NULL, NULL, err, sizeof err) != 0) return hkl_fail(L, "%s", err);
     lua_pushstring(L, local);
     return 1;
 }
@@ -105,7 +98,7 @@ static int l_processes(lua_State *L)
     char err[1024];
     hk_process *p;
     size_t n;
-    if (hk_device_processes(&ud->dev, &p, &n, err, sizeof err) != 0) return fail(L, err);
+    if (hk_device_processes(&ud->dev, &p, &n, err, sizeof err) != 0) return hkl_fail(L, "%s", err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
@@ -155,7 +148,7 @@ static int l_dump_heap(lua_State *L)
         o.gc_ctx = gc->ctx;
     }
     lua_pop(L, 1);
-    if (hk_device_dump_heap(&ud->dev, &o, &r, err, sizeof err) != 0) return fail(L, err);
+    if (hk_device_dump_heap(&ud->dev, &o, &r, err, sizeof err) != 0) return hkl_fail(L, "%s", err);
     lua_pushstring(L, r.path);
     lua_createtable(L, 0, 6);
     hkl_set_str(L, "path", r.path);

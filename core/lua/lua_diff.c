@@ -16,7 +16,7 @@ typedef struct hkl_diff {
 static hk_diff *check_diff(lua_State *L)
 {
     hkl_diff *u = luaL_checkudata(L, 1, HKL_DIFF);
-    if (!u->df) luaL_error(L, "this diff is closed");
+    if (!u->df) hkl_fail(L, "this diff is closed");
     return u->df;
 }
 
@@ -35,7 +35,7 @@ static int dump_diff(lua_State *L)
     if (dump == base) return luaL_error(L, "diff: the two dumps are the same handle");
     char err[256];
     hk_diff *df = hk_diff_new(base, dump, err, sizeof err);
-    if (!df) return luaL_error(L, "%s", err);
+    if (!df) return hkl_fail(L, "%s", err);
     hkl_diff *u = lua_newuserdatauv(L, sizeof *u, 2);
     u->df = df;
     lua_pushvalue(L, 2);
@@ -175,7 +175,7 @@ static int diff_growers(lua_State *L)
     char err[256];
     if (hk_diff_growers(df, min > 0 ? (uint64_t)min : 1, min_bytes > 0 ? (uint64_t)min_bytes : 1, &rows, &n, err,
                         sizeof err))
-        return luaL_error(L, "%s", err);
+        return hkl_fail(L, "%s", err);
     uint32_t show = max > 0 && (lua_Integer)n > max ? (uint32_t)max : n;
     lua_getiuservalue(L, 1, 1);
     int base = lua_gettop(L);

@@ -89,7 +89,7 @@ hk_reg_entry *hkl_register(lua_State *L, enum hk_reg_kind kind, const char *name
     char err[1200];
     hk_reg_entry *e = NULL;
     int rc = hk_registry_add(r, NULL, kind, name, help, &e, err, sizeof err);
-    if (rc < 0) luaL_error(L, "%s", err);
+    if (rc < 0) hkl_fail(L, "%s", err);
     if (rc > 0) hk_report(HK_REPORT_NOTE, "%s", err);
     return e;
 }
@@ -268,7 +268,7 @@ static int l_sha1(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
     char hex[41];
-    if (hk_sha1_hex(s, n, hex)) return luaL_error(L, "sha1: libcrypto failed");
+    if (hk_sha1_hex(s, n, hex)) return hkl_fail(L, "sha1: libcrypto failed");
     lua_pushstring(L, hex);
     return 1;
 }
@@ -310,7 +310,7 @@ static int l_read_file(lua_State *L)
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) luaL_addlstring(&b, tmp, n);
     int bad = ferror(f);
     fclose(f);
-    if (bad) return luaL_error(L, "%s: read error", path);
+    if (bad) return hkl_fail(L, "%s: read error", path);
     luaL_pushresult(&b);
     return 1;
 }
@@ -323,7 +323,7 @@ static int l_write_file(lua_State *L)
     size_t n;
     const char *data = luaL_checklstring(L, 2, &n);
     char err[600];
-    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     return 0;
 }
 
@@ -332,7 +332,7 @@ static int l_json_decode(lua_State *L)
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
     char err[200];
-    if (hkl_push_json(L, s, n, err, sizeof err) < 0) return luaL_error(L, "%s", err);
+    if (hkl_push_json(L, s, n, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     return 1;
 }
 
@@ -532,7 +532,7 @@ typedef struct writer {
 static int w_write(lua_State *L)
 {
     writer *w = luaL_checkudata(L, 1, "hk.Writer");
-    if (!w->b) return luaL_error(L, "this output is closed");
+    if (!w->b) return hkl_fail(L, "this output is closed");
     int n = lua_gettop(L);
     for (int i = 2; i <= n; i++) {
         size_t l;

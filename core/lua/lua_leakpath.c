@@ -113,7 +113,7 @@ static int dump_leak_paths(lua_State *L)
     char err[256];
     if (hk_graph_leak_paths(d, &q, paths, err, sizeof err)) {
         free(paths);
-        return luaL_error(L, "%s", err);
+        return hkl_fail(L, "%s", err);
     }
     lua_createtable(L, (int)nt, 0);
     for (lua_Integer k = 0; k < nt; k++) {

@@ -60,7 +60,7 @@ static int l_read_map(lua_State *L)
 {
     char err[512];
     hk_map *m = hk_map_load(luaL_checkstring(L, 1), err, sizeof err);
-    if (!m) return luaL_error(L, "cannot read the map: %s", err);
+    if (!m) return hkl_fail(L, "cannot read the map: %s", err);
     lua_createtable(L, 0, 6);
     hkl_set_str(L, "path", m->path);
     hkl_set_int(L, "classes", m->nclasses);

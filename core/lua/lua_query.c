@@ -1,90 +1,12 @@
-/* Running one query from another (hk.run) and the errors a query raises at its user. */
+/* Running one query from another (hk.run), and hk.usage_error (the errors: lua_error.c). */
 #include "lua/lua_host.h"
 #include "lua/lua_open.h"
 
-#include <stdarg.h>
 #include <string.h>
-
-#define ERROR_MT "hk.Error"
-
-static int error_tostring(lua_State *L)
-{
-    lua_getfield(L, 1, "message");
-    return 1;
-}
-
-static void push_error_mt(lua_State *L)
-{
-    if (luaL_newmetatable(L, ERROR_MT)) {
-        lua_pushcfunction(L, error_tostring);
-        lua_setfield(L, -2, "__tostring");
-    }
-}
-
-/* Raises {message = msg, kind = "usage"}: the CLI prints the message alone and exits 2. */
-static int raise_usage(lua_State *L, const char *msg)
-{
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, msg);
-    lua_setfield(L, -2, "message");
-    lua_pushstring(L, "usage");
-    lua_setfield(L, -2, "kind");
-    push_error_mt(L);
-    lua_setmetatable(L, -2);
-    return lua_error(L);
-}
-
-int hkl_usage_error(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    return raise_usage(L, lua_tostring(L, -1));
-}
-
-int hkl_fail(lua_State *L, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    return lua_error(L);
-}
 
 static int l_usage_error(lua_State *L)
 {
-    return raise_usage(L, luaL_checkstring(L, 1));
-}
-
-static int is_error_object(lua_State *L, int idx)
-{
-    if (!lua_getmetatable(L, idx)) return 0;
-    luaL_getmetatable(L, ERROR_MT);
-    int same = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return same;
-}
-
-int hkl_error_kind(lua_State *L, int idx)
-{
-    if (is_error_object(L, idx)) return HKL_ERR_USAGE;
-    const char *msg = lua_tostring(L, idx);
-    if (!msg) return HKL_ERR_SCRIPT;
-    const char *nl = strchr(msg, '\n'), *loc = strstr(msg, ".lua:");
-    return loc && (!nl || loc < nl) ? HKL_ERR_SCRIPT : HKL_ERR_USER;
-}
-
-const char *hkl_error_text(lua_State *L, int idx)
-{
-    if (lua_istable(L, idx)) {
-        lua_getfield(L, idx, "message");
-        const char *s = lua_tostring(L, -1);
-        lua_pop(L, 1); /* the string stays alive in the table */
-        return s ? s : "(no message)";
-    }
-    const char *s = lua_tostring(L, idx);
-    return s ? s : "(error object without a message)";
+    return hkl_usage_error(L, "%s", luaL_checkstring(L, 1));
 }
 
 /* A list default ({}) is copied so that appending to args never changes the declaration. */

@@ -159,7 +159,7 @@ hkl_dump *hkl_test_dump(lua_State *L, int idx)
 /* The one place a Dump, Class or Object reaches its index: a closed dump is an error. */
 static hk_dump *open_dump(lua_State *L, const hkl_dump *owner)
 {
-    if (!owner->d) luaL_error(L, "this dump is closed");
+    if (!owner->d) hkl_fail(L, "this dump is closed");
     return owner->d;
 }
 

@@ -27,7 +27,7 @@ typedef struct {
 static hkl_sqlite *check_db(lua_State *L)
 {
     hkl_sqlite *s = luaL_checkudata(L, 1, HKL_SQLITE);
-    if (!s->db) luaL_error(L, "the database is closed");
+    if (!s->db) hkl_fail(L, "the database is closed");
     return s;
 }
 

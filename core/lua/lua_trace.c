@@ -57,7 +57,7 @@ static int dump_write_perfetto(lua_State *L)
     char err[512];
     int rc = hk_trace_write(d, &o, path, err, sizeof err);
     free(imgs);
-    if (rc < 0) return luaL_error(L, "%s", err);
+    if (rc < 0) return hkl_fail(L, "%s", err);
     lua_pushstring(L, path);
     return 1;
 }

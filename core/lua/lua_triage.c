@@ -49,7 +49,7 @@ static int dump_duplicates(lua_State *L)
         } else lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    if (rc) return luaL_error(L, "%s", err);
+    if (rc) return hkl_fail(L, "%s", err);
     if (max > 0 && (lua_Integer)n > max) n = (uint32_t)max;
     lua_createtable(L, (int)n, 0);
     for (uint32_t k = 0; k < n; k++) {
@@ -70,7 +70,7 @@ static int dump_sha256(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     char hex[65];
-    if (hk_sha256_hex(d->data, d->size, hex) < 0) return luaL_error(L, "SHA-256 failed in libcrypto");
+    if (hk_sha256_hex(d->data, d->size, hex) < 0) return hkl_fail(L, "SHA-256 failed in libcrypto");
     lua_pushstring(L, hex);
     return 1;
 }
