@@ -183,6 +183,18 @@ packet { trusted_packet_sequence_id: 1 [com.android.art.tracing.ArtHeapGraphTrac
 packet { timestamp: 5 for_testing { } }
 EOT
   eq undefined_type "$(objs "$T/undefined_type.pftrace" | cut -d' ' -f1-4)" "0x1 <undefined-type-7> 10 10"
+  # a reference past 32 bits after 32-bit ones: the reference list widens, the dump gets 8-byte ids
+  enc wide_ids <<'EOT'
+packet { trusted_packet_sequence_id: 1 [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+  roots { root_type: ROOT_JAVA_FRAME object_ids: 1 }
+  field_names { iid: 1 str: "Node.next" }
+  types { id: 7 class_name: "Node" object_size: 16 reference_field_id: 1 }
+  objects { id: 1 type_id: 7 reference_object_id: 2 }
+  objects { id: 2 type_id: 7 reference_object_id: 0x100000000 }
+  objects { id: 0x100000000 type_id: 7 reference_object_id: 0 } continued: false index: 0 } }
+EOT
+  eq wide_ids "$(objs "$T/wide_ids.pftrace" | cut -d' ' -f1-6,8 | tr '\n' '|')" \
+    "0x1 Node 16 48 0 strong next=\"0x2\"|0x2 Node 16 32 0 strong next=\"0x100000000\"|0x100000000 Node 16 16 0 strong next=\"0x0\"|"
   eq undefined_type_counted "$("$HK" info "$T/undefined_type.pftrace" --json | jq -r '.source[] | select(.key == "trace warnings" or .key == "trace packets") | .value' | tr '\n' '|')" \
     "2 (1 of other kinds, ignored; 0 compressed blocks)|1|"
   # zstd_compressed_packets (as Perfetto writes with compression_type ZSTD) are read like zlib's;
@@ -237,6 +249,15 @@ else
   eq heapgraph_leaks "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r "$app_traces")" \
     "$("$HK" leaks "$REAL/leakcanary-leak_service_binder.hprof" --json | jq -r "$app_traces")"
   eq heapgraph_leaks_watched "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r "$app_traces" | grep -c '0xb0fa7cb0 378')" 1
+  # a heap graph rebuilt into a scratch file (as graphs past 4 MB are) answers as the one rebuilt in
+  # memory: every query's JSON equal, and nothing left in TMPDIR
+  mkdir -p "$T/scratch"
+  for q in histogram top reachability; do
+    eq "heapgraph_spilled_$q" "$(TMPDIR="$T/scratch" HPROFKIT_SPILL_BYTES=1 "$HK" $q "$T/leakcanary-leak_service_binder.hg.pftrace" --json | sha256sum)" \
+      "$("$HK" $q "$T/leakcanary-leak_service_binder.hg.pftrace" --json | sha256sum)"
+  done
+  eq heapgraph_spill_leaves_nothing "$(ls -A "$T/scratch")" ""
+  err heapgraph_spill_unwritable "cannot create a scratch file in $T/nowhere" env TMPDIR="$T/nowhere" HPROFKIT_SPILL_BYTES=1 "$HK" info "$T/leakcanary-leak_service_binder.hg.pftrace"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
   err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf --trace "$T/x"
   err convert_needs_output "--trace FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded

@@ -130,14 +130,16 @@ typedef struct hk_dump_image {
  * between them by the front door (core/open: hk_open, which programs call), the reader knowing
  * no other format.  hk_dump_load maps the file (or inflates a .gz); hk_dump_load_mem borrows
  * bytes held in memory (they must outlive the dump).  hk_dump_bytes shows the loaded bytes,
- * hk_dump_replace_bytes puts others in their place (taking bytes, source and images: source
- * is "key: value" lines of what they were made from).  hk_dump_index reads the header and
+ * hk_dump_replace_bytes puts others in their place (taking bytes, or when fd >= 0 mapping the
+ * file fd holds them in; and source and images: source is "key: value" lines of what they were
+ * made from; -1 with err when the file cannot be mapped).  hk_dump_index reads the header and
  * indexes; on failure (NULL or -1 with err naming the file offset and what was expected) the
  * caller still closes the dump. */
 hk_dump *hk_dump_load(const char *path, char *err, size_t errlen);
 hk_dump *hk_dump_load_mem(const uint8_t *data, size_t size);
 const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size);
-void hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, char *source, hk_dump_image *images, size_t nimages);
+int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
+                          char *err, size_t errlen);
 int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 /* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);

@@ -99,7 +99,8 @@ const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size)
     return d->data;
 }
 
-void hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, char *source, hk_dump_image *images, size_t nimages)
+int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
+                          char *err, size_t errlen)
 {
     if (d->mapped == 1) munmap((void *)d->data, d->size);
     else if (d->mapped == 0) free((void *)d->data);
@@ -110,6 +111,22 @@ void hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, char *source, hk_dump_imag
     d->source = source;
     d->images = images;
     d->nimages = nimages;
+    if (fd < 0) return 0;
+    /* the bytes were written to a file (a big heap graph rebuilt): map it like a dump on disk */
+    free((void *)d->data);
+    struct stat st;
+    void *m = fstat(fd, &st) == 0 && st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                                                    : MAP_FAILED;
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "%s: cannot map the dump rebuilt from the trace: %s", d->path, strerror(errno));
+        d->data = NULL;
+        d->size = 0;
+        return -1;
+    }
+    d->data = m;
+    d->size = (size_t)st.st_size;
+    d->mapped = 1;
+    return 0;
 }
 
 int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)

@@ -47,12 +47,12 @@ static int import_trace(hk_dump *d, const char *path, char *err, size_t errlen)
     if (!hk_trace_probe(data, n)) return 0;
     hk_trace_result res;
     if (hk_trace_to_hprof(data, n, path, &res, err, errlen) < 0) return -1;
-    hk_dump_replace_bytes(d, &res.hprof, res.source, res.images, res.nimages);
+    int rc = hk_dump_replace_bytes(d, &res.hprof, res.hprof_fd, res.source, res.images, res.nimages, err, errlen);
     res.source = NULL;
     res.images = NULL;
     res.nimages = 0;
-    hk_trace_result_free(&res);
-    return 0;
+    hk_trace_result_free(&res); /* closes the file, which stays mapped */
+    return rc;
 }
 
 /* Loaded bytes to an indexed dump (closed on failure). */

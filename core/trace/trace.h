@@ -52,7 +52,8 @@ int hk_trace_probe(const uint8_t *data, size_t n);
 typedef hk_dump_image hk_trace_image;
 
 typedef struct hk_trace_result {
-    hk_buf hprof;           /* the dump's HPROF bytes */
+    hk_buf hprof;           /* the dump's HPROF bytes, when hprof_fd < 0 */
+    int hprof_fd;           /* else an unlinked scratch file that holds them (a big heap graph) */
     char *source;           /* "key: value" lines: what the trace held and what was picked */
     hk_trace_image *images; /* PNGs of an embedded dump (HprofBitmap) */
     size_t nimages;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace.pb-c.h"
 #include "hprof_dump.pb-c.h"
@@ -351,7 +352,7 @@ static int picked_hprof(pf_trace *t, int g, int e, const char *path, hk_trace_re
             pf_warn(t,
                     "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
                     gr->pid, gr->missing, gr->done ? "" : ", no last packet");
-        return pf_graph_to_hprof(t, gr, &res->hprof, err, errlen);
+        return pf_graph_to_hprof(t, gr, &res->hprof, &res->hprof_fd, err, errlen);
     }
     pf_embedded *em = &t->dumps[e];
     if (em->missing || !em->done) {
@@ -404,6 +405,7 @@ static char *source_lines(const pf_trace *t, int g, int e, const hk_buf *listing
 int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
+    res->hprof_fd = -1;
     pf_trace t;
     memset(&t, 0, sizeof t);
     int g = -1, e = -1;
@@ -423,8 +425,10 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
 void hk_trace_result_free(hk_trace_result *res)
 {
     hk_buf_free(&res->hprof);
+    if (res->hprof_fd >= 0) close(res->hprof_fd);
     free(res->source);
     for (size_t i = 0; i < res->nimages; i++) hk_buf_free(&res->images[i].png);
     free(res->images);
     memset(res, 0, sizeof *res);
+    res->hprof_fd = -1;
 }
