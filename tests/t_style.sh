@@ -39,6 +39,11 @@ raw=$(c_files core | grep -v 'hk_mem.c$' |
   xargs grep -nE '(^|[^_a-z])(malloc|calloc|realloc|strdup)\(' 2>/dev/null | grep -v '^\S*:[0-9]*: *\*\|/\*' | tr '\n' ';')
 eq core-allocates-through-hk_x "$raw" ""
 
+# ---- ... and plugins allocate through the host (hk_alloc & co., sdk/hprofkit.h), never raw ----
+praw=$(git ls-files plugins | grep -E '\.[ch]$' | grep -v 'jdwp_plugin_check.c$' |
+  xargs grep -nE '(^|[^_a-z])(malloc|calloc|realloc|strdup)\(' 2>/dev/null | grep -v '^\S*:[0-9]*: *\*\|/\*' | tr '\n' ';')
+eq plugins-allocate-through-the-host "$praw" ""
+
 # ---- comments say why; they never point at an issue number a reader does not have ----
 refs=$(git ls-files core plugins sdk scripts tests fixtures tools bench meson.build | grep -vE '\.md$|RESULTS' |
   xargs grep -nE '\b[Ii]ssues? [0-9]+\b' 2>/dev/null | tr '\n' ';')

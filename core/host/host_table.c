@@ -235,6 +235,22 @@ static void host_dump_close(hk_dump *d)
 
 /* ---- the table ---- */
 
+/* The host's allocator handed to plugins (ABI 1.2): the core's out-of-memory policy. */
+static void *host_mem_alloc(size_t n)
+{
+    return hk_xcalloc(1, n ? n : 1);
+}
+
+static void *host_mem_realloc(void *p, size_t n)
+{
+    return hk_xrealloc(p, n ? n : 1);
+}
+
+static void host_mem_free(void *p)
+{
+    free(p);
+}
+
 static const hk_host host_table = {
     .abi_version = HK_ABI_VERSION,
     .size = sizeof(hk_host),
@@ -275,6 +291,10 @@ static const hk_host host_table = {
     .buf_free = host_buf_free,
     .config_bool = hk_plugin_config_bool,
     .config_number = hk_plugin_config_number,
+    .mem_alloc = host_mem_alloc,
+    .mem_realloc = host_mem_realloc,
+    .mem_strdup = hk_xstrdup,
+    .mem_free = host_mem_free,
 };
 
 const hk_host *hk_host_table(void)
