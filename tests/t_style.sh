@@ -90,3 +90,28 @@ eq graph-internal-private "$gi" ""
 # the rule itself must see an upward include and a sideways one, or it could never fail
 printf '#include "util/hk_mem.h"\n#include "lua/lua_host.h"\n#include "graph/graph.h"\n' >"$T/up.c"
 eq floor-rule-sees-upward "$(upward_in "$T/up.c" analysis)" " $T/up.c->graph; $T/up.c->lua;"
+
+# ---- ... and the calls: a floor's library (build/core/libhk_FLOOR.a) uses no symbol that only
+# a library of its own floor's neighbours or of a floor above defines ----
+if ls "$BUILD"/core/libhk_*.a >/dev/null 2>&1 && command -v nm >/dev/null; then
+  defs="$T/floor_defs.txt"
+  : >"$defs"
+  for a in "$BUILD"/core/libhk_*.a; do
+    l=$(basename "$a" .a | sed 's/^libhk_//')
+    nm --defined-only -g "$a" 2>/dev/null | awk -v l="$l" 'NF >= 3 && $2 ~ /[TDBRC]/ {print $3, l}' >>"$defs"
+  done
+  calls_up=""
+  for a in "$BUILD"/core/libhk_*.a; do
+    l=$(basename "$a" .a | sed 's/^libhk_//')
+    [ "$l" = proto ] && continue
+    fl=$(floor_of "$l")
+    for x in $(nm -u "$a" 2>/dev/null | awk '{print $2}' | sort -u | join - <(sort -u "$defs") | awk '{print $2 ":" $1}' | sort -u); do
+      m=${x%%:*}
+      [ "$m" = "$l" ] || [ "$m" = proto ] && continue
+      [ "$(floor_of "$m")" -lt "$fl" ] || calls_up="$calls_up $l->$x;"
+    done
+  done
+  eq calls-run-down-the-floors "$calls_up" ""
+else
+  fail calls-run-down-the-floors "no floor libraries in $BUILD/core (core/meson.build makes one per floor)"
+fi
