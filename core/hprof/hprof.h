@@ -144,6 +144,12 @@ int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, si
 /* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
+/* What the floors above read of a dump without its representation (hprof_internal.h): its
+ * path, its objects, its GC roots, and the images that came with it (hk_dump_image). */
+const char *hk_dump_path(const hk_dump *d);
+uint32_t hk_dump_object_count(const hk_dump *d);
+const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n);
+const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n);
 /* State a floor above keeps with a dump (the graph, the bitmap list), under a key of its own
  * (the address of a static object of that floor), so the reader holds no slot for any of them:
  * hk_dump_attach adds it (replacing, after freeing, what the key held), free_fn frees it when

@@ -199,6 +199,28 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
     return d;
 }
 
+const char *hk_dump_path(const hk_dump *d)
+{
+    return d->path;
+}
+
+uint32_t hk_dump_object_count(const hk_dump *d)
+{
+    return d->nobjects;
+}
+
+const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n)
+{
+    *n = d->nroots;
+    return d->roots;
+}
+
+const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n)
+{
+    *n = d->nimages;
+    return d->images;
+}
+
 void *hk_dump_attached(const hk_dump *d, const void *key)
 {
     for (unsigned i = 0; i < d->nattached; i++)

@@ -11,7 +11,6 @@
 #include "graph/graph_leakpath.h"
 #include "lua/lua_host.h"
 #include "util/hk_mem.h"
-#include "hprof/hprof_internal.h"
 #include "lua/lua_open.h"
 
 #include <stdio.h>
@@ -26,7 +25,8 @@ static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk
     }
     lua_createtable(L, 0, 5);
     if (p->root >= 0) {
-        const hk_root *r = &d->roots[p->root];
+        uint32_t nroots;
+        const hk_root *r = &hk_dump_roots(d, &nroots)[p->root];
         lua_createtable(L, 0, 4);
         hkl_set_int(L, "index", p->root + 1);
         hkl_set_str(L, "type", hk_root_type_name(r->type));
@@ -62,6 +62,8 @@ static void push_path(lua_State *L, hk_dump *d, const hk_leak_query *q, const hk
 static int dump_leak_paths(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
+    uint32_t nroots;
+    hk_dump_roots(d, &nroots);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer nt = luaL_len(L, 2);
     lua_Integer nr = lua_istable(L, 3) ? luaL_len(L, 3) : 0;
@@ -69,7 +71,7 @@ static int dump_leak_paths(lua_State *L)
     uint32_t *targets = lua_newuserdatauv(L, (size_t)(nt + 1) * sizeof *targets, 0);
     hk_leak_ref *refs = lua_newuserdatauv(L, (size_t)(nr + 1) * sizeof *refs, 0);
     int *ref_lua = lua_newuserdatauv(L, (size_t)(nr + 1) * sizeof *ref_lua, 0);
-    int32_t *root_rule = lua_newuserdatauv(L, (size_t)(d->nroots + 1) * sizeof *root_rule, 0);
+    int32_t *root_rule = lua_newuserdatauv(L, (size_t)(nroots + 1) * sizeof *root_rule, 0);
     for (lua_Integer k = 1; k <= nt; k++) {
         lua_geti(L, 2, k);
         hkl_ref *o = hkl_check_object(L, -1);
@@ -98,12 +100,12 @@ static int dump_leak_paths(lua_State *L)
         }
         lua_pop(L, 5);
     }
-    for (uint32_t k = 0; k < d->nroots; k++) root_rule[k] = -1;
+    for (uint32_t k = 0; k < nroots; k++) root_rule[k] = -1;
     if (lua_istable(L, 4)) {
         lua_pushnil(L);
         while (lua_next(L, 4)) {
             lua_Integer idx = lua_tointeger(L, -2);
-            if (idx >= 1 && (uint64_t)idx <= d->nroots)
+            if (idx >= 1 && (uint64_t)idx <= nroots)
                 root_rule[idx - 1] = lua_isinteger(L, -1) ? (int32_t)lua_tointeger(L, -1) : -2;
             lua_pop(L, 1);
         }
@@ -132,12 +134,14 @@ static int dump_leak_paths(lua_State *L)
 static int dump_root_columns(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    lua_createtable(L, (int)d->nroots, 0);
-    lua_createtable(L, (int)d->nroots, 0);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        lua_pushstring(L, hk_root_type_name(d->roots[k].type));
+    uint32_t nroots;
+    const hk_root *roots = hk_dump_roots(d, &nroots);
+    lua_createtable(L, (int)nroots, 0);
+    lua_createtable(L, (int)nroots, 0);
+    for (uint32_t k = 0; k < nroots; k++) {
+        lua_pushstring(L, hk_root_type_name(roots[k].type));
         lua_rawseti(L, -3, (lua_Integer)k + 1);
-        if (d->roots[k].thread) lua_pushinteger(L, (lua_Integer)d->roots[k].thread);
+        if (roots[k].thread) lua_pushinteger(L, (lua_Integer)roots[k].thread);
         else lua_pushboolean(L, 0);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
@@ -148,9 +152,11 @@ static int dump_root_columns(lua_State *L)
 static int dump_root_object(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
+    uint32_t nroots;
+    const hk_root *roots = hk_dump_roots(d, &nroots);
     lua_Integer k = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, k >= 1 && (uint64_t)k <= d->nroots, 2, "no root with that index");
-    hkl_push_object(L, 1, hk_obj_find(d, d->roots[k - 1].id));
+    luaL_argcheck(L, k >= 1 && (uint64_t)k <= nroots, 2, "no root with that index");
+    hkl_push_object(L, 1, hk_obj_find(d, roots[k - 1].id));
     return 1;
 }
 

@@ -2,7 +2,6 @@
  * methods and a props table, checks and pushes.  No heap is copied: a Class or Object is an
  * index plus a reference to its Dump. */
 #include "lua/lua_ref.h"
-#include "hprof/hprof_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

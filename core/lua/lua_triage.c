@@ -5,7 +5,6 @@
 #include "util/hk_png.h"
 #include "util/hk_sha.h"
 #include "util/hk_mem.h"
-#include "hprof/hprof_internal.h"
 #include "lua/lua_open.h"
 
 #include <stdlib.h>
@@ -36,7 +35,9 @@ static int dump_duplicates(lua_State *L)
     uint8_t *uses = lua_touserdata(L, -1);
     int ready = uses != NULL;
     lua_pop(L, 1);
-    if (!uses) uses = memset(lua_newuserdatauv(L, (size_t)d->nobjects + 1, 0), 0, (size_t)d->nobjects + 1);
+    if (!uses)
+        uses = memset(lua_newuserdatauv(L, (size_t)hk_dump_object_count(d) + 1, 0), 0,
+                      (size_t)hk_dump_object_count(d) + 1);
     hk_dup_group *g;
     uint32_t n;
     char err[256];
@@ -70,7 +71,9 @@ static int dump_sha256(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     char hex[65];
-    if (hk_sha256_hex(d->data, d->size, hex) < 0) return hkl_fail(L, "SHA-256 failed in libcrypto");
+    size_t size;
+    const uint8_t *data = hk_dump_bytes(d, &size);
+    if (hk_sha256_hex(data, size, hex) < 0) return hkl_fail(L, "SHA-256 failed in libcrypto");
     lua_pushstring(L, hex);
     return 1;
 }
