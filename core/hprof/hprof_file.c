@@ -1,6 +1,7 @@
 /* Opening a dump: map the file (or inflate a .gz), read the header, index it. */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_layout.h"
 #include "util/hk_mem.h"
 
 #include <errno.h>
@@ -131,7 +132,9 @@ int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_du
 
 int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
 {
-    if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0) return -1;
+    if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0 ||
+        hk_dump_set_layout(d, NULL, err, errlen) < 0)
+        return -1;
     if (d->mapped == 1) madvise((void *)d->data, d->size, MADV_RANDOM);
     return 0;
 }
@@ -270,6 +273,8 @@ void hk_dump_close(hk_dump *d)
     free(d->heap_ranges);
     free(d->class_counts);
     free(d->class_bytes);
+    free(d->array_res);
+    hk_layout_free(d);
     free(d->by_class_start);
     free(d->by_class);
     free(d->obj_sizes);
