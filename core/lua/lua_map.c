@@ -81,7 +81,18 @@ static int l_read_map(lua_State *L)
     return 1;
 }
 
+/* hk.map_beside(dump_path) -> the map a dump would pick up beside it (DUMP.map, STEM.map), or
+ * nil: diff chooses each side's map from both dumps' */
+static int l_map_beside(lua_State *L)
+{
+    char path[4096];
+    if (hk_map_beside(luaL_checkstring(L, 1), path, sizeof path)) lua_pushstring(L, path);
+    else lua_pushnil(L);
+    return 1;
+}
+
 static const luaL_Reg hk_funcs[] = {
+    {"map_beside", l_map_beside},
     {"read_map", l_read_map},
     {NULL, NULL},
 };
