@@ -33,8 +33,10 @@
 extern "C" {
 #endif
 
-#define HK_ABI_VERSION   1u
-#define HK_SDK_MINOR     1u /* 1.1: hk_bitmap_source.priority, hk_host.config_bool/config_number */
+#define HK_ABI_VERSION 1u
+#define HK_SDK_MINOR                                                                                                   \
+    2u /* 1.1: hk_bitmap_source.priority, hk_host.config_bool/config_number;
+                                   1.2: hk_host.mem_alloc/mem_realloc/mem_strdup/mem_free */
 #define HK_PLUGIN_EXPORT __attribute__((visibility("default")))
 #define HK_PLUGIN_HIDDEN __attribute__((visibility("hidden")))
 
@@ -207,6 +209,16 @@ typedef struct hk_host {
      * the plugin, the key and the value (a typo is an error, never silently the default). */
     int (*config_bool)(hk_plugin *self, const char *key, int def, int *out, char *err, size_t errlen);
     int (*config_number)(hk_plugin *self, const char *key, double def, double *out, char *err, size_t errlen);
+
+    /* ---- ABI 1.2 ---- */
+    /* The host's allocator, so that plugins and core end out of memory the same way (the
+     * program stops with "hprofkit: out of memory"): these never return NULL, and a plugin
+     * checks no allocation.  mem_alloc's memory is zeroed; mem_free frees what any of them
+     * returned (NULL is fine).  Plugin code calls them through hk_alloc & co. below. */
+    void *(*mem_alloc)(size_t n);
+    void *(*mem_realloc)(void *p, size_t n);
+    char *(*mem_strdup)(const char *s);
+    void (*mem_free)(void *p);
 } hk_host;
 
 typedef int (*hk_plugin_init_fn)(const hk_host *host, hk_plugin *self, char *err, size_t errlen);
@@ -231,6 +243,40 @@ static inline int hk_plugin_host_too_old(const hk_host *host, char *err, size_t 
 /* The host table, for every file of a plugin: HK_PLUGIN_INIT defines it and sets it before
  * the plugin's init runs. */
 extern HK_PLUGIN_HIDDEN const hk_host *hk_api;
+
+/* Allocation in plugin code: the host's allocator (hk_host.mem_*).  Code a plugin shares with a
+ * program of its own that runs without a host (a command-line tool, which defines hk_api as
+ * NULL) gets the same policy from the C library: out of memory ends the program with one line. */
+#ifndef HK_NO_PLUGIN_ALLOC
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static inline void *hk_alloc_checked(void *p)
+{
+    if (!p) {
+        fputs("hprofkit: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+static inline void *hk_alloc(size_t n)
+{
+    return hk_api ? hk_api->mem_alloc(n) : hk_alloc_checked(calloc(1, n ? n : 1));
+}
+static inline void *hk_realloc(void *p, size_t n)
+{
+    return hk_api ? hk_api->mem_realloc(p, n) : hk_alloc_checked(realloc(p, n ? n : 1));
+}
+static inline char *hk_strdup(const char *s)
+{
+    return hk_api ? hk_api->mem_strdup(s) : (char *)hk_alloc_checked(strdup(s));
+}
+static inline void hk_free(void *p)
+{
+    if (hk_api) hk_api->mem_free(p);
+    else free(p);
+}
+#endif
 
 /* The plugin's entry points: init is `int init(hk_plugin *self, char *err, size_t errlen)`,
  * returning 0, or -1 with err filled (then nothing it registered stays; with err empty, the

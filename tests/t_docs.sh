@@ -22,7 +22,7 @@ for mtname, names in pairs(types) do
     if k:sub(1, 2) == "__" and k ~= "__index" and k ~= "__name" then have[names[2] .. "." .. k] = true end
   end
 end
--- a device's properties are answered by its __index function (device_lua.c), not a table
+-- a device's properties are answered by its __index function (core/lua/lua_device.c), not a table
 for _, k in ipairs{ "serial", "model", "sdk", "debuggable", "shell_v2" } do have["dev." .. k] = true end
 for k in pairs(reg["hk.Writer"].__index) do have["out:" .. k] = true end
 

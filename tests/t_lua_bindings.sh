@@ -7,7 +7,7 @@
 # The openers the binding files define, and the ones lua_modules.c opens.
 defined=$(cd "$SRC" && grep -ohE '^void hkl_open_[a-z_]+\(' core/*/*.c | sed 's/^void //; s/($//' |
   grep -vx 'hkl_open_modules\|hkl_open_plugin_modules' | sort -u)
-listed=$(sed -n '/openers\[\]/,/};/p' "$SRC/core/host/lua_modules.c" | grep -oE 'hkl_open_[a-z_]+' | sort -u)
+listed=$(sed -n '/openers\[\]/,/};/p' "$SRC/core/lua/lua_modules.c" | grep -oE 'hkl_open_[a-z_]+' | sort -u)
 missing=$(comm -23 <(echo "$defined") <(echo "$listed") | tr '\n' ' ')
 if [ -z "$defined" ]; then fail openers-listed "no hkl_open_* found under core/"
 elif [ -n "$missing" ]; then fail openers-listed "not in lua_modules.c's tables: $missing"

@@ -1,7 +1,7 @@
 # The house rules a reader relies on, checked on the tree so they stay true: one C style
 # (.clang-format), short functions, library layers that never print or allocate without the
 # out-of-memory policy, comments that explain instead of pointing at a tracker, and a README
-# layout table that names the folders that exist.
+# layout table that names the folders that exist, and includes that run down the floors.
 . "$SRC/tests/lib.sh"
 cd "$SRC" || exit 0
 c_files() { git ls-files "$@" | grep -E '\.[ch]$'; }
@@ -29,7 +29,7 @@ else
 fi
 
 # ---- library layers never print: progress and warnings go through core/util/hk_report ----
-lib_dirs="core/hprof core/graph core/bitmap core/device core/util core/trace core/map"
+lib_dirs="core/hprof core/graph core/bitmap core/device core/util core/trace core/map core/analysis core/diff core/convert"
 prints=$(c_files $lib_dirs | grep -v 'hk_report.c$' | grep -v '_lua.c$' | grep -v 'hk_mem.c$' |
   xargs grep -nE 'fprintf\(std(err|out)|(^|[^_a-z])printf\(|fputs\([^,]*, *std(err|out)|isatty\(' 2>/dev/null | tr '\n' ';')
 eq library-layers-do-not-print "$prints" ""
@@ -38,6 +38,11 @@ eq library-layers-do-not-print "$prints" ""
 raw=$(c_files core | grep -v 'hk_mem.c$' |
   xargs grep -nE '(^|[^_a-z])(malloc|calloc|realloc|strdup)\(' 2>/dev/null | grep -v '^\S*:[0-9]*: *\*\|/\*' | tr '\n' ';')
 eq core-allocates-through-hk_x "$raw" ""
+
+# ---- ... and plugins allocate through the host (hk_alloc & co., sdk/hprofkit.h), never raw ----
+praw=$(git ls-files plugins | grep -E '\.[ch]$' | grep -v 'jdwp_plugin_check.c$' |
+  xargs grep -nE '(^|[^_a-z])(malloc|calloc|realloc|strdup)\(' 2>/dev/null | grep -v '^\S*:[0-9]*: *\*\|/\*' | tr '\n' ';')
+eq plugins-allocate-through-the-host "$praw" ""
 
 # ---- comments say why; they never point at an issue number a reader does not have ----
 refs=$(git ls-files core plugins sdk scripts tests fixtures tools bench meson.build | grep -vE '\.md$|RESULTS' |
@@ -56,3 +61,60 @@ for d in $(git ls-files | grep / | cut -d/ -f1 | sort -u) $(git ls-files core | 
   echo "$table" | grep -qxE "$d|$d/.*" || unlisted="$unlisted $d"
 done
 eq layout-table-lists-every-folder "$unlisted" ""
+
+# ---- the floors: a folder of core/ includes only folders on floors below its own ----
+# (docs/architecture.md says what each floor is for; a floor's folders never include each other)
+floors="util | map device | hprof | trace analysis graph | native open convert diff bitmap | host | lua | cli | serve"
+# the one include that runs up: the program's entry point (main) dispatches to every interface,
+# serve and mcp too, which run the CLI's query runner
+entry_up="core/cli/main.c->serve"
+floor_of() { echo "$floors" | tr '|' '\n' | grep -nw -- "$1" | cut -d: -f1; }
+upward_in() { # FILE FOLDER: the includes of FILE that do not run down from FOLDER's floor
+  local fl to tl
+  fl=$(floor_of "$2")
+  for to in $(grep -oE '^#include "[a-z_]+/' "$1" | sed 's/#include "//; s:/$::' | sort -u); do
+    [ "$to" = "$2" ] && continue
+    tl=$(floor_of "$to")
+    [ -n "$tl" ] || continue # not a folder of core/ (a generated header)
+    [ "$tl" -lt "$fl" ] || [ "$1->$to" = "$entry_up" ] || printf ' %s->%s;' "$1" "$to"
+  done
+}
+upward="" unknown=""
+for f in $(c_files core); do
+  from=$(echo "$f" | cut -d/ -f2)
+  if [ -z "$(floor_of "$from")" ]; then unknown="$unknown $from"; continue; fi
+  upward="$upward$(upward_in "$f" "$from")"
+done
+eq includes-run-down-the-floors "$upward" ""
+eq every-core-folder-has-a-floor "$(echo "$unknown" | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//; s/ *$//')" ""
+# graph_internal.h is the graph's own: the floors above read it through graph.h and graph_view.h
+gi=$(c_files core | grep -v '^core/graph/' | xargs grep -l '"graph/graph_internal.h"' 2>/dev/null | tr '\n' ' ')
+eq graph-internal-private "$gi" ""
+# the rule itself must see an upward include and a sideways one, or it could never fail
+printf '#include "util/hk_mem.h"\n#include "lua/lua_host.h"\n#include "graph/graph.h"\n' >"$T/up.c"
+eq floor-rule-sees-upward "$(upward_in "$T/up.c" analysis)" " $T/up.c->graph; $T/up.c->lua;"
+
+# ---- ... and the calls: a floor's library (build/core/libhk_FLOOR.a) uses no symbol that only
+# a library of its own floor's neighbours or of a floor above defines ----
+if ls "$BUILD"/core/libhk_*.a >/dev/null 2>&1 && command -v nm >/dev/null; then
+  defs="$T/floor_defs.txt"
+  : >"$defs"
+  for a in "$BUILD"/core/libhk_*.a; do
+    l=$(basename "$a" .a | sed 's/^libhk_//')
+    nm --defined-only -g "$a" 2>/dev/null | awk -v l="$l" 'NF >= 3 && $2 ~ /[TDBRC]/ {print $3, l}' >>"$defs"
+  done
+  calls_up=""
+  for a in "$BUILD"/core/libhk_*.a; do
+    l=$(basename "$a" .a | sed 's/^libhk_//')
+    [ "$l" = proto ] && continue
+    fl=$(floor_of "$l")
+    for x in $(nm -u "$a" 2>/dev/null | awk '{print $2}' | sort -u | join - <(sort -u "$defs") | awk '{print $2 ":" $1}' | sort -u); do
+      m=${x%%:*}
+      [ "$m" = "$l" ] || [ "$m" = proto ] && continue
+      [ "$(floor_of "$m")" -lt "$fl" ] || calls_up="$calls_up $l->$x;"
+    done
+  done
+  eq calls-run-down-the-floors "$calls_up" ""
+else
+  fail calls-run-down-the-floors "no floor libraries in $BUILD/core (core/meson.build makes one per floor)"
+fi

@@ -3,7 +3,7 @@
  * pixels in an ordered list of sources.
  *
  *   - hk_bitmaps_list enumerates the instances (subclasses too) once per dump and caches
- *     the list in d->bitmaps (freed by d->cleanup[1]).  No pixel is read.
+ *     the list attached to the dump (hk_dump_attach).  No pixel is read.
  *   - A session (hk_bm_session) asks sources for one bitmap at a time: sources keyed by
  *     pointer (dumpdata, the sidecar directory, Lua sources) answer with an encoded image
  *     that is accepted only when its PNG IHDR size equals the bitmap's; sources keyed by
@@ -21,8 +21,6 @@
 #include "hprof/hprof.h"
 #include "hprofkit.h"
 #include "util/hk_buf.h"
-
-struct hk_plugins;
 
 /* One Bitmap as enumerated. */
 typedef struct hk_bm {
@@ -49,9 +47,11 @@ hk_bm_session *hk_bm_session_new(hk_dump *d);
 /* Sources are asked by their priority, highest first; equal ones in the order added. */
 void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud);
 /* Adds the core's sources (the trace's PNGs, the sidecar directory: sidecar_dir, or
- * DUMP.bitmaps when NULL) and every plugin source.  ps may be NULL (no plugins).  Lua
+ * DUMP.bitmaps when NULL) and the n sources the plugins registered (srcs[i] with uds[i], as
+ * the plugin host lists them: the caller asks it, so this floor knows no plugin host).  Lua
  * sources are added after this by the caller. */
-void hk_bm_session_add_standard(hk_bm_session *s, struct hk_plugins *ps, const char *sidecar_dir);
+void hk_bm_session_add_standard(hk_bm_session *s, const hk_bitmap_source *const *srcs, void *const *uds, size_t n,
+                                const char *sidecar_dir);
 void hk_bm_session_free(hk_bm_session *s);
 hk_dump *hk_bm_session_dump(hk_bm_session *s);
 

@@ -1,4 +1,4 @@
-/* Enumerates android.graphics.Bitmap instances once per dump (cached in d->bitmaps). */
+/* Enumerates android.graphics.Bitmap instances once per dump (attached to the dump: hk_dump_attach). */
 #include "bitmap/bitmap.h"
 #include "util/hk_mem.h"
 #include "graph/graph.h"
@@ -14,12 +14,14 @@ typedef struct bm_cache {
     uint32_t dump_data;
 } bm_cache;
 
-static void bm_cleanup(hk_dump *d)
+/* the key the list is attached to its dump under */
+static const char bm_key;
+
+static void bm_cleanup(void *state)
 {
-    bm_cache *c = d->bitmaps;
-    if (c) free(c->v);
+    bm_cache *c = state;
+    free(c->v);
     free(c);
-    d->bitmaps = NULL;
 }
 
 static int64_t int_field(hk_dump *d, uint32_t obj, const char *name, int64_t dflt, int *found)
@@ -84,7 +86,7 @@ static int by_obj(const void *a, const void *b)
 
 int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t errlen)
 {
-    bm_cache *c = d->bitmaps;
+    bm_cache *c = hk_dump_attached(d, &bm_key);
     if (c) {
         *out = c->v;
         *n = c->n;
@@ -134,8 +136,7 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
         }
         c->dump_data = read_dump_data(d, bc);
     }
-    d->bitmaps = c;
-    d->cleanup[1] = bm_cleanup;
+    hk_dump_attach(d, &bm_key, c, bm_cleanup);
     *out = c->v;
     *n = c->n;
     return 0;
@@ -147,7 +148,7 @@ uint32_t hk_bitmaps_dump_data_count(hk_dump *d)
     size_t n;
     char err[64];
     if (hk_bitmaps_list(d, &v, &n, err, sizeof err) < 0) return 0;
-    return ((bm_cache *)d->bitmaps)->dump_data;
+    return ((bm_cache *)hk_dump_attached(d, &bm_key))->dump_data;
 }
 
 const hk_bm *hk_bitmaps_find(hk_dump *d, hk_id id)

@@ -1,7 +1,6 @@
 /* The join: ask sources in order for one bitmap's pixels; accept a pointer-keyed image only
  * when its PNG IHDR size equals the bitmap's (a native pointer can be reused after recycle). */
 #include "bitmap/bitmap.h"
-#include "host/plugin_host.h"
 #include "util/hk_mem.h"
 #include "util/hk_sha.h"
 #include "util/hk_png.h"
@@ -50,11 +49,9 @@ void hk_bm_session_add(hk_bm_session *s, const hk_bitmap_source *src, void *ud)
     s->n++;
 }
 
-void hk_bm_session_add_standard(hk_bm_session *s, hk_plugins *ps, const char *sidecar_dir)
+void hk_bm_session_add_standard(hk_bm_session *s, const hk_bitmap_source *const *srcs, void *const *uds, size_t n,
+                                const char *sidecar_dir)
 {
-    const hk_bitmap_source **srcs = NULL;
-    void **uds = NULL;
-    size_t n = ps ? hk_plugins_bitmap_sources(ps, &srcs, &uds) : 0;
     hk_bm_session_add(s, &hk_bm_trace_source, NULL);
     hk_bm_session_add(s, &hk_bm_sidecar_source, (void *)sidecar_dir);
     for (size_t i = 0; i < n; i++) hk_bm_session_add(s, srcs[i], uds[i]);

@@ -3,7 +3,6 @@
 #include "bitmap/bitmap.h"
 #include "util/hk_mem.h"
 #include "util/hk_file.h"
-#include "hprof/hprof_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +22,7 @@ static int sc_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     if (ud) snprintf(s->dir, sizeof s->dir, "%s", (const char *)ud);
-    else snprintf(s->dir, sizeof s->dir, "%s.bitmaps", d->path ? d->path : "");
+    else snprintf(s->dir, sizeof s->dir, "%s.bitmaps", hk_dump_path(d) ? hk_dump_path(d) : "");
     struct stat st;
     s->present = stat(s->dir, &st) == 0 && S_ISDIR(st.st_mode);
     *state = s;

@@ -1,8 +1,6 @@
 /* The trace source: PNGs that came in a Perfetto trace with its embedded dump (HprofBitmap,
  * named 0x<pointer>.png).  Keyed by pointer, so the join checks each PNG's size. */
 #include "bitmap/bitmap.h"
-#include "trace/trace.h"
-#include "hprof/hprof_internal.h"
 
 static int tr_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
@@ -18,9 +16,11 @@ static int tr_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     const hk_dump *d = state;
     (void)note;
     (void)notelen;
-    for (size_t i = 0; i < d->nimages; i++) {
-        if (d->images[i].ptr != bm->native_ptr) continue;
-        hk_buf_append(out, d->images[i].png.data, d->images[i].png.len);
+    size_t n;
+    const hk_dump_image *im = hk_dump_images(d, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (im[i].ptr != bm->native_ptr) continue;
+        hk_buf_append(out, im[i].png.data, im[i].png.len);
         return HK_IMAGE_ENCODED;
     }
     return HK_IMAGE_NONE;

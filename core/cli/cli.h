@@ -2,9 +2,9 @@
 #ifndef HK_CLI_H
 #define HK_CLI_H
 
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "host/plugin_host.h"
-#include "host/plugin_lua.h"
+#include "lua/lua_plugins.h"
 
 /* What the global options set (see cli_global.c); a new global option adds its field here. */
 typedef struct cli_globals {
@@ -34,8 +34,6 @@ typedef struct cli_global_opt {
 int cli_take_globals(cli_globals *g, int *argc, char **argv);
 /* The global options' usage lines. */
 void cli_print_globals(FILE *f);
-/* A path the user named must be a readable regular file: 0, or -1 with err. */
-int cli_check_file(const char *what, const char *path, char *err, size_t errlen);
 /* The map for the dump a command reads: --map, else HPROFKIT_MAP (said on stderr by who,
  * unless NULL); NULL: the one beside the dump, if any; "": none (--no-map). */
 const char *cli_map_path(const cli_globals *g, const char *who);

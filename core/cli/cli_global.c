@@ -9,31 +9,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "open/open.h"
 #include "hprof/hprof_layout.h"
 #include "trace/trace.h"
 #include "util/hk_jobs.h"
 
-int cli_check_file(const char *what, const char *path, char *err, size_t errlen)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s %s: not a regular file", what, path);
-        return -1;
-    }
-    if (access(path, R_OK) != 0) {
-        snprintf(err, errlen, "%s %s: cannot be read: %s", what, path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int set_plugins(cli_globals *g, const char *v, char *err, size_t errlen)
 {
-    if (cli_check_file("--plugins", v, err, errlen) < 0) return -1;
+    if (hk_check_file("--plugins", v, err, errlen) < 0) return -1;
     if (g->nplugin_files >= (int)(sizeof g->plugin_files / sizeof g->plugin_files[0])) {
         snprintf(err, errlen, "--plugins: at most %d files", g->nplugin_files);
         return -1;
@@ -64,7 +47,7 @@ static int set_jobs(cli_globals *g, const char *v, char *err, size_t errlen)
 
 static int set_map(cli_globals *g, const char *v, char *err, size_t errlen)
 {
-    if (cli_check_file("--map", v, err, errlen) < 0) return -1;
+    if (hk_check_file("--map", v, err, errlen) < 0) return -1;
     g->map_path = v;
     return 0;
 }
@@ -132,7 +115,7 @@ const char *cli_map_path(const cli_globals *g, const char *who)
 }
 
 /* The global options.  Adding one: a field in cli_globals (cli.h), an apply function above
- * (cli_check_file for a FILE the user names), one row here, and a line in cli_push_globals
+ * (hk_check_file for a FILE the user names), one row here, and a line in cli_push_globals
  * when scripts should see it as hk.options.NAME.  The usage lists the rows in this order. */
 static const cli_global_opt globals[] = {
     {"--plugins", NULL, "FILE", "load the plugins a plugins.ini-style FILE names (repeatable)", set_plugins},

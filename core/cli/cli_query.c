@@ -2,7 +2,7 @@
  * filtered, then the renderer. */
 #include "cli/cli.h"
 #include "util/hk_mem.h"
-#include "host/map_lua.h"
+#include "open/open.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -268,17 +268,16 @@ int cli_push_dump(const cli_ctx *cx, const char *name, const char *path)
 {
     lua_State *L = hkl_host_state(cx->host);
     char err[1024], who[300];
-    if (cli_check_file("dump", path, err, sizeof err) < 0) {
-        fprintf(stderr, "hprofkit %s: %s\n", name, err);
-        return 2;
-    }
     snprintf(who, sizeof who, "hprofkit %s", name);
     const char *map = cli_map_path(&cx->g, who);
-    int status;
-    hk_dump *d = hk_open_mapped(path, map && *map ? map : NULL, !map, who, &status, err, sizeof err);
+    /* a map named "" (--no-map) is none, and no map beside the dump either */
+    const hk_open_opts o = {
+        .map = map && *map ? map : NULL, .no_map_beside = map != NULL, .who = who, .label = "dump", .progress = 1};
+    hk_open_fail fail;
+    hk_dump *d = hk_open(path, &o, &fail, err, sizeof err);
     if (!d) {
         fprintf(stderr, "%s: %s\n", who, err);
-        return status;
+        return fail == HK_OPEN_USER_ERROR ? 2 : 1;
     }
     hkl_push_dump(L, d, 0);
     return 0;

@@ -1,7 +1,7 @@
 /* hprofkit: resolve a command to a registered Lua query, run it, render its rows. */
 #include "cli/cli.h"
 #include "hk_config.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 #include "serve/serve_app.h"
 #include "trace/trace.h"
 #include "util/hk_file.h"

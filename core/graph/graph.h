@@ -1,7 +1,7 @@
 /*
  * The heap graph: references, referrers, reachability, dominators, retained and native
  * sizes, shortest paths from GC roots.  Everything is computed lazily on first use and
- * cached in d->graph (freed by d->cleanup[0]).
+ * attached to the dump (hk_dump_attach, freed when it closes).
  *
  * Edges.  An object's references are its instance fields of object type (inherited ones
  * too), the elements of an object array, and for a class its superclass, its loader and

@@ -255,7 +255,7 @@ static void top_walk(walk_job *j, uint64_t *per)
 int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen)
 {
     if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!(g->done & HK_GRAPH_DOM)) g->walk_classes = 1;
     return 0;
 }
@@ -270,7 +270,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
 {
     *out = NULL;
     if (walk_dominators(d, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g->kids) hkg_build_kids(g, NULL);
     walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);

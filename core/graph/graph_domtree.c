@@ -10,20 +10,20 @@
 
 uint32_t hk_graph_idom(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     return g && g->idom && obj < g->n ? g->idom[obj] : HK_NONE;
 }
 
 uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !g->retained) return 0;
     return obj == HK_NONE ? g->total_bytes : obj < g->n ? g->retained[obj] : 0;
 }
 
 uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     uint64_t v = 0;
     if (!g || !g->retained) return 0;
     if (obj == HK_NONE) return g->total_native;
@@ -42,7 +42,7 @@ uint64_t hk_graph_total_native(hk_dump *d)
 
 int hk_graph_virtual_child(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     return g && g->idom && obj < g->n && (g->flags[obj] & HKG_F_VROOT) != 0;
 }
 
@@ -122,7 +122,7 @@ static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
 
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     *out = NULL;
     *n = 0;
     if (!g || !g->idom) {
@@ -153,7 +153,7 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
 
 uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !g->retained || !want) return 0;
     if (live_only && !(g->done & HK_GRAPH_REACH)) return 0;
     const uint64_t *r = g->retained;

@@ -86,7 +86,7 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
 {
     *out = NULL;
     if (hk_graph_ensure(d, HK_GRAPH_DOM, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g->kids) hkg_build_kids(g, NULL);
     heap_walk w = {d,
                    g,

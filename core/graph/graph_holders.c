@@ -8,7 +8,7 @@
 
 uint64_t hk_graph_retained_count(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !g->idom || obj >= g->n) return 0;
     if (!g->kids) hkg_build_kids(g, NULL);
     const hk_class *str = hk_class_by_name(d, "java.lang.String");
@@ -52,7 +52,7 @@ int hk_graph_holding_roots(hk_dump *d, uint32_t obj, uint32_t max_visit, uint32_
     *n = 0;
     *complete = 1;
     if (hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (obj >= g->n) {
         snprintf(err, errlen, "graph: no object %u", obj);
         return -1;

@@ -326,7 +326,7 @@ static void run_tiers(search *s, uint32_t remaining)
 int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, char *err, size_t errlen)
 {
     if (hk_graph_ensure(d, HK_GRAPH_REFS, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     for (uint32_t r = 0; r < q->nrefs; r++)
         if (q->refs[r].cls >= d->nclasses || !q->refs[r].field) {
             snprintf(err, errlen, "leak paths: reference rule %u names no class or field", r);

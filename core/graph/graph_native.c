@@ -51,6 +51,6 @@ int hkg_build_native(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 
 uint64_t hk_graph_native_size(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     return g && g->native && obj < g->n ? g->native[obj] : 0;
 }

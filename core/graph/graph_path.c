@@ -251,7 +251,7 @@ void hkg_paths_free(hk_graph *g)
 
 int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t len)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || src >= g->n || dst >= g->n) return -1;
     hk_id want = hk_obj_id(d, dst);
     switch (hk_obj_kind(d, src)) {
@@ -346,7 +346,7 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
 {
     memset(path, 0, sizeof *path);
     if (hk_graph_ensure(d, HK_GRAPH_PATHS, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (obj >= g->n) {
         snprintf(err, errlen, "graph: no object with index %u", obj);
         return -1;

@@ -95,7 +95,7 @@ void hkg_reach_after_search(hk_graph *g)
 
 int hk_graph_reach(hk_dump *d, uint32_t obj)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REACH) || obj >= g->n) return HK_REACH_UNREACHABLE;
     return hkg_reach(g, obj);
 }
@@ -151,7 +151,7 @@ static void sum_totals(hk_dump *d, hk_graph *g)
 
 void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t bytes[HK_REACH_COUNT])
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     int have = g && (g->done & HK_GRAPH_REACH);
     if (have && !g->reach_summed) sum_totals(d, g);
     for (int k = 0; k < HK_REACH_COUNT; k++) {

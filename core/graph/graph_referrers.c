@@ -148,7 +148,7 @@ int hkg_build_referrers(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 
 const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REFERRERS) || obj >= g->n) {
         *n = 0;
         return NULL;
@@ -158,7 +158,7 @@ const uint32_t *hk_graph_referrers(hk_dump *d, uint32_t obj, uint32_t *n)
 
 uint32_t hk_graph_weak_referrers(hk_dump *d, uint32_t obj, uint32_t *out, uint32_t max)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     uint32_t total = 0;
     if (!g) return 0;
     for (uint32_t k = 0; k < g->nweak; k++)
@@ -171,7 +171,7 @@ uint32_t hk_graph_weak_referrers(hk_dump *d, uint32_t obj, uint32_t *out, uint32
 
 uint64_t hk_graph_referrer_bytes(hk_dump *d)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REFERRERS)) return 0;
     return ((uint64_t)g->n + g->nin_many) * sizeof(uint32_t);
 }

@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void graph_free(hk_dump *d)
+const char hkg_key;
+
+static void graph_free(void *state)
 {
-    hk_graph *g = d->graph;
-    if (!g) return;
+    hk_graph *g = state;
     hk_iddir_free(&g->finder);
     free(g->cls);
     free(g->ref_offs);
@@ -35,17 +36,16 @@ static void graph_free(hk_dump *d)
     free(g->kid_buf);
     hkg_paths_free(g);
     free(g);
-    d->graph = NULL;
 }
 
 static hk_graph *graph_state(hk_dump *d)
 {
-    if (d->graph) return d->graph;
+    hk_graph *g = hkg_of(d);
+    if (g) return g;
     hk_mem_lean();
-    hk_graph *g = hk_xcalloc(1, sizeof *g);
+    g = hk_xcalloc(1, sizeof *g);
     g->n = d->nobjects;
-    d->graph = g;
-    d->cleanup[0] = graph_free;
+    hk_dump_attach(d, &hkg_key, g, graph_free);
     return g;
 }
 
@@ -511,7 +511,7 @@ void hkg_note_next_refs(hk_dump *d, hkg_notes *notes)
 int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
 {
     if (hk_graph_plan(d, mask, NULL, err, errlen)) return -1;
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     /* what a phase needs only when it is still to be computed: the edges may have been
      * dropped after dominators, and need not come back for them */
     if (mask & HK_GRAPH_DOM & ~g->done) mask |= HK_GRAPH_REFERRERS | HK_GRAPH_NATIVE;
@@ -531,7 +531,7 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
 
 const uint32_t *hk_graph_out(hk_dump *d, uint32_t obj, uint32_t *n)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REFS) || obj >= g->n) {
         *n = 0;
         return NULL;
@@ -552,7 +552,7 @@ uint32_t hkg_weak_first(const hk_graph *g, uint32_t obj)
 
 int hk_graph_weak_out(hk_dump *d, uint32_t obj, uint32_t to[2], int kind[2])
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REFS) || obj >= g->n || !(g->flags[obj] & HKG_F_WEAK)) return 0;
     int n = 0;
     for (uint32_t k = hkg_weak_first(g, obj); k < g->nweak && g->weak[k].src == obj && n < 2; k++) {
@@ -564,7 +564,7 @@ int hk_graph_weak_out(hk_dump *d, uint32_t obj, uint32_t to[2], int kind[2])
 
 const uint32_t *hk_graph_root_objects(hk_dump *d, uint32_t *n)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     if (!g || !(g->done & HK_GRAPH_REFS)) {
         *n = 0;
         return NULL;
@@ -575,6 +575,6 @@ const uint32_t *hk_graph_root_objects(hk_dump *d, uint32_t *n)
 
 uint64_t hk_graph_edge_count(hk_dump *d)
 {
-    hk_graph *g = d->graph;
+    hk_graph *g = hkg_of(d);
     return g ? g->nout + g->nweak : 0;
 }

@@ -12,6 +12,7 @@
 #include "util/hk_file.h"
 #include "util/hk_png.h"
 #include "hprof/hprof_internal.h"
+#include "open/open.h"
 #include "util/hk_report.h"
 
 /* ---- logging and progress ---- */
@@ -219,9 +220,12 @@ static int host_string_value(hk_dump *d, hk_id str, hk_buf *utf8)
     return hk_string_value(d, i, utf8) < 0 ? -1 : 0;
 }
 
+/* the front door without its notes: no map beside the dump, no progress line */
 static hk_dump *host_dump_open(const char *path, char *err, size_t errlen)
 {
-    return hk_dump_open(path, NULL, NULL, err, errlen);
+    hk_open_fail fail;
+    const hk_open_opts o = {.no_map_beside = 1};
+    return hk_open(path, &o, &fail, err, errlen);
 }
 
 static void host_dump_close(hk_dump *d)
@@ -230,6 +234,22 @@ static void host_dump_close(hk_dump *d)
 }
 
 /* ---- the table ---- */
+
+/* The host's allocator handed to plugins (ABI 1.2): the core's out-of-memory policy. */
+static void *host_mem_alloc(size_t n)
+{
+    return hk_xcalloc(1, n ? n : 1);
+}
+
+static void *host_mem_realloc(void *p, size_t n)
+{
+    return hk_xrealloc(p, n ? n : 1);
+}
+
+static void host_mem_free(void *p)
+{
+    free(p);
+}
 
 static const hk_host host_table = {
     .abi_version = HK_ABI_VERSION,
@@ -271,6 +291,10 @@ static const hk_host host_table = {
     .buf_free = host_buf_free,
     .config_bool = hk_plugin_config_bool,
     .config_number = hk_plugin_config_number,
+    .mem_alloc = host_mem_alloc,
+    .mem_realloc = host_mem_realloc,
+    .mem_strdup = hk_xstrdup,
+    .mem_free = host_mem_free,
 };
 
 const hk_host *hk_host_table(void)

@@ -119,12 +119,52 @@ typedef struct hk_root {
 
 typedef void (*hk_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Open and index a dump (.hprof or .hprof.gz).  On failure returns NULL with err
- * naming the file offset and what was expected. */
+/* An image that came with the dump from outside its HPROF bytes (the bitmaps of a dump a
+ * Perfetto trace embeds), keyed by the Bitmap's native pointer. */
+typedef struct hk_dump_image {
+    uint64_t ptr;
+    hk_buf png;
+} hk_dump_image;
+
+/* Opening takes two steps, so that what is not HPROF (a Perfetto trace) can be turned into HPROF
+ * between them by the front door (core/open: hk_open, which programs call), the reader knowing
+ * no other format.  hk_dump_load maps the file (or inflates a .gz); hk_dump_load_mem borrows
+ * bytes held in memory (they must outlive the dump).  hk_dump_bytes shows the loaded bytes,
+ * hk_dump_replace_bytes puts others in their place (taking bytes, or when fd >= 0 mapping the
+ * file fd holds them in; and source and images: source is "key: value" lines of what they were
+ * made from; -1 with err when the file cannot be mapped).  hk_dump_index reads the header and
+ * indexes; on failure (NULL or -1 with err naming the file offset and what was expected) the
+ * caller still closes the dump. */
+hk_dump *hk_dump_load(const char *path, char *err, size_t errlen);
+hk_dump *hk_dump_load_mem(const uint8_t *data, size_t size);
+const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size);
+int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
+                          char *err, size_t errlen);
+int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
+/* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
-/* Index a dump held in memory (the fuzz target); data must outlive the dump. */
-hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
+/* What the floors above read of a dump without its representation (hprof_internal.h): its
+ * path, its objects, its GC roots, and the images that came with it (hk_dump_image). */
+const char *hk_dump_path(const hk_dump *d);
+uint32_t hk_dump_object_count(const hk_dump *d);
+const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n);
+const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n);
+/* State a floor above keeps with a dump (the graph, the bitmap list), under a key of its own
+ * (the address of a static object of that floor), so the reader holds no slot for any of them:
+ * hk_dump_attach adds it (replacing, after freeing, what the key held), free_fn frees it when
+ * the dump closes (in the order attached); hk_dump_attached finds it, NULL when there is none. */
+void hk_dump_attach(hk_dump *d, const void *key, void *state, void (*free_fn)(void *state));
+void *hk_dump_attached(const hk_dump *d, const void *key);
+
+/* Memory the index keeps, by part (estimates from the table sizes, for benchmarks). */
+typedef struct hk_index_stats {
+    uint64_t objects;
+    uint64_t object_table_bytes, class_bytes, name_bytes, map_bytes, total_bytes;
+    double bytes_per_object;
+} hk_index_stats;
+
+void hk_index_stats_of(const hk_dump *d, hk_index_stats *s);
 
 /* ---- objects ---- */
 hk_id hk_obj_id(const hk_dump *d, uint32_t i);

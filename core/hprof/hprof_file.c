@@ -2,7 +2,6 @@
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
 #include "hprof/hprof_layout.h"
-#include "trace/trace.h"
 #include "util/hk_mem.h"
 
 #include <errno.h>
@@ -112,59 +111,70 @@ static hk_dump *dump_new(const char *path)
     return d;
 }
 
-/* A Perfetto trace is read into the HPROF it holds or describes, which replaces the data. */
-static int from_trace(hk_dump *d, char *err, size_t errlen)
+const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size)
 {
-    hk_trace_result res;
-    if (hk_trace_to_hprof(d->data, d->size, d->path, &res, err, errlen) < 0) return -1;
+    *size = d->size;
+    return d->data;
+}
+
+int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
+                          char *err, size_t errlen)
+{
     if (d->mapped == 1) munmap((void *)d->data, d->size);
     else if (d->mapped == 0) free((void *)d->data);
-    d->data = res.hprof.data;
-    d->size = res.hprof.len;
+    d->data = bytes->data;
+    d->size = bytes->len;
     d->mapped = 0;
-    if (res.hprof_fd >= 0) {
-        /* a big heap graph was rebuilt into a scratch file: map it like a dump on disk */
-        struct stat st;
-        void *m = fstat(res.hprof_fd, &st) == 0 && st.st_size > 0
-                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, res.hprof_fd, 0)
-                      : MAP_FAILED;
-        if (m == MAP_FAILED) {
-            snprintf(err, errlen, "%s: cannot map the dump rebuilt from the trace: %s", d->path, strerror(errno));
-            d->data = NULL;
-            d->size = 0;
-            hk_trace_result_free(&res);
-            return -1;
-        }
-        d->data = m;
-        d->size = (size_t)st.st_size;
-        d->mapped = 1;
+    hk_buf_init(bytes);
+    d->source = source;
+    d->images = images;
+    d->nimages = nimages;
+    if (fd < 0) return 0;
+    /* the bytes were written to a file (a big heap graph rebuilt): map it like a dump on disk */
+    free((void *)d->data);
+    struct stat st;
+    void *m = fstat(fd, &st) == 0 && st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+                                                    : MAP_FAILED;
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "%s: cannot map the dump rebuilt from the trace: %s", d->path, strerror(errno));
+        d->data = NULL;
+        d->size = 0;
+        return -1;
     }
-    d->source = res.source;
-    d->images = res.images;
-    d->nimages = res.nimages;
-    hk_buf_init(&res.hprof);
-    res.source = NULL;
-    res.images = NULL;
-    res.nimages = 0;
-    hk_trace_result_free(&res);
+    d->data = m;
+    d->size = (size_t)st.st_size;
+    d->mapped = 1;
     return 0;
 }
 
-static hk_dump *finish_open(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
+int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
 {
-    if (hk_trace_probe(d->data, d->size) && from_trace(d, err, errlen) < 0) {
-        hk_dump_close(d);
-        return NULL;
-    }
     if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0 ||
-        hk_dump_set_layout(d, NULL, err, errlen) < 0) {
-        hk_dump_close(d);
-        return NULL;
-    }
-    return d;
+        hk_dump_set_layout(d, NULL, err, errlen) < 0)
+        return -1;
+    if (d->mapped == 1) madvise((void *)d->data, d->size, MADV_RANDOM);
+    return 0;
 }
 
-hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
+static int map_file(hk_dump *d, int fd, size_t size, char *err, size_t errlen)
+{
+    if (size == 0) {
+        snprintf(err, errlen, "%s: empty file, not an HPROF heap dump", d->path);
+        return -1;
+    }
+    void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "%s: cannot map: %s", d->path, strerror(errno));
+        return -1;
+    }
+    madvise(m, size, MADV_SEQUENTIAL);
+    d->data = m;
+    d->size = size;
+    d->mapped = 1;
+    return 0;
+}
+
+hk_dump *hk_dump_load(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -180,51 +190,80 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
     hk_dump *d = dump_new(path);
     uint8_t magic[2] = {0, 0};
     ssize_t got = pread(fd, magic, 2, 0);
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-        int rc = read_gzip(d, fd, (uint64_t)st.st_size, err, errlen);
-        close(fd);
-        if (rc < 0) {
-            hk_dump_close(d);
-            return NULL;
-        }
-    } else {
-        if (st.st_size == 0) {
-            snprintf(err, errlen, "%s: empty file, not an HPROF heap dump", path);
-            close(fd);
-            hk_dump_close(d);
-            return NULL;
-        }
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (m == MAP_FAILED) {
-            snprintf(err, errlen, "%s: cannot map: %s", path, strerror(errno));
-            hk_dump_close(d);
-            return NULL;
-        }
-        madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-        d->data = m;
-        d->size = (size_t)st.st_size;
-        d->mapped = 1;
+    int rc = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b ? read_gzip(d, fd, (uint64_t)st.st_size, err, errlen)
+                                                              : map_file(d, fd, (size_t)st.st_size, err, errlen);
+    close(fd);
+    if (rc < 0) {
+        hk_dump_close(d);
+        return NULL;
     }
-    d = finish_open(d, progress, pctx, err, errlen);
-    if (d && d->mapped) madvise((void *)d->data, d->size, MADV_RANDOM);
     return d;
 }
 
-hk_dump *hk_dump_open_mem(const uint8_t *data, size_t size, char *err, size_t errlen)
+hk_dump *hk_dump_load_mem(const uint8_t *data, size_t size)
 {
     hk_dump *d = dump_new("input");
     d->data = data;
     d->size = size;
     d->mapped = 2; /* borrowed */
-    return finish_open(d, NULL, NULL, err, errlen);
+    return d;
+}
+
+hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen)
+{
+    hk_dump *d = hk_dump_load(path, err, errlen);
+    if (d && hk_dump_index(d, progress, pctx, err, errlen) < 0) {
+        hk_dump_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+const char *hk_dump_path(const hk_dump *d)
+{
+    return d->path;
+}
+
+uint32_t hk_dump_object_count(const hk_dump *d)
+{
+    return d->nobjects;
+}
+
+const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n)
+{
+    *n = d->nroots;
+    return d->roots;
+}
+
+const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n)
+{
+    *n = d->nimages;
+    return d->images;
+}
+
+void *hk_dump_attached(const hk_dump *d, const void *key)
+{
+    for (unsigned i = 0; i < d->nattached; i++)
+        if (d->attached[i].key == key) return d->attached[i].state;
+    return NULL;
+}
+
+void hk_dump_attach(hk_dump *d, const void *key, void *state, void (*free_fn)(void *state))
+{
+    for (unsigned i = 0; i < d->nattached; i++)
+        if (d->attached[i].key == key) {
+            d->attached[i].free_fn(d->attached[i].state);
+            d->attached[i] = (struct hk_attached){key, state, free_fn};
+            return;
+        }
+    if (d->nattached == HK_MAX_ATTACHED) hk_oom(); /* a fixed handful of floors attach: a bug */
+    d->attached[d->nattached++] = (struct hk_attached){key, state, free_fn};
 }
 
 void hk_dump_close(hk_dump *d)
 {
     if (!d) return;
-    for (size_t i = 0; i < sizeof d->cleanup / sizeof d->cleanup[0]; i++)
-        if (d->cleanup[i]) d->cleanup[i](d);
+    for (unsigned i = 0; i < d->nattached; i++) d->attached[i].free_fn(d->attached[i].state);
     if (d->mapped == 1) munmap((void *)d->data, d->size);
     else if (d->mapped == 0) free((void *)d->data);
     free(d->path);

@@ -1,4 +1,5 @@
-/* The one pass over a dump: records, heap sub-records, the object table. */
+/* The one pass over a dump: records, heap sub-records, the object table; and what the index
+ * costs in memory. */
 #include "hprof/hprof.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
@@ -343,4 +344,24 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     free(p.counters);
     hk_idmap_free(&p.counter_slot);
     return rc;
+}
+
+void hk_index_stats_of(const hk_dump *d, hk_index_stats *s)
+{
+    s->objects = d->nobjects;
+    s->object_table_bytes = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
+                            (uint64_t)d->nsegs * sizeof *d->segs + hk_iddir_bytes(&d->dir, d);
+    s->class_bytes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
+    for (uint32_t i = 0; i < d->nclasses; i++)
+        s->class_bytes +=
+            (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
+    s->name_bytes = (uint64_t)d->narena * 65536;
+    s->map_bytes =
+        ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap + d->traces.map.cap +
+         d->class_serials.map.cap) *
+            12 +
+        ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap + d->class_serials.cap) * 8 +
+        (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
+    s->total_bytes = s->object_table_bytes + s->class_bytes + s->name_bytes + s->map_bytes;
+    s->bytes_per_object = d->nobjects ? (double)s->total_bytes / d->nobjects : 0;
 }

@@ -27,6 +27,8 @@ typedef struct hk_iddir {
     uint32_t *shift;  /* bucket of an id: (low - min[s]) >> shift[s] */
 } hk_iddir;
 
+#define HK_MAX_ATTACHED 8
+
 struct hk_dump {
     char *path;
     const uint8_t *data;
@@ -98,7 +100,7 @@ struct hk_dump {
      * "key: value", NULL for an HPROF file */
     char *source;
     /* PNGs that came with an embedded dump (HprofBitmap), keyed by native pointer */
-    struct hk_trace_image *images;
+    hk_dump_image *images;
     size_t nimages;
 
     /* lazily built: instances grouped by class (CSR over object indices) */
@@ -109,10 +111,13 @@ struct hk_dump {
     char **arena;
     size_t narena, arena_used, arena_cap;
 
-    /* state other parts of the core attach (graph, bitmaps), freed by their cleanup */
-    void *graph;
-    void *bitmaps;
-    void (*cleanup[4])(hk_dump *d);
+    /* state the floors above keep with the dump (the graph, the bitmap list): hk_dump_attach */
+    struct hk_attached {
+        const void *key;
+        void *state;
+        void (*free_fn)(void *state);
+    } attached[HK_MAX_ATTACHED];
+    unsigned nattached;
 };
 
 static inline uint64_t hk_obj_offset(const hk_dump *d, uint32_t i)

@@ -1,6 +1,7 @@
 /* `hprofkit serve DUMP`: index once, serve the explorer until Ctrl-C. */
 #include "serve/serve_app.h"
 #include "hk_config.h"
+#include "open/open.h"
 #include "util/hk_file.h"
 
 #include <signal.h>
@@ -105,7 +106,7 @@ static int parse(serve_opts *o, int argc, char **argv)
     const char *files[] = {o->baseline, o->base_map, o->meminfo, o->native},
                *what[] = {"--baseline", "--base-map", "--meminfo", "--native"};
     for (int k = 0; k < 4; k++)
-        if (files[k] && cli_check_file(what[k], files[k], err, sizeof err) < 0)
+        if (files[k] && hk_check_file(what[k], files[k], err, sizeof err) < 0)
             return fprintf(stderr, "hprofkit serve: %s\n", err), -1;
     return 0;
 }

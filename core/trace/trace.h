@@ -4,7 +4,9 @@
  * android.java_hprof) or an embedded .hprof (hprofkit.HprofDump chunks, see
  * proto/hprof_dump.proto) with its bitmaps' PNGs.  Either becomes HPROF bytes that the
  * ordinary index reads: an embedded dump as it is, a heap graph as an Android-dialect dump
- * built from it (trace_hprof.c), so every query works unchanged.
+ * built from it (trace_hprof.c), so every query works unchanged.  This is the import, beside
+ * the reader (it shares hprof.h's format and nothing more); core/open calls it, and writing a
+ * dump as a trace is core/convert's.
  */
 #ifndef HK_TRACE_H
 #define HK_TRACE_H
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hprof/hprof.h"
 #include "util/hk_buf.h"
 
 /* Which process of a trace to open (the CLI's --trace-pid / --trace-process): pid 0 and
@@ -44,11 +47,9 @@ int hk_pb_field(const uint8_t **p, const uint8_t *end, uint32_t *num, int *wt, c
 /* 1 when data starts like a Perfetto trace (a TracePacket field), else 0. */
 int hk_trace_probe(const uint8_t *data, size_t n);
 
-/* One image that came with an embedded dump, keyed by the Bitmap's native pointer. */
-typedef struct hk_trace_image {
-    uint64_t ptr;
-    hk_buf png;
-} hk_trace_image;
+/* One image that came with an embedded dump, keyed by the Bitmap's native pointer: the dump
+ * keeps them (hprof.h's hk_dump_image). */
+typedef hk_dump_image hk_trace_image;
 
 typedef struct hk_trace_result {
     hk_buf hprof;           /* the dump's HPROF bytes, when hprof_fd < 0 */
@@ -62,19 +63,5 @@ typedef struct hk_trace_result {
  * trace holds no dump, the pick matches none, or the dump cannot be rebuilt. */
 int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen);
 void hk_trace_result_free(hk_trace_result *res);
-
-/* Writing a dump as a trace: a heap graph (references and sizes; heap_graph = 1) or the HPROF
- * embedded in hprofkit.HprofDump chunks (chunk_bytes each, 4 MB when 0) with images as
- * HprofBitmap packets named by pointer.  The file is written atomically. */
-typedef struct hk_trace_write_opts {
-    int heap_graph;
-    int pid;             /* the process the trace says it is (1 when unknown) */
-    const char *process; /* its name for the process_tree packet, or NULL */
-    size_t chunk_bytes;
-    const hk_trace_image *images;
-    size_t nimages;
-} hk_trace_write_opts;
-struct hk_dump;
-int hk_trace_write(struct hk_dump *d, const hk_trace_write_opts *opts, const char *path, char *err, size_t errlen);
 
 #endif

@@ -4,22 +4,14 @@
 #include <string.h>
 
 #include "deaths.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("hprofkit: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
+/* memory through the host's allocator (hk_realloc & co.; alone, the same policy) */
+#include "hprofkit.h"
 
 dl_record *dl_new_record(dl_records *rs, const char *kind, const char *layout, int line)
 {
     if (rs->n == rs->cap) {
         rs->cap = rs->cap ? rs->cap * 2 : 16;
-        rs->r = xrealloc(rs->r, (size_t)rs->cap * sizeof *rs->r);
+        rs->r = hk_realloc(rs->r, (size_t)rs->cap * sizeof *rs->r);
     }
     dl_record *r = &rs->r[rs->n++];
     memset(r, 0, sizeof *r);
@@ -43,7 +35,7 @@ void dl_set(dl_record *r, const char *name, const char *value, size_t n)
 {
     while (n && (value[0] == ' ' || value[0] == '\t')) value++, n--;
     while (n && (value[n - 1] == ' ' || value[n - 1] == '\t' || value[n - 1] == '\r')) n--;
-    char *v = xrealloc(NULL, n + 1);
+    char *v = hk_realloc(NULL, n + 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)value[i];
         v[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
@@ -51,14 +43,14 @@ void dl_set(dl_record *r, const char *name, const char *value, size_t n)
     v[n] = 0;
     for (int i = 0; i < r->nfields; i++)
         if (!strcmp(r->f[i].name, name)) {
-            free(r->f[i].value);
+            hk_free(r->f[i].value);
             r->f[i].value = v;
             r->f[i].numeric = all_digits(v);
             return;
         }
     if (r->nfields == r->cap) {
         r->cap = r->cap ? r->cap * 2 : 8;
-        r->f = xrealloc(r->f, (size_t)r->cap * sizeof *r->f);
+        r->f = hk_realloc(r->f, (size_t)r->cap * sizeof *r->f);
     }
     r->f[r->nfields++] = (dl_field){name, v, all_digits(v)};
 }
@@ -85,10 +77,10 @@ const char *dl_get(const dl_record *r, const char *name)
 void dl_records_free(dl_records *rs)
 {
     for (int i = 0; i < rs->n; i++) {
-        for (int k = 0; k < rs->r[i].nfields; k++) free(rs->r[i].f[k].value);
-        free(rs->r[i].f);
+        for (int k = 0; k < rs->r[i].nfields; k++) hk_free(rs->r[i].f[k].value);
+        hk_free(rs->r[i].f);
     }
-    free(rs->r);
+    hk_free(rs->r);
     memset(rs, 0, sizeof *rs);
 }
 

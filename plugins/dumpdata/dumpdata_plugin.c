@@ -29,11 +29,7 @@ typedef struct dd_state {
 static int dd_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
     (void)ud;
-    dd_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "dumpdata: out of memory");
-        return -1;
-    }
+    dd_state *s = hk_alloc(sizeof *s);
     s->d = d;
     *state = s;
     return 0;
@@ -42,8 +38,8 @@ static int dd_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 static void dd_close(void *state)
 {
     dd_state *s = state;
-    if (s) free(s->v);
-    free(s);
+    if (s) hk_free(s->v);
+    hk_free(s);
 }
 
 static int by_ptr(const void *a, const void *b)
@@ -82,8 +78,8 @@ static void dd_index(dd_state *s)
     if (n > nn) n = nn;
     if (nb < 0) nb = 0;
     if (n > (uint64_t)nb) n = (uint64_t)nb;
-    s->v = n ? calloc(n, sizeof *s->v) : NULL;
-    if (!s->v) return;
+    if (!n) return;
+    s->v = hk_alloc(n * sizeof *s->v);
     for (uint64_t i = 0; i < n; i++) {
         hk_id b = hk_api->obj_array_at(d, buffers.ref, (uint32_t)i);
         if (!b) continue;

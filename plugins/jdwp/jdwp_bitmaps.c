@@ -95,19 +95,12 @@ static int jdwp_list_bitmaps(jdwp_conn *c, uint64_t cls, jdwp_bitmap **out, jdwp
     size_t n;
     if (jdwp_instances(c, cls, &objs, &n, err, errlen) < 0) return -1;
     s->instances = n;
-    jdwp_value *vals = calloc(n ? n * F_COUNT : 1, sizeof *vals);
-    jdwp_bitmap *bm = calloc(n ? n : 1, sizeof *bm);
-    if (!vals || !bm) {
-        free(objs);
-        free(vals);
-        free(bm);
-        snprintf(err, errlen, "out of memory for %zu bitmaps", n);
-        return -1;
-    }
+    jdwp_value *vals = hk_alloc((n ? n * F_COUNT : 1) * sizeof *vals);
+    jdwp_bitmap *bm = hk_alloc((n ? n : 1) * sizeof *bm);
     if (jdwp_get_values_many(c, objs, n, fields, F_COUNT, vals, err, errlen) < 0) {
-        free(objs);
-        free(vals);
-        free(bm);
+        hk_free(objs);
+        hk_free(vals);
+        hk_free(bm);
         return -1;
     }
     size_t k = 0;
@@ -135,8 +128,8 @@ static int jdwp_list_bitmaps(jdwp_conn *c, uint64_t cls, jdwp_bitmap **out, jdwp
     s->skipped = s->skipped_gone + s->skipped_recycled + s->skipped_empty + s->skipped_null_ptr;
     qsort(bm, k, sizeof *bm, jdwp_bitmap_cmp);
     s->candidates = k;
-    free(objs);
-    free(vals);
+    hk_free(objs);
+    hk_free(vals);
     *out = bm;
     return 0;
 }
@@ -221,7 +214,7 @@ static int jdwp_compress_one(jdwp_conn *c, const jdwp_compress_kit *kit, const j
     *len = n;
     if (rc == 0 && (*len < 24 || memcmp(*png, "\x89PNG\r\n\x1a\n", 8) != 0)) {
         snprintf(err, errlen, "Bitmap.compress wrote something that is not a PNG");
-        free(*png);
+        hk_free(*png);
         *png = NULL;
         rc = -1;
     }
@@ -301,7 +294,7 @@ static int jdwp_fetch_keep(jdwp_fetch_run *run, size_t i, uint8_t *png, size_t l
     char name[40];
     snprintf(name, sizeof name, "0x%" PRIx64 ".png", run->bm[i].ptr);
     int r = jdwp_write_file_atomic(run->o->outdir, name, png, len, err, errlen);
-    free(png);
+    hk_free(png);
     if (r < 0) {
         s->not_attempted = s->candidates - i;
         return -1;
@@ -391,7 +384,7 @@ done:
             rc = -1;
         }
     }
-    free(run.bm);
+    hk_free(run.bm);
     s->seconds_total = jdwp_secs() - run.t0;
     return rc;
 }

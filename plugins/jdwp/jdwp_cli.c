@@ -4,12 +4,16 @@
  *   jdwp_cli gc --jdwp HOST:PORT [--safe-point-ms MS]
  * Prints one JSON object on stdout; progress and errors on stderr; exit 0 ok, 1 error, 2 usage. */
 #include "jdwp_bitmaps.h"
+#include "hprofkit.h"
 #include "jdwp_gc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* a program without a host: hk_alloc & co. use the C library, with the same out-of-memory end */
+const hk_host *hk_api;
 
 #define JDWP_CLI_TIMEOUT_MS 10000
 

@@ -67,6 +67,28 @@ static void check_progress(hk_plugin *self, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The stand-in host's allocator (ABI 1.2): the C library's, ending the program when it fails. */
+static void *check_nonnull(void *p)
+{
+    if (!p) {
+        fputs("jdwp_plugin_check: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+static void *check_alloc(size_t n)
+{
+    return check_nonnull(calloc(1, n ? n : 1));
+}
+static void *check_realloc(void *p, size_t n)
+{
+    return check_nonnull(realloc(p, n ? n : 1));
+}
+static char *check_strdup(const char *s)
+{
+    return check_nonnull(strdup(s));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -95,6 +117,10 @@ int main(int argc, char **argv)
     host.config_number = check_config_number;
     host.log = check_log;
     host.progress = check_progress;
+    host.mem_alloc = check_alloc;
+    host.mem_realloc = check_realloc;
+    host.mem_strdup = check_strdup;
+    host.mem_free = free;
     char err[512] = "";
     if (init(&host, (hk_plugin *)&host, err, sizeof err) < 0 || !check_fetcher) {
         fprintf(stderr, "init: %s\n", err[0] ? err : "no fetcher registered");

@@ -155,12 +155,7 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
                     errlen) < 0)
         return -1;
     uint32_t count = jdwp_in_u32(&rp.in);
-    unsigned char *found = calloc(n ? n : 1, 1);
-    if (!found) {
-        jdwp_packet_free(rp.pkt);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    unsigned char *found = hk_alloc(n ? n : 1);
     for (uint32_t i = 0; i < count && !rp.in.bad; i++) {
         uint64_t id = jdwp_in_id(&rp.in, jdwp_id_size(c, JDWP_ID_FIELD));
         char *name = jdwp_in_str(&rp.in);
@@ -171,7 +166,7 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
                 ids[k] = id;
                 found[k] = 1;
             }
-        free(name);
+        hk_free(name);
     }
     int rc = jdwp_reply_end(&rp, err, errlen);
     for (size_t k = 0; rc == 0 && k < n; k++)
@@ -180,7 +175,7 @@ int jdwp_fields_find(jdwp_conn *c, uint64_t ref, const char *const *names, size_
                      names[k]);
             rc = -1;
         }
-    free(found);
+    hk_free(found);
     return rc;
 }
 
@@ -213,8 +208,8 @@ int jdwp_method_find(jdwp_conn *c, uint64_t ref, const char *name, const char *s
                 *mid = id;
                 hit = 1;
             }
-            free(mname);
-            free(msig);
+            hk_free(mname);
+            hk_free(msig);
         }
         if (jdwp_reply_end(&rp, err, errlen) < 0) return -1;
         if (hit) return 0;
@@ -243,12 +238,7 @@ int jdwp_instances(jdwp_conn *c, uint64_t ref, uint64_t **objs, size_t *n, char 
         snprintf(err, errlen, "ReferenceType.Instances: reply shorter than its count");
         return -1;
     }
-    uint64_t *v = malloc(sizeof *v * (count ? count : 1));
-    if (!v) {
-        jdwp_packet_free(rp.pkt);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    uint64_t *v = hk_alloc(sizeof *v * (count ? count : 1));
     for (uint32_t i = 0; i < count; i++) v[i] = jdwp_in_value(&rp.in, c).v;
     jdwp_packet_free(rp.pkt);
     *objs = v;
@@ -444,7 +434,7 @@ static int jdwp_invoke(jdwp_conn *c, uint8_t set, uint8_t cmd, jdwp_out *o, cons
         char *sig = NULL, e[200];
         if (jdwp_object_signature(c, res->exc, &sig, e, sizeof e) == 0 && sig) jdwp_sig_to_name(sig);
         snprintf(err, errlen, "%s threw %s", what, sig ? sig : "an exception");
-        free(sig);
+        hk_free(sig);
         return -1;
     }
     return 0;
@@ -564,16 +554,12 @@ static int jdwp_bytes_take(void *ctx, jdwp_conn *c, size_t i, int rc, jdwp_reply
 int jdwp_byte_array_read(jdwp_conn *c, uint64_t arr, uint32_t n, uint8_t **bytes, char *err, size_t errlen)
 {
     *bytes = NULL;
-    jdwp_bytes_job j = {arr, n, malloc(n ? n : 1)};
-    if (!j.buf) {
-        snprintf(err, errlen, "out of memory for %u bytes", n);
-        return -1;
-    }
+    jdwp_bytes_job j = {arr, n, hk_alloc(n ? n : 1)};
     /* Few large chunks in flight: 8 x 512 KiB keeps the link busy without a huge socket backlog. */
     size_t chunks = (n + JDWP_ARRAY_CHUNK - 1) / JDWP_ARRAY_CHUNK;
     if (jdwp_pipeline(c, JDWP_AR, JDWP_AR_GET_VALUES, "ArrayReference.GetValues", chunks, 8, jdwp_bytes_build,
                       jdwp_bytes_take, &j, err, errlen) < 0) {
-        free(j.buf);
+        hk_free(j.buf);
         return -1;
     }
     *bytes = j.buf;
@@ -620,16 +606,12 @@ int jdwp_class_load(jdwp_conn *c, uint64_t thread, const char *sig, uint64_t loa
         return -1;
     }
     size_t n = strlen(sig);
-    char *name = malloc(n + 1);
-    if (!name) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    char *name = hk_alloc(n + 1);
     memcpy(name, sig, n + 1);
     jdwp_sig_to_name(name);
     uint64_t str;
     if (jdwp_string_new(c, name, &str, err, errlen) < 0) {
-        free(name);
+        hk_free(name);
         return -1;
     }
     jdwp_value args[3] = {{'s', str}, {'Z', 1}, {'L', loader}};
@@ -640,10 +622,10 @@ int jdwp_class_load(jdwp_conn *c, uint64_t thread, const char *sig, uint64_t loa
         char e[300];
         snprintf(e, sizeof e, "%s", err);
         snprintf(err, errlen, "loading %s with Class.forName: %s", name, e);
-        free(name);
+        hk_free(name);
         return -1;
     }
-    free(name);
+    hk_free(name);
     jdwp_reply rp;
     if (jdwp_cmd_id(c, JDWP_COR, JDWP_COR_REFLECTED_TYPE, jdwp_id_size(c, JDWP_ID_OBJECT), res.ret.v,
                     "ClassObjectReference.ReflectedType", &rp, err, errlen) < 0)

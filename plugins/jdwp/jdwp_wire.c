@@ -258,8 +258,8 @@ retry:
 void jdwp_packet_free(jdwp_packet *p)
 {
     if (!p) return;
-    free(p->data);
-    free(p);
+    hk_free(p->data);
+    hk_free(p);
 }
 
 static void jdwp_free_list(jdwp_packet *p)
@@ -298,12 +298,7 @@ static int jdwp_read_packet(jdwp_conn *c, int64_t deadline, jdwp_packet **out, c
         c->dead = 1;
         return -1;
     }
-    jdwp_packet *p = calloc(1, sizeof *p);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        c->dead = 1;
-        return -1;
-    }
+    jdwp_packet *p = hk_alloc(sizeof *p);
     p->id = jdwp_be32(h + 4);
     p->is_reply = (h[8] & 0x80) != 0;
     if (p->is_reply) p->error = (uint16_t)(h[9] << 8 | h[10]);
@@ -313,13 +308,7 @@ static int jdwp_read_packet(jdwp_conn *c, int64_t deadline, jdwp_packet **out, c
     }
     p->len = len - JDWP_HEADER;
     if (p->len) {
-        p->data = malloc(p->len);
-        if (!p->data) {
-            free(p);
-            snprintf(err, errlen, "out of memory reading a %u-byte packet", len);
-            c->dead = 1;
-            return -1;
-        }
+        p->data = hk_alloc(p->len);
         if (jdwp_read_all(c->fd, p->data, p->len, rest + (int64_t)(p->len >> 14), &to, err, errlen) < 0) {
             jdwp_packet_free(p);
             c->dead = 1;
@@ -344,18 +333,10 @@ int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint
         snprintf(err, errlen, "JDWP: connection to the VM is closed");
         return -1;
     }
-    if (o && o->oom) {
-        snprintf(err, errlen, "out of memory building a JDWP command");
-        return -1;
-    }
     size_t dlen = o ? o->len : 0;
     /* Header and data in one write: two small writes meet Nagle and the peer's delayed ACK and
      * cost 40 ms per round trip. */
-    uint8_t small[256], *h = JDWP_HEADER + dlen <= sizeof small ? small : malloc(JDWP_HEADER + dlen);
-    if (!h) {
-        snprintf(err, errlen, "out of memory sending a JDWP command");
-        return -1;
-    }
+    uint8_t small[256], *h = JDWP_HEADER + dlen <= sizeof small ? small : hk_alloc(JDWP_HEADER + dlen);
     uint32_t len = (uint32_t)(JDWP_HEADER + dlen), pid = c->next_id++;
     h[0] = len >> 24;
     h[1] = len >> 16;
@@ -371,7 +352,7 @@ int jdwp_send(jdwp_conn *c, uint8_t cmdset, uint8_t cmd, const jdwp_out *o, uint
     if (dlen) memcpy(h + JDWP_HEADER, o->p, dlen);
     int64_t deadline = jdwp_now_ms() + c->timeout_ms;
     int rc = jdwp_write_all(c->fd, h, len, deadline, err, errlen);
-    if (h != small) free(h);
+    if (h != small) hk_free(h);
     if (rc < 0) {
         c->dead = 1;
         return -1;
@@ -501,12 +482,7 @@ int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t er
         close(fd);
         return -1;
     }
-    jdwp_conn *c = calloc(1, sizeof *c);
-    if (!c) {
-        close(fd);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    jdwp_conn *c = hk_alloc(sizeof *c);
     c->fd = fd;
     c->timeout_ms = timeout_ms;
     c->next_id = 1;
@@ -553,7 +529,7 @@ void jdwp_conn_close(jdwp_conn *c)
     close(c->fd);
     jdwp_free_list(c->events);
     jdwp_free_list(c->stash);
-    free(c);
+    hk_free(c);
 }
 
 int jdwp_conn_dead(const jdwp_conn *c)
@@ -577,16 +553,10 @@ int jdwp_last_error(const jdwp_conn *c)
 
 static void jdwp_out_put(jdwp_out *o, const void *b, size_t n)
 {
-    if (o->oom) return;
     if (o->len + n > o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 64;
         while (cap < o->len + n) cap *= 2;
-        uint8_t *p = realloc(o->p, cap);
-        if (!p) {
-            o->oom = 1;
-            return;
-        }
-        o->p = p;
+        o->p = hk_realloc(o->p, cap);
         o->cap = cap;
     }
     memcpy(o->p + o->len, b, n);
@@ -595,7 +565,7 @@ static void jdwp_out_put(jdwp_out *o, const void *b, size_t n)
 
 void jdwp_out_free(jdwp_out *o)
 {
-    free(o->p);
+    hk_free(o->p);
     memset(o, 0, sizeof *o);
 }
 
@@ -693,11 +663,7 @@ char *jdwp_in_str(jdwp_in *in)
     uint32_t n = jdwp_in_u32(in);
     const uint8_t *b = jdwp_in_bytes(in, n);
     if (!b) return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (!s) {
-        in->bad = 1;
-        return NULL;
-    }
+    char *s = hk_alloc((size_t)n + 1);
     memcpy(s, b, n);
     s[n] = 0;
     return s;

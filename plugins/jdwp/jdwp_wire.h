@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* memory through hk_alloc & co.: the host's allocator, or (jdwp_cli) the same policy alone */
+#include "hprofkit.h"
+
 /* Command sets and commands used by hprofkit (layouts: shared/reference/jdwp-commands.txt). */
 enum {
     JDWP_VM = 1,
@@ -72,11 +75,10 @@ typedef struct jdwp_packet {
     size_t len;
 } jdwp_packet;
 
-/* Outgoing command data, grown as needed; an allocation failure is remembered and reported at send. */
+/* Outgoing command data, grown as needed (through the host's allocator: it never fails). */
 typedef struct jdwp_out {
     uint8_t *p;
     size_t len, cap;
-    int oom;
 } jdwp_out;
 
 /* Reading a reply; any overrun sets bad and yields zeros, checked once at the end. */

@@ -26,11 +26,7 @@ typedef struct mb_state {
 static int mb_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 {
     (void)ud;
-    mb_state *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, errlen, "mbuffer: out of memory");
-        return -1;
-    }
+    mb_state *s = hk_alloc(sizeof *s);
     s->d = d;
     *state = s;
     return 0;
@@ -39,8 +35,8 @@ static int mb_open(void *ud, hk_dump *d, void **state, char *err, size_t errlen)
 static void mb_close(void *state)
 {
     mb_state *s = state;
-    if (s) free(s->row);
-    free(s);
+    if (s) hk_free(s->row);
+    hk_free(s);
 }
 
 static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, size_t notelen)
@@ -82,12 +78,7 @@ static int mb_image(void *state, const hk_bitmap *bm, hk_buf *out, char *note, s
     }
     size_t rowbytes = (size_t)bm->width * 4;
     if (s->rowcap < rowbytes) {
-        unsigned char *r = realloc(s->row, rowbytes);
-        if (!r) {
-            snprintf(note, notelen, "mbuffer: out of memory for a %d-pixel row", bm->width);
-            return HK_IMAGE_NONE;
-        }
-        s->row = r;
+        s->row = hk_realloc(s->row, rowbytes);
         s->rowcap = rowbytes;
     }
     size_t in_row = (size_t)bm->width * (size_t)mbd_bytes_per_pixel(layout);

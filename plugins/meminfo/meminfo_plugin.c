@@ -13,10 +13,6 @@
 /* Moves a finished JSON document into the host's buffer. */
 static int mi_hand_over(int rc, mi_buf *b, hk_buf *out, char *err, size_t errlen)
 {
-    if (rc == 0 && b->oom) {
-        snprintf(err, errlen, "out of memory writing JSON");
-        rc = -1;
-    }
     if (rc == 0) hk_api->buf_append(out, b->data, b->len);
     mi_buf_free(b);
     return rc;
@@ -89,11 +85,6 @@ static int mi_fn_device(void *ud, int argc, const char *const *argv, const size_
     mi_buf_init(&text);
     mi_buf_put(&text, (const char *)hk_api->buf_data(out), n);
     hk_api->buf_reset(out);
-    if (text.oom) {
-        mi_buf_free(&text);
-        snprintf(err, errlen, "out of memory holding dumpsys output");
-        return -1;
-    }
     mi_buf b;
     mi_buf_init(&b);
     int rc = mi_parse(text.data ? text.data : "", text.len, &b, err, errlen);

@@ -12,22 +12,16 @@ void mi_buf_init(mi_buf *b)
 
 void mi_buf_free(mi_buf *b)
 {
-    free(b->data);
+    hk_free(b->data);
     memset(b, 0, sizeof *b);
 }
 
 static int mi_buf_reserve(mi_buf *b, size_t extra)
 {
-    if (b->oom) return -1;
     if (b->len + extra + 1 <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1) cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->data = p;
+    b->data = hk_realloc(b->data, cap);
     b->cap = cap;
     return 0;
 }
@@ -236,15 +230,10 @@ struct mi_arena_blk {
 
 void *mi_arena_alloc(mi_arena *a, size_t n)
 {
-    if (a->oom) return NULL;
     n = (n + 15) & ~(size_t)15;
     if (!a->head || a->head->cap - a->head->used < n) {
         size_t cap = n > 16384 ? n : 16384;
-        mi_arena_blk *blk = malloc(sizeof *blk + cap);
-        if (!blk) {
-            a->oom = 1;
-            return NULL;
-        }
+        mi_arena_blk *blk = hk_alloc(sizeof *blk + cap);
         blk->next = a->head;
         blk->used = 0;
         blk->cap = cap;
@@ -297,9 +286,8 @@ void mi_arena_free(mi_arena *a)
     mi_arena_blk *b = a->head;
     while (b) {
         mi_arena_blk *n = b->next;
-        free(b);
+        hk_free(b);
         b = n;
     }
     a->head = NULL;
-    a->oom = 0;
 }

@@ -1,16 +1,18 @@
 /* Growable byte buffer, a tiny JSON writer on top of it, and an arena for
- * parse results.  Plain C with no host dependency so the parsers can be
- * tested by meminfo_cli before the plugin host exists. */
+ * parse results.  Memory comes from hk_alloc & co. (sdk/hprofkit.h): the host's allocator in
+ * the plugin, the C library with the same out-of-memory end in meminfo_cli (no host), so no
+ * allocation here fails. */
 #ifndef MI_BUF_H
 #define MI_BUF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hprofkit.h"
+
 typedef struct mi_buf {
     char *data; /* always NUL-terminated when non-NULL */
     size_t len, cap;
-    int oom; /* set once an allocation failed; later writes are dropped */
 } mi_buf;
 
 void mi_buf_init(mi_buf *b);
@@ -46,10 +48,9 @@ void mi_json_karr(mi_json *j, const char *k);
 typedef struct mi_arena_blk mi_arena_blk;
 typedef struct mi_arena {
     mi_arena_blk *head;
-    int oom;
 } mi_arena;
 
-void *mi_arena_alloc(mi_arena *a, size_t n); /* zeroed, NULL on OOM */
+void *mi_arena_alloc(mi_arena *a, size_t n); /* zeroed, never NULL */
 char *mi_arena_strndup(mi_arena *a, const char *s, size_t n);
 char *mi_arena_printf(mi_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Makes room for one more element in an arena-backed array. */

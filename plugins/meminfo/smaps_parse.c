@@ -423,8 +423,7 @@ static void sm_json(mi_buf *out, const sm_state *s)
 /* A NUL-terminated copy with NULs made blanks; *nlines counts its lines. */
 static char *sm_copy(const char *text, size_t len, size_t *nlines)
 {
-    char *buf = malloc(len + 1);
-    if (!buf) return NULL;
+    char *buf = hk_alloc(len + 1);
     *nlines = 1;
     for (size_t i = 0; i < len; i++) {
         buf[i] = text[i] ? text[i] : ' ';
@@ -442,22 +441,14 @@ int mi_smaps(const char *text, size_t len, mi_buf *json_out, char *err, size_t e
     }
     size_t nlines;
     char *buf = sm_copy(text, len, &nlines);
-    if (!buf) {
-        snprintf(err, errlen, "out of memory reading %zu bytes of smaps", len);
-        return -1;
-    }
     sm_state s;
     memset(&s, 0, sizeof s);
     /* A mapping needs at least one header line: nlines bounds the lists. */
-    s.unknown = calloc(nlines, sizeof *s.unknown);
-    s.othermap = calloc(nlines, sizeof *s.othermap);
+    s.unknown = hk_alloc(nlines * sizeof *s.unknown);
+    s.othermap = hk_alloc(nlines * sizeof *s.othermap);
     mi_buf tmp;
     mi_buf_init(&tmp);
     int rc = -1;
-    if (!s.unknown || !s.othermap) {
-        snprintf(err, errlen, "out of memory for %zu smaps lines", nlines);
-        goto out;
-    }
     sm_read(&s, buf);
     if (s.nmaps == 0) {
         snprintf(err, errlen,
@@ -467,17 +458,12 @@ int mi_smaps(const char *text, size_t len, mi_buf *json_out, char *err, size_t e
     s.nunknown = sm_group(s.unknown, s.nunknown);
     s.nothermap = sm_group(s.othermap, s.nothermap);
     sm_json(&tmp, &s);
-    if (tmp.oom) {
-        snprintf(err, errlen, "out of memory writing smaps JSON");
-        goto out;
-    }
     mi_buf_put(json_out, tmp.data, tmp.len);
-    rc = json_out->oom ? -1 : 0;
-    if (rc) snprintf(err, errlen, "out of memory writing smaps JSON");
+    rc = 0;
 out:
     mi_buf_free(&tmp);
-    free(s.unknown);
-    free(s.othermap);
-    free(buf);
+    hk_free(s.unknown);
+    hk_free(s.othermap);
+    hk_free(buf);
     return rc;
 }

@@ -1,5 +1,5 @@
 -- hprofkit diff BASE DUMP: what grew between two dumps of the same app.  Objects are matched by
--- names and paths, never by ids (core/graph/diff.h says how); this file turns the match into a
+-- names and paths, never by ids (core/diff/diff.h says how); this file turns the match into a
 -- report.  hk.diff_report(base, dump, opts) is the same report for other scripts (triage).
 
 local function num(v) return v or 0 end

@@ -13,7 +13,8 @@
 #include <lualib.h>
 
 #include "device.h"
-#include "device_lua.h"
+#include "lua/lua_device.h"
+#include "lua/lua_open.h"
 #include "util/hk_report.h"
 
 static int die(const char *msg)

@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "deaths.h"
+#include "hprofkit.h"
+
+/* no host: the parsers' hk_realloc & co. use the C library */
+const hk_host *hk_api;
 
 static size_t walk(const dl_records *rs)
 {

@@ -11,6 +11,7 @@
 #include "bitmap/bitmap.h"
 #include "graph/graph.h"
 #include "hprof/hprof_internal.h"
+#include "open/open.h"
 
 /* renames the short names generated and fuzzed dumps use, with inlined frames */
 static const char MAP[] =
@@ -155,7 +156,7 @@ static void touch_graph(hk_dump *d)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
-    hk_dump *d = hk_dump_open_mem(data, size, err, sizeof err);
+    hk_dump *d = hk_open_mem(data, size, err, sizeof err);
     if (!d) return 0;
     hk_buf text, notes;
     hk_buf_init(&text);

@@ -8,6 +8,9 @@
 
 #include "meminfo.h"
 
+/* no host: the SDK's allocation falls back to the C library's (out of memory ends the run) */
+const hk_host *hk_api = NULL;
+
 #define CHECK(cond)                                                                                                    \
     do {                                                                                                               \
         if (!(cond)) __builtin_trap();                                                                                 \
@@ -20,8 +23,8 @@ static void one(int (*parse)(const char *, size_t, mi_buf *, char *, size_t), co
     char err[256];
     err[0] = 0;
     if (parse(text, len, &out, err, sizeof err) == 0) {
-        CHECK(out.oom || (out.data && out.len >= 2 && strlen(out.data) == out.len));
-        if (!out.oom) CHECK(out.data[0] == '{' && strchr("}\n", out.data[out.len - 1]));
+        CHECK(out.data && out.len >= 2 && strlen(out.data) == out.len);
+        CHECK(out.data[0] == '{' && strchr("}\n", out.data[out.len - 1]));
     } else {
         CHECK(err[0]);
     }

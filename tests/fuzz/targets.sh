@@ -21,6 +21,7 @@ fuzz_build() {
         "$SRC"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c "$SRC"/core/map/map_{parse,frames}.c \
         "$SRC"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,map,stack,ext}.c \
         "$SRC"/core/hprof/hprof_layout{,_class,_count,_detect}.c "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c \
+        "$SRC/core/open/open.c" \
         "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,path,path_local,class_retained,heap_retained}.c \
         "$SRC/core/bitmap/bitmap_list.c" "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c \
         -lz -lzstd -lprotobuf-c -lpthread -o "$out" ;;
@@ -33,19 +34,19 @@ fuzz_build() {
         "$SRC"/core/util/hk_{buf,idmap,mem,file}.c "$BUILD"/{trace,heap_graph,process_tree,profile}.pb-c.c \
         -lz -lzstd -lprotobuf-c -o "$out" ;;
     deaths)
-      clang $FUZZ_CFLAGS -I "$SRC/plugins/deaths" "$SRC/tests/fuzz/fuzz_deaths.c" "$SRC"/plugins/deaths/dl_*.c -o "$out" ;;
+      clang $FUZZ_CFLAGS -I "$SRC/plugins/deaths" -I "$SRC/sdk" "$SRC/tests/fuzz/fuzz_deaths.c" "$SRC"/plugins/deaths/dl_*.c -o "$out" ;;
     trace)
       clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_trace.c" \
         "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c "$SRC"/core/util/hk_{buf,idmap,mem,file}.c \
         "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c -lz -lzstd -lprotobuf-c -o "$out" ;;
     meminfo)
-      clang $FUZZ_CFLAGS -I "$SRC/plugins/meminfo" "$SRC/tests/fuzz/fuzz_meminfo.c" \
+      clang $FUZZ_CFLAGS -I "$SRC/plugins/meminfo" -I "$SRC/sdk" "$SRC/tests/fuzz/fuzz_meminfo.c" \
         "$SRC"/plugins/meminfo/{meminfo_parse,meminfo_check,meminfo_json,meminfo_text,mi_buf,smaps_parse}.c -o "$out" ;;
     lua-api | facts)
       # every source of hprofkit but main.c, as the build compiles them, instrumented for libFuzzer
       local objs="$out.objs" f
       mkdir -p "$objs"
-      for f in $(jq -r '.[] | select(.output | test("^(hprofkit|core/libhkcore.a)\\.p/")) | .file' \
+      for f in $(jq -r '.[] | select(.output | test("^(hprofkit|core/lib[^/]*\\.a)\\.p/")) | .file' \
                    "$BUILD/compile_commands.json" | grep -v '/cli/main\.c$'); do
         ( cd "$BUILD" && clang ${FUZZ_CFLAGS/fuzzer,/fuzzer-no-link,} -D_FILE_OFFSET_BITS=64 -I. -I.. -I../core -I../sdk -Icore \
             -I/usr/include/lua5.4 -I/usr/include/libpng16 -c "$f" -o "$objs/o$(echo "$f" | tr / _).o" ) || return 1

@@ -3,7 +3,7 @@
  * noted it or the matcher read it from the records (the references built before the diff),
  * and the kinds and object array lengths are the dump's own (hk_obj_kind, hk_array_length).
  * Prints "same N M" (objects per side) or what differs; exit 1 on a difference. */
-#include "graph/diff_internal.h"
+#include "diff/diff_internal.h"
 #include "graph/graph.h"
 
 #include <stdio.h>

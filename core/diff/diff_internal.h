@@ -1,0 +1,131 @@
+/* The diff's state, shared by core/diff/diff_*.c only. */
+#ifndef HK_DIFF_INTERNAL_H
+#define HK_DIFF_INTERNAL_H
+
+#include "diff/diff.h"
+#include "graph/graph_view.h"
+#include "hprof/hprof_internal.h"
+#include "util/hk_idmap.h"
+
+#include <stddef.h>
+
+/* hkd_obj.via markers: an anchor (class object or GC root), not reached from matched objects */
+#define HKD_ANCHOR (UINT32_MAX - 1)
+#define HKD_UNSEEN UINT32_MAX
+
+/* What the diff keeps per object of a side, in one 16-byte record: the matcher reads and
+ * writes all of it for the same object at once, so it is one cache line, not five. */
+typedef struct hkd_obj {
+    uint32_t match; /* counterpart in the other side, HK_NONE */
+    /* matched: the matched object it was paired through, or HKD_ANCHOR.  Unmatched: for the
+     * first unmatched object on a path its (matched) holder, or HKD_ANCHOR for an unmatched
+     * root; for the rest the first unmatched object above it; HKD_UNSEEN when unreached. */
+    uint32_t via;
+    uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
+    /* While matching and until hkd_tally, refbits: the graph's note bits (hkg_array_note):
+     * for instances, bit k set when strong reference slot k is non-null; for short object
+     * arrays the same for element k, with their length; for long ones their length.
+     * Once matched: for an unmatched object reached from the matched heap the number of its
+     * entry (hkd_find_entries; its size until then); for a matched object, in the high half
+     * its path id in the by-path trie, 0 before it has one, and in the low half its refbits
+     * when they fit there, else 0 (hkd_tally; diff_groups.c). */
+    union {
+        uint32_t refbits;
+        uint32_t entry;
+        uint32_t pid;
+    };
+} hkd_obj;
+/* o[] is what the graph's reference pass notes (hkg_notes), match and via set to none */
+_Static_assert(sizeof(hkd_obj) == HKG_NOTE_WORDS * sizeof(uint32_t) &&
+                   offsetof(hkd_obj, info) == HKG_NOTE_INFO * sizeof(uint32_t) &&
+                   offsetof(hkd_obj, refbits) == HKG_NOTE_BITS * sizeof(uint32_t) && HKD_UNSEEN == HK_NONE,
+               "hkd_obj is laid out as the graph's notes");
+
+typedef struct hkd_side {
+    hk_dump *d;
+    hkd_obj *o;            /* per object, kind and class read once in file order */
+    hk_idmap root_type;    /* object index + 1 -> root type, for naming anchors */
+    struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
+    /* the first unmatched objects on their paths, and how many objects and bytes are
+     * unmatched under each (itself included) */
+    uint32_t *entries, nentries;
+    uint32_t *ent_objects;
+    uint64_t *ent_bytes;
+    /* hkd_tally: unmatched objects by class slot, their totals, the bytes of matched ones */
+    hk_diff_class_row *tally;
+    uint64_t unmatched, unmatched_bytes, same_bytes;
+} hkd_side;
+
+struct hk_diff {
+    hkd_side s[2];
+    uint32_t *cmap; /* BASE class index -> DUMP class index, HK_NONE */
+    /* BASE objects in the order they were matched; once matched, the queue of
+     * hkd_find_entries (order_cap entries) */
+    uint32_t *order;
+    size_t order_cap;
+    uint32_t nmatched;
+    uint64_t anchors_classes, anchors_roots;
+};
+
+#define HKD_PRIM(t) HKG_PRIM(t)
+
+static inline int hkd_kind(const hkd_side *s, uint32_t obj)
+{
+    return (int)(s->o[obj].info >> 29);
+}
+/* The class index; primitive arrays without a class: HKD_PRIM(type); class objects: HK_NONE. */
+static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
+{
+    uint32_t c = s->o[obj].info & 0x1fffffff;
+    return c >= 0x1fffffe0 ? c | 0xe0000000 : c;
+}
+static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cls)
+{
+    s->o[obj].info = hkg_note_info(kind, cls);
+}
+/* 1 when obj is the first unmatched object on its path (its via is its holder). */
+static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
+{
+    uint32_t v = s->o[obj].via;
+    return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
+}
+
+/* Sorts v[0..n), distinct object indices below nobj, ascending; bits (nobj / 64 + 1 words) is
+ * all zero before and after, *tmp (*tcap values) scratch that grows as needed. */
+void hkd_sort_objects(uint32_t *v, uint32_t n, uint32_t nobj, uint64_t *bits, uint32_t **tmp, size_t *tcap);
+/* One pass over a side (once), in object order: counts unmatched objects by class and the
+ * totals, and finds the entries, first unmatched objects on their paths; then
+ * hkd_spread_entries walks down from them. */
+void hkd_tally(hk_diff *df, int side);
+/* The same, for what needs the entries (hkd_obj.via and .entry of unmatched objects). */
+void hkd_find_entries(hk_diff *df, int side);
+/* From the nent entries queued in q (the queue has room for every object): each unmatched
+ * object's via and entry, what is unmatched under each entry.  An unmatched object that
+ * several entries reach counts under the first of them in queue order (object order, then the
+ * unmatched roots) that reaches it through unmatched objects that are not entries themselves.
+ * Unmatched objects' sizes are in their entry field (HKD_BIG: read again). */
+#define HKD_BIG UINT32_MAX
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
+/* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret);
+/* 1 when hkd_find_entries takes the entries from the referrers of the unmatched objects (most
+ * of the side matched): the matcher then asks the graph to keep the referrers it builds for
+ * the dominators, not to build them a second time. */
+int hkd_entries_by_referrers(const hk_diff *df, int side);
+void hkd_trie_free(struct hkd_trie *t);
+/* A path id this large or larger is kept in the trie, not in hkd_obj.pid. */
+#define HKD_PID_BIG 0xffffu
+/* Paths are cut at the root end beyond this many steps: a chain down a linked list can be
+ * as long as the list. */
+#define HKD_MAX_DEPTH 4096
+/* Writes a path: the anchor top (or "…" when cut), then the steps src -> dst, top down;
+ * repeated steps collapse into "(step)+" and a long path keeps its two ends.  names: the
+ * steps' strings where known (NULL entries, or NULL: made with hkd_step). */
+void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2], const char *const *names, uint32_t n,
+                hk_buf *out);
+/* The type of a root object (its first root record's), which names it as an anchor. */
+int hkd_root_type(hkd_side *sd, uint32_t obj);
+/* Appends "Holder.field" naming how src holds dst (arrays: "T[][*]"). */
+void hkd_step(hk_dump *d, uint32_t src, uint32_t dst, hk_buf *out);
+
+#endif
