@@ -104,6 +104,12 @@ typedef struct pf_embedded {
     uint32_t missing; /* a chunk index skipped */
 } pf_embedded;
 
+/* a process the trace names: its pid and command line's first word */
+typedef struct pf_proc {
+    int pid;
+    char *name;
+} pf_proc;
+
 typedef struct pf_trace {
     pf_graph *graphs;
     size_t ngraphs, capgraphs;
@@ -111,10 +117,7 @@ typedef struct pf_trace {
     size_t ndumps, capdumps;
     pf_png *pngs;
     size_t npngs, cappngs;
-    struct {
-        int pid;
-        char *name;
-    } * procs;
+    pf_proc *procs;
     size_t nprocs, capprocs;
     uint64_t packets, other_packets, compressed;
     int from_hprof; /* written by hprofkit's convert: no zygote/image roots */
