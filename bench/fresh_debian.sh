@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The README's two commands on a fresh Debian, as a new user meets them: debootstraps SUITE
+# (bookworm = Debian 12, trixie = Debian 13) into DIR (kept: a second run reuses it as it is),
+# clones this checkout's HEAD into it with a copy of ../shared beside it, and times `./run.sh`
+# then `./test.sh` as root inside.  Needs root and debootstrap (tools/deps.sh does not install
+# it); not part of CI.  Logs: DIR.run.log, DIR.test.log; the last lines say the times.
+# Usage: bench/fresh_debian.sh SUITE DIR
+set -eu
+[ $# -eq 2 ] || { echo "usage: bench/fresh_debian.sh bookworm|trixie DIR" >&2; exit 2; }
+suite=$1 dir=$(realpath -m "$2")
+src=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" -eq 0 ] || { echo "fresh_debian.sh: needs root (debootstrap, chroot)" >&2; exit 2; }
+if [ ! -x "$dir/usr/bin/apt-get" ]; then
+  start=$SECONDS
+  debootstrap --variant=minbase --include=git,ca-certificates "$suite" "$dir" >"$dir.debootstrap.log" 2>&1
+  echo "debootstrap $suite: $((SECONDS - start)) s"
+fi
+mounts=(proc sys dev dev/pts)
+cleanup() { for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "$dir/${mounts[i]}" 2>/dev/null || true; done; }
+trap cleanup EXIT
+for m in "${mounts[@]}"; do mountpoint -q "$dir/$m" || mount --bind "/$m" "$dir/$m"; done
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+rm -rf "$dir/usr/src/hprofkit" "$dir/usr/src/shared"
+git clone -q "$src" "$dir/usr/src/hprofkit"
+[ -d "$src/../shared" ] && cp -r "$src/../shared" "$dir/usr/src/shared"
+inside() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 chroot "$dir" \
+  bash -c "cd /usr/src/hprofkit && $1"; }
+echo "$suite: $(inside 'cat /etc/debian_version') at $(git -C "$src" rev-parse --short HEAD), $(nproc) cores"
+for cmd in run test; do
+  start=$SECONDS rc=0
+  inside "./$cmd.sh" >"$dir.$cmd.log" 2>&1 || rc=$?
+  echo "./$cmd.sh: exit $rc, $((SECONDS - start)) s; last line: $(tail -n 1 "$dir.$cmd.log")"
+done
