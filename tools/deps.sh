@@ -14,10 +14,10 @@ want() { flags+=("$1"); help[$1]=$2; shift 2; pkgs[${flags[-1]}]="$*"; }
 
 want build "the compiler, meson and ninja, and the libraries hprofkit links" \
   meson ninja-build pkg-config gcc \
-  liblua5.4-dev libpng-dev zlib1g-dev libinih-dev libssl-dev libsqlite3-dev \
+  liblua5.4-dev libpng-dev zlib1g-dev libzstd-dev libinih-dev libssl-dev libsqlite3-dev \
   libprotobuf-c-dev protobuf-c-compiler
 want --test "the test suite's tools: adb, a JDK, jq, clang and its sanitizer runtime, valgrind, Chromium, clang-format, ctags" \
-  adb JDK jq clang CLANG_RT valgrind libxml2-utils protobuf-compiler python3-jsonschema \
+  adb JDK jq zstd clang CLANG_RT valgrind libxml2-utils protobuf-compiler python3-jsonschema \
   chromium parallel clang-format universal-ctags
 want --bench "what the benchmarks compare against: a JDK, jq and VisualVM (its heap library)" \
   JDK jq visualvm

@@ -18,6 +18,26 @@
  * process NULL pick the first dump in the trace.  Process-wide; the strings are copied. */
 void hk_trace_select(int pid, const char *process);
 
+/* Walking a trace's packets in order (trace_packets.c), the packets of compressed blocks (zlib
+ * compressed_packets, zstd_compressed_packets) expanded where they stand: packet() gets each
+ * TracePacket's bytes (a negative return stops the walk with its err), warn() each problem
+ * that loses data (a truncated trace or block).  hk_trace_walk_packets returns -1 with err only
+ * when data is not a trace at all; the counts are filled as it goes. */
+typedef struct hk_trace_walk {
+    int (*packet)(void *ctx, const uint8_t *p, size_t n, char *err, size_t errlen);
+    void (*warn)(void *ctx, const char *msg);
+    void *ctx;
+    uint64_t packets, compressed;
+    unsigned warnings;
+    size_t truncated_at; /* the outer trace's cut, SIZE_MAX when whole */
+} hk_trace_walk;
+int hk_trace_walk_packets(hk_trace_walk *w, const uint8_t *data, size_t n, char *err, size_t errlen);
+
+/* Protobuf wire format: a varint at *p (0, or -1 when cut or over 10 bytes); the next field of
+ * a message (number, wire type, a length-delimited field's bytes; -1 when cut or malformed). */
+int hk_pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v);
+int hk_pb_field(const uint8_t **p, const uint8_t *end, uint32_t *num, int *wt, const uint8_t **val, size_t *len);
+
 /* 1 when data starts like a Perfetto trace (a TracePacket field), else 0. */
 int hk_trace_probe(const uint8_t *data, size_t n);
 

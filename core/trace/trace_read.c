@@ -1,4 +1,4 @@
-/* Reading a trace: the packet framing of perfetto.protos.Trace, zlib compressed_packets,
+/* Reading a trace: its packets (trace_packets.c walks the framing and compressed blocks),
  * each packet decoded with protobuf-c and routed to the heap graph or embedded dump of its
  * process; then the picked process's dump as HPROF. */
 #include "trace/trace_internal.h"
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "trace.pb-c.h"
 #include "hprof_dump.pb-c.h"
@@ -45,26 +44,11 @@ static const char *pf_process_name(const pf_trace *t, int pid)
     return NULL;
 }
 
-/* A varint at *p (not past end): 0, or -1 when it runs off the end or over 10 bytes. */
-static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (int s = 0; s < 64 && *p < end; s += 7) {
-        uint8_t b = *(*p)++;
-        r |= (uint64_t)(b & 0x7f) << s;
-        if (!(b & 0x80)) {
-            *v = r;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 int hk_trace_probe(const uint8_t *data, size_t n)
 {
     const uint8_t *p = data + 1, *end = data + n;
     uint64_t len;
-    if (n < 2 || data[0] != 0x0a || varint(&p, end, &len) < 0) return 0;
+    if (n < 2 || data[0] != 0x0a || hk_pb_varint(&p, end, &len) < 0) return 0;
     /* a whole first packet, or a trace cut inside it; its first byte is a field key */
     return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
 }
@@ -130,41 +114,10 @@ static void add_bitmap(pf_trace *t, const Hprofkit__HprofBitmap *hb)
     if (hb->has_png_image) hk_buf_append(&p->png, hb->png_image.data, hb->png_image.len);
 }
 
-static int packets(pf_trace *t, const uint8_t *data, size_t n, int depth, char *err, size_t errlen);
-
-static int inflate_packets(pf_trace *t, const uint8_t *z, size_t n, int depth, char *err, size_t errlen)
+static int packet(void *ctx, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
-    hk_buf out;
-    hk_buf_init(&out);
-    z_stream s;
-    memset(&s, 0, sizeof s);
-    if (inflateInit(&s) != Z_OK) {
-        snprintf(err, errlen, "zlib: cannot start inflating");
-        return -1;
-    }
-    s.next_in = (Bytef *)z;
-    s.avail_in = (uInt)n;
-    int rc;
-    do {
-        hk_buf_reserve(&out, 1 << 16);
-        s.next_out = out.data + out.len;
-        s.avail_out = (uInt)(out.cap - out.len);
-        rc = inflate(&s, Z_NO_FLUSH);
-        out.len = out.cap - s.avail_out;
-    } while (rc == Z_OK);
-    inflateEnd(&s);
-    if (rc != Z_STREAM_END) {
-        pf_warn(t, "a compressed_packets field is not a whole zlib stream (%s): its packets after byte %zu are lost",
-                s.msg ? s.msg : "truncated", out.len);
-    }
-    t->compressed++;
-    rc = packets(t, out.data, out.len, depth + 1, err, errlen);
-    hk_buf_free(&out);
-    return rc;
-}
-
-static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err, size_t errlen)
-{
+    pf_trace *t = ctx;
+    (void)err, (void)errlen;
     t->packets++;
     Perfetto__Protos__TracePacket *tp = perfetto__protos__trace_packet__unpack(NULL, n, p);
     if (!tp) {
@@ -173,7 +126,7 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
     }
     uint32_t seq = tp->optional_trusted_packet_sequence_id_case ? tp->trusted_packet_sequence_id : 0;
     uint64_t ts = tp->has_timestamp ? tp->timestamp : 0;
-    int used = 0, rc = 0;
+    int used = 0;
     if (tp->process_tree) {
         add_process_tree(t, tp->process_tree);
         used = 1;
@@ -181,16 +134,6 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
     if (tp->heap_graph) {
         pf_graph_add(t, seq, ts, tp->heap_graph);
         used = 1;
-    }
-    if (tp->has_compressed_packets) {
-        used = 1;
-        if (depth > 0) pf_warn(t, "compressed_packets inside compressed_packets: skipped");
-        else rc = inflate_packets(t, tp->compressed_packets.data, tp->compressed_packets.len, depth, err, errlen);
-    }
-    if (tp->has_zstd_compressed_packets) {
-        used = 1;
-        pf_warn(t, "zstd-compressed packets (%zu bytes) are not supported: their packets are skipped",
-                tp->zstd_compressed_packets.len);
     }
     if (tp->base.n_unknown_fields) {
         /* hprofkit's own fields sit beside Perfetto's in the same packet */
@@ -208,49 +151,22 @@ static int packet(pf_trace *t, const uint8_t *p, size_t n, int depth, char *err,
     }
     if (!used) t->other_packets++;
     perfetto__protos__trace_packet__free_unpacked(tp, NULL);
-    return rc;
+    return 0;
 }
 
-/* The framing of Trace: field 1 (packet) repeated; anything else is skipped by wire type. */
-static int packets(pf_trace *t, const uint8_t *data, size_t n, int depth, char *err, size_t errlen)
+static void walk_warn(void *ctx, const char *msg)
 {
-    const uint8_t *p = data, *end = data + n;
-    while (p < end) {
-        size_t at = (size_t)(p - data);
-        uint64_t key, len;
-        if (varint(&p, end, &key) < 0) goto cut;
-        switch (key & 7) {
-        case 0:
-            if (varint(&p, end, &len) < 0) goto cut;
-            continue;
-        case 1:
-            if (end - p < 8) goto cut;
-            p += 8;
-            continue;
-        case 5:
-            if (end - p < 4) goto cut;
-            p += 4;
-            continue;
-        case 2:
-            if (varint(&p, end, &len) < 0 || len > (uint64_t)(end - p)) goto cut;
-            if (key >> 3 == 1 && packet(t, p, (size_t)len, depth, err, errlen) < 0) return -1;
-            p += len;
-            continue;
-        default:
-            if (depth == 0 && at == 0) {
-                snprintf(err, errlen, "not a Perfetto trace: byte 0 is not a packet field");
-                return -1;
-            }
-            pf_warn(t, "%s at byte %zu has an invalid field key: the rest (%zu bytes) is skipped",
-                    depth ? "compressed packets" : "the trace", at, n - at);
-            return 0;
-        }
-    cut:
-        pf_warn(t, "%s is truncated at byte %zu: the last %zu bytes (a partial packet) are skipped",
-                depth ? "a compressed_packets block" : "the trace", at, n - at);
-        return 0;
-    }
-    return 0;
+    pf_warn(ctx, "%s", msg);
+}
+
+static int packets(pf_trace *t, const uint8_t *data, size_t n, char *err, size_t errlen)
+{
+    hk_trace_walk w = {.packet = packet, .warn = walk_warn, .ctx = t};
+    int rc = hk_trace_walk_packets(&w, data, n, err, errlen);
+    t->compressed = w.compressed;
+    t->packets = w.packets;
+    t->truncated_at = w.truncated_at;
+    return rc;
 }
 
 static void trace_free(pf_trace *t)
@@ -328,7 +244,10 @@ static int pick_dump(pf_trace *t, const char *path, int *g, int *e, char *err, s
     hk_buf l;
     hk_buf_init(&l);
     list_dumps(t, &l, -1, -1);
-    if (!t->ngraphs && !t->ndumps)
+    if (!t->ngraphs && !t->ndumps && t->truncated_at != SIZE_MAX)
+        snprintf(err, errlen, "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph or embedded heap dump in what is there: the file is truncated, copy it again",
+                 path, t->truncated_at, (unsigned long long)t->packets);
+    else if (!t->ngraphs && !t->ndumps)
         snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
                  path, (unsigned long long)t->packets);
     else
@@ -404,7 +323,7 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
     pf_trace t;
     memset(&t, 0, sizeof t);
     int g = -1, e = -1;
-    int rc = packets(&t, data, n, 0, err, errlen);
+    int rc = packets(&t, data, n, err, errlen);
     if (rc == 0) rc = pick_dump(&t, path, &g, &e, err, errlen);
     hk_buf listing;
     hk_buf_init(&listing);
