@@ -121,7 +121,7 @@ typedef struct pf_trace {
     size_t nprocs, capprocs;
     uint64_t packets, other_packets, compressed;
     size_t truncated_at; /* where the trace is cut, SIZE_MAX when whole */
-    int from_hprof; /* written by hprofkit's convert: no zygote/image roots */
+    int from_hprof;      /* written by hprofkit's convert: no zygote/image roots */
     uint32_t warnings;
     hk_buf notes; /* one line per warning kind, for info */
 } pf_trace;

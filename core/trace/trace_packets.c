@@ -49,8 +49,7 @@ int hk_pb_field(const uint8_t **p, const uint8_t *end, uint32_t *num, int *wt, c
     *val = *p;
     *len = 0;
     switch (*wt) {
-    case 0:
-        return hk_pb_varint(p, end, &v);
+    case 0: return hk_pb_varint(p, end, &v);
     case 1:
     case 5: {
         size_t k = *wt == 1 ? 8 : 4;
@@ -64,8 +63,7 @@ int hk_pb_field(const uint8_t **p, const uint8_t *end, uint32_t *num, int *wt, c
         *len = (size_t)v;
         *p += v;
         return 0;
-    default:
-        return -1;
+    default: return -1;
     }
 }
 
@@ -116,7 +114,8 @@ static int inflate_zstd(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *ou
     }
     ZSTD_freeDStream(ds);
     if (ZSTD_isError(rc) || rc != 0)
-        walk_warn(w, "a zstd_compressed_packets field is not a whole zstd frame (%s): its packets after byte %zu are lost",
+        walk_warn(w,
+                  "a zstd_compressed_packets field is not a whole zstd frame (%s): its packets after byte %zu are lost",
                   ZSTD_isError(rc) ? ZSTD_getErrorName(rc) : "truncated", out->len);
     return 0;
 }

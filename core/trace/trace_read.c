@@ -245,7 +245,9 @@ static int pick_dump(pf_trace *t, const char *path, int *g, int *e, char *err, s
     hk_buf_init(&l);
     list_dumps(t, &l, -1, -1);
     if (!t->ngraphs && !t->ndumps && t->truncated_at != SIZE_MAX)
-        snprintf(err, errlen, "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph or embedded heap dump in what is there: the file is truncated, copy it again",
+        snprintf(err, errlen,
+                 "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph "
+                 "or embedded heap dump in what is there: the file is truncated, copy it again",
                  path, t->truncated_at, (unsigned long long)t->packets);
     else if (!t->ngraphs && !t->ndumps)
         snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
