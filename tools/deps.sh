@@ -107,7 +107,8 @@ as_root() { # the one line a person can run as root
 }
 run_as=""
 if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
+  # working sudo: without a password, or with one asked for now on the terminal
+  if command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || { [ -t 0 ] && sudo -v; }; }; then
     run_as=sudo
     echo "$me: installing as root with sudo: $missing" >&2
   else
@@ -121,7 +122,6 @@ else
 fi
 if ! $run_as apt-get update -qq; then
   echo "$me: apt-get update failed (see above); nothing was installed" >&2
-  [ -n "$run_as" ] && as_root
   exit 1
 fi
 if ! $run_as env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; then
