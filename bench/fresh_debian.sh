@@ -15,10 +15,27 @@ if [ ! -x "$dir/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase --include=git,ca-certificates "$suite" "$dir" >"$dir.debootstrap.log" 2>&1
   echo "debootstrap $suite: $((SECONDS - start)) s"
 fi
-mounts=(proc sys dev dev/pts)
+# The system's own /proc and /sys, and a /dev of its own (device nodes made here, a private
+# devpts and shm): nothing run inside can replace the host's /dev/null, nor the other way round.
+mounts=(proc sys dev dev/pts dev/shm)
 cleanup() { for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "$dir/${mounts[i]}" 2>/dev/null || true; done; }
 trap cleanup EXIT
-for m in "${mounts[@]}"; do mountpoint -q "$dir/$m" || mount --bind "/$m" "$dir/$m"; done
+trap 'exit 143' TERM INT
+mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
+mountpoint -q "$dir/sys" || mount -t sysfs sysfs "$dir/sys"
+if ! mountpoint -q "$dir/dev"; then
+  mount -t tmpfs -o mode=755,size=16m hkdev "$dir/dev"
+  for n in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+    IFS=: read -r name major minor <<<"$n"
+    mknod -m 666 "$dir/dev/$name" c "$major" "$minor"
+  done
+  mkdir -p "$dir/dev/pts" "$dir/dev/shm"
+  ln -s /proc/self/fd "$dir/dev/fd"
+  ln -s pts/ptmx "$dir/dev/ptmx"
+  for i in 0 1 2; do ln -s "/proc/self/fd/$i" "$dir/dev/$(echo stdin stdout stderr | cut -d' ' -f$((i + 1)))"; done
+fi
+mountpoint -q "$dir/dev/pts" || mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$dir/dev/pts"
+mountpoint -q "$dir/dev/shm" || mount -t tmpfs -o mode=1777,size=1g shm "$dir/dev/shm"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
 rm -rf "$dir/usr/src/hprofkit" "$dir/usr/src/shared"
 git clone -q "$src" "$dir/usr/src/hprofkit"

@@ -15,6 +15,9 @@ cat >"$D/fakesudo/sudo" <<EOF
 echo "\$*" >>"$D/sudo.log"
 EOF
 chmod -R a+rX "$D" && chmod 777 "$D" && chmod 755 "$D/fakesudo/sudo"
+# not root: this user's own sudo may work, so the sudo found first is one that refuses
+if [ "$(id -u)" -ne 0 ]; then printf '#!/bin/sh\necho "sudo: a password is required" >&2; exit 1\n' >"$D/nosudo/sudo"
+  chmod 755 "$D/nosudo/sudo"; fi
 deps() { "$D/tools/deps.sh" "$@"; }
 # as an unprivileged user; PATH first: a directory to search before the system's
 unpriv() {
