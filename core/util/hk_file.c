@@ -27,6 +27,16 @@ int hk_file_atomic_open(hk_atomic_file *f, const char *path, char *err, size_t e
 {
     size_t plen = strlen(path);
     f->path = path;
+    /* a device or a pipe (-o /dev/null, -o /dev/stdout) is written as it is: renaming a
+     * temporary file over it would replace /dev/null with a regular file when run as root */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        f->tmp = NULL;
+        f->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (f->fd >= 0) return 0;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
     f->tmp = hk_xmalloc(plen + 16);
     /* same directory as path, so rename() stays on one filesystem */
     snprintf(f->tmp, plen + 16, "%s.tmp.XXXXXX", path);
@@ -65,6 +75,13 @@ void hk_file_atomic_abort(hk_atomic_file *f)
 
 int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen)
 {
+    if (!f->tmp) { /* a device or a pipe: nothing to put in place */
+        int rc = close(f->fd);
+        f->fd = -1;
+        if (rc == 0) return 0;
+        snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
+        return -1;
+    }
     if (fsync(f->fd) < 0) {
         snprintf(err, errlen, "%s: write failed: %s", f->path, strerror(errno));
         hk_file_atomic_abort(f);

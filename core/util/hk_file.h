@@ -11,7 +11,8 @@
 int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err, size_t errlen);
 /* The same for a file written in pieces: open makes the temporary file beside path, write
  * appends to it, commit puts it in place (fsync, rename), abort removes it.  After commit or
- * abort (commit calls abort itself when it fails) the struct holds nothing. */
+ * abort (commit calls abort itself when it fails) the struct holds nothing.  A path that is
+ * a device or a pipe (/dev/null, /dev/stdout) is opened and written directly, never replaced. */
 typedef struct hk_atomic_file {
     int fd;
     char *tmp;
