@@ -68,6 +68,24 @@ android.os.BinderProxy 0"
 7"
   eq info_lists_processes "$("$HK" info "$T/heap_graph_interleaved.pftrace" --json | jq -r '[.source[] | select(.key == "trace dump")] | length')" 2
   err pick_matches_none "no dump in the trace matches" "$HK" --trace-pid 99 info "$T/heap_graph_interleaved.pftrace"
+  # several heap graphs of one process in time (java_heap_dump -c): numbered in `info`, the last opened
+  # by default, --trace-dump N|last|TS picks one; a native profile beside them is listed
+  "$GEN" --scenario graph -o "$T/g2.hprof" >/dev/null 2>&1
+  "$HK" convert "$T/g2.hprof" --to perfetto-heapgraph --trace "$T/g2.pftrace" >/dev/null 2>&1
+  "$GEN" --scenario demo -o "$T/g1.hprof" >/dev/null 2>&1
+  "$HK" convert "$T/g1.hprof" --to perfetto-heapgraph --trace "$T/g1.pftrace" >/dev/null 2>&1
+  (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) \
+    < "$PF/tests/heap_profile_dump_max.textproto" > "$T/np.pftrace"
+  cat "$T/g1.pftrace" "$T/g2.pftrace" "$T/np.pftrace" > "$T/two.pftrace"
+  n1=$("$HK" info "$T/g1.hprof" --json | jq .objects); n2=$("$HK" info "$T/g2.hprof" --json | jq .objects)
+  eq trace_dump_default_last "$("$HK" info "$T/two.pftrace" --json | jq .objects)" "$n2"
+  eq trace_dump_first "$("$HK" --trace-dump 1 info "$T/two.pftrace" --json | jq .objects)" "$n1"
+  eq trace_dump_last "$("$HK" info "$T/two.pftrace" --trace-dump last --json | jq .objects)" "$n2"
+  eq trace_dump_listed "$("$HK" info "$T/two.pftrace" --json | jq -r '[.source[] | select(.key == "trace dump") | .value | sub(" at ts [0-9]*"; "") | sub(",.*\\[opened\\]"; " opened") | sub(",.*"; "")] | join("|")')" \
+    "pid 1 (com.example.demo): heap graph #1 of 2|pid 1 (com.example.demo): heap graph #2 of 2 opened|pid 2 (system_server): native heap profile (heap unknown)"
+  err trace_dump_none "matches --trace-pid/--trace-process/--trace-dump" "$HK" --trace-dump 3 info "$T/two.pftrace"
+  err trace_dump_bad "--trace-dump takes a number from 1" "$HK" --trace-dump 0 info "$T/two.pftrace"
+  err profile_only_points_to_native "it holds a native heap profile: see .hprofkit native." "$HK" info "$T/np.pftrace"
   err trace_pid_not_number "needs a process id" "$HK" --trace-pid x info "$T/heap_graph_interleaved.pftrace"
 
   # runtime_internal_object_id is a reference (tests_heap_graph.py: test_heap_graph_runtime_internal_)
@@ -165,6 +183,18 @@ packet { trusted_packet_sequence_id: 1 [com.android.art.tracing.ArtHeapGraphTrac
 packet { timestamp: 5 for_testing { } }
 EOT
   eq undefined_type "$(objs "$T/undefined_type.pftrace" | cut -d' ' -f1-4)" "0x1 <undefined-type-7> 10 10"
+  # a reference past 32 bits after 32-bit ones: the reference list widens, the dump gets 8-byte ids
+  enc wide_ids <<'EOT'
+packet { trusted_packet_sequence_id: 1 [com.android.art.tracing.ArtHeapGraphTracePacket.heap_graph] { pid: 2
+  roots { root_type: ROOT_JAVA_FRAME object_ids: 1 }
+  field_names { iid: 1 str: "Node.next" }
+  types { id: 7 class_name: "Node" object_size: 16 reference_field_id: 1 }
+  objects { id: 1 type_id: 7 reference_object_id: 2 }
+  objects { id: 2 type_id: 7 reference_object_id: 0x100000000 }
+  objects { id: 0x100000000 type_id: 7 reference_object_id: 0 } continued: false index: 0 } }
+EOT
+  eq wide_ids "$(objs "$T/wide_ids.pftrace" | cut -d' ' -f1-6,8 | tr '\n' '|')" \
+    "0x1 Node 16 48 0 strong next=\"0x2\"|0x2 Node 16 32 0 strong next=\"0x100000000\"|0x100000000 Node 16 16 0 strong next=\"0x0\"|"
   eq undefined_type_counted "$("$HK" info "$T/undefined_type.pftrace" --json | jq -r '.source[] | select(.key == "trace warnings" or .key == "trace packets") | .value' | tr '\n' '|')" \
     "2 (1 of other kinds, ignored; 0 compressed blocks)|1|"
   # zstd_compressed_packets (as Perfetto writes with compression_type ZSTD) are read like zlib's;
@@ -219,6 +249,15 @@ else
   eq heapgraph_leaks "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r "$app_traces")" \
     "$("$HK" leaks "$REAL/leakcanary-leak_service_binder.hprof" --json | jq -r "$app_traces")"
   eq heapgraph_leaks_watched "$("$HK" leaks "$T/leakcanary-leak_service_binder.hg.pftrace" --json | jq -r "$app_traces" | grep -c '0xb0fa7cb0 378')" 1
+  # a heap graph rebuilt into a scratch file (as graphs past 4 MB are) answers as the one rebuilt in
+  # memory: every query's JSON equal, and nothing left in TMPDIR
+  mkdir -p "$T/scratch"
+  for q in histogram top reachability; do
+    eq "heapgraph_spilled_$q" "$(TMPDIR="$T/scratch" HPROFKIT_SPILL_BYTES=1 "$HK" $q "$T/leakcanary-leak_service_binder.hg.pftrace" --json | sha256sum)" \
+      "$("$HK" $q "$T/leakcanary-leak_service_binder.hg.pftrace" --json | sha256sum)"
+  done
+  eq heapgraph_spill_leaves_nothing "$(ls -A "$T/scratch")" ""
+  err heapgraph_spill_unwritable "cannot create a scratch file in $T/nowhere" env TMPDIR="$T/nowhere" HPROFKIT_SPILL_BYTES=1 "$HK" info "$T/leakcanary-leak_service_binder.hg.pftrace"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
   err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf --trace "$T/x"
   err convert_needs_output "--trace FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded

@@ -10,9 +10,12 @@
 typedef struct cli_globals {
     const char *plugin_files[16]; /* --plugins FILE (repeatable) */
     int nplugin_files;
-    int debug;            /* --debug: full tracebacks */
-    int jobs;             /* -j N: worker threads for the phases that use them (0: default) */
-    const char *map_path; /* --map FILE, "" for --no-map, NULL: neither given */
+    int debug;                 /* --debug: full tracebacks */
+    int jobs;                  /* -j N: worker threads for the phases that use them (0: default) */
+    const char *map_path;      /* --map FILE, "" for --no-map, NULL: neither given */
+    int trace_pid;             /* --trace-pid PID (0: not given) */
+    const char *trace_process; /* --trace-process NAME */
+    const char *trace_dump;    /* --trace-dump N|last|TIMESTAMP */
 } cli_globals;
 
 /* One global option: accepted before or after the command name, for every command.  A new

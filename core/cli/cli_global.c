@@ -85,6 +85,7 @@ static int set_trace_pid(cli_globals *g, const char *v, char *err, size_t errlen
         return -1;
     }
     hk_trace_select((int)pid, NULL);
+    g->trace_pid = (int)pid;
     return 0;
 }
 
@@ -95,6 +96,23 @@ static int set_trace_process(cli_globals *g, const char *v, char *err, size_t er
         return -1;
     }
     hk_trace_select(0, v);
+    g->trace_process = v;
+    return 0;
+}
+
+/* Which dump of a trace that holds several in time (continuous heapprofd dumps): a number from
+ * 1 in the order of the trace, "last", or a timestamp of the trace's clock. */
+static int set_trace_dump(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (strcmp(v, "last") && (*v < '0' || *v > '9' || *end || errno || n == 0)) {
+        snprintf(err, errlen, "--trace-dump takes a number from 1, 'last' or a timestamp, got '%s'", v);
+        return -1;
+    }
+    g->trace_dump = v;
+    hk_trace_select_dump(v);
     return 0;
 }
 
@@ -120,6 +138,10 @@ static const cli_global_opt globals[] = {
     {"--trace-pid", NULL, "PID", "in a Perfetto trace of several processes, open this one's heap", set_trace_pid},
     {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name",
      set_trace_process},
+    {"--trace-dump", NULL, "N|last|TS",
+     "in a trace with several dumps of the process in time, use the Nth (from 1), the last, or the one at TS "
+     "(default: the last)",
+     set_trace_dump},
 };
 
 /* Which entry argv[i] is, and where its value is: "--x V", "--x=V", "-jV". */
@@ -217,5 +239,17 @@ void cli_push_globals(lua_State *L, const cli_globals *g)
         if (*g->map_path) lua_pushstring(L, g->map_path);
         else lua_pushboolean(L, 0);
         lua_setfield(L, -2, "map");
+    }
+    if (g->trace_pid) {
+        lua_pushinteger(L, g->trace_pid);
+        lua_setfield(L, -2, "trace_pid");
+    }
+    if (g->trace_process) {
+        lua_pushstring(L, g->trace_process);
+        lua_setfield(L, -2, "trace_process");
+    }
+    if (g->trace_dump) {
+        lua_pushstring(L, g->trace_dump);
+        lua_setfield(L, -2, "trace_dump");
     }
 }

@@ -10,13 +10,14 @@
 #include "host/plugin_lua.h"
 #include "trace/trace_lua.h"
 #include "host/triage_lua.h"
+#include "host/native_lua.h"
 
 /* The types first (the modules add methods to them), then hk.query{} and its kin, then the
  * modules. */
 static void (*const openers[])(lua_State *L) = {
     hkl_open_dump,  hkl_open_class,    hkl_open_object, hkl_open_query,  hkl_open_device,
     hkl_open_graph, hkl_open_leakpath, hkl_open_diff,   hkl_open_bitmap, hkl_open_clock,
-    hkl_open_map,   hkl_open_trace,    hkl_open_sqlite, hkl_open_triage,
+    hkl_open_map,   hkl_open_trace,    hkl_open_sqlite, hkl_open_triage, hkl_open_native,
 };
 
 /* The bindings over the loaded plugins: opened once they are loaded. */

@@ -104,6 +104,23 @@ static int from_trace(hk_dump *d, char *err, size_t errlen)
     d->data = res.hprof.data;
     d->size = res.hprof.len;
     d->mapped = 0;
+    if (res.hprof_fd >= 0) {
+        /* a big heap graph was rebuilt into a scratch file: map it like a dump on disk */
+        struct stat st;
+        void *m = fstat(res.hprof_fd, &st) == 0 && st.st_size > 0
+                      ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, res.hprof_fd, 0)
+                      : MAP_FAILED;
+        if (m == MAP_FAILED) {
+            snprintf(err, errlen, "%s: cannot map the dump rebuilt from the trace: %s", d->path, strerror(errno));
+            d->data = NULL;
+            d->size = 0;
+            hk_trace_result_free(&res);
+            return -1;
+        }
+        d->data = m;
+        d->size = (size_t)st.st_size;
+        d->mapped = 1;
+    }
     d->source = res.source;
     d->images = res.images;
     d->nimages = res.nimages;

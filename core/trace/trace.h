@@ -17,6 +17,9 @@
 /* Which process of a trace to open (the CLI's --trace-pid / --trace-process): pid 0 and
  * process NULL pick the first dump in the trace.  Process-wide; the strings are copied. */
 void hk_trace_select(int pid, const char *process);
+/* Which of the picked process's dumps in time (the CLI's --trace-dump): "N" (from 1), "last" or
+ * a timestamp of the trace's clock; NULL: the last.  Process-wide; the string is copied. */
+void hk_trace_select_dump(const char *spec);
 
 /* Walking a trace's packets in order (trace_packets.c), the packets of compressed blocks (zlib
  * compressed_packets, zstd_compressed_packets) expanded where they stand: packet() gets each
@@ -48,7 +51,8 @@ typedef struct hk_trace_image {
 } hk_trace_image;
 
 typedef struct hk_trace_result {
-    hk_buf hprof;           /* the dump's HPROF bytes */
+    hk_buf hprof;           /* the dump's HPROF bytes, when hprof_fd < 0 */
+    int hprof_fd;           /* else an unlinked scratch file that holds them (a big heap graph) */
     char *source;           /* "key: value" lines: what the trace held and what was picked */
     hk_trace_image *images; /* PNGs of an embedded dump (HprofBitmap) */
     size_t nimages;

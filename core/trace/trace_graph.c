@@ -15,7 +15,14 @@ void pf_graph_free(pf_graph *g)
 {
     free(g->objs);
     free(g->refs);
+    free(g->refs32);
+    free(g->type_ids);
+    hk_idmap_free(&g->type_ix);
     free(g->ref_fields);
+    hk_idmap_free(&g->field_start);
+    hk_idmap_free(&g->runtime_count);
+    hk_idmap_free(&g->big_size);
+    free(g->big_sizes);
     free(g->vals);
     for (size_t i = 0; i < g->ntypes; i++) {
         free(g->types[i].name);
@@ -27,6 +34,32 @@ void pf_graph_free(pf_graph *g)
     for (size_t i = 0; i < g->nlocations; i++) free(g->locations[i].s);
     free(g->locations);
     free(g->roots);
+}
+
+uint32_t pf_nrefs(const pf_graph *g, size_t oi)
+{
+    return (uint32_t)((oi + 1 < g->nobjs ? g->objs[oi + 1].ref_start : g->nrefs) - g->objs[oi].ref_start);
+}
+
+uint64_t pf_ref_field(const pf_graph *g, size_t oi, uint32_t r)
+{
+    const uint32_t *rt = hk_idmap_get(&g->runtime_count, (uint64_t)oi + 1);
+    if (rt && r >= pf_nrefs(g, oi) - *rt) return PF_RUNTIME_FIELD;
+    const uint32_t *fs = g->objs[oi].has_fields ? hk_idmap_get(&g->field_start, (uint64_t)oi + 1) : NULL;
+    return fs ? g->ref_fields[*fs + r] : 0;
+}
+
+uint64_t pf_type_id(const pf_graph *g, const pf_obj *o)
+{
+    return g->type_ids[o->type];
+}
+
+uint64_t pf_self_size(const pf_graph *g, size_t oi)
+{
+    const pf_obj *o = &g->objs[oi];
+    if (o->self_size != PF_BIG_SIZE) return o->self_size;
+    const uint32_t *b = hk_idmap_get(&g->big_size, (uint64_t)oi + 1);
+    return b ? g->big_sizes[*b] : o->self_size;
 }
 
 static pf_graph *graph_for(pf_trace *t, uint32_t seq, int pid, uint64_t index, uint64_t ts)
@@ -41,6 +74,10 @@ static pf_graph *graph_for(pf_trace *t, uint32_t seq, int pid, uint64_t index, u
     g->seq = seq;
     g->pid = pid;
     g->ts = ts;
+    hk_idmap_init(&g->type_ix);
+    hk_idmap_init(&g->field_start);
+    hk_idmap_init(&g->runtime_count);
+    hk_idmap_init(&g->big_size);
     (void)index;
     return g;
 }
@@ -66,6 +103,58 @@ static void add_value(pf_graph *g, uint32_t obj, int kind, int64_t v)
     g->objs[obj].values |= (uint8_t)(1u << kind);
 }
 
+static uint32_t type_index(pf_graph *g, uint64_t type_id)
+{
+    int ins;
+    uint32_t *v = hk_idmap_put(&g->type_ix, type_id + 1, (uint32_t)g->ntype_ids, &ins);
+    if (ins) {
+        g->type_ids = hk_grow(g->type_ids, &g->captype_ids, g->ntype_ids + 1, sizeof *g->type_ids);
+        g->type_ids[g->ntype_ids++] = type_id;
+    }
+    return *v;
+}
+
+static void put_rare(hk_idmap *m, size_t oi, uint32_t v)
+{
+    int ins;
+    *hk_idmap_put(m, (uint64_t)oi + 1, v, &ins) = v;
+}
+
+/* The object's references: its fields' (with their ids when it names them), then those through
+ * runtime structures, which have no field. */
+static void add_ref(pf_graph *g, uint64_t id)
+{
+    if (!g->refs && id > UINT32_MAX) {
+        /* the first id past 32 bits: the list widens once */
+        g->refs = hk_xmalloc((g->caprefs ? g->caprefs : 1) * sizeof *g->refs);
+        for (size_t i = 0; i < g->nrefs; i++) g->refs[i] = g->refs32[i];
+        free(g->refs32);
+        g->refs32 = NULL;
+    }
+    if (g->refs) g->refs[g->nrefs++] = id;
+    else g->refs32[g->nrefs++] = (uint32_t)id;
+}
+
+static void add_refs(pf_graph *g, uint32_t oi, const HeapGraphObject *o)
+{
+    size_t nr = o->n_reference_object_id + o->n_runtime_internal_object_id;
+    if (g->refs) g->refs = hk_grow(g->refs, &g->caprefs, g->nrefs + nr, sizeof *g->refs);
+    else g->refs32 = hk_grow(g->refs32, &g->caprefs, g->nrefs + nr, sizeof *g->refs32);
+    uint64_t base = o->has_reference_field_id_base ? o->reference_field_id_base : 0;
+    for (size_t k = 0; k < o->n_reference_object_id; k++) {
+        uint64_t id = o->reference_object_id[k];
+        add_ref(g, id ? id + base : 0);
+    }
+    for (size_t k = 0; k < o->n_runtime_internal_object_id; k++) add_ref(g, o->runtime_internal_object_id[k]);
+    if (o->n_runtime_internal_object_id) put_rare(&g->runtime_count, oi, (uint32_t)o->n_runtime_internal_object_id);
+    if (!o->n_reference_field_id) return;
+    put_rare(&g->field_start, oi, (uint32_t)g->nref_fields);
+    g->ref_fields =
+        hk_grow(g->ref_fields, &g->capref_fields, g->nref_fields + o->n_reference_object_id, sizeof *g->ref_fields);
+    for (size_t k = 0; k < o->n_reference_object_id; k++)
+        g->ref_fields[g->nref_fields++] = k < o->n_reference_field_id ? o->reference_field_id[k] : 0;
+}
+
 static void add_object(pf_graph *g, const HeapGraphObject *o)
 {
     g->objs = hk_grow(g->objs, &g->capobjs, g->nobjs + 1, sizeof *g->objs);
@@ -75,34 +164,19 @@ static void add_object(pf_graph *g, const HeapGraphObject *o)
     po->id = o->identifier_case == PERFETTO__PROTOS__HEAP_GRAPH_OBJECT__IDENTIFIER_ID_DELTA ? g->last_id + o->id_delta
                                                                                             : o->id;
     g->last_id = po->id;
-    po->type_id = o->has_type_id ? o->type_id : 0;
+    po->type = type_index(g, o->has_type_id ? o->type_id : 0);
     po->has_size = o->has_self_size && o->self_size; /* Perfetto: 0 means the type's size */
-    po->self_size = o->self_size;
+    po->self_size = o->self_size >= PF_BIG_SIZE ? PF_BIG_SIZE : (uint32_t)o->self_size;
+    if (po->has_size && o->self_size >= PF_BIG_SIZE) {
+        g->big_sizes = hk_grow(g->big_sizes, &g->capbig_sizes, g->nbig_sizes + 1, sizeof *g->big_sizes);
+        g->big_sizes[g->nbig_sizes] = o->self_size;
+        put_rare(&g->big_size, oi, (uint32_t)g->nbig_sizes++);
+    }
     if (o->has_heap_type_delta) g->heap = o->heap_type_delta;
     po->heap = (uint8_t)(g->heap >= 0 && g->heap <= 3 ? g->heap : 0);
-    size_t nr = o->n_reference_object_id + o->n_runtime_internal_object_id;
-    size_t old_cap = g->caprefs;
-    g->refs = hk_grow(g->refs, &g->caprefs, g->nrefs + nr, sizeof *g->refs);
-    /* ref_fields[] shares refs[]'s capacity: reallocate only when refs[] grew (a copy per object
-       under ASan otherwise, which made reading a heap graph quadratic there) */
-    if (g->caprefs != old_cap || !g->ref_fields)
-        g->ref_fields = hk_xrealloc(g->ref_fields, g->caprefs * sizeof *g->ref_fields);
-    po->ref_start = g->nrefs;
+    po->ref_start = (uint32_t)g->nrefs;
     po->has_fields = o->n_reference_field_id > 0;
-    uint64_t base = o->has_reference_field_id_base ? o->reference_field_id_base : 0;
-    for (size_t k = 0; k < o->n_reference_object_id; k++) {
-        uint64_t id = o->reference_object_id[k];
-        g->refs[g->nrefs] = id ? id + base : 0;
-        g->ref_fields[g->nrefs] = k < o->n_reference_field_id ? o->reference_field_id[k] : 0;
-        g->nrefs++;
-    }
-    /* references through runtime structures have no field: they follow the fields */
-    for (size_t k = 0; k < o->n_runtime_internal_object_id; k++) {
-        g->refs[g->nrefs] = o->runtime_internal_object_id[k];
-        g->ref_fields[g->nrefs] = UINT64_MAX;
-        g->nrefs++;
-    }
-    po->nrefs = (uint32_t)(g->nrefs - po->ref_start);
+    add_refs(g, oi, o);
     if (o->has_native_allocation_registry_size_field)
         add_value(g, oi, PF_V_NATIVE_SIZE, o->native_allocation_registry_size_field);
     if (o->has_bitmap_id_field) add_value(g, oi, PF_V_BITMAP_ID, o->bitmap_id_field);

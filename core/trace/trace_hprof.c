@@ -5,14 +5,15 @@
  * hprofkit's HPROF_HK_OBJECT_SIZES record, type kinds into HPROF_HK_REF_KINDS. */
 #include "hprof/hprof.h"
 #include "trace/trace_internal.h"
+#include "util/hk_file.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { KIND_ARRAY = 4, KIND_SOFT = 8, KIND_WEAK, KIND_FINALIZER, KIND_PHANTOM };
-#define RUNTIME_FIELD UINT64_MAX /* trace_graph.c's mark for runtime_internal_object_id */
 
 static const struct {
     const char *name;
@@ -42,23 +43,34 @@ typedef struct cls {
     uint32_t name_sid;
 } cls;
 
+/* Bytes written in order that may outgrow memory: kept in b until they pass a threshold, then
+ * appended to an unlinked scratch file (fd) a few MB at a time. */
+typedef struct spill {
+    hk_buf b;
+    int fd;       /* -1 while everything is in b */
+    uint64_t off; /* bytes already in the file */
+    int failed;   /* a write failed: err says why */
+} spill;
+
 typedef struct build {
     pf_trace *t;
     pf_graph *g;
     hk_buf *out; /* header, STRING and LOAD_CLASS records */
-    hk_buf heap; /* heap sub-records, cut into segments at the end */
-    size_t *cuts;
+    spill heap;  /* heap sub-records, cut into segments at the end */
+    uint64_t *cuts;
     size_t ncuts, capcuts;
     uint32_t idsz;
     cls *c;
     size_t nc, capc;
     int64_t *type_cls; /* type index -> class */
-    int64_t *obj_cls;  /* object index -> class it is the class object of, else -2 - its class */
+    int32_t *obj_cls;  /* object index -> class it is the class object of, else -2 - its class */
     hk_idmap type_map, field_map, unknown_map, str_map;
     char **strs;
     size_t nstrs, capstrs;
     uint32_t *field_sid; /* field-name index -> string id, 0 until interned */
-    hk_buf sizes;        /* body of HPROF_HK_OBJECT_SIZES */
+    spill sizes;         /* body of HPROF_HK_OBJECT_SIZES */
+    size_t spill_at;     /* bytes a spill keeps in memory */
+    char err[256];       /* why a spill failed */
     uint32_t value_sid[PF_V_COUNT];
     uint64_t dropped, unknown_types;
     /* an instance's field slots, reused from object to object */
@@ -99,6 +111,34 @@ static void record_head(hk_buf *b, uint8_t tag, uint32_t len)
     put_u4(b, len);
 }
 
+static uint64_t spill_len(const spill *sp)
+{
+    return sp->off + sp->b.len;
+}
+
+/* Moves what sp holds to its scratch file once it passes B->spill_at (and from then on). */
+static void spill_flush(build *B, spill *sp, int force)
+{
+    size_t at = sp->fd < 0 || B->spill_at < (1u << 20) ? B->spill_at : (size_t)1 << 20;
+    if (sp->failed || (!force && sp->b.len < at)) return;
+    if (sp->fd < 0 && (sp->fd = hk_file_scratch(B->err, sizeof B->err)) < 0) {
+        sp->failed = 1;
+        return;
+    }
+    if (hk_file_write_fd(sp->fd, sp->b.data, sp->b.len, B->err, sizeof B->err) < 0) sp->failed = 1;
+    sp->off += sp->b.len;
+    /* from now on it holds at most about a MB: give the rest back */
+    if (sp->b.cap > (2u << 20)) hk_buf_free(&sp->b);
+    else hk_buf_reset(&sp->b);
+}
+
+/* Appends bytes [from, to) of sp to file fd. */
+static int spill_copy(build *B, spill *sp, int fd, uint64_t from, uint64_t to)
+{
+    if (sp->fd < 0) return hk_file_write_fd(fd, sp->b.data + from, (size_t)(to - from), B->err, sizeof B->err);
+    return hk_file_copy_range(fd, sp->fd, from, to - from, B->err, sizeof B->err);
+}
+
 /* A STRING record for s, once per distinct text; returns its id. */
 static uint32_t intern(build *B, const char *s)
 {
@@ -131,7 +171,7 @@ static const char *short_field(const char *s)
 
 static uint32_t field_sid(build *B, uint64_t iid)
 {
-    if (iid == RUNTIME_FIELD) return intern(B, "runtimeInternalObjects");
+    if (iid == PF_RUNTIME_FIELD) return intern(B, "runtimeInternalObjects");
     uint32_t *fi = hk_idmap_get(&B->field_map, iid + 1);
     if (!fi) {
         char tmp[40];
@@ -232,7 +272,7 @@ static void make_classes(build *B)
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         B->obj_cls[oi] = -1;
         int64_t ti;
-        const pf_type *ty = type_of(B, g->objs[oi].type_id, &ti);
+        const pf_type *ty = type_of(B, pf_type_id(g, &g->objs[oi]), &ti);
         if (!ty || !is_class_type(ty)) continue;
         char *inner = hk_xstrndup(ty->name + 16, strlen(ty->name) - 17);
         size_t lo = 0, hi = ntyped;
@@ -250,7 +290,7 @@ static void make_classes(build *B)
         if (k < 0) k = new_class(B, inner, -1);
         free(inner);
         B->c[k].obj = (int64_t)oi;
-        B->obj_cls[oi] = k;
+        B->obj_cls[oi] = (int32_t)k;
     }
     free(order);
 }
@@ -282,11 +322,11 @@ static void link_supers(build *B)
         cls *c = &B->c[k];
         if (c->super >= 0 || c->obj < 0 || !g->objs[c->obj].has_fields) continue;
         const pf_obj *o = &g->objs[c->obj];
-        for (uint32_t r = 0; r < o->nrefs; r++) {
-            uint32_t *fi = hk_idmap_get(&B->field_map, g->ref_fields[o->ref_start + r] + 1);
+        for (uint32_t r = 0; r < pf_nrefs(g, (size_t)c->obj); r++) {
+            uint32_t *fi = hk_idmap_get(&B->field_map, pf_ref_field(g, (size_t)c->obj, r) + 1);
             const char *f = fi ? g->fields[*fi].s : "";
             size_t n = strlen(f);
-            uint32_t *sk = hk_idmap_get(&by_obj, g->refs[o->ref_start + r]);
+            uint32_t *sk = hk_idmap_get(&by_obj, pf_ref(g, o->ref_start + r));
             if (n >= 26 && !strcmp(f + n - 26, "java.lang.Class.superClass") && sk && *sk != k) c->super = *sk;
         }
     }
@@ -318,16 +358,16 @@ static void make_fields(build *B)
             if (g->objs[oi].values >> v & 1) vcount[k][v]++;
         cls *c = &B->c[k];
         uint32_t nrt = 0;
-        for (uint32_t r = 0; r < g->objs[oi].nrefs; r++)
-            nrt += g->ref_fields[g->objs[oi].ref_start + r] == RUNTIME_FIELD;
+        const uint32_t *rt = hk_idmap_get(&g->runtime_count, (uint64_t)oi + 1);
+        nrt = rt ? *rt : 0;
         if (!c->array && nrt > c->nruntime) c->nruntime = nrt;
         if (c->array || !g->objs[oi].has_fields || (c->type >= 0 && g->types[c->type].nfields)) continue;
-        const pf_obj *o = &g->objs[oi];
-        for (uint32_t r = 0; r < o->nrefs; r++) {
-            uint64_t f = g->ref_fields[o->ref_start + r];
+        uint32_t nr = pf_nrefs(g, oi);
+        for (uint32_t r = 0; r < nr; r++) {
+            uint64_t f = pf_ref_field(g, oi, r);
             uint32_t j = 0;
             while (j < c->nfields && c->fields[j] != f) j++;
-            if (j < c->nfields || f == RUNTIME_FIELD) continue;
+            if (j < c->nfields || f == PF_RUNTIME_FIELD) continue;
             c->fields = hk_xrealloc(c->fields, (c->nfields + 1) * sizeof *c->fields);
             c->fields[c->nfields++] = f;
         }
@@ -365,8 +405,12 @@ static void assign_ids(build *B)
     uint64_t max = 0;
     for (size_t i = 0; i < g->nobjs; i++)
         if (g->objs[i].id > max) max = g->objs[i].id;
-    for (size_t i = 0; i < g->nrefs; i++)
-        if (g->refs[i] > max && g->ref_fields[i] != RUNTIME_FIELD) max = g->refs[i];
+    for (size_t i = 0; i < g->nobjs; i++) {
+        const uint32_t *rt = hk_idmap_get(&g->runtime_count, (uint64_t)i + 1);
+        uint32_t n = pf_nrefs(g, i) - (rt ? *rt : 0);
+        for (uint32_t r = 0; r < n; r++)
+            if (pf_ref(g, g->objs[i].ref_start + r) > max) max = pf_ref(g, g->objs[i].ref_start + r);
+    }
     for (size_t i = 0; i < g->nroots; i++)
         if (g->roots[i].id > max) max = g->roots[i].id;
     for (size_t i = 0; i < g->ntypes; i++)
@@ -387,9 +431,9 @@ static void assign_ids(build *B)
 
 static uint64_t self_size(build *B, const pf_obj *o)
 {
-    if (o->has_size) return o->self_size;
+    if (o->has_size) return pf_self_size(B->g, (size_t)(o - B->g->objs));
     int64_t ti;
-    const pf_type *ty = type_of(B, o->type_id, &ti);
+    const pf_type *ty = type_of(B, pf_type_id(B->g, o), &ti);
     return ty ? ty->object_size : 0;
 }
 
@@ -402,16 +446,19 @@ static uint32_t class_size(build *B, const cls *c)
 static void note_size(build *B, uint64_t id, uint64_t recorded, uint64_t real)
 {
     if (recorded == real) return;
-    put_id(B, &B->sizes, id);
-    put_u8(&B->sizes, real);
+    put_id(B, &B->sizes.b, id);
+    put_u8(&B->sizes.b, real);
 }
 
+/* After each sub-record: a segment ends every ~64 MB, and what grew past the threshold spills. */
 static void mark_cut(build *B)
 {
-    size_t last = B->ncuts ? B->cuts[B->ncuts - 1] : 0;
-    if (B->heap.len - last < (64u << 20)) return;
+    spill_flush(B, &B->heap, 0);
+    spill_flush(B, &B->sizes, 0);
+    uint64_t last = B->ncuts ? B->cuts[B->ncuts - 1] : 0;
+    if (spill_len(&B->heap) - last < (64u << 20)) return;
     B->cuts = hk_grow(B->cuts, &B->capcuts, B->ncuts + 1, sizeof *B->cuts);
-    B->cuts[B->ncuts++] = B->heap.len;
+    B->cuts[B->ncuts++] = spill_len(&B->heap);
 }
 
 static const pf_value *first_value(const pf_graph *g, uint32_t oi)
@@ -428,7 +475,7 @@ static const pf_value *first_value(const pf_graph *g, uint32_t oi)
 static void class_dump(build *B, cls *c)
 {
     pf_graph *g = B->g;
-    hk_buf *h = &B->heap;
+    hk_buf *h = &B->heap.b;
     const pf_obj *o = c->obj >= 0 ? &g->objs[c->obj] : NULL;
     put_u1(h, HPROF_CLASS_DUMP);
     put_id(B, h, c->id);
@@ -439,25 +486,26 @@ static void class_dump(build *B, cls *c)
     put_u4(h, class_size(B, c));
     put_u2(h, 0);
     /* the class object's references are its static fields */
-    uint32_t ns = o ? o->nrefs : 0;
+    size_t oi = o ? (size_t)(o - g->objs) : 0;
+    uint32_t ns = o ? pf_nrefs(g, oi) : 0;
     if (ns > 65535) {
         B->dropped += ns - 65535;
         ns = 65535;
     }
     put_u2(h, (uint16_t)ns);
     for (uint32_t r = 0; r < ns; r++) {
-        uint64_t f = g->ref_fields[o->ref_start + r];
+        uint64_t f = pf_ref_field(g, oi, r);
         char tmp[24];
         snprintf(tmp, sizeof tmp, "static%u", r);
-        put_id(B, h, o->has_fields || f == RUNTIME_FIELD ? field_sid(B, f) : intern(B, tmp));
+        put_id(B, h, o->has_fields || f == PF_RUNTIME_FIELD ? field_sid(B, f) : intern(B, tmp));
         put_u1(h, HK_T_OBJECT);
-        put_id(B, h, g->refs[o->ref_start + r]);
+        put_id(B, h, pf_ref(g, o->ref_start + r));
     }
     uint32_t nf = c->nfields + c->nruntime;
     for (int v = 0; v < PF_V_COUNT; v++) nf += c->values >> v & 1;
     put_u2(h, (uint16_t)nf);
     for (uint32_t k = 0; k < c->nfields + c->nruntime; k++) {
-        put_id(B, h, field_sid(B, k < c->nfields ? c->fields[k] : RUNTIME_FIELD));
+        put_id(B, h, field_sid(B, k < c->nfields ? c->fields[k] : PF_RUNTIME_FIELD));
         put_u1(h, HK_T_OBJECT);
     }
     for (int v = 0; v < PF_V_COUNT; v++) {
@@ -499,11 +547,11 @@ static uint32_t layout_slots(build *B, const cls *c, uint32_t *nslots)
 static uint32_t ref_slot(const build *B, const cls *c, const pf_obj *o, uint32_t r, uint64_t f)
 {
     uint32_t base = 0;
-    if (o->has_fields || f == RUNTIME_FIELD) {
+    if (o->has_fields || f == PF_RUNTIME_FIELD) {
         for (int64_t k = c - B->c; k >= 0; k = B->c[k].super) {
             const cls *kc = &B->c[k];
             for (uint32_t j = 0; j < kc->nfields + kc->nruntime; j++)
-                if ((j < kc->nfields ? kc->fields[j] : RUNTIME_FIELD) == f && !B->filled[base + j]) return base + j;
+                if ((j < kc->nfields ? kc->fields[j] : PF_RUNTIME_FIELD) == f && !B->filled[base + j]) return base + j;
             base += kc->nfields + kc->nruntime;
         }
         return UINT32_MAX;
@@ -523,16 +571,17 @@ static void instance_dump(build *B, uint32_t oi, cls *c)
     const pf_obj *o = &g->objs[oi];
     uint32_t nslots;
     uint32_t bytes = layout_slots(B, c, &nslots);
-    for (uint32_t r = 0; r < o->nrefs; r++) {
-        uint32_t s = ref_slot(B, c, o, r, g->ref_fields[o->ref_start + r]);
+    uint32_t nr = pf_nrefs(g, oi);
+    for (uint32_t r = 0; r < nr; r++) {
+        uint32_t s = ref_slot(B, c, o, r, pf_ref_field(g, oi, r));
         if (s == UINT32_MAX) {
             B->dropped++;
             continue;
         }
-        B->slot[s] = g->refs[o->ref_start + r];
+        B->slot[s] = pf_ref(g, o->ref_start + r);
         B->filled[s] = 1;
     }
-    hk_buf *h = &B->heap;
+    hk_buf *h = &B->heap.b;
     put_u1(h, HPROF_INSTANCE_DUMP);
     put_id(B, h, o->id);
     put_u4(h, 0);
@@ -560,7 +609,7 @@ static void array_dump(build *B, uint32_t oi, cls *c)
 {
     pf_graph *g = B->g;
     const pf_obj *o = &g->objs[oi];
-    hk_buf *h = &B->heap;
+    hk_buf *h = &B->heap.b;
     uint64_t real = self_size(B, o), head = class_size(B, c);
     if (c->prim) {
         /* no contents in a heap graph: the length is what the size leaves after the header */
@@ -574,15 +623,15 @@ static void array_dump(build *B, uint32_t oi, cls *c)
         put_u1(h, c->prim);
         note_size(B, o->id, n * esz[c->prim] + head, real);
     } else {
-        uint32_t n = 0;
-        for (uint32_t r = 0; r < o->nrefs; r++) n += g->ref_fields[o->ref_start + r] != RUNTIME_FIELD;
+        uint32_t n = 0, nr = pf_nrefs(g, oi);
+        for (uint32_t r = 0; r < nr; r++) n += pf_ref_field(g, oi, r) != PF_RUNTIME_FIELD;
         put_u1(h, HPROF_OBJ_ARRAY_DUMP);
         put_id(B, h, o->id);
         put_u4(h, 0);
         put_u4(h, n);
         put_id(B, h, c->id);
-        for (uint32_t r = 0; r < o->nrefs; r++)
-            if (g->ref_fields[o->ref_start + r] != RUNTIME_FIELD) put_id(B, h, g->refs[o->ref_start + r]);
+        for (uint32_t r = 0; r < nr; r++)
+            if (pf_ref_field(g, oi, r) != PF_RUNTIME_FIELD) put_id(B, h, pf_ref(g, o->ref_start + r));
             else B->dropped++;
         note_size(B, o->id, (uint64_t)n * B->idsz + head, real);
     }
@@ -597,7 +646,7 @@ static void roots(build *B)
                                     HPROF_ROOT_THREAD_BLOCK,      HPROF_ROOT_MONITOR_USED, HPROF_ROOT_THREAD_OBJECT,
                                     HPROF_ROOT_INTERNED_STRING,   HPROF_ROOT_FINALIZING,   HPROF_ROOT_DEBUGGER,
                                     HPROF_ROOT_REFERENCE_CLEANUP, HPROF_ROOT_VM_INTERNAL,  HPROF_ROOT_JNI_MONITOR};
-    hk_buf *h = &B->heap;
+    hk_buf *h = &B->heap.b;
     for (size_t i = 0; i < B->g->nroots; i++) {
         int t = B->g->roots[i].type;
         uint8_t tg = t >= 0 && t < 15 ? tag[t] : HPROF_ROOT_UNKNOWN;
@@ -639,9 +688,9 @@ static void objects_of_heap(build *B, int heap)
     if (!any) return;
     if (heap > 0 && heap < 4) {
         uint32_t sid = intern(B, heaps[heap].name);
-        put_u1(&B->heap, HPROF_HEAP_DUMP_INFO);
-        put_u4(&B->heap, heaps[heap].id);
-        put_id(B, &B->heap, sid);
+        put_u1(&B->heap.b, HPROF_HEAP_DUMP_INFO);
+        put_u4(&B->heap.b, heaps[heap].id);
+        put_id(B, &B->heap.b, sid);
     }
     for (size_t oi = 0; oi < g->nobjs; oi++) {
         if (g->objs[oi].heap != heap) continue;
@@ -675,48 +724,123 @@ static void build_free(build *B)
     free(B->cuts);
     free(B->slot);
     free(B->filled);
-    hk_buf_free(&B->heap);
-    hk_buf_free(&B->sizes);
+    hk_buf_free(&B->heap.b);
+    hk_buf_free(&B->sizes.b);
+    if (B->heap.fd >= 0) close(B->heap.fd);
+    if (B->sizes.fd >= 0) close(B->sizes.fd);
 }
 
-int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t errlen)
+/* The reference kinds of soft, weak, finalizer and phantom classes (HPROF_HK_REF_KINDS's body). */
+static void ref_kinds(build *B, hk_buf *kinds)
 {
-    build B;
-    memset(&B, 0, sizeof B);
-    B.t = t;
-    B.g = g;
-    B.out = out;
-    hk_idmap_init(&B.type_map);
-    hk_idmap_init(&B.field_map);
-    hk_idmap_init(&B.unknown_map);
-    hk_idmap_init(&B.str_map);
+    for (size_t k = 0; k < B->nc; k++) {
+        int kind = B->c[k].type >= 0 ? B->g->types[B->c[k].type].kind : 0;
+        if (kind < KIND_SOFT || kind > KIND_PHANTOM) continue;
+        put_id(B, kinds, B->c[k].id);
+        put_u1(kinds, (uint8_t)(kind == KIND_SOFT        ? HK_REF_SOFT
+                                : kind == KIND_WEAK      ? HK_REF_WEAK
+                                : kind == KIND_FINALIZER ? HK_REF_FINALIZER
+                                                         : HK_REF_PHANTOM));
+    }
+}
+
+/* Appends the records after the strings and classes: the heap in segments of at most ~64 MB
+ * (cut between sub-records), its end, object sizes and reference kinds.  Into out when
+ * everything stayed in memory (fd < 0), else to fd after out's bytes. */
+static int assemble(build *B, hk_buf *out, int fd)
+{
+    hk_buf kinds, head;
+    hk_buf_init(&kinds);
+    hk_buf_init(&head);
+    ref_kinds(B, &kinds);
+    int rc = fd < 0 ? 0 : hk_file_write_fd(fd, out->data, out->len, B->err, sizeof B->err);
+    uint64_t start = 0, end, total = spill_len(&B->heap);
+    for (size_t i = 0; i <= B->ncuts && rc == 0; i++, start = end) {
+        end = i < B->ncuts ? B->cuts[i] : total;
+        if (end == start && i < B->ncuts) continue;
+        hk_buf *h = fd < 0 ? out : &head;
+        hk_buf_reset(&head);
+        record_head(h, HPROF_HEAP_DUMP_SEGMENT, (uint32_t)(end - start));
+        if (fd < 0) {
+            if (end > start) hk_buf_append(out, B->heap.b.data + start, (size_t)(end - start));
+            continue;
+        }
+        rc = hk_file_write_fd(fd, head.data, head.len, B->err, sizeof B->err);
+        if (rc == 0 && end > start) rc = spill_copy(B, &B->heap, fd, start, end);
+    }
+    hk_buf_reset(&head);
+    hk_buf *h = fd < 0 ? out : &head;
+    record_head(h, HPROF_HEAP_DUMP_END, 0);
+    uint64_t nsizes = spill_len(&B->sizes);
+    if (nsizes) record_head(h, HPROF_HK_OBJECT_SIZES, (uint32_t)nsizes);
+    if (fd < 0) {
+        if (nsizes) hk_buf_append(out, B->sizes.b.data, B->sizes.b.len);
+    } else if (rc == 0) {
+        rc = hk_file_write_fd(fd, head.data, head.len, B->err, sizeof B->err);
+        if (rc == 0 && nsizes) rc = spill_copy(B, &B->sizes, fd, 0, nsizes);
+        hk_buf_reset(&head);
+    }
+    if (kinds.len) {
+        record_head(h, HPROF_HK_REF_KINDS, (uint32_t)kinds.len);
+        hk_buf_append(h, kinds.data, kinds.len);
+    }
+    if (fd >= 0 && rc == 0 && head.len) rc = hk_file_write_fd(fd, head.data, head.len, B->err, sizeof B->err);
+    hk_buf_free(&kinds);
+    hk_buf_free(&head);
+    return rc;
+}
+
+static void write_header(build *B, hk_buf *out)
+{
+    static const char head[] = "JAVA PROFILE 1.0.3";
+    hk_buf_append(out, head, sizeof head);
+    put_u4(out, B->idsz);
+    put_u8(out, B->g->ts / 1000000);
+    for (size_t k = 0; k < B->nc; k++) {
+        uint32_t sid = intern(B, B->c[k].name);
+        record_head(out, HPROF_LOAD_CLASS, 8 + 2 * B->idsz);
+        put_u4(out, (uint32_t)k + 1);
+        put_id(B, out, B->c[k].id);
+        put_u4(out, 0);
+        put_id(B, out, sid);
+    }
+}
+
+static void build_init(build *B, pf_trace *t, pf_graph *g, hk_buf *out)
+{
+    memset(B, 0, sizeof *B);
+    B->t = t;
+    B->g = g;
+    B->out = out;
+    B->heap.fd = B->sizes.fd = -1;
+    const char *at = getenv("HPROFKIT_SPILL_BYTES"); /* tests: spill small graphs too */
+    B->spill_at = at && *at ? (size_t)strtoull(at, NULL, 10) : (size_t)4 << 20;
+    hk_idmap_init(&B->type_map);
+    hk_idmap_init(&B->field_map);
+    hk_idmap_init(&B->unknown_map);
+    hk_idmap_init(&B->str_map);
     for (size_t i = 0; i < g->nfields; i++) {
         int ins;
-        hk_idmap_put(&B.field_map, g->fields[i].iid + 1, (uint32_t)i, &ins);
-        if (!ins) *hk_idmap_get(&B.field_map, g->fields[i].iid + 1) = (uint32_t)i; /* the last one holds */
+        hk_idmap_put(&B->field_map, g->fields[i].iid + 1, (uint32_t)i, &ins);
+        if (!ins) *hk_idmap_get(&B->field_map, g->fields[i].iid + 1) = (uint32_t)i; /* the last one holds */
     }
-    B.field_sid = hk_xcalloc(g->nfields ? g->nfields : 1, sizeof *B.field_sid);
+    B->field_sid = hk_xcalloc(g->nfields ? g->nfields : 1, sizeof *B->field_sid);
+}
+
+int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, int *out_fd, char *err, size_t errlen)
+{
+    build B;
+    build_init(&B, t, g, out);
+    *out_fd = -1;
     make_classes(&B);
     /* every other object's class, as -2 - class (classes for undefined types are made here,
      * before ids are given) */
     for (size_t oi = 0; oi < g->nobjs; oi++)
-        if (B.obj_cls[oi] < 0) B.obj_cls[oi] = -2 - class_of_type(&B, g->objs[oi].type_id);
+        if (B.obj_cls[oi] < 0) B.obj_cls[oi] = (int32_t)(-2 - class_of_type(&B, pf_type_id(g, &g->objs[oi])));
     link_supers(&B);
     make_fields(&B);
     assign_ids(&B);
-
-    static const char head[] = "JAVA PROFILE 1.0.3";
-    hk_buf_append(out, head, sizeof head);
-    put_u4(out, B.idsz);
-    put_u8(out, g->ts / 1000000);
-    for (size_t k = 0; k < B.nc; k++) {
-        uint32_t sid = intern(&B, B.c[k].name);
-        record_head(out, HPROF_LOAD_CLASS, 8 + 2 * B.idsz);
-        put_u4(out, (uint32_t)k + 1);
-        put_id(&B, out, B.c[k].id);
-        put_u4(out, 0);
-        put_id(&B, out, sid);
-    }
+    write_header(&B, out);
     roots(&B);
     for (size_t k = 0; k < B.nc; k++)
         if (B.c[k].obj < 0) class_dump(&B, &B.c[k]);
@@ -724,38 +848,22 @@ int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t e
     if (B.dropped)
         pf_warn(t, "heap graph of pid %d: %llu references matched no field of their object's class and were dropped",
                 g->pid, (unsigned long long)B.dropped);
-    /* segments of at most ~64 MB, cut between sub-records */
-    size_t start = 0;
-    for (size_t i = 0; i <= B.ncuts; i++) {
-        size_t end = i < B.ncuts ? B.cuts[i] : B.heap.len;
-        if (end == start && i < B.ncuts) continue;
-        record_head(out, HPROF_HEAP_DUMP_SEGMENT, (uint32_t)(end - start));
-        if (end > start) hk_buf_append(out, B.heap.data + start, end - start); /* data is NULL when empty */
-        start = end;
+    /* a graph too big for memory goes to a scratch file, which the index maps */
+    int fd = -1, rc = B.heap.failed || B.sizes.failed ? -1 : 0;
+    if (rc == 0 && (B.heap.fd >= 0 || B.sizes.fd >= 0)) {
+        spill_flush(&B, &B.heap, 1);
+        spill_flush(&B, &B.sizes, 1);
+        fd = hk_file_scratch(B.err, sizeof B.err);
+        rc = fd < 0 || B.heap.failed || B.sizes.failed ? -1 : 0;
     }
-    record_head(out, HPROF_HEAP_DUMP_END, 0);
-    if (B.sizes.len) {
-        record_head(out, HPROF_HK_OBJECT_SIZES, (uint32_t)B.sizes.len);
-        hk_buf_append(out, B.sizes.data, B.sizes.len);
+    if (rc == 0) rc = assemble(&B, out, fd);
+    if (rc == 0 && fd >= 0) {
+        hk_buf_free(out);
+        *out_fd = fd;
+    } else if (fd >= 0) {
+        close(fd);
     }
-    hk_buf kinds;
-    hk_buf_init(&kinds);
-    for (size_t k = 0; k < B.nc; k++) {
-        int kind = B.c[k].type >= 0 ? g->types[B.c[k].type].kind : 0;
-        if (kind < KIND_SOFT || kind > KIND_PHANTOM) continue;
-        put_id(&B, &kinds, B.c[k].id);
-        put_u1(&kinds, (uint8_t)(kind == KIND_SOFT        ? HK_REF_SOFT
-                                 : kind == KIND_WEAK      ? HK_REF_WEAK
-                                 : kind == KIND_FINALIZER ? HK_REF_FINALIZER
-                                                          : HK_REF_PHANTOM));
-    }
-    if (kinds.len) {
-        record_head(out, HPROF_HK_REF_KINDS, (uint32_t)kinds.len);
-        hk_buf_append(out, kinds.data, kinds.len);
-    }
-    hk_buf_free(&kinds);
+    if (rc < 0) snprintf(err, errlen, "heap graph of pid %d: %s", g->pid, B.err);
     build_free(&B);
-    (void)err;
-    (void)errlen;
-    return 0;
+    return rc;
 }

@@ -21,17 +21,19 @@ enum pf_value_kind {
     PF_V_COUNT
 };
 
+/* 24 bytes an object: a graph holds tens of millions of them while it becomes an HPROF. */
 typedef struct pf_obj {
     uint64_t id;
-    uint64_t type_id;
-    uint64_t self_size; /* when has_size */
-    uint64_t ref_start; /* in refs[] / ref_fields[] */
-    uint32_t nrefs;
+    uint32_t ref_start; /* in refs[]; its references run to the next object's ref_start */
+    uint32_t type;      /* in type_ids[]: the graph's type id (types may be defined later) */
+    uint32_t self_size; /* when has_size; PF_BIG_SIZE: the size is in big_sizes */
     uint8_t has_size;
     uint8_t heap;       /* HeapGraphObject.HeapType */
-    uint8_t has_fields; /* ref_fields[] given per object (class objects, old traces) */
+    uint8_t has_fields; /* field ids given per object (class objects, old traces): in ref_fields[] */
     uint8_t values;     /* bit per pf_value_kind */
 } pf_obj;
+#define PF_BIG_SIZE      UINT32_MAX
+#define PF_RUNTIME_FIELD UINT64_MAX /* the field of a runtime_internal_object_id reference */
 
 typedef struct pf_value {
     uint32_t obj;
@@ -73,8 +75,19 @@ typedef struct pf_graph {
 
     pf_obj *objs;
     size_t nobjs, capobjs;
-    uint64_t *refs, *ref_fields;
+    uint32_t *refs32; /* the referenced ids while every one fits 32 bits (ART's do) */
+    uint64_t *refs;   /* else, once one does not: pf_ref reads either */
     size_t nrefs, caprefs;
+    uint64_t *type_ids; /* pf_obj.type -> the type id objects name */
+    size_t ntype_ids, captype_ids;
+    hk_idmap type_ix; /* type id + 1 -> index in type_ids */
+    /* the rare parts, by object index + 1: field ids of objects that name them (a start in
+     * ref_fields[]), runtime-internal reference counts (they follow the fields), big sizes */
+    uint64_t *ref_fields;
+    size_t nref_fields, capref_fields;
+    hk_idmap field_start, runtime_count, big_size;
+    uint64_t *big_sizes;
+    size_t nbig_sizes, capbig_sizes;
     pf_value *vals;
     size_t nvals, capvals;
     pf_type *types;
@@ -110,6 +123,14 @@ typedef struct pf_proc {
     char *name;
 } pf_proc;
 
+/* A heapprofd dump, only listed here (core/native reads profiles). */
+typedef struct pf_profile {
+    int pid;
+    uint64_t ts;
+    char *heap;
+    size_t samples;
+} pf_profile;
+
 typedef struct pf_trace {
     pf_graph *graphs;
     size_t ngraphs, capgraphs;
@@ -117,6 +138,8 @@ typedef struct pf_trace {
     size_t ndumps, capdumps;
     pf_png *pngs;
     size_t npngs, cappngs;
+    pf_profile *profiles;
+    size_t nprofiles, capprofiles;
     pf_proc *procs;
     size_t nprocs, capprocs;
     uint64_t packets, other_packets, compressed;
@@ -132,8 +155,22 @@ void pf_warn(pf_trace *t, const char *fmt, ...) __attribute__((format(printf, 2,
 struct Perfetto__Protos__HeapGraph;
 void pf_graph_add(pf_trace *t, uint32_t seq, uint64_t ts, const struct Perfetto__Protos__HeapGraph *hg);
 void pf_graph_free(pf_graph *g);
+/* An object's references: how many, the field id of its r-th (PF_RUNTIME_FIELD for a
+ * runtime-internal one, 0 when neither the object nor its type names it), its type id and the
+ * size it records. */
+uint32_t pf_nrefs(const pf_graph *g, size_t oi);
+static inline uint64_t pf_ref(const pf_graph *g, size_t i)
+{
+    return g->refs ? g->refs[i] : g->refs32[i];
+}
+uint64_t pf_ref_field(const pf_graph *g, size_t oi, uint32_t r);
+uint64_t pf_type_id(const pf_graph *g, const pf_obj *o);
+uint64_t pf_self_size(const pf_graph *g, size_t oi);
 
-/* trace_hprof.c: the graph as an Android-dialect HPROF with hprofkit's size and kind records. */
-int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, char *err, size_t errlen);
+/* trace_hprof.c: the graph as an Android-dialect HPROF with hprofkit's size and kind records:
+ * in out, or, for a graph whose records pass 4 MB (HPROFKIT_SPILL_BYTES), in the unlinked
+ * scratch file *out_fd (else -1), so the rebuilt dump is file pages rather than anonymous
+ * memory. */
+int pf_graph_to_hprof(pf_trace *t, pf_graph *g, hk_buf *out, int *out_fd, char *err, size_t errlen);
 
 #endif

@@ -67,6 +67,15 @@ int hk_pb_field(const uint8_t **p, const uint8_t *end, uint32_t *num, int *wt, c
     }
 }
 
+int hk_trace_probe(const uint8_t *data, size_t n)
+{
+    const uint8_t *p = data + 1, *end = data + n;
+    uint64_t len;
+    if (n < 2 || data[0] != 0x0a || hk_pb_varint(&p, end, &len) < 0) return 0;
+    /* a whole first packet, or a trace cut inside it; its first byte is a field key */
+    return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
+}
+
 static int inflate_zlib(hk_trace_walk *w, const uint8_t *z, size_t n, hk_buf *out)
 {
     z_stream s;

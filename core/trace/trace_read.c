@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace.pb-c.h"
 #include "hprof_dump.pb-c.h"
@@ -15,6 +16,7 @@
 static struct {
     int pid;
     char *process;
+    char *dump; /* N (from 1), "last" or a timestamp; NULL: the last */
 } pick;
 
 void hk_trace_select(int pid, const char *process)
@@ -22,6 +24,12 @@ void hk_trace_select(int pid, const char *process)
     free(pick.process);
     pick.pid = pid;
     pick.process = process ? hk_xstrdup(process) : NULL;
+}
+
+void hk_trace_select_dump(const char *spec)
+{
+    free(pick.dump);
+    pick.dump = spec ? hk_xstrdup(spec) : NULL;
 }
 
 void pf_warn(pf_trace *t, const char *fmt, ...)
@@ -42,15 +50,6 @@ static const char *pf_process_name(const pf_trace *t, int pid)
     for (size_t i = 0; i < t->nprocs; i++)
         if (t->procs[i].pid == pid) return t->procs[i].name;
     return NULL;
-}
-
-int hk_trace_probe(const uint8_t *data, size_t n)
-{
-    const uint8_t *p = data + 1, *end = data + n;
-    uint64_t len;
-    if (n < 2 || data[0] != 0x0a || hk_pb_varint(&p, end, &len) < 0) return 0;
-    /* a whole first packet, or a trace cut inside it; its first byte is a field key */
-    return p < end && (p[0] & 7) != 6 && (p[0] & 7) != 7 && p[0] >= 8;
 }
 
 static void add_process_tree(pf_trace *t, const Perfetto__Protos__ProcessTree *pt)
@@ -103,6 +102,30 @@ static void add_hprof_chunk(pf_trace *t, uint32_t seq, uint64_t ts, const Hprofk
     if (hd->has_last_chunk && hd->last_chunk) e->done = 1;
 }
 
+/* heapprofd's dumps, listed so `info` tells what else the trace holds (core/native reads them). */
+static void add_profiles(pf_trace *t, const Perfetto__Protos__ProfilePacket *pp, uint64_t ts)
+{
+    for (size_t i = 0; i < pp->n_process_dumps; i++) {
+        const Perfetto__Protos__ProfilePacket__ProcessHeapSamples *ph = pp->process_dumps[i];
+        int pid = ph->has_pid ? (int)ph->pid : 0;
+        const char *heap = ph->heap_name && *ph->heap_name ? ph->heap_name : "unknown";
+        uint64_t at = ph->has_timestamp ? ph->timestamp : ts;
+        pf_profile *p = NULL;
+        for (size_t k = 0; k < t->nprofiles && !p; k++)
+            if (t->profiles[k].pid == pid && t->profiles[k].ts == at && !strcmp(t->profiles[k].heap, heap))
+                p = &t->profiles[k];
+        if (!p) {
+            t->profiles = hk_grow(t->profiles, &t->capprofiles, t->nprofiles + 1, sizeof *t->profiles);
+            p = &t->profiles[t->nprofiles++];
+            p->pid = pid;
+            p->ts = at;
+            p->heap = hk_xstrdup(heap);
+            p->samples = 0;
+        }
+        p->samples += ph->n_samples;
+    }
+}
+
 static void add_bitmap(pf_trace *t, const Hprofkit__HprofBitmap *hb)
 {
     t->pngs = hk_grow(t->pngs, &t->cappngs, t->npngs + 1, sizeof *t->pngs);
@@ -133,6 +156,10 @@ static int packet(void *ctx, const uint8_t *p, size_t n, char *err, size_t errle
     }
     if (tp->heap_graph) {
         pf_graph_add(t, seq, ts, tp->heap_graph);
+        used = 1;
+    }
+    if (tp->profile_packet) {
+        add_profiles(t, tp->profile_packet, ts);
         used = 1;
     }
     if (tp->base.n_unknown_fields) {
@@ -182,6 +209,8 @@ static void trace_free(pf_trace *t)
     free(t->pngs);
     for (size_t i = 0; i < t->nprocs; i++) free(t->procs[i].name);
     free(t->procs);
+    for (size_t i = 0; i < t->nprofiles; i++) free(t->profiles[i].heap);
+    free(t->profiles);
     hk_buf_free(&t->notes);
 }
 
@@ -197,21 +226,50 @@ static int matches(const pf_trace *t, int pid)
     return 1;
 }
 
+/* "#2 of 3 at ts 1234, " when pid has several dumps of a kind (graphs: is_graph), else "". */
+static void nth_of(const pf_trace *t, hk_buf *b, int is_graph, size_t i)
+{
+    int pid = is_graph ? t->graphs[i].pid : t->dumps[i].pid;
+    size_t n = 0, k = 0, count = is_graph ? t->ngraphs : t->ndumps;
+    for (size_t j = 0; j < count; j++)
+        if ((is_graph ? t->graphs[j].pid : t->dumps[j].pid) == pid) {
+            n++;
+            if (j <= i) k++;
+        }
+    if (n > 1)
+        hk_buf_printf(b, " #%zu of %zu at ts %llu", k, n,
+                      (unsigned long long)(is_graph ? t->graphs[i].ts : t->dumps[i].ts));
+}
+
+static void list_name(const pf_trace *t, hk_buf *b, int pid)
+{
+    const char *name = pf_process_name(t, pid);
+    hk_buf_printf(b, "trace dump: pid %d%s%s%s: ", pid, name ? " (" : "", name ? name : "", name ? ")" : "");
+}
+
 static void list_dumps(const pf_trace *t, hk_buf *b, int chosen_graph, int chosen_dump)
 {
     for (size_t i = 0; i < t->ngraphs; i++) {
         const pf_graph *g = &t->graphs[i];
-        const char *name = pf_process_name(t, g->pid);
-        hk_buf_printf(b, "trace dump: pid %d%s%s%s: heap graph, %zu objects, %zu types, %zu roots%s%s\n", g->pid,
-                      name ? " (" : "", name ? name : "", name ? ")" : "", g->nobjs, g->ntypes, g->nroots,
+        list_name(t, b, g->pid);
+        hk_buf_puts(b, "heap graph");
+        nth_of(t, b, 1, i);
+        hk_buf_printf(b, ", %zu objects, %zu types, %zu roots%s%s\n", g->nobjs, g->ntypes, g->nroots,
                       g->missing || !g->done ? ", incomplete" : "", (int)i == chosen_graph ? " [opened]" : "");
     }
     for (size_t i = 0; i < t->ndumps; i++) {
         const pf_embedded *e = &t->dumps[i];
-        const char *name = pf_process_name(t, e->pid);
-        hk_buf_printf(b, "trace dump: pid %d%s%s%s: embedded HPROF, %zu bytes in %u chunks%s%s\n", e->pid,
-                      name ? " (" : "", name ? name : "", name ? ")" : "", e->data.len, e->next_chunk,
+        list_name(t, b, e->pid);
+        hk_buf_puts(b, "embedded HPROF");
+        nth_of(t, b, 0, i);
+        hk_buf_printf(b, ", %zu bytes in %u chunks%s%s\n", e->data.len, e->next_chunk,
                       e->missing || !e->done ? ", incomplete" : "", (int)i == chosen_dump ? " [opened]" : "");
+    }
+    for (size_t i = 0; i < t->nprofiles; i++) {
+        const pf_profile *p = &t->profiles[i];
+        list_name(t, b, p->pid);
+        hk_buf_printf(b, "native heap profile (heap %s) at ts %llu, %zu call stacks (see `hprofkit native`)\n", p->heap,
+                      (unsigned long long)p->ts, p->samples);
     }
 }
 
@@ -232,28 +290,53 @@ static void take_images(pf_trace *t, int pid, hk_trace_result *res)
     }
 }
 
-/* The dump the options pick: a heap graph (*g) or an embedded HPROF (*e), the first that matches. */
+/* Of the dumps of pid (graphs, or embedded), the one --trace-dump names (default: the last); -1
+ * when it names none. */
+static int choose_in_time(const pf_trace *t, int is_graph, int pid)
+{
+    size_t count = is_graph ? t->ngraphs : t->ndumps, n = 0;
+    int last = -1;
+    char *end = NULL;
+    unsigned long long want = pick.dump && strcmp(pick.dump, "last") ? strtoull(pick.dump, &end, 10) : 0;
+    for (size_t j = 0; j < count; j++) {
+        int jp = is_graph ? t->graphs[j].pid : t->dumps[j].pid;
+        uint64_t ts = is_graph ? t->graphs[j].ts : t->dumps[j].ts;
+        if (jp != pid) continue;
+        n++;
+        last = (int)j;
+        if (want && (n == want || ts == want)) return (int)j;
+    }
+    return want ? -1 : last;
+}
+
+/* The dump the options pick: a heap graph (*g) or an embedded HPROF (*e) of the first process
+ * that matches, the one in time --trace-dump names. */
 static int pick_dump(pf_trace *t, const char *path, int *g, int *e, char *err, size_t errlen)
 {
     *g = *e = -1;
-    for (size_t i = 0; i < t->ngraphs && *g < 0; i++)
-        if (matches(t, t->graphs[i].pid)) *g = (int)i;
-    for (size_t i = 0; i < t->ndumps && *g < 0 && *e < 0; i++)
-        if (matches(t, t->dumps[i].pid)) *e = (int)i;
+    int found = 0;
+    for (size_t i = 0; i < t->ngraphs && !found; i++)
+        if ((found = matches(t, t->graphs[i].pid))) *g = choose_in_time(t, 1, t->graphs[i].pid);
+    for (size_t i = 0; i < t->ndumps && !found; i++)
+        if ((found = matches(t, t->dumps[i].pid))) *e = choose_in_time(t, 0, t->dumps[i].pid);
     if (*g >= 0 || *e >= 0) return 0;
     hk_buf l;
     hk_buf_init(&l);
     list_dumps(t, &l, -1, -1);
     if (!t->ngraphs && !t->ndumps && t->truncated_at != SIZE_MAX)
-        snprintf(err, errlen,
-                 "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph "
-                 "or embedded heap dump in what is there: the file is truncated, copy it again",
-                 path, t->truncated_at, (unsigned long long)t->packets);
+        snprintf(
+            err, errlen,
+            "%s: a Perfetto trace cut short at byte %zu (%llu whole packets before it), with no Java heap graph or "
+            "embedded heap dump in what is there: the file is truncated, copy it again",
+            path, t->truncated_at, (unsigned long long)t->packets);
     else if (!t->ngraphs && !t->ndumps)
-        snprintf(err, errlen, "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump",
-                 path, (unsigned long long)t->packets);
+        snprintf(err, errlen,
+                 "%s: a Perfetto trace (%llu packets) without a Java heap graph or an embedded heap dump%s", path,
+                 (unsigned long long)t->packets,
+                 t->nprofiles ? " (it holds a native heap profile: see `hprofkit native`)" : "");
     else
-        snprintf(err, errlen, "%s: no dump in the trace matches --trace-pid/--trace-process; it holds:\n%s", path,
+        snprintf(err, errlen,
+                 "%s: no dump in the trace matches --trace-pid/--trace-process/--trace-dump; it holds:\n%s", path,
                  hk_buf_cstr(&l));
     if (l.len && err[strlen(err) - 1] == '\n') err[strlen(err) - 1] = 0;
     hk_buf_free(&l);
@@ -269,7 +352,7 @@ static int picked_hprof(pf_trace *t, int g, int e, const char *path, hk_trace_re
             pf_warn(t,
                     "heap graph of pid %d is incomplete (%u packets missing%s): objects and references may be missing",
                     gr->pid, gr->missing, gr->done ? "" : ", no last packet");
-        return pf_graph_to_hprof(t, gr, &res->hprof, err, errlen);
+        return pf_graph_to_hprof(t, gr, &res->hprof, &res->hprof_fd, err, errlen);
     }
     pf_embedded *em = &t->dumps[e];
     if (em->missing || !em->done) {
@@ -322,6 +405,7 @@ static char *source_lines(const pf_trace *t, int g, int e, const hk_buf *listing
 int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_result *res, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
+    res->hprof_fd = -1;
     pf_trace t;
     memset(&t, 0, sizeof t);
     int g = -1, e = -1;
@@ -341,8 +425,10 @@ int hk_trace_to_hprof(const uint8_t *data, size_t n, const char *path, hk_trace_
 void hk_trace_result_free(hk_trace_result *res)
 {
     hk_buf_free(&res->hprof);
+    if (res->hprof_fd >= 0) close(res->hprof_fd);
     free(res->source);
     for (size_t i = 0; i < res->nimages; i++) hk_buf_free(&res->images[i].png);
     free(res->images);
     memset(res, 0, sizeof *res);
+    res->hprof_fd = -1;
 }

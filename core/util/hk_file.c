@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE, copy_file_range */
+#endif
 #include "util/hk_file.h"
 #include "util/hk_mem.h"
 
@@ -137,5 +140,57 @@ int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen)
         out->len += (size_t)r;
     }
     close(fd);
+    return 0;
+}
+
+int hk_file_scratch(char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    /* a filesystem without O_TMPFILE: a named file, unlinked at once */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/hprofkit-scratch.XXXXXX", dir);
+    fd = mkstemp(path);
+    if (fd >= 0) {
+        unlink(path);
+        return fd;
+    }
+    snprintf(err, errlen, "cannot create a scratch file in %s: %s (set TMPDIR to a writable directory)", dir,
+             strerror(errno));
+    return -1;
+}
+
+int hk_file_write_fd(int fd, const void *data, size_t n, char *err, size_t errlen)
+{
+    if (write_all(fd, data, n) == 0) return 0;
+    snprintf(err, errlen, "cannot write a scratch file: %s (is the disk of TMPDIR full?)", strerror(errno));
+    return -1;
+}
+
+int hk_file_copy_range(int to, int from, uint64_t off, uint64_t n, char *err, size_t errlen)
+{
+    loff_t in = (loff_t)off;
+    while (n) {
+        ssize_t r = copy_file_range(from, &in, to, NULL, n, 0);
+        if (r > 0) {
+            n -= (uint64_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        break; /* not supported here (or a short file): copy through a buffer */
+    }
+    unsigned char buf[1 << 16];
+    while (n) {
+        ssize_t r = pread(from, buf, n < sizeof buf ? (size_t)n : sizeof buf, in);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0 || write_all(to, buf, (size_t)r) < 0) {
+            snprintf(err, errlen, "cannot copy within scratch files: %s", r == 0 ? "short file" : strerror(errno));
+            return -1;
+        }
+        in += r;
+        n -= (uint64_t)r;
+    }
     return 0;
 }

@@ -3,6 +3,7 @@
 #define HK_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/hk_buf.h"
 
@@ -23,6 +24,13 @@ int hk_file_atomic_write(hk_atomic_file *f, const void *data, size_t n, char *er
 int hk_file_atomic_commit(hk_atomic_file *f, char *err, size_t errlen);
 void hk_file_atomic_abort(hk_atomic_file *f);
 
+/* A scratch file no one else sees: created in TMPDIR (else /tmp) already unlinked, so it goes
+ * away with its descriptor whatever ends the process.  Returns the fd, or -1 with err. */
+int hk_file_scratch(char *err, size_t errlen);
+/* All of data to fd; -1 with err (a full disk, say). */
+int hk_file_write_fd(int fd, const void *data, size_t n, char *err, size_t errlen);
+/* Bytes [off, off + n) of file from appended to file to (the kernel copies where it can). */
+int hk_file_copy_range(int to, int from, uint64_t off, uint64_t n, char *err, size_t errlen);
 /* Appends the whole file to out. */
 int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen);
 
