@@ -55,3 +55,6 @@ while read -r cmd; do
   (cd "$SRC" && bash -c "$cmd") >"$T/next.$n.out" 2>&1 && pass "next-$n-runs" || fail "next-$n-runs" "$cmd: $(head -c 300 "$T/next.$n.out")"
 done <"$T/next"
 ok next-commands-listed test "$n" -ge 2
+
+# the summary script on a file that is not triage facts: one line, exit 2
+err summary-not-facts "is not a triage facts file" "$HK" run "$SRC/scripts/summary/triage.lua" "$SRC/README.md"

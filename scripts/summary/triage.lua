@@ -4,8 +4,8 @@
 -- gates tripped.  ./run.sh prints it for the bundled dump.
 --   hprofkit run scripts/summary/triage.lua FACTS.json [--top N]
 if not arg.dump then hk.usage_error("usage: hprofkit run scripts/summary/triage.lua FACTS.json [--top N]") end
-local f = hk.json_decode(hk.read_file(arg.dump))
-if type(f) ~= "table" or not tostring(f.schema or ""):match("^hprofkit%-triage/") then
+local parsed, f = pcall(hk.json_decode, hk.read_file(arg.dump))
+if not parsed or type(f) ~= "table" or not tostring(f.schema or ""):match("^hprofkit%-triage/") then
   hk.usage_error(arg.dump .. " is not a triage facts file (hprofkit triage DUMP --json -o FILE)")
 end
 local TOP = tonumber(arg.top or 5)
