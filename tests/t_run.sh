@@ -26,6 +26,11 @@ grep -q '^Bitmaps: 5 (5 with pixels)' <<<"$out" && pass run-names-bitmaps || fai
 eq run-duplicate-pair "$(jq -r '.bitmaps.groups[0].ids | sort | join(" ")' "$facts")" \
   "$(printf '%s\n' "$(label avatar)" "$(label avatar_copy)" | sort | tr '\n' ' ' | sed 's/ $//')"
 grep -q "2 x 96x96 with the same pixels: .*$(label avatar_copy)" <<<"$out" && pass run-names-pair || fail run-names-pair "-"
+# duplicate strings: the counts the scenario planted
+for v in Camera image/jpeg; do
+  eq "run-dup-string-$v" "$(jq -r --arg v "$v" '.duplicate_strings.groups[] | select(.value == $v) | .count' "$facts")" \
+    "$(jq -r --arg v "$v" '.facts.duplicate_strings[$v]' "$T/app.json")"
+done
 # the growing list and the gates
 grep -q 'FeedRepository.sEvents: 40 -> 240 elements' <<<"$out" && pass run-names-growth || fail run-names-growth "-"
 grep -q '^CI gates tripped: leaks, bitmap-waste' <<<"$out" && pass run-names-gates || fail run-names-gates "-"
