@@ -28,4 +28,5 @@ echo "Try next:"
 echo "  $hk leaks $B/app.hprof      # the leak trace, step by step"
 echo "  HPROFKIT_SCRIPTS=docs/examples $hk count-class $B/app.hprof --class com.example.gallery.Photo"
 echo "                                            # a query written in Lua (docs/examples/count_class.lua)"
-# (the explorer's `serve` line goes here, once `hprofkit serve` exists)
+echo "  $hk serve $B/app.hprof --baseline $B/app-before.hprof"
+echo "                                            # explore it in a browser (objects, leaks, diff; Ctrl-C stops)"

@@ -27,3 +27,17 @@ bench_hotspot_dump() {  # N: bench/IndexBig.java's N (5 objects per N: 3 M gives
   fi
   echo "$f"
 }
+bench_slurp_dump() {  # N: bench/SlurpHeap.java's N (6 M: 15 M objects, ~690 MB: hprof-slurp's p-big)
+  local f=$work/slurp-$1.hprof jp
+  if [ ! -s "$f" ] && command -v jcmd >/dev/null; then
+    javac -d "$work" bench/SlurpHeap.java >&2
+    rm -f "$work/pid"
+    java -Xmx3g -cp "$work" SlurpHeap "$work/pid" "$1" >/dev/null & jp=$!
+    for _ in $(seq 1200); do [ -s "$work/pid" ] && break; sleep 0.1; done
+    jcmd $jp GC.class_histogram > "$f.histo"
+    jcmd $jp GC.heap_dump "$f" >/dev/null
+    kill $jp; wait $jp 2>/dev/null || true
+    rm -f "$work/pid"
+  fi
+  echo "$f"
+}

@@ -60,7 +60,7 @@ fi
 # ingest, then the report against the generator's records
 "$HK" fleet-ingest fleet.db farm-*/*.facts.json --json -o ingest1.json
 eq fleet_ingest_counts "$(jq -c '[.files, .ingested, .already_present, .skipped]' ingest1.json)" "[$N,$N,0,0]"
-for by in version model label:farm; do
+for by in version model route label:farm version,route model,route,label:farm; do
   "$HK" fleet-report fleet.db --by "$by" --json -o "report-$by.json"
   if out=$($CHECK "report-$by.json" farm-*/*.expect.json --by "$by" 2>&1); then pass "fleet_report_by_$by"
   else fail "fleet_report_by_$by" "$(echo "$out" | head -5)"; fi

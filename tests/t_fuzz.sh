@@ -7,7 +7,8 @@ srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c 
       $SRC/core/hprof/hprof_class.c $SRC/core/hprof/hprof_object.c $SRC/core/hprof/hprof_origin.c
       $SRC/core/map/map_parse.c $SRC/core/map/map_frames.c $SRC/core/util/hk_file.c $SRC/core/util/hk_jobs.c $SRC/core/util/hk_report.c
       $SRC/core/hprof/hprof_map.c $SRC/core/hprof/hprof_stack.c
-      $SRC/core/hprof/hprof_ext.c $SRC/core/trace/trace_packets.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
+      $SRC/core/hprof/hprof_ext.c $SRC/core/hprof/hprof_layout.c $SRC/core/hprof/hprof_layout_class.c $SRC/core/hprof/hprof_layout_count.c $SRC/core/hprof/hprof_layout_detect.c
+      $SRC/core/trace/trace_packets.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
       $SRC/core/graph/graph_refs.c $SRC/core/graph/graph_referrers.c $SRC/core/graph/graph_reach.c $SRC/core/graph/graph_native.c
       $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_domtree.c $SRC/core/graph/graph_path.c $SRC/core/graph/graph_path_local.c $SRC/core/graph/graph_class_retained.c $SRC/core/bitmap/bitmap_list.c
       $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/profile.pb-c.c $BUILD/hprof_dump.pb-c.c"

@@ -258,6 +258,17 @@ else
   done
   eq heapgraph_spill_leaves_nothing "$(ls -A "$T/scratch")" ""
   err heapgraph_spill_unwritable "cannot create a scratch file in $T/nowhere" env TMPDIR="$T/nowhere" HPROFKIT_SPILL_BYTES=1 "$HK" info "$T/leakcanary-leak_service_binder.hg.pftrace"
+  # the roots convention (README): a heap graph from a device counts every zygote and boot-image
+  # object as a VM-internal root (as ART's GC and Perfetto do), an HPROF does not; a graph hprofkit
+  # converted from an HPROF keeps the HPROF's roots, so both read alike.  Fields: roots,
+  # zygote objects, zygote objects not rooted, bytes they retain, app bytes they dominate.
+  rc_h=$("$HK" run "$SRC/tests/perfetto/roots_convention.lua" "$REAL/leakcanary-leak_service_binder.hprof")
+  eq roots_converted_like_hprof "$("$HK" run "$SRC/tests/perfetto/roots_convention.lua" "$T/leakcanary-leak_service_binder.hg.pftrace")" "$rc_h"
+  python3 "$SRC/tests/perfetto/drop_field.py" 897 < "$T/leakcanary-leak_service_binder.hg.pftrace" > "$T/lc_device.pftrace"
+  rc_d=$("$HK" run "$SRC/tests/perfetto/roots_convention.lua" "$T/lc_device.pftrace")
+  read -r hr hz hn hret happ <<<"$rc_h"; read -r dr dz dn dret dapp <<<"$rc_d"
+  eq roots_device_zygote_rooted "$dz $dn $dr" "$hz 0 $((hr + hn))"
+  ok roots_device_retained_differ test "$dret" -lt "$hret"
   eq embedded_source "$("$HK" info "$T/aosp-art-ahat-test-dump.em.pftrace" --json | jq -r '.source[0].value')" "Perfetto trace, embedded HPROF"
   err convert_needs_kind "--to perfetto-heapgraph or --to perfetto-embedded" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to pdf --trace "$T/x"
   err convert_needs_output "--trace FILE" "$HK" convert "$REAL/aosp-art-ahat-test-dump.hprof" --to perfetto-embedded

@@ -62,6 +62,10 @@ check path path demo.hprof "$leaked"
 check dominators dominators demo.hprof "$leaked"
 check leaks leaks demo.hprof
 check reachability reachability demo.hprof
+check referrers referrers demo.hprof "$leaked"
+check instances instances demo.hprof java.lang.String
+check class class demo.hprof java.lang.String
+check dominated dominated demo.hprof
 # the fleet: two dumps' facts ingested (again on the json and csv runs: nothing new), then reported
 for i in 0 8; do
   "$GEN" --scenario fleet --index $i -o fleet$i.hprof >/dev/null 2>&1
@@ -80,6 +84,19 @@ check plugins plugins
 check meminfo meminfo "$SRC/tests/meminfo/modern_android14_d.txt"
 check smaps smaps "$SRC/tests/meminfo/smaps_hand.txt"
 check convert convert demo.hprof --to perfetto-heapgraph --trace demo.pftrace
+# native heap profiles: Perfetto's own heap-profile test trace
+PF="$SRC/../shared/reference/perfetto"
+if command -v protoc >/dev/null && [ -d "$PF/tests" ]; then
+  (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) \
+    < "$PF/tests/heap_profile_window_frees.textproto" > np.pftrace
+  check native native np.pftrace
+  check native-diff native-diff np.pftrace@1 np.pftrace@last
+else
+  skip renders-native "needs protoc and $PF"
+fi
+# exit-info saved from a device (the one-line form an app logs)
+LC="$SRC/../shared/reference/logcat/exitinfo-tostring-termux-api700.txt"
+if [ -f "$LC" ]; then check exits exits "$LC"; else skip renders-exits "needs $LC"; fi
 # record-shaped output in CSV keeps its nested values (as JSON text), nothing is dropped
 "$HK" object demo.hprof "$leaked" --format csv > obj.csv
 grep -q '^fields,"\[{' obj.csv && pass csv-record-nested-as-json || fail csv-record-nested-as-json "$(head -c 300 obj.csv)"
@@ -109,10 +126,12 @@ fi
 skip renders-dump "needs a JVM behind the test device (t_device.sh covers it)"
 skip renders-fetch-bitmaps "needs a live app over JDWP (t_fetch.sh covers it)"
 skip renders-watch "needs the test daemon's scripted memory curve (t_watch.sh covers it)"
+skip renders-profile-native "needs the scripted device's perfetto (t_native_record.sh covers it)"
 
 # every built-in query is in this table (new ones must be added)
 covered="info histogram object top path dominators leaks reachability bitmaps duplicate-bitmaps
-bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays diff"
+bitmaps-from-dir plugins meminfo smaps devices processes dump fetch-bitmaps watch convert fleet-ingest fleet-report triage duplicate-strings duplicate-arrays diff
+native native-diff profile-native exits referrers instances class dominated"
 missing=""
 for q in $("$HK" queries --json | jq -r --arg src "$SRC/scripts" '.[] | select(.source | startswith($src)) | .name'); do
   grep -qw -- "$q" <<<"$covered" || missing+=" $q"

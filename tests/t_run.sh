@@ -53,13 +53,23 @@ else
 fi
 
 # the suggested commands run (comment lines aside)
-sed -n '/^Try next:/,$p' <<<"$out" | sed -n 's/^  \([^ #].*[^ ]\) *#.*/\1/p; s/^  \(HPROFKIT[^#]*[^ ]\)$/\1/p' >"$T/next"
+sed -n '/^Try next:/,$p' <<<"$out" | sed -n 's/^  \([^ #].*[^ ]\) *#.*/\1/p; t; s/^  \([^ #].*[^ ]\)$/\1/p' >"$T/next"
 n=0
 while read -r cmd; do
   n=$((n + 1))
-  (cd "$SRC" && bash -c "$cmd") >"$T/next.$n.out" 2>&1 && pass "next-$n-runs" || fail "next-$n-runs" "$cmd: $(head -c 300 "$T/next.$n.out")"
+  case $cmd in
+    *" serve "*) # serves until stopped: it must say where within 30 s, then it is stopped
+      (cd "$SRC" && exec timeout 60 bash -c "exec $cmd") >"$T/next.$n.out" 2>&1 &
+      server=$!
+      for _ in $(seq 60); do grep -q '^serving ' "$T/next.$n.out" && break; sleep 0.5; done
+      kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
+      grep -q '^serving .* at http://127.0.0.1:[0-9]*/?token=' "$T/next.$n.out" && pass "next-$n-serves" ||
+        fail "next-$n-serves" "$cmd: $(head -c 300 "$T/next.$n.out")" ;;
+    *) (cd "$SRC" && bash -c "$cmd") >"$T/next.$n.out" 2>&1 && pass "next-$n-runs" ||
+        fail "next-$n-runs" "$cmd: $(head -c 300 "$T/next.$n.out")" ;;
+  esac
 done <"$T/next"
-ok next-commands-listed test "$n" -ge 2
+ok next-commands-listed test "$n" -ge 3
 
 # the summary script on a file that is not triage facts: one line, exit 2
 err summary-not-facts "is not a triage facts file" "$HK" run "$SRC/scripts/summary/triage.lua" "$SRC/README.md"

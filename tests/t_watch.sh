@@ -4,50 +4,8 @@
 . "$SRC/tests/lib.sh"
 . "$SRC/tests/lib_device.sh"
 
-if [ ! -x "$ADBD" ] || [ ! -x "$HK" ]; then skip watch "hk-adbd/hprofkit not built"; exit 0; fi
-for c in adb jq xmllint; do
-  command -v $c >/dev/null || { skip watch "$c not installed"; exit 0; }
-done
-adb_env
-export HK_DUMP_POLL_MS=100
-
-CFG="$T/cfg"
-mkdir -p "$CFG/root/data/local/tmp"
-cat >"$CFG/props" <<EOF
-ro.product.model=Pixel Test
-ro.build.version.sdk=35
-ro.debuggable=1
-dalvik.vm.heapgrowthlimit=100m
-dalvik.vm.heapsize=200m
-EOF
-echo "PID NAME" >"$CFG/ps"
-echo com.example.app >"$CFG/packages"
-"$GEN" --scenario demo -o "$T/demo.hprof" >/dev/null 2>&1 || { fail watch "genhprof failed"; exit 0; }
-echo "$T/demo.hprof" >"$CFG/dump_file"
-echo ok >"$CFG/dumpheap"
-
-start_daemon dev
-start_adb_server || { fail watch "adb start-server failed"; exit 0; }
-adb_connect "$DAEMON_SERIAL"
-adb_wait "$DAEMON_SERIAL" device || { fail watch "the daemon did not come online"; exit 0; }
-S=$DAEMON_SERIAL
-
-# step PID UP ALLOC_KB [MORE]: one line of the curve (Java max is 100 MB = 102400 KB)
-step() { echo "pid=$1 up=$2 alloc=$3 size=$(($3 + 4000)) native=$((5000 + $3 / 10)) pss=$(($3 + 30000)) rss=$(($3 + 60000)) ${4:-}"; }
-# curve LINES...: a new curve, from its first step
-curve() { { echo name=com.example.app; printf '%s\n' "$@"; } >"$CFG/curve"; rm -f "$CFG/curve.pos" "$CFG/offline_until"; }
-# watch NAME ARGS...: runs watch on the daemon into $T/NAME/ (dumps there), samples NAME/s.csv
-watch() {
-  local n=$1; shift
-  rm -rf "$T/$n"; mkdir -p "$T/$n"
-  timeout 60 "$HK" watch -s "$S" com.example.app --interval 100ms --skip-startup 10s --dump-dir "$T/$n" \
-    --samples "$T/$n/s.csv" "$@" >"$T/$n.out" 2>"$T/$n.err"
-  echo $? >"$T/$n.rc"
-}
-col() { # NAME COLUMN: that column of every sample, one a line
-  awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "$T/$1/s.csv"
-}
-dumps() { ls "$T/$1" | grep -c '\.hprof$'; }
+. "$SRC/tests/lib_watch.sh"
+watch_device 35 || exit 0
 
 # ---- tiers: each crossing logged once, with its sample; one dump at the top tier per cooldown ----
 curve "$(step 100 20 50000)" "$(step 100 21 73000)" "$(step 100 22 74000)" "$(step 100 23 88000)" \
@@ -84,7 +42,8 @@ curve "$(step 200 1 97000)" "$(step 200 2 97000)" "$(step 200 20 50000)" "$(step
 watch startup --count 7
 eq watch_startup_states "$(col startup state | head -7 | tr '\n' ' ')" "startup startup ok startup startup ok ok "
 eq watch_startup_no_dump "$(dumps startup)" 0
-eq watch_restart_logged "$(col startup event | sed -n 4p)" "restart pid 200 -> 300"
+col startup event | sed -n 4p | grep -q "^death pid 200 com.example.app: unknown (read: logcat .*; restart pid 200 -> 300$" \
+  && pass watch_restart_logged || fail watch_restart_logged "$(col startup event | sed -n 4p)"
 eq watch_restart_tiers_again "$(col startup event | sed -n 6p)" "tier 1 observe: Java heap 78.1% >= 70%"
 eq watch_uptime "$(col startup uptime_s | head -4 | tr '\n' ' ')" "1.0 2.0 20.0 1.0 "
 
@@ -92,11 +51,11 @@ eq watch_uptime "$(col startup uptime_s | head -4 | tr '\n' ' ')" "1.0 2.0 20.0 
 curve "$(step 400 30 40000)" "$(step 400 31 41000 'log=1000 1020 I am_mem_factor: [3,2]')" "$(step 400 32 41000)" \
   "pid=400 gone" "$(step 400 33 41000)"
 watch trim --count 5 --json
-eq watch_events_json "$(jq -r '[.[] | .event] | join(",")' "$T/trim.out" 2>&1)" "signal,dump,gone,stop"
+eq watch_events_json "$(jq -r '[.[] | .event] | join(",")' "$T/trim.out" 2>&1)" "signal,dump,death,gone,stop"
 eq watch_trim_dump "$(dumps trim)" 1
 col trim event | sed -n 2p | grep -q "^signal memory factor CRITICAL.*dump logcat: memory factor CRITICAL" \
   && pass watch_trim_reason || fail watch_trim_reason "$(col trim event | sed -n 2p)"
-eq watch_gone "$(col trim state | sed -n 4p)/$(col trim event | sed -n 4p)" "gone/gone com.example.app is not running (waiting for it)"
+eq watch_gone "$(col trim state | sed -n 4p)/$(col trim event | sed -n 4p | sed 's/.*; //')" "gone/gone com.example.app is not running (waiting for it)"
 eq watch_gone_back "$(col trim state | sed -n 5p)" "ok"
 
 # ---- the device goes away and comes back; --duration ends a wait for it ----
@@ -116,13 +75,13 @@ rm -f "$CFG/offline_until"
 adb_wait "$S" device || timeout 10 adb -P "$APORT" connect "$S" >/dev/null 2>&1
 adb_wait "$S" device
 
-# unplugged: the device leaves the server's list, then comes back
+# unplugged: the device leaves the server's list (a command under way then reads "closed"), then comes back
 curve "$(step 510 30 40000)"
 ( sleep 0.8; adb -P "$APORT" disconnect "$S" >/dev/null 2>&1; sleep 1; adb_connect "$S" ) &
 unplug=$!
 watch unplug --duration 6s --interval 200ms
 wait $unplug
-grep -q "device-lost.*not found" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
+grep -qE "device-lost.*(not found|closed)" "$T/unplug.err" && grep -q "device-back" "$T/unplug.err" && [ "$(col unplug state | tail -1)" = ok ] \
   && pass watch_device_unplugged || fail watch_device_unplugged "$(grep -v ' pid ' "$T/unplug.err" | tail -5)"
 adb_wait "$S" device
 
@@ -138,7 +97,8 @@ for kind in csv jsonl; do
   wait $p; rc=$?
   n=$(grep -c . "$T/int/s.$kind")
   if [ $kind = csv ]; then
-    bad=$(awk -F, 'NR > 1 && NF != 14' "$T/int/s.csv" | head -2)
+    bad=$(python3 -c 'import csv, sys
+print(" ".join(str(len(r)) for r in csv.reader(open(sys.argv[1], newline="")) if len(r) != 15))' "$T/int/s.csv")
   else
     bad=$(jq -c . "$T/int/s.jsonl" >/dev/null 2>&1 || echo "not JSON lines")
   fi
@@ -192,7 +152,7 @@ eq watch_user_dump "$(dumps user)" 1
 grep -q "dump  native heap 13000 KB" "$T/user.err" && pass watch_user_dump_reason || fail watch_user_dump_reason "$(grep dump "$T/user.err")"
 curve "$(step 700 30 40000)" "$(step 700 31 80000)" "$(step 700 32 90000)" "$(step 700 33 90000)"
 HPROFKIT_SCRIPTS="$T/scripts" watch userstop --watcher tiers,stop-at-3
-eq watch_user_stop "$(cat "$T/userstop.rc")/$(grep -c . "$T/userstop/s.csv")/$(tail -1 "$T/userstop/s.csv" | awk -F, '{print $NF}')" \
+eq watch_user_stop "$(cat "$T/userstop.rc")/$(grep -c . "$T/userstop/s.csv")/$(col userstop event | tail -1)" \
   "0/4/tier 2 warn: Java heap 87.9% >= 85%; stop seen 3 samples"
 err watch_unknown_watcher "no watcher 'nosuch' \(known: .*tiers" timeout 30 "$HK" watch -s "$S" com.example.app --watcher nosuch
 
@@ -200,7 +160,7 @@ err watch_unknown_watcher "no watcher 'nosuch' \(known: .*tiers" timeout 30 "$HK
 curve "$(step 800 30 97000)" "$(step 800 31 97000)"
 watch builtin --count 2 --triage
 f=$(ls "$T"/builtin/*.hprof 2>/dev/null | head -1); b=${f%.hprof}
-eq watch_triage_builtin_facts "$(jq -r '"\(.schema) \(.meminfo != null)"' "$b.facts.json" 2>&1)" "hprofkit-triage/1 true"
+eq watch_triage_builtin_facts "$(jq -r '"\(.schema) \(.meminfo != null)"' "$b.facts.json" 2>&1)" "hprofkit-triage/2 true"
 grep -q "data-ready" "$b.report.html" 2>/dev/null && pass watch_triage_builtin_report \
   || fail watch_triage_builtin_report "$(ls "$T/builtin") $(tail -3 "$T/builtin.err")"
 cat >"$T/scripts/triage.lua" <<'EOF'

@@ -7,18 +7,24 @@
 set -eu
 
 # ---- What each flag installs: one `want` per flag, its help, then its packages.  JDK and
-# CLANG_RT stand for the version-bound packages this machine's Debian offers (chosen below).
+# CLANG_RT stand for the version-bound packages this machine's Debian offers (chosen below);
+# PKG@CMD is needed only when the command CMD is not on PATH (a node from elsewhere will do).
+# `then FLAG SCRIPT` runs SCRIPT (from the checkout's root) once the flag's packages are in.
 # To add a package, put it on the list of the flag that needs it; a new flag is one more `want`.
-flags=() ; declare -A help pkgs
+flags=() ; declare -A help pkgs after
 want() { flags+=("$1"); help[$1]=$2; shift 2; pkgs[${flags[-1]}]="$*"; }
+then_run() { after[$1]=$2; }
 
 want build "the compiler, meson and ninja, and the libraries hprofkit links" \
   meson ninja-build pkg-config gcc \
   liblua5.4-dev libpng-dev zlib1g-dev libzstd-dev libinih-dev libssl-dev libsqlite3-dev \
-  libprotobuf-c-dev protobuf-c-compiler
-want --test "the test suite's tools: adb, a JDK, jq, clang and its sanitizer runtime, valgrind, Chromium, clang-format, ctags" \
+  libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev
+want --test "the test suite's tools: adb, a JDK, jq, clang and its sanitizer runtime, valgrind, Chromium, clang-format, ctags, ssh and Slurm (fleet), node and npm (browser tests)" \
   adb JDK jq zstd clang CLANG_RT valgrind libxml2-utils protobuf-compiler python3-jsonschema \
-  chromium parallel clang-format universal-ctags
+  chromium parallel clang-format universal-ctags \
+  openssh-server openssh-client rsync slurm-wlm munge sqlite3 kotlin libokio-java \
+  nodejs@node npm@npm
+then_run --test tests/browser/install.sh
 want --bench "what the benchmarks compare against: a JDK, jq and VisualVM (its heap library)" \
   JDK jq visualvm
 
@@ -30,7 +36,8 @@ usage() {
   echo "usage: tools/deps.sh$(printf ' [%s]' "${flags[@]:1}") [--check] [--help]"
   echo "Installs the Debian packages hprofkit needs that are missing (needs root or sudo)."
   for f in "${flags[@]}"; do
-    printf '  %-9s%s:\n           %s\n' "$([ "$f" = build ] && echo "(always)" || echo "$f")" "${help[$f]}" "$(resolve ${pkgs[$f]})"
+    printf '  %-9s%s:\n           %s\n' "$([ "$f" = build ] && echo "(always)" || echo "$f")" "${help[$f]}" \
+      "$(resolve ${pkgs[$f]} | sed 's/@[^ ]*//g')"
   done
   echo "  --check  list what is missing, install nothing (exit 0: complete, 1: something missing)"
   echo "Flags combine (--test --bench: the union).  Without root or sudo nothing is installed:"
@@ -38,6 +45,8 @@ usage() {
 }
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# the installed ones among the names given, one dpkg-query for all
+installed_of() { dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null | awk '/ install ok installed$/ { print $1 }'; }
 offered() { [ -n "$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p' | grep -v '(none)')" ]; }
 debian_major() { sed -n 's/^VERSION_ID="\{0,1\}\([0-9]*\).*/\1/p' /etc/os-release 2>/dev/null; }
 
@@ -90,8 +99,13 @@ list=""
 for f in "${chosen[@]}"; do list="$list ${pkgs[$f]}"; done
 # HPROFKIT_DEPS_EXTRA: more package names, for tests of this script
 list=$(resolve $list ${HPROFKIT_DEPS_EXTRA:-})
+have=" $(installed_of $(sed 's/@[^ ]*//g' <<<"$list") | tr '\n' ' ')"
 missing=""
-for p in $list; do installed "$p" || missing="$missing $p"; done
+for e in $list; do
+  p=${e%@*}
+  [[ "$e" == *@* ]] && command -v "${e#*@}" >/dev/null 2>&1 && continue
+  [[ "$have" == *" $p "* ]] || missing="$missing $p"
+done
 missing=${missing# }
 
 if [ "$check" -eq 1 ]; then
@@ -99,7 +113,12 @@ if [ "$check" -eq 1 ]; then
   echo "$me: missing: $missing"
   exit 1
 fi
-[ -z "$missing" ] && exit 0
+# what a flag runs once its packages are in
+run_after() {
+  local f
+  for f in "${chosen[@]}"; do [ -z "${after[$f]:-}" ] || "$(dirname "$0")/../${after[$f]}"; done
+}
+[ -z "$missing" ] && { run_after; exit 0; }
 
 as_root() { # the one line a person can run as root
   echo "$me: as root, run:" >&2
@@ -128,3 +147,4 @@ if ! $run_as env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing 
   echo "$me: apt-get could not install: $missing (see its message above)" >&2
   exit 1
 fi
+run_after

@@ -179,27 +179,33 @@ int cli_run_script(cli_ctx *cx, int argc, char **argv)
     return cli_report_error(L, "run", cx->g.debug);
 }
 
-int cli_list_queries(cli_ctx *cx, int argc, char **argv)
+void cli_push_sorted_keys(lua_State *L, int idx)
 {
-    lua_State *L = hkl_host_state(cx->host);
-    int json = argc > 0 && !strcmp(argv[0], "--json");
-    hkl_push_queries(L);
-    int q = lua_gettop(L);
-    /* sorted names */
+    idx = lua_absindex(L, idx);
     lua_newtable(L);
     int names = lua_gettop(L);
-    lua_Integer n = 0;
     lua_pushnil(L);
-    while (lua_next(L, q)) {
+    while (lua_next(L, idx)) {
         lua_pop(L, 1);
         lua_pushvalue(L, -1);
-        lua_rawseti(L, names, ++n);
+        lua_rawseti(L, names, (lua_Integer)lua_rawlen(L, names) + 1);
     }
     lua_getglobal(L, "table");
     lua_getfield(L, -1, "sort");
     lua_pushvalue(L, names);
     lua_call(L, 1, 0);
     lua_pop(L, 1);
+}
+
+int cli_list_queries(cli_ctx *cx, int argc, char **argv)
+{
+    lua_State *L = hkl_host_state(cx->host);
+    int json = argc > 0 && !strcmp(argv[0], "--json");
+    hkl_push_queries(L);
+    int q = lua_gettop(L);
+    cli_push_sorted_keys(L, q);
+    int names = lua_gettop(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, names);
     hk_buf out;
     hk_buf_init(&out);
     if (json) hk_buf_puts(&out, "[");

@@ -49,13 +49,19 @@ typedef struct cli_ctx {
     char plugins_ini[4096];
     hkl_host *host;
     hk_plugins *plugins;
+    int dump_ref; /* > 0: a Dump already open (the explorer's, in the registry): queries run on it */
 } cli_ctx;
 
 int cli_setup(cli_ctx *cx, const char *argv0);
+/* Opens the dump at path with its map (the global options) and pushes it; 0, or an exit code
+ * after one line on stderr ("hprofkit NAME: ..."). */
+int cli_push_dump(const cli_ctx *cx, const char *name, const char *path);
 void cli_teardown(cli_ctx *cx);
 int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv);
 int cli_run_script(cli_ctx *cx, int argc, char **argv);
 int cli_list_queries(cli_ctx *cx, int argc, char **argv);
+/* Pushes an array of the keys of the table at idx (strings: query names, gate names), sorted. */
+void cli_push_sorted_keys(lua_State *L, int idx);
 /* Writes the rendered output: stdout, or atomically to outfile (not "-"). */
 int cli_emit(const char *cmd, hk_buf *b, const char *outfile);
 /* Prints a caught Lua error (at stack top) for cmd and returns its exit code: a usage error

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hprof/hprof_layout.h"
 #include "trace/trace.h"
 #include "util/hk_jobs.h"
 
@@ -116,6 +117,12 @@ static int set_trace_dump(cli_globals *g, const char *v, char *err, size_t errle
     return 0;
 }
 
+/* How HotSpot dumps are sized (core/hprof keeps the choice for every dump opened after). */
+static int set_jvm_layout(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    return hk_layout_select(v, err, errlen);
+}
+
 const char *cli_map_path(const cli_globals *g, const char *who)
 {
     const char *env = getenv("HPROFKIT_MAP");
@@ -135,6 +142,10 @@ static const cli_global_opt globals[] = {
      "R8/ProGuard mapping file for the dump's names (default: HPROFKIT_MAP, else DUMP.map or STEM.map beside the dump)",
      set_map},
     {"--no-map", NULL, NULL, "no mapping file, not even one beside the dump", set_no_map},
+    {"--jvm-layout", NULL, "LAYOUT",
+     "how HotSpot dumps' objects are sized: auto (from the dump), dump (its field bytes), compressed, plain, compact, "
+     "or HEADER/REF[/ALIGN] like 12/8",
+     set_jvm_layout},
     {"--trace-pid", NULL, "PID", "in a Perfetto trace of several processes, open this one's heap", set_trace_pid},
     {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name",
      set_trace_process},
@@ -235,6 +246,8 @@ void cli_push_globals(lua_State *L, const cli_globals *g)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "plugins");
+    lua_pushstring(L, hk_layout_selected());
+    lua_setfield(L, -2, "jvm_layout");
     if (g->map_path) { /* hk.options.map: the file, false for --no-map */
         if (*g->map_path) lua_pushstring(L, g->map_path);
         else lua_pushboolean(L, 0);

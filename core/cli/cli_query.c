@@ -14,18 +14,9 @@
 /* The gate names a query offers, sorted and joined with ", " (pushed). */
 static void push_gate_names(lua_State *L, int gates)
 {
-    lua_newtable(L);
+    cli_push_sorted_keys(L, gates);
     int names = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, gates)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, names, (lua_Integer)lua_rawlen(L, names) + 1);
-    }
     lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushvalue(L, names);
-    lua_call(L, 1, 0);
     lua_getfield(L, -1, "concat");
     lua_pushvalue(L, names);
     lua_pushstring(L, ", ");
@@ -224,27 +215,37 @@ static int terminal_width(const char *outfile)
     return cols && atoi(cols) > 0 ? atoi(cols) : 80;
 }
 
-/* Opens the dump args.dump names with its map and pushes it, or returns an exit code. */
-static int push_dump(lua_State *L, const char *name, int args, const cli_globals *g)
+int cli_push_dump(const cli_ctx *cx, const char *name, const char *path)
 {
-    lua_getfield(L, args, "dump");
-    const char *path = lua_tostring(L, -1);
+    lua_State *L = hkl_host_state(cx->host);
     char err[1024], who[300];
     if (cli_check_file("dump", path, err, sizeof err) < 0) {
         fprintf(stderr, "hprofkit %s: %s\n", name, err);
         return 2;
     }
     snprintf(who, sizeof who, "hprofkit %s", name);
-    const char *map = cli_map_path(g, who);
+    const char *map = cli_map_path(&cx->g, who);
     int status;
     hk_dump *d = hk_open_mapped(path, map && *map ? map : NULL, !map, who, &status, err, sizeof err);
-    lua_pop(L, 1);
     if (!d) {
         fprintf(stderr, "%s: %s\n", who, err);
         return status;
     }
     hkl_push_dump(L, d, 0);
     return 0;
+}
+
+/* Pushes the dump args.dump names (or the one already open), or returns an exit code. */
+static int push_dump(lua_State *L, const char *name, int args, const cli_ctx *cx)
+{
+    if (cx->dump_ref > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, cx->dump_ref);
+        return 0;
+    }
+    lua_getfield(L, args, "dump");
+    const char *path = lua_tostring(L, -1);
+    lua_pop(L, 1); /* args holds the string */
+    return cli_push_dump(cx, name, path);
 }
 
 /* meta: what the renderer may use, extended by the query's second return value */
@@ -396,7 +397,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     lua_getfield(L, def, "run");
     if (!needs_dump) lua_pushnil(L);
     else {
-        int rc = push_dump(L, name, args, &cx->g);
+        int rc = push_dump(L, name, args, cx);
         if (rc) return rc;
     }
     lua_pushvalue(L, args);

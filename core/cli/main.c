@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "hk_config.h"
 #include "host/lua_host.h"
+#include "serve/serve_app.h"
 #include "trace/trace.h"
 #include "util/hk_file.h"
 #include "util/hk_jobs.h"
@@ -22,11 +23,13 @@ static void usage(FILE *f)
           "  hprofkit queries            list every query with its help\n"
           "  hprofkit QUERY --help       a query's arguments\n"
           "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script\n"
+          "  hprofkit serve DUMP [--port N] [--baseline DUMP]  explore DUMP in a browser (--help)\n"
+          "  hprofkit mcp DUMP           the queries as MCP tools over stdio, for an assistant\n"
           "  hprofkit --version\n"
           "\n"
-          "Sizes are the dump's own: an instance weighs its class's recorded instance size\n"
-          "(ART: the real object size; HotSpot: its field bytes), an array its length times the\n"
-          "element size plus what its array class records (ART: the 12-byte header).\n"
+          "Sizes: an ART dump's are its own (each class's recorded object size; an array its\n"
+          "length times the element size plus the 12-byte header); a HotSpot dump's objects are\n"
+          "sized as the JVM lays them out (--jvm-layout; info says which layout and why).\n"
           "Object ids are accepted in hex (0x...) or decimal and printed as lowercase hex.\n"
           "Every query also takes --sort COLUMN, --class GLOB (listings), --bytes (tables: sizes\n"
           "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
@@ -56,6 +59,8 @@ int main(int argc, char **argv)
     if (rc == 0) {
         if (!strcmp(argv[i], "run")) rc = cli_run_script(&cx, argc - i - 1, argv + i + 1);
         else if (!strcmp(argv[i], "queries")) rc = cli_list_queries(&cx, argc - i - 1, argv + i + 1);
+        else if (!strcmp(argv[i], "serve")) rc = sv_serve_main(&cx, argc - i - 1, argv + i + 1);
+        else if (!strcmp(argv[i], "mcp")) rc = sv_mcp_main(&cx, argc - i - 1, argv + i + 1);
         else rc = cli_run_query(&cx, argv[i], argc - i - 1, argv + i + 1);
     }
     cli_teardown(&cx);

@@ -3,6 +3,7 @@
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_layout.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>
@@ -21,6 +22,9 @@ static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint64_t *
     if (kind != HK_KIND_INSTANCE && kind != HK_KIND_OBJ_ARRAY) return hk_obj_record_size(d, obj);
     uint32_t c = hkd_cls(s, obj);
     uint64_t size = c < d->nclasses ? d->classes[c].instance_size : 0;
+    if (kind == HK_KIND_OBJ_ARRAY && d->layout && d->layout->info.jvm) /* a JVM's own layout */
+        return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref,
+                               hk_rec_array_length(d, d->data + hk_obj_offset(d, obj)));
     if (kind == HK_KIND_OBJ_ARRAY) /* ART records the array header in the class's size */
         size += (uint64_t)hk_rec_array_length(d, d->data + hk_obj_offset(d, obj)) * d->id_size;
     return size;
@@ -50,6 +54,8 @@ static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint64_t
     if (d->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
     uint32_t len = hkg_array_note_len(sd->o[i].refbits), c = hkd_cls(sd, i);
     if (len == HK_NONE) return size_of(sd, i, ret);
+    if (d->layout && d->layout->info.jvm)
+        return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref, len);
     return (uint64_t)len * d->id_size + (c < d->nclasses ? d->classes[c].instance_size : 0);
 }
 

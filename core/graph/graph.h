@@ -106,6 +106,12 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
 /* The n objects with the largest retained size, largest first; returns how many.
  * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */
 uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *out);
+/* The instances of class index cls (on heap index heap; -1: every heap) by retained size, or by
+ * shallow size, largest first (ties: lower object index first): those at [offset, offset + n)
+ * go to out (room for n), *written of them; *total is how many instances there are.  0, or -1
+ * with err when the dominators cannot be built. */
+int hk_graph_rank_instances(hk_dump *d, uint32_t cls, int heap, int by_shallow, uint32_t offset, uint32_t n,
+                            uint32_t *out, uint32_t *written, uint64_t *total, char *err, size_t errlen);
 /* Retained bytes per class index (d->nclasses entries, caller frees): the retained size
  * of the set of the class's instances, i.e. the sum over the instances that no other
  * instance of the same class dominates (at any depth).

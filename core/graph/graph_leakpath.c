@@ -1,8 +1,12 @@
-/* Leak paths (see graph_leakpath.h): a breadth-first search in tiers.  Every object carries the
- * worst tier on its path (ordinary roots, native-held roots, thread-stack roots, low-priority
- * roots, then anything past a library-leak reference); tier t's queue is drained before tier
- * t + 1's, so an object is reached through the best tier that reaches it, and by a shortest
- * path within that tier. */
+/* Leak paths (see graph_leakpath.h): a breadth-first search in tiers, in LeakCanary's order
+ * (Shark 2.7's PathFinder).  Every object carries the worst tier on its path: the roots Shark
+ * visits first (every root type it indexes but threads and their stacks), then one queue for
+ * what it visits last (thread objects, Java locals of threads, anything past a library-leak
+ * reference), then the root types Shark does not index (ours: a path that only they give is
+ * still a path).  Tier t's queue is drained before tier t + 1's, so an object is reached
+ * through the best tier that reaches it, and by a shortest path within that tier.  The first
+ * tier's roots are queued in Shark's order (by root type, then the class of the root's object),
+ * so of two equally short paths the one Shark reports is found. */
 #include "graph/graph_leakpath.h"
 #include "graph/graph_internal.h"
 #include "util/hk_mem.h"
@@ -11,21 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_ROOT, T_NATIVE, T_LOCAL, T_LOW, T_LIB, NTIERS, T_UNSEEN = 7 };
+enum { T_ROOT, T_LAST, T_LOW, NTIERS, T_UNSEEN = 7 };
 enum { S_TIER = 7, S_TARGET = 0x40, S_DONE = 0x80 };
 
-static int root_tier(int type)
+/* Shark sorts roots by the name of their GcRoot class, descending (ThreadBlock, StickyClass,
+ * NativeStack, MonitorUsed, JniMonitor, JniLocal, JniGlobal, JavaFrame); -1: not indexed. */
+static int shark_rank(int type)
 {
     switch (type) {
-    case HPROF_ROOT_JAVA_FRAME:
-    case HPROF_ROOT_JNI_LOCAL:
-    case HPROF_ROOT_NATIVE_STACK: return T_LOCAL;
-    default:
-        switch (hk_graph_root_rank(type)) {
-        case 0: return T_ROOT;
-        case 1: return T_NATIVE;
-        default: return T_LOW;
-        }
+    case HPROF_ROOT_THREAD_OBJECT: return 0;
+    case HPROF_ROOT_THREAD_BLOCK: return 1;
+    case HPROF_ROOT_STICKY_CLASS: return 2;
+    case HPROF_ROOT_NATIVE_STACK: return 3;
+    case HPROF_ROOT_MONITOR_USED: return 4;
+    case HPROF_ROOT_JNI_MONITOR: return 5;
+    case HPROF_ROOT_JNI_LOCAL: return 6;
+    case HPROF_ROOT_JNI_GLOBAL: return 7;
+    case HPROF_ROOT_JAVA_FRAME: return 8;
+    default: return -1;
     }
 }
 
@@ -40,6 +47,8 @@ typedef struct search {
     uint32_t *parent;
     uint32_t *queue[NTIERS];
     size_t qlen[NTIERS], qcap[NTIERS];
+    uint32_t *threads; /* sorted serials of the threads with a THREAD_OBJECT root */
+    uint32_t nthreads;
 } search;
 
 typedef struct hit {
@@ -47,6 +56,37 @@ typedef struct hit {
     int32_t rule;
 } hit;
 #define MAXHITS 16
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void index_threads(search *s)
+{
+    const hk_dump *d = s->d;
+    s->threads = hk_xcalloc(d->nroots ? d->nroots : 1, sizeof *s->threads);
+    for (uint32_t k = 0; k < d->nroots; k++)
+        if (d->roots[k].type == HPROF_ROOT_THREAD_OBJECT && d->roots[k].thread)
+            s->threads[s->nthreads++] = d->roots[k].thread;
+    qsort(s->threads, s->nthreads, sizeof *s->threads, cmp_u32);
+}
+
+/* The tier a root record starts in: Shark visits thread objects and the Java locals of a
+ * thread it knows last, and library-leak roots (rule >= 0) with them. */
+static int root_tier(const search *s, uint32_t k)
+{
+    const hk_root *r = &s->d->roots[k];
+    int32_t rr = s->q->root_rule ? s->q->root_rule[k] : -1;
+    int rank = shark_rank(r->type);
+    if (rank < 0) return T_LOW;
+    if (rr >= 0 || r->type == HPROF_ROOT_THREAD_OBJECT) return T_LAST;
+    if (r->type == HPROF_ROOT_JAVA_FRAME && r->thread &&
+        bsearch(&r->thread, s->threads, s->nthreads, sizeof *s->threads, cmp_u32))
+        return T_LAST;
+    return T_ROOT;
+}
 
 static int is_sub(const hk_dump *d, uint32_t c, uint32_t anc)
 {
@@ -112,30 +152,31 @@ static void expand(search *s, uint32_t x, int tier)
             for (int i = 0; i < nh; i++)
                 if (h[i].id == id) {
                     if (s->q->refs[h[i].rule].ignore) skip = 1;
-                    else tt = T_LIB;
+                    else if (tt < T_LAST) tt = T_LAST;
                 }
         }
         if (!skip) offer(s, t, x, tt);
     }
 }
 
-static int32_t best_root(search *s, uint32_t obj, int *tier_out)
+/* The root record a path starts from: of the records on its first object, the best tier, a
+ * root that is no library leak before one that is, then Shark's order. */
+static int32_t best_root(search *s, uint32_t obj)
 {
     hk_dump *d = s->d;
     hk_id id = hk_obj_id(d, obj);
     int32_t best = -1;
-    int bt = NTIERS;
+    int bkey = 1 << 30;
     for (uint32_t k = 0; k < d->nroots; k++) {
         if (d->roots[k].id != id) continue;
         int32_t rr = s->q->root_rule ? s->q->root_rule[k] : -1;
         if (rr == -2) continue;
-        int t = rr >= 0 ? T_LIB : root_tier(d->roots[k].type);
-        if (t < bt) {
-            bt = t;
+        int key = root_tier(s, k) * 64 + (rr >= 0) * 32 + shark_rank(d->roots[k].type) + 1;
+        if (key < bkey) {
+            bkey = key;
             best = (int32_t)k;
         }
     }
-    *tier_out = bt;
     return best;
 }
 
@@ -151,10 +192,9 @@ static void make_path(search *s, uint32_t target, hk_leak_path *p)
     p->nsteps = len;
     uint32_t x = target;
     for (uint32_t k = len; k-- > 0; x = s->parent[x]) p->objs[k] = x;
-    int rt;
-    p->root = best_root(s, p->objs[0], &rt);
-    if ((s->state[target] & S_TIER) != T_LIB) return;
-    if (rt == T_LIB && p->root >= 0) {
+    p->root = best_root(s, p->objs[0]);
+    if ((s->state[target] & S_TIER) == T_ROOT) return;
+    if (p->root >= 0 && s->q->root_rule && s->q->root_rule[p->root] >= 0) {
         p->rule = s->q->root_rule[p->root];
         p->rule_is_root = 1;
         return;
@@ -204,10 +244,49 @@ static void mark_ruled(search *s)
     }
 }
 
+typedef struct seed_root {
+    uint32_t k, obj;
+    int rank;
+    const char *name;
+} seed_root;
+
+static int cmp_seed(const void *a, const void *b)
+{
+    const seed_root *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    if (c) return c;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* The root records to queue, in Shark's order (by root type, then the name of the root
+ * object's class; a class object by the class's own name), the types Shark ignores last. */
+static seed_root *sorted_roots(search *s, uint32_t *n)
+{
+    hk_dump *d = s->d;
+    seed_root *v = hk_xcalloc(d->nroots ? d->nroots : 1, sizeof *v);
+    *n = 0;
+    for (uint32_t k = 0; k < d->nroots; k++) {
+        if (s->q->root_rule && s->q->root_rule[k] == -2) continue;
+        uint32_t t = hkg_find(d, s->g, d->roots[k].id);
+        if (t == HK_NONE) continue;
+        int rank = shark_rank(d->roots[k].type);
+        const char *name = "";
+        if (hk_obj_kind(d, t) == HK_KIND_CLASS) {
+            hk_class *c = hk_class_by_id(d, d->roots[k].id);
+            if (c && c->name) name = c->name;
+        } else {
+            name = hk_obj_class_name(d, t);
+        }
+        v[(*n)++] = (seed_root){k, t, rank < 0 ? 64 : rank, name ? name : ""};
+    }
+    qsort(v, *n, sizeof *v, cmp_seed);
+    return v;
+}
+
 /* Marks the targets and queues the roots by tier; returns how many targets are to be found. */
 static uint32_t seed(search *s)
 {
-    const hk_dump *d = s->d;
     const hk_leak_query *q = s->q;
     uint32_t remaining = 0;
     for (uint32_t k = 0; k < q->ntargets; k++)
@@ -215,18 +294,18 @@ static uint32_t seed(search *s)
             s->state[q->targets[k]] |= S_TARGET;
             remaining++;
         }
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        int32_t rr = q->root_rule ? q->root_rule[k] : -1;
-        if (rr == -2) continue;
-        uint32_t t = hkg_find(d, s->g, d->roots[k].id);
-        if (t == HK_NONE) continue;
-        int tier = rr >= 0 ? T_LIB : root_tier(d->roots[k].type);
+    uint32_t n;
+    seed_root *v = sorted_roots(s, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t t = v[i].obj;
+        int tier = root_tier(s, v[i].k);
         uint8_t st = s->state[t];
         if ((st & S_TIER) <= tier) continue;
         s->state[t] = (uint8_t)((st & ~S_TIER) | tier);
         s->parent[t] = HKG_P_ROOT;
         push(s, tier, t);
     }
+    free(v);
     return remaining;
 }
 
@@ -258,6 +337,7 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
     s.parent = hk_xrealloc(NULL, (g->n ? g->n : 1) * sizeof *s.parent);
     memset(s.state, T_UNSEEN, g->n);
     mark_ruled(&s);
+    index_threads(&s);
     run_tiers(&s, seed(&s));
     for (uint32_t k = 0; k < q->ntargets; k++) {
         if (q->targets[k] < g->n) {
@@ -270,6 +350,7 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
     for (int t = 0; t < NTIERS; t++) free(s.queue[t]);
     free(s.cls_flag);
     free(s.ruled);
+    free(s.threads);
     free(s.state);
     free(s.parent);
     return 0;

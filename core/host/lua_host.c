@@ -1,6 +1,7 @@
 /* The Lua host: the state, the hk table, query and renderer registries, script loading. */
 #include "host/lua_host.h"
 #include "hk_config.h"
+#include "host/layout_lua.h"
 #include "host/map_lua.h"
 #include "host/registry.h"
 #include "util/hk_file.h"
@@ -282,8 +283,9 @@ static int l_sha1(lua_State *L)
     return 1;
 }
 
-/* hk.open(path [, {map = FILE | false}]) -> Dump; without a map option, the map beside
- * the dump (DUMP.map, STEM.map) is used when there is one */
+/* hk.open(path [, {map = FILE | false, jvm_layout = CHOICE}]) -> Dump; without a map option,
+ * the map beside the dump (DUMP.map, STEM.map) is used when there is one; jvm_layout as
+ * --jvm-layout takes it (default: the global option's) */
 static int l_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
@@ -302,6 +304,7 @@ static int l_open(lua_State *L)
     if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_dump *d = hk_open_mapped(path, map, beside, "hprofkit", &status, err, sizeof err);
     if (!d) return status == 2 ? hkl_usage_error(L, "%s", err) : hkl_fail(L, "%s", err);
+    hkl_open_layout_option(L, 2, d);
     hkl_push_dump(L, d, 0);
     return 1;
 }

@@ -1,6 +1,7 @@
 /* Opening a dump: map the file (or inflate a .gz), read the header, index it. */
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_layout.h"
 #include "trace/trace.h"
 #include "util/hk_mem.h"
 
@@ -138,7 +139,8 @@ static hk_dump *finish_open(hk_dump *d, hk_progress_fn progress, void *pctx, cha
         hk_dump_close(d);
         return NULL;
     }
-    if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0) {
+    if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0 ||
+        hk_dump_set_layout(d, NULL, err, errlen) < 0) {
         hk_dump_close(d);
         return NULL;
     }
@@ -232,6 +234,8 @@ void hk_dump_close(hk_dump *d)
     free(d->heap_ranges);
     free(d->class_counts);
     free(d->class_bytes);
+    free(d->array_res);
+    hk_layout_free(d);
     free(d->by_class_start);
     free(d->by_class);
     free(d->obj_sizes);

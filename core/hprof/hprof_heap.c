@@ -44,14 +44,15 @@ void hk_part_free(hk_part *p)
     memset(p, 0, sizeof *p);
 }
 
-static void count_object(hk_part *p, uint64_t class_key, uint64_t bytes)
+static hk_counter *count_object(hk_part *p, uint64_t class_key, uint64_t bytes)
 {
     int h = p->cur;
     size_t ci = (size_t)(class_key ^ class_key >> 10 ^ class_key >> 20) & 1023;
     if (p->cache[ci].key == class_key + 1) {
-        p->counters[p->cache[ci].slot].n[h]++;
-        p->counters[p->cache[ci].slot].b[h] += bytes;
-        return;
+        hk_counter *k = &p->counters[p->cache[ci].slot];
+        k->n[h]++;
+        k->b[h] += bytes;
+        return k;
     }
     int inserted;
     uint32_t *slot = hk_idmap_put(&p->counter_slot, class_key + 1, (uint32_t)p->ncounters, &inserted);
@@ -65,6 +66,7 @@ static void count_object(hk_part *p, uint64_t class_key, uint64_t bytes)
     p->cache[ci].slot = *slot;
     p->counters[*slot].n[h]++;
     p->counters[*slot].b[h] += bytes;
+    return &p->counters[*slot];
 }
 
 static void add_root(hk_part *p, const uint8_t *r, int tag, uint32_t idsz)
@@ -188,7 +190,7 @@ static inline int64_t obj_array_dump(hk_part *p, const uint8_t *r, uint64_t left
     uint64_t sz = 1 + 2 * (uint64_t)idsz + 8 + (uint64_t)n * idsz;
     if (sz > left) return 0;
     hk_objtab_add(&p->objs, hk_be_idn(r + 1, idsz), off);
-    count_object(p, hk_be_idn(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz);
+    count_object(p, hk_be_idn(r + 1 + idsz + 8, idsz), (uint64_t)n * idsz)->res[n & 15]++;
     p->nobj_arrays++;
     return (int64_t)sz;
 }
@@ -203,7 +205,7 @@ static inline int64_t prim_array_dump(hk_part *p, const uint8_t *r, uint64_t lef
     uint64_t sz = 1 + (uint64_t)idsz + 9 + (*r == HPROF_PRIM_ARRAY_DUMP ? (uint64_t)n * esz : 0);
     if (sz > left) return 0;
     hk_objtab_add(&p->objs, hk_be_idn(r + 1, idsz), off);
-    count_object(p, HK_PRIM_KEY + (uint64_t)t, (uint64_t)n * esz);
+    count_object(p, HK_PRIM_KEY + (uint64_t)t, (uint64_t)n * esz)->res[n & 15]++;
     p->nprim_arrays++;
     return (int64_t)sz;
 }

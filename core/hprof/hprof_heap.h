@@ -39,6 +39,7 @@ typedef struct hk_counter {
     uint64_t key;
     uint32_t n[HK_PART_HEAPS];
     uint64_t b[HK_PART_HEAPS];
+    uint32_t res[16]; /* arrays' lengths mod 16 */
 } hk_counter;
 
 /* Shared by the parts of one walk: progress is summed across threads. */

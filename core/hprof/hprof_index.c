@@ -16,6 +16,7 @@ struct counter {
     uint64_t key;
     uint32_t n[HK_MAX_HEAPS];
     uint64_t b[HK_MAX_HEAPS];
+    uint32_t res[16];
 };
 
 typedef struct pass {
@@ -66,6 +67,7 @@ static void add_counts(pass *p, const hk_counter *c, const int *map, int nslots)
         g->n[map[s]] += c->n[s];
         g->b[map[s]] += c->b[s];
     }
+    for (int r = 0; r < 16; r++) g->res[r] += c->res[r];
 }
 
 static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
@@ -196,6 +198,7 @@ static int attach_counters(pass *p)
     hk_dump *d = p->d;
     d->class_counts = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint32_t));
     d->class_bytes = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint64_t));
+    d->array_res = hk_xcalloc(((size_t)d->nclasses + 12) * 16, sizeof(uint32_t));
     for (size_t s = 0; s < p->ncounters; s++) {
         uint64_t key = p->counters[s].key;
         uint32_t *n = p->counters[s].n;
@@ -209,6 +212,7 @@ static int attach_counters(pass *p)
                     d->prim_counts[key][h] += n[h];
                     d->prim_bytes[key][h] += b[h];
                 }
+                for (int r = 0; r < 16; r++) d->array_res[(d->nclasses + key) * 16 + r] += p->counters[s].res[r];
                 continue;
             }
         } else {
@@ -234,6 +238,7 @@ static int attach_counters(pass *p)
             d->class_counts[(size_t)ci * HK_MAX_HEAPS + h] += n[h];
             d->class_bytes[(size_t)ci * HK_MAX_HEAPS + h] += b[h];
         }
+        for (int r = 0; r < 16; r++) d->array_res[(size_t)ci * 16 + r] += p->counters[s].res[r];
     }
     /* every object weighs its class's recorded size (arrays: ART's header) on top */
     for (uint32_t c = 0; c < d->nclasses; c++) {

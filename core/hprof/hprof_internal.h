@@ -85,6 +85,12 @@ struct hk_dump {
     uint32_t class_obj_counts[HK_MAX_HEAPS];
     uint64_t class_obj_bytes[HK_MAX_HEAPS];
 
+    /* array lengths mod 16 per array class, then per element type for primitive arrays without
+     * a class ([nclasses + 12][16]): the padding a JVM layout adds depends on them */
+    uint32_t *array_res;
+    /* the JVM layout the sizes follow (hprof_layout.h), NULL: the dump's own sizes */
+    struct hk_layout_state *layout;
+
     /* every object's size when the dump records some apart from its classes
      * (HPROF_HK_OBJECT_SIZES), else NULL */
     uint64_t *obj_sizes;

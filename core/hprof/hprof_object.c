@@ -3,6 +3,7 @@
 #include <errno.h>
 #include "hprof/hprof.h"
 #include "hprof/hprof_internal.h"
+#include "hprof/hprof_layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,8 @@ uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i)
         c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r));
         return c ? d->classes[*c].instance_size : 0;
     case HPROF_OBJ_ARRAY_DUMP:
+        if (d->layout && d->layout->info.jvm)
+            return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref, hk_rec_array_length(d, r));
         /* ART records the array header in the array class's instance size, HotSpot 0 */
         c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
         return (uint64_t)hk_rec_array_length(d, r) * idsz + (c ? d->classes[*c].instance_size : 0);
@@ -171,6 +174,8 @@ uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i)
         return c ? d->classes[*c].static_bytes : 0;
     default: {
         int t = r[1 + idsz + 8];
+        if (d->layout && d->layout->info.jvm)
+            return hk_layout_array(&d->layout->info.layout, (uint32_t)hk_type_size(d, t), hk_rec_array_length(d, r));
         uint32_t k = t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
         return (uint64_t)hk_rec_array_length(d, r) * (uint64_t)hk_type_size(d, t) +
                (k != HK_NONE ? d->classes[k].instance_size : 0);

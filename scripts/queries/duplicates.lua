@@ -21,7 +21,7 @@ local function array_preview(arr, max)
   return table.concat(parts, " ")
 end
 
-local common = "bytes: one copy (sizes as the dump records them); wasted_bytes = (count - 1) x\n" ..
+local common = "bytes: one copy (shallow sizes, as histogram counts them); wasted_bytes = (count - 1) x\n" ..
                "bytes: what keeping one copy would save.  Every object in the dump counts (garbage\n" ..
                "too).  id: the member with the lowest id; holder: an object that references it."
 

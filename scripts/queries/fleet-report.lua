@@ -1,7 +1,8 @@
--- fleet-report: the reduce step's second half.  From the database fleet-ingest fills: per group
--- (by default app version and leak signature) how many dumps and devices hold the leak, its
--- retained bytes (P50/P75/P95 by nearest rank, max), first and last seen; the regressions
--- between consecutive versions; totals per version.  --report FILE.html renders the same.
+-- fleet-report: the reduce step's second half.  From the database fleet-ingest fills, for one
+-- app (its package; a database of several names them and asks for --app): per group (by default
+-- app version and leak signature) how many dumps and devices hold the leak, its retained bytes
+-- (P50/P75/P95 by nearest rank, max), first and last seen; the regressions between consecutive
+-- versions; totals per version and, by route, per screen.  --report FILE.html renders the same.
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local fleetdb = dofile(here .. "../fleet/fleet_db.lua")
 local stats = dofile(here .. "../fleet/fleet_stats.lua")
@@ -18,14 +19,14 @@ local function version_of(d)
   return d.version_name or (d.version_code and "code " .. d.version_code) or "(unknown)"
 end
 
--- --by: a comma list of version, signature, model, label:KEY; rows are always per signature.
+-- --by: a comma list of version, signature, model, route, label:KEY; rows are always per signature.
 local function parse_by(spec)
   local dims = {}
   for item in spec:gmatch("[^,]+") do
-    if item == "version" or item == "model" then dims[#dims + 1] = { name = item }
+    if item == "version" or item == "model" or item == "route" then dims[#dims + 1] = { name = item }
     elseif item:match("^label:.+") then dims[#dims + 1] = { name = item, label = item:sub(7) }
     elseif item ~= "signature" then
-      usage("--by: unknown grouping '" .. item .. "' (version, signature, model, label:KEY)")
+      usage("--by: unknown grouping '" .. item .. "' (version, signature, model, route, label:KEY)")
     end
   end
   return dims
@@ -34,6 +35,7 @@ end
 local function dim_value(d, dim)
   if dim.name == "version" then return d.version end
   if dim.name == "model" then return d.model or "(unknown)" end
+  if dim.name == "route" then return d.screen end
   return d.labels[dim.label] or "(none)"
 end
 
@@ -66,22 +68,57 @@ local function split_list(s)
   return out
 end
 
-local function read_db(db, progress)
+-- The route a dump's row gives: its foreground Activity, "(none)" when the facts say none was,
+-- "(unknown)" when they do not say (hprofkit-triage/1 facts).
+local function screen_of(d)
+  if d.route == nil then return "(unknown)" end
+  return d.route ~= "" and d.route or "(none)"
+end
+
+-- The one app the report is about: --app, else the database's only one; several are named.
+local function pick_app(db, path, wanted)
+  local apps, names = {}, {}
+  for _, r in ipairs(db:rows("SELECT package, count(*) AS n FROM dumps GROUP BY package ORDER BY package")) do
+    local name = r.package or fleetdb.NO_APP
+    apps[name] = r
+    names[#names + 1] = string.format("%s (%d dump%s)", name, r.n, r.n == 1 and "" or "s")
+  end
+  if wanted ~= "" and apps[wanted] then return wanted, apps[wanted].package end
+  if wanted == "" and #names <= 1 then
+    local only = next(apps)
+    return only or hk.null, only and apps[only].package
+  end
+  db:close()
+  usage(path .. (wanted ~= "" and " has no dumps of " .. wanted .. ";" or "") .. " holds " .. #names ..
+        " app" .. (#names == 1 and "" or "s") .. ": " .. table.concat(names, ", ") ..
+        (wanted == "" and "; versions compare only within one app: choose it with --app PACKAGE" or ""))
+end
+
+local function read_db(db, package, with_labels, progress)
   local dumps, order = {}, {}
-  local rows = db:rows("SELECT * FROM dumps ORDER BY sha256")
+  local rows = db:rows("SELECT * FROM dumps WHERE package IS ? ORDER BY sha256", package)
   for i, d in ipairs(rows) do
     progress.step("dumps", i, #rows)
     d.labels = {}
     d.version = version_of(d)
+    d.screen = screen_of(d)
     d.device = (d.model or "?") .. "\0" .. (d.fingerprint or "?")
+    d.app_leak_bytes = 0
     dumps[d.sha256] = d
     order[#order + 1] = d
   end
-  for _, l in ipairs(db:rows("SELECT * FROM labels")) do
+  for _, l in ipairs(with_labels and db:rows("SELECT * FROM labels") or {}) do
     if dumps[l.sha256] then dumps[l.sha256].labels[l.key] = l.value end
   end
-  local leaks = db:rows("SELECT sha256, signature, kind, description, count, retained_bytes FROM leaks " ..
-                        "ORDER BY sha256, signature")
+  local leaks = {}
+  for _, l in ipairs(db:rows("SELECT sha256, signature, kind, description, count, retained_bytes FROM leaks " ..
+                             "ORDER BY sha256, signature")) do
+    local d = dumps[l.sha256]
+    if d then
+      leaks[#leaks + 1] = l
+      if l.kind ~= "library" then d.app_leak_bytes = d.app_leak_bytes + (l.retained_bytes or 0) end
+    end
+  end
   return dumps, order, leaks
 end
 
@@ -111,28 +148,31 @@ end
 
 local function regressions_of(dumps, leaks, versions, factor, progress)
   local groups = group(dumps, leaks, function(d, l) return d.version .. "\0" .. l.signature end, progress)
+  -- each version's signatures, once each, in one pass over the leaks
+  local by_version = {}
+  for _, l in ipairs(leaks) do
+    local v = dumps[l.sha256].version
+    local list = by_version[v]
+    if not list then list = { seen = {} }; by_version[v] = list end
+    if not list.seen[l.signature] then list.seen[l.signature] = true; list[#list + 1] = l end
+  end
   local out = {}
   for i = 2, #versions do
     local cur, prev = versions[i], versions[i - 1]
-    local seen = {}
-    for _, l in ipairs(leaks) do
-      local d = dumps[l.sha256]
-      if d.version == cur and not seen[l.signature] then
-        seen[l.signature] = true
-        local g, p = groups[cur .. "\0" .. l.signature], groups[prev .. "\0" .. l.signature]
-        local now = summary(g.bytes)
-        if not p then
+    for _, l in ipairs(by_version[cur] or {}) do
+      local g, p = groups[cur .. "\0" .. l.signature], groups[prev .. "\0" .. l.signature]
+      local now = summary(g.bytes)
+      if not p then
+        out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
+                          description = l.description or hk.null, change = "new", dumps = g.dumps,
+                          retained_p75 = now.p75, previous_p75 = hk.null, factor = hk.null }
+      else
+        local before = summary(p.bytes)
+        if now.p75 > factor * before.p75 then
           out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
-                            description = l.description or hk.null, change = "new", dumps = g.dumps,
-                            retained_p75 = now.p75, previous_p75 = hk.null, factor = hk.null }
-        else
-          local before = summary(p.bytes)
-          if now.p75 > factor * before.p75 then
-            out[#out + 1] = { version = cur, previous = prev, signature = l.signature, kind = l.kind,
-                              description = l.description or hk.null, change = "grown", dumps = g.dumps,
-                              retained_p75 = now.p75, previous_p75 = before.p75,
-                              factor = math.floor(now.p75 / before.p75 * 100 + 0.5) / 100 }
-          end
+                            description = l.description or hk.null, change = "grown", dumps = g.dumps,
+                            retained_p75 = now.p75, previous_p75 = before.p75,
+                            factor = math.floor(now.p75 / before.p75 * 100 + 0.5) / 100 }
         end
       end
     end
@@ -171,6 +211,61 @@ local function version_totals(order, versions, codes)
   return rows
 end
 
+-- The key of a dump's combination of the --by values, and the order of rows by those values
+-- (versions in version order, the rest by text).
+local function dims_key_of(dims)
+  return function(d)
+    local parts = {}
+    for i, dim in ipairs(dims) do parts[i] = dim_value(d, dim) end
+    return table.concat(parts, "\0")
+  end
+end
+
+local function dims_order(dims, vpos)
+  return function(a, b)
+    for _, dim in ipairs(dims) do
+      local x, y = a[dim.name], b[dim.name]
+      if x ~= y then
+        if dim.name == "version" then return vpos[x] < vpos[y] end
+        return x < y
+      end
+    end
+    return nil   -- equal in every dimension
+  end
+end
+
+-- Per route (the screen at dump time), crossed with the other --by values, as the APM of the
+-- seed article aggregates: dumps, devices, and P50/P75/P95 of the Java heap and of the bytes the
+-- dump's application leaks retain, per dump.
+local function route_totals(order, dims, key_of, less)
+  local per, rows = {}, {}
+  for _, d in ipairs(order) do
+    local k = key_of(d)
+    local t = per[k]
+    if not t then
+      t = { heap = {}, retained = {}, devices = {}, nd = 0, row = {} }
+      for _, dim in ipairs(dims) do t.row[dim.name] = dim_value(d, dim) end
+      per[k] = t
+      rows[#rows + 1] = t.row
+    end
+    if not t.devices[d.device] then t.devices[d.device] = true; t.nd = t.nd + 1 end
+    t.heap[#t.heap + 1] = d.java_heap_bytes or 0
+    t.retained[#t.retained + 1] = d.app_leak_bytes
+  end
+  for _, t in pairs(per) do
+    local h, l = summary(t.heap), summary(t.retained)
+    local r = t.row
+    r.dumps, r.devices = #t.heap, t.nd
+    r.java_heap_p50, r.java_heap_p75, r.java_heap_p95 = h.p50, h.p75, h.p95
+    r.retained_p50, r.retained_p75, r.retained_p95 = l.p50, l.p75, l.p95
+  end
+  table.sort(rows, function(a, b) return less(a, b) or false end)
+  return rows
+end
+
+local ROUTE_COLUMNS = { "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
+                        "retained_p50", "retained_p75", "retained_p95" }
+
 local GROUP_COLUMNS = { "signature", "kind", "description", "dumps", "of_dumps", "devices",
                         "retained_p50", "retained_p75", "retained_p95", "retained_max",
                         "first_seen", "last_seen" }
@@ -188,17 +283,22 @@ hk.query{
          "app version and leak signature) the dumps and distinct devices (model + fingerprint) that\n" ..
          "hold the leak, its retained bytes (P50/P75/P95 by nearest rank, max), first and last seen,\n" ..
          "an example trace; regressions (a signature new in a version, or its P75 grown by more than\n" ..
-         "--regression-factor against the previous version); totals per version.",
+         "--regression-factor against the previous version); totals per version.  One app at a\n" ..
+         "time: a database holding several names them and asks for --app PACKAGE.  --by route: per\n" ..
+         "screen (the foreground Activity at dump time), P50/P75/P95 of the Java heap and of the\n" ..
+         "bytes application leaks retain.",
   needs_dump = false,
   positional = { "db" },
-  args = { by = "version,signature", report = "", regression_factor = 1.5, versions = "" },
-  options_help = "  --by LIST         group by version, signature, model, label:KEY (comma list;\n" ..
+  args = { by = "version,signature", report = "", regression_factor = 1.5, versions = "", app = "" },
+  options_help = "  --app PACKAGE     the app to report on (needed when the database holds several)\n" ..
+                 "  --by LIST         group by version, signature, model, route, label:KEY (comma list;\n" ..
                  "                    rows are always per signature)\n" ..
                  "  --report FILE     write the same as one HTML page\n" ..
                  "  --regression-factor F  P75 growth that counts as a regression (default 1.5)\n" ..
                  "  --versions V1,V2,...   version order when the dumps hold no versionCode",
   shape = "record",
-  columns = { "schema", "by", "version_order", "dumps", "devices", "versions", "regressions", "groups" },
+  columns = { "schema", "app", "by", "version_order", "dumps", "devices", "versions", "routes", "regressions",
+              "groups" },
   run = function(_, args)
     if not (args.regression_factor > 0) then usage("--regression-factor must be above 0") end
     local dims = parse_by(args.by)
@@ -207,7 +307,10 @@ hk.query{
     ok:close()
     local db = fleetdb.open(args.db)
     local progress = fleetdb.progress("fleet-report")
-    local dumps, order, leaks = read_db(db, progress)
+    local app, package = pick_app(db, args.db, args.app)
+    local with_labels = false
+    for _, dim in ipairs(dims) do with_labels = with_labels or dim.label ~= nil end
+    local dumps, order, leaks = read_db(db, package, with_labels, progress)
     -- versions and their codes
     local codes, names, devices, ndevices = {}, {}, {}, 0
     for _, d in ipairs(order) do
@@ -222,11 +325,7 @@ hk.query{
     local vpos = {}
     for i, v in ipairs(names) do vpos[v] = i end
     -- the dumps behind each combination of the --by values (a leak's rate is dumps / of_dumps)
-    local function dims_key(d)
-      local parts = {}
-      for i, dim in ipairs(dims) do parts[i] = dim_value(d, dim) end
-      return table.concat(parts, "\0")
-    end
+    local dims_key, dims_less = dims_key_of(dims), dims_order(dims, vpos)
     local of = {}
     for _, d in ipairs(order) do local k = dims_key(d); of[k] = (of[k] or 0) + 1 end
     local _, list = group(dumps, leaks, function(d, l) return dims_key(d) .. "\0" .. l.signature end, progress)
@@ -245,25 +344,22 @@ hk.query{
       rows[#rows + 1] = row
     end
     table.sort(rows, function(a, b)
-      for _, dim in ipairs(dims) do
-        local x, y = a[dim.name], b[dim.name]
-        if x ~= y then
-          if dim.name == "version" then return vpos[x] < vpos[y] end
-          return x < y
-        end
-      end
+      local less = dims_less(a, b)
+      if less ~= nil then return less end
       if a.dumps ~= b.dumps then return a.dumps > b.dumps end
       return a.signature < b.signature
     end)
-    local columns = {}
-    for _, dim in ipairs(dims) do columns[#columns + 1] = dim.name end
+    local columns, route_columns = {}, {}
+    for _, dim in ipairs(dims) do columns[#columns + 1] = dim.name; route_columns[#route_columns + 1] = dim.name end
     for _, c in ipairs(GROUP_COLUMNS) do columns[#columns + 1] = c end
-    local by = {}
-    for _, dim in ipairs(dims) do by[#by + 1] = dim.name end
+    for _, c in ipairs(ROUTE_COLUMNS) do route_columns[#route_columns + 1] = c end
+    local by, by_route = {}, false
+    for _, dim in ipairs(dims) do by[#by + 1] = dim.name; by_route = by_route or dim.name == "route" end
     by[#by + 1] = "signature"
     local result = {
-      schema = SCHEMA, by = by, version_order = version_order, dumps = #order, devices = ndevices,
+      schema = SCHEMA, app = app, by = by, version_order = version_order, dumps = #order, devices = ndevices,
       versions = version_totals(order, names, codes),
+      routes = by_route and route_totals(order, dims, dims_key, dims_less) or hk.null,
       regressions = regressions_of(dumps, leaks, names, args.regression_factor, progress),
       groups = rows,
     }
@@ -274,6 +370,7 @@ hk.query{
       subcolumns = {
         versions = { "version", "version_code", "dumps", "devices", "java_heap_p50", "bitmap_p50",
                      "duplicate_waste_p50" },
+        routes = route_columns,
         regressions = { "version", "previous", "change", "signature", "dumps", "retained_p75", "previous_p75", "factor" },
         groups = columns,
       },

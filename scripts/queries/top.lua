@@ -2,7 +2,7 @@ hk.query{
   name = "top",
   help = "The objects that retain the most memory: retained size is what the garbage collector\n" ..
          "would free if the object went away (its dominator subtree, over strong references;\n" ..
-         "sizes as the dump records them).  Live (strongly reachable) objects only, unless\n" ..
+         "sizes as ART records them, or as the JVM lays out a HotSpot dump's objects).  Live (strongly reachable) objects only, unless\n" ..
          "--all.  native_bytes: bytes registered with a NativeAllocationRegistry for the object\n" ..
          "itself (Android 8+ bitmap pixels); retained_native_bytes: the same over everything it retains.",
   args = { n = 20, all = false },

@@ -5,6 +5,8 @@
 -- against its real maximum, the native heap, PSS and RSS, and the process's uptime; the chosen
 -- watchers (hk.watcher{}) decide when to take a heap dump.  The built-in `tiers` watcher logs the
 -- first crossing of each tier and dumps at the top one, or on a critical memory signal in logcat.
+-- When the pid goes, a death record says why (watch_death.lua, death_record.lua); the log is read
+-- with the command the device's API level accepts (watch_logcat.lua).
 -- Where each number comes from:
 --   java used   dumpsys meminfo PID, row "Dalvik Heap", column "Heap Alloc" (KB)
 --   java max    getprop dalvik.vm.heapgrowthlimit, or dalvik.vm.heapsize when the package asks
@@ -17,15 +19,12 @@
 
 local W = {} -- the watch's own helpers, kept in one table so the order of definitions is free
 
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local units = dofile(here .. "../lib/units.lua")
+
 -- "500ms", "2s", "1.5m", "1h" (and "0") -> seconds; anything else is the user's error
 function W.duration(text, what)
-  local n, unit = tostring(text):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  local scale = ({ ms = 0.001, s = 1, m = 60, h = 3600 })[unit or ""]
-  if n and unit == "" and tonumber(n) == 0 then scale = 1 end
-  if not n or not scale then
-    hk.usage_error(string.format("watch: --%s '%s' is not a duration (say 500ms, 2s, 5m or 1h)", what, tostring(text)))
-  end
-  return tonumber(n) * scale
+  return units.duration(text, "watch: --" .. what)
 end
 
 function W.tiers(text)
@@ -60,7 +59,7 @@ end
 -- ---- the samples file ----
 
 W.columns = { "t", "time", "state", "pid", "uptime_s", "java_used_kb", "java_max_kb", "java_pct",
-              "native_kb", "pss_kb", "rss_kb", "tier", "java_max_from", "event" }
+              "native_kb", "pss_kb", "rss_kb", "tier", "java_max_from", "event", "cause" }
 
 function W.samples_kind(path)
   local kind = path:match("%.(%w+)$")
@@ -125,39 +124,62 @@ function W.java_max(ctx, dev)
   return nil, "unknown (no dalvik.vm.heapgrowthlimit or heapsize)"
 end
 
--- logcat since the last line seen: lines of the process, and system-wide memory signals
+-- logcat since the last line seen (hk.logcat_reader: the command fits the API level): lines of
+-- the process, system-wide memory signals, and the kill and death records of the last two
+-- reads (ctx.log_records) for a death.  A log that cannot be read is said once (ctx.log_error).
 function W.read_logcat(ctx, dev, pid)
-  local cmd = string.format("logcat -d -v threadtime -v epoch -b main -b system -b events -t %.3f", ctx.log_since)
-  local text = dev:shell(cmd)
-  local lines = {}
-  local seen = ctx.log_seen
-  for line in text:gmatch("[^\r\n]+") do
-    local ts, lpid = line:match("^%s*(%d+%.%d+)%s+(%d+)")
-    ts = tonumber(ts)
-    if ts and not (ts == ctx.log_since and seen[line]) then
-      if ts > ctx.log_since then ctx.log_since = ts; seen = {}; ctx.log_seen = seen end
-      seen[line] = true
-      lines[#lines + 1] = { text = line, pid = tonumber(lpid), mine = tonumber(lpid) == pid }
-    end
+  if not ctx.log then return {} end
+  ctx.log.dev = dev
+  local lines, why = ctx.log:read()
+  if not lines then
+    ctx.log_error = why
+    ctx.log_records, ctx.log_lines = {}, 0
+    return {}
   end
+  ctx.log_error = nil
+  local text = {}
+  for i, l in ipairs(lines) do
+    l.mine = l.pid == pid
+    text[i] = l.text
+  end
+  local recs = hk.deaths and hk.deaths.logcat(table.concat(text, "\n")) or {}
+  ctx.log_records = { ctx.log_records and ctx.log_records[2] or {}, recs }
+  ctx.log_lines = (ctx.log_last_n or 0) + #lines
+  ctx.log_last_n = #lines
   return lines
 end
 
--- Memory signals in logcat: data, so a script can add its own (hk.watch_signals).
+-- Memory signals in logcat: data, so a script can add its own (hk.watch_signals).  A tag is
+-- matched with its padding (`%s*:`); `dump` says whether the built-in watcher takes a dump on
+-- it.  What each means (../shared/reference/logcat/FORMATS.md, section 5):
 hk.watch_signals = hk.watch_signals or {
-  { pattern = "am_mem_factor: %[3,", scope = "system",
-    what = "memory factor CRITICAL (the system sends TRIM_MEMORY_RUNNING_CRITICAL to running apps)" },
-  { pattern = "am_low_memory:", scope = "system", what = "low memory (ActivityManager's low-memory report)" },
-  { pattern = "TRIM_MEMORY_RUNNING_CRITICAL", scope = "process", what = "the app logged TRIM_MEMORY_RUNNING_CRITICAL" },
-  { pattern = "onLowMemory", scope = "process", what = "the app logged onLowMemory" },
+  { pattern = "am_mem_factor%s*: %[3,", scope = "system", dump = true,
+    what = "memory factor CRITICAL (system-wide, logged on change: few cached processes left or memory "
+      .. "pressure; running apps get TRIM_MEMORY_RUNNING_CRITICAL before API 34, no callback since)" },
+  { pattern = "am_mem_factor%s*: %[[0-2],", scope = "system", dump = false,
+    what = "memory factor below critical (system-wide, logged on change)" },
+  { pattern = "am_low_memory%s*: ", scope = "system", dump = false,
+    what = "am_low_memory: a process the system did not kill died and no cached process is left "
+      .. "(names no victim; not a dump trigger)" },
+  { pattern = "TRIM_MEMORY_RUNNING_CRITICAL", scope = "process", dump = true,
+    what = "the app logged TRIM_MEMORY_RUNNING_CRITICAL" },
+  { pattern = "onLowMemory", scope = "process", dump = true, what = "the app logged onLowMemory" },
 }
+
+local FACTOR = { [0] = "NORMAL", "MODERATE", "LOW", "CRITICAL" }
 
 function W.signals(lines)
   local found = {}
   for _, l in ipairs(lines) do
     for _, sig in ipairs(hk.watch_signals) do
       if (sig.scope == "system" or l.mine) and l.text:find(sig.pattern) then
-        found[#found + 1] = { what = sig.what, line = l.text }
+        local what = sig.what
+        local cur, prev = l.text:match("am_mem_factor%s*: %[(%d),(%d)%]")
+        if cur and FACTOR[tonumber(cur)] and sig.dump == false then
+          what = string.format("memory factor %s (was %s; system-wide, logged on change)", FACTOR[tonumber(cur)],
+            FACTOR[tonumber(prev)] or prev)
+        end
+        found[#found + 1] = { what = what, line = l.text, dump = sig.dump ~= false }
         break
       end
     end
@@ -189,7 +211,11 @@ local function num(v) if v ~= nil and v ~= hk.null then return v end end
 -- One sample: fills rec; returns "ok", "gone", or raises (the device failed).
 function W.read_sample(ctx, dev, rec, s)
   local pid = W.pid_of(ctx, dev)
-  if not pid then return "gone" end
+  if not pid then
+    s.logcat = W.read_logcat(ctx, dev, ctx.pid)
+    s.signals = W.signals(s.logcat)
+    return "gone"
+  end
   rec.pid = pid
   if pid ~= ctx.pid or not ctx.java_max_kb then
     ctx.java_max_kb, ctx.java_max_from = W.java_max(ctx, dev)
@@ -292,6 +318,33 @@ function Watch:dump(reason)
   return path
 end
 
+-- --native-profile: once per process, when its native heap passes --native-limit or has grown by
+-- --native-growth since its first sample, a heapprofd profile of --native-duration
+-- (profile-native, through hk.run, so sampling pauses while it records) beside the dumps.
+function W.native_trigger(w, rec)
+  local a = w.args
+  if not rec.native_kb or w.native_done[rec.pid] then return end
+  local bytes = rec.native_kb * 1024
+  w.native_first[rec.pid] = w.native_first[rec.pid] or bytes
+  local why
+  if a.native_limit > 0 and bytes >= a.native_limit then
+    why = string.format("native heap %d B >= --native-limit %d B", bytes, a.native_limit)
+  elseif a.native_growth > 0 and bytes - w.native_first[rec.pid] >= a.native_growth then
+    why = string.format("native heap grew %d B >= --native-growth %d B", bytes - w.native_first[rec.pid], a.native_growth)
+  end
+  if not why then return end
+  w.native_done[rec.pid] = true
+  local file = w:dump_base() .. ".native.pftrace"
+  local ok, r = pcall(hk.run, "profile-native", nil, { serial = w.ctx.serial or "", process = tostring(rec.pid),
+    duration = a.native_duration, trace = file })
+  if ok then
+    w:log("native-profile", why .. string.format("; %d B unreleased in the profile", r.unreleased_bytes), file)
+  else
+    w.failed_dumps = (w.failed_dumps or 0) + 1
+    w:log("native-profile-failed", why .. ": " .. first_line(r))
+  end
+end
+
 -- --triage: the recipe named "triage" (hk.run, so a user's replacement runs too) writes its
 -- facts and report beside the dump, with the meminfo text saved beside it and the samples so far.
 function Watch:triage(path, base)
@@ -315,7 +368,7 @@ function Watch:chart()
   if not self.samples then return end
   local ok, err = pcall(function()
     hk.write_file(self.samples.path .. ".svg", hk.watch_chart(self.records, {
-      title = self.ctx.name, tiers = self.tiers, dumps = self.dump_marks }))
+      title = self.ctx.name, tiers = self.tiers, dumps = self.dump_marks, deaths = self.death_marks }))
   end)
   if not ok then io.stderr:write("hprofkit watch: warning: the chart: ", tostring(err), "\n") end
   self.chart_at = hk.clock()
@@ -352,10 +405,70 @@ hk.watcher{
     end
     for _, sig in ipairs(s.signals or {}) do
       w:log("signal", sig.what)
-      w:dump("logcat: " .. sig.what)
+      if sig.dump then w:dump("logcat: " .. sig.what) end
     end
   end,
 }
+
+-- ---- deaths and the log's state ----
+
+-- The watched pid is gone (or replaced): why, as one event (hk.watch_death), in the sample's
+-- record (cause), on the chart, and handed to each watcher's on_death.
+function W.death(w, rec, watchers)
+  local ctx = w.ctx
+  ctx.dead = ctx.pid
+  local last = w.last_ok and w.last_ok.pid == ctx.pid and w.last_ok or nil
+  local ok, d = pcall(hk.watch_death, ctx, w.dev, ctx.pid, last)
+  if not ok then
+    w:log("death", string.format("pid %d: not explained (%s)", ctx.pid, first_line(d)))
+    return
+  end
+  local e = w:log("death", hk.death_record.summary(d))
+  e.death = d
+  if d.exit_info_pending then w.exit_wait = { d = d, pid = ctx.pid, ends = hk.clock() + 10 } end
+  rec.cause = d.cause_class
+  w.death_marks[#w.death_marks + 1] = { t = w.sample_t, cause_class = d.cause_class, text = e.detail }
+  for _, def in ipairs(watchers) do
+    if def.on_death then
+      w.state[def.name] = w.state[def.name] or {}
+      local okw, err = pcall(def.on_death, d, W.handle(w, def.name))
+      if not okw then w:log("watcher-failed", def.name .. ": " .. first_line(err)) end
+    end
+  end
+end
+
+-- exit-info may record a death some seconds after it (it waits for lmkd's report): asked again
+-- each sample for 10 s; when it comes, the death record (the same table as the event's) gains it.
+function W.exit_info_late(w)
+  local x = w.exit_wait
+  local ok, r = pcall(hk.watch_exit_info, w.ctx, w.dev, x.pid)
+  if ok and r then
+    w.exit_wait = nil
+    hk.death_record.add_exit_info(x.d, r)
+    w:log("death-exit-info", string.format("pid %d: %s", x.pid, hk.death_record.summary(x.d)))
+  elseif hk.clock() > x.ends then
+    w.exit_wait = nil
+  end
+end
+
+-- A log that cannot be read is said once (and again once it reads again); memory is still sampled.
+function W.log_state(w, s)
+  local why = w.ctx.log_error
+  if why and not w.log_said then
+    w.log_said = true
+    w:log("log-unreadable", why .. "; memory is still sampled, deaths are not explained from the log")
+  elseif not why and w.log_said and s.logcat then
+    w.log_said = false
+    w:log("log-back", "logcat reads again")
+  end
+end
+
+-- Signals while no process is judged (gone): logged with their meaning, never a dump.
+function W.quiet_signals(w, s)
+  for _, sig in ipairs(s.signals or {}) do
+    w:log("signal", sig.what)
+  end
+end
 
 -- ---- the loop ----
 
@@ -407,7 +520,8 @@ function W.run(args)
     error("watch: the meminfo plugin is not loaded: see `hprofkit plugins` and plugins.ini", 0)
   end
   local w = setmetatable({ args = args, events = {}, sample_events = {}, records = {}, dumps = 0,
-                           dump_marks = {}, state = {}, sample_t = 0 }, Watch)
+                           dump_marks = {}, death_marks = {}, state = {}, sample_t = 0 }, Watch)
+  w.native_done, w.native_first = {}, {}
   w.interval = W.duration(args.interval, "interval")
   if w.interval <= 0 then hk.usage_error("watch: --interval must be more than 0") end
   w.skip = W.duration(args.skip_startup, "skip-startup")
@@ -420,6 +534,11 @@ function W.run(args)
     end
   end
   local watchers = W.watchers(args.watcher)
+  if args.native_profile and args.native_limit <= 0 and args.native_growth <= 0 then
+    hk.usage_error("watch: --native-profile needs --native-limit BYTES or --native-growth BYTES (the native heap " ..
+      "has no maximum to take a share of)")
+  end
+  W.duration(args.native_duration, "native-duration")
   local d = io.open(args.dump_dir .. "/.", "rb")
   if not d then hk.usage_error("watch: --dump-dir " .. args.dump_dir .. " is not a directory") end
   d:close()
@@ -429,17 +548,18 @@ function W.run(args)
       .. "'triage'), so dumps are taken without it\n")
   end
 
-  local ctx = { serial = args.serial ~= "" and args.serial or nil, log_seen = {} }
+  local ctx = { serial = args.serial ~= "" and args.serial or nil }
   w.ctx = ctx
   local dev = W.open_device(ctx) -- a device that fails at the start is an error (exit 1)
   w.dev = dev
   ctx.name = W.resolve_name(ctx, dev, process)
-  ctx.log_since = tonumber(first_int(dev:shell("date +%s"))) or 0
+  ctx.log = hk.logcat_reader(dev)
   if args.samples ~= "" then w.samples = W.open_samples(args.samples) end -- once the device answers
   io.stderr:write(string.format("hprofkit watch: %s on %s every %gs, tiers %s%%, skip %gs after start; java used: "
     .. "meminfo Dalvik Heap Heap Alloc; java max: heapgrowthlimit %s, heapsize %s (largeHeap); Ctrl-C ends\n",
     ctx.name, ctx.serial, w.interval, table.concat(w.tiers, "/"), w.skip,
     ctx.growth_kb and fmt_mb(ctx.growth_kb) .. " MB" or "absent", ctx.heapsize_kb and fmt_mb(ctx.heapsize_kb) .. " MB" or "absent"))
+  io.stderr:write("hprofkit watch: log: ", ctx.log.how, "\n")
 
   hk.trap_interrupt()
   local start = hk.clock()
@@ -470,12 +590,20 @@ function W.run(args)
     else
       state = "offline"
     end
+    W.log_state(w, s)
+    if w.exit_wait and w.dev then W.exit_info_late(w) end
     if state == "gone" then
       rec.pid = nil
+      if ctx.pid and ctx.dead ~= ctx.pid then W.death(w, rec, watchers) end
       if was ~= "gone" then w:log("gone", ctx.name .. " is not running (waiting for it)") end
+      W.quiet_signals(w, s)
     elseif state == "ok" then
-      if ctx.pid and rec.pid ~= ctx.pid then w:log("restart", string.format("pid %d -> %d", ctx.pid, rec.pid)) end
+      if ctx.pid and rec.pid ~= ctx.pid then
+        if ctx.dead ~= ctx.pid then W.death(w, rec, watchers) end
+        w:log("restart", string.format("pid %d -> %d", ctx.pid, rec.pid))
+      end
       ctx.pid = rec.pid
+      w.last_ok = rec
       -- without the device's uptime, the time since this pid was first seen is a lower bound
       w.first_seen = w.first_seen or {}
       w.first_seen[rec.pid] = w.first_seen[rec.pid] or hk.clock()
@@ -500,6 +628,7 @@ function W.run(args)
         end
       end
     end
+    if args.native_profile and state == "ok" then W.native_trigger(w, rec) end
     was = (state == "startup") and "ok" or state
     local now = hk.clock()
     -- the reason to stop goes with the last sample
@@ -535,19 +664,25 @@ hk.query{
   help = "Watch PROCESS (name or pid) on a device: each --interval a sample of the Java heap against\n" ..
          "its maximum (heapgrowthlimit, or heapsize for a largeHeap app), native heap, PSS and RSS;\n" ..
          "log the first crossing of each --tiers percentage and take a heap dump (no GC unless --gc)\n" ..
-         "at the top tier or on a critical memory signal in logcat, at most --max-dumps, one per\n" ..
-         "--cooldown, none in the first --skip-startup of the process.  --duration T or --count N\n" ..
-         "samples end it, or Ctrl-C after the current sample.  Survives restarts (new pid)\n" ..
-         "and the device going away.  --samples FILE (.csv or\n" ..
-         ".jsonl) records each sample and writes the chart FILE.svg.  Durations: 500ms, 2s, 5m, 1h.\n" ..
+         "at the top tier or on a critical memory signal in logcat (am_mem_factor CRITICAL, the\n" ..
+         "app's TRIM_MEMORY_RUNNING_CRITICAL or onLowMemory; am_low_memory is logged, no dump), at\n" ..
+         "most --max-dumps, one per --cooldown, none in the first --skip-startup of the process.\n" ..
+         "--duration T or --count N samples end it, or Ctrl-C after the current sample.  Survives\n" ..
+         "restarts (new pid) and the device going away; a death is explained (low memory: lmkd or\n" ..
+         "the kernel's killer; killed by ActivityManager; crash; ANR; exit-info on API 30+) with the\n" ..
+         "last sample's figures.  --samples FILE (.csv or .jsonl) records each sample and writes\n" ..
+         "the chart FILE.svg.  Durations: 500ms, 2s, 5m, 1h.\n" ..
          "--watcher NAME[,NAME] chooses the triggers (hk.watcher{} scripts; default: tiers).",
   needs_dump = false,
   positional = { "process" },
   args = { serial = "", interval = "2s", tiers = "70,85,92", skip_startup = "10s", dump_dir = ".",
            max_dumps = 3, cooldown = "5m", duration = "", gc = false, triage = false, samples = "",
-           watcher = "tiers", count = 0 },
+           watcher = "tiers", count = 0, native_profile = false, native_limit = 0, native_growth = 0,
+           native_duration = "30s" },
   aliases = { s = "serial" },
   options_help = "  --watcher: `tiers` is built in; hk.watcher{} scripts add more (docs/lua-api.md)\n" ..
+                 "  --native-profile: record a heapprofd profile (profile-native, --native-duration) once\n" ..
+                 "    the native heap passes --native-limit BYTES or grows by --native-growth BYTES\n" ..
                  "  --triage: runs the recipe named `triage` on each dump when one is installed",
   columns = { "time", "t", "pid", "event", "detail", "file" },
   run = function(_, args)

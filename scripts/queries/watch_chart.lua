@@ -1,4 +1,5 @@
--- hk.watch_chart(records, {title=, tiers={70,85,92}, dumps={{t=, reason=, file=}}}) -> SVG text
+-- hk.watch_chart(records, {title=, tiers={70,85,92}, dumps={{t=, reason=, file=}},
+--   deaths={{t=, cause_class=, text=}}}) -> SVG text (without deaths: the records' cause)
 -- The chart of a `watch` (its samples, as written to the samples file): Java heap used against
 -- its maximum with the tier lines, native heap and PSS in MB over seconds since the start, dumps
 -- as marked vertical lines; samples without a value (device away, process gone) break the lines.
@@ -106,6 +107,22 @@ hk.watch_chart = function(records, opts)
     add(string.format('<g class="dump" data-t="%.17g"><line x1="%.2f" y1="%d" x2="%.2f" y2="%d" stroke="#9467bd" '
       .. 'stroke-width="1.5"/><text x="%.2f" y="%d" fill="#9467bd">dump</text><title>%s</title></g>\n',
       d.t, x(d.t), Y0, x(d.t), Y0 + PH, x(d.t) + 3, Y0 + 10, esc(d.reason .. " -> " .. (d.file or ""))))
+  end
+  -- deaths: given, or read back from the samples' cause (a samples file redrawn, the report)
+  local deaths = opts.deaths
+  if not deaths then
+    deaths = {}
+    for _, r in ipairs(records) do
+      if type(r.cause) == "string" and r.cause ~= "" and type(r.t) == "number" then
+        deaths[#deaths + 1] = { t = r.t, cause_class = r.cause, text = type(r.event) == "string" and r.event or "" }
+      end
+    end
+  end
+  for _, d in ipairs(deaths) do
+    add(string.format('<g class="death" data-t="%.17g" data-cause="%s"><line x1="%.2f" y1="%d" x2="%.2f" y2="%d" '
+      .. 'stroke="#d62728" stroke-width="2" stroke-dasharray="2 2"/><text x="%.2f" y="%d" fill="#d62728">death</text>'
+      .. '<title>%s</title></g>\n', d.t, esc(d.cause_class or ""), x(d.t), Y0, x(d.t), Y0 + PH, x(d.t) + 3, Y0 + 22,
+      esc(d.text or "")))
   end
   -- legend
   local lx = X0

@@ -246,7 +246,39 @@ local function generic_name(ref)
   return ref.name
 end
 
-local function build_trace(dump, path, leak, candidates, threads, cache)
+-- The finder's texts no inspector gave, then the inspectors' in their order.
+local function finder_first(found, inspected)
+  local out, have = {}, {}
+  for _, t in ipairs(inspected) do have[t] = true end
+  for _, t in ipairs(found) do
+    t = tostring(t)
+    if not have[t] then out[#out + 1] = t; have[t] = true end
+  end
+  for _, t in ipairs(inspected) do out[#out + 1] = t end
+  return out
+end
+
+-- Every GC root that holds obj (obj:holding_roots): type, object, its class, thread name.
+local function roots_of(obj, threads)
+  local out = {}
+  for i, r in ipairs(obj:holding_roots().roots) do
+    local t = r.thread and threads[r.thread]
+    out[i] = { type = r.type, object = r.object and r.object.id or hk.null,
+               class = r.object and class_name_of(r.object) or hk.null,
+               thread = t and thread_name(t) or hk.null }
+  end
+  return out
+end
+
+-- obj:retained_count() once per object of an analysis (traces share their first steps, which
+-- may retain much of the heap)
+local function count_of(counts, obj)
+  local n = counts[obj.id]
+  if not n then n = obj:retained_count(); counts[obj.id] = n end
+  return n
+end
+
+local function build_trace(dump, path, leak, candidates, threads, cache, counts)
   local nodes = {}
   local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
   local steps = path.steps
@@ -261,11 +293,12 @@ local function build_trace(dump, path, leak, candidates, threads, cache)
   for _, s in ipairs(steps) do nodes[#nodes + 1] = { object = s.object, ref = reference_of(s.via) } end
   for _, n in ipairs(nodes) do
     n.report = inspect(cache, dump, n.object)
-    -- what a finder said about an object (the leaking one, or another on the way) counts too
+    -- what a finder said about an object (the leaking one, or another on the way) counts too;
+    -- what no inspector says first, as LeakCanary's first inspector (the watched objects) does
     local c = candidates[n.object.id]
     if c then
-      for _, why in ipairs(c.reasons) do n.report:leaking(why) end
-      for _, l in ipairs(c.labels) do n.report:label(l) end
+      n.report.leaking_reasons = finder_first(c.reasons, n.report.leaking_reasons)
+      n.report.labels = finder_first(c.labels, n.report.labels)
     end
   end
   local st, why = statuses(nodes)
@@ -278,16 +311,21 @@ local function build_trace(dump, path, leak, candidates, threads, cache)
     local reasons = {}
     if why[i] then reasons[1] = why[i] end
     for _, l in ipairs(n.report.labels) do reasons[#reasons + 1] = l end
+    -- what an object retains, on the steps LeakCanary says it for (UNKNOWN and LEAKING)
+    local held = st[i] ~= "NOT_LEAKING"
     out[i] = {
       object = n.object.id, class = class_name_of(n.object),
       kind = n.object.kind,
       reference = n.ref or hk.null, status = st[i], reasons = reasons, suspect = suspect,
+      retained_bytes = held and n.object:retained_size() or hk.null,
+      retained_objects = held and count_of(counts, n.object) or hk.null,
     }
     if suspect then suspects[#suspects + 1] = out[i] end
   end
   local obj = leak.object
   return {
     object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
+    retained_objects = count_of(counts, obj), roots = roots_of(obj, threads),
     retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
     found_by = leak.finders, key = leak.key or hk.null,
   }, suspects
@@ -328,6 +366,20 @@ local function find_candidates(dump)
   return list, by_id
 end
 
+-- The leaks whose path runs through another leaking object: LeakCanary reports only the
+-- upper one (Shark's deduplicateShortestPaths), whose trace holds the lower one too.
+local function below_other_leaks(leaking, paths)
+  local found, below = {}, {}
+  for i, c in ipairs(leaking) do if paths[i] then found[c.object.id] = true end end
+  for i in ipairs(leaking) do
+    local steps = paths[i] and paths[i].steps or {}
+    for k = 1, #steps - 1 do
+      if found[steps[k].object.id] then below[i] = true; break end
+    end
+  end
+  return below
+end
+
 local function analyse(dump)
   local info = dump:info()
   local matchers = {}
@@ -345,11 +397,12 @@ local function analyse(dump)
   local targets = {}
   for i, c in ipairs(leaking) do targets[i] = c.object end
   local paths = dump:leak_paths(targets, refs, root_rules)
-  local groups, order, cache = {}, {}, {}
+  local groups, order, cache, counts = {}, {}, {}, {}
+  local below = below_other_leaks(leaking, paths)
   for i, c in ipairs(leaking) do
     local path = paths[i]
-    if path then
-      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache)
+    if path and not below[i] then
+      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache, counts)
       local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
       local g
       if m then
@@ -358,12 +411,16 @@ local function analyse(dump)
         g = groups[sig]
         if not g then
           g = { signature = sig, kind = "library", pattern = pattern,
-                description = m.description or hk.null, count = 0, retained_bytes = 0, traces = {} }
+                description = m.description or hk.null, count = 0, retained_bytes = 0, retained_objects = 0,
+                traces = {} }
         end
         if path.rule_step then
           -- the matched reference is where the blame lies: mark it
           local idx = path.rule_step + (#trace.steps - #path.steps)
-          trace.steps[idx].library_leak = true
+          local step = trace.steps[idx]
+          step.library_leak = true
+          -- its first label, as LeakCanary labels the object holding the reference
+          table.insert(step.reasons, step.status ~= "UNKNOWN" and 2 or 1, "Library leak match: " .. pattern)
         end
       else
         local sig = signature_of(suspects)
@@ -372,12 +429,13 @@ local function analyse(dump)
           local first = suspects[1]
           local desc = first and (simple_name(first.class) .. "." .. first.reference.name) or hk.null
           g = { signature = sig, kind = "application", pattern = hk.null, description = desc,
-                count = 0, retained_bytes = 0, traces = {} }
+                count = 0, retained_bytes = 0, retained_objects = 0, traces = {} }
         end
       end
       if not groups[g.signature] then groups[g.signature] = g; order[#order + 1] = g end
       g.count = g.count + 1
       g.retained_bytes = g.retained_bytes + trace.retained_bytes
+      g.retained_objects = g.retained_objects + trace.retained_objects
       g.traces[#g.traces + 1] = trace
     end
   end

@@ -116,3 +116,28 @@ function leaks.viewmodel_cleared(vm)
   if c == nil then c = leaks.get(leaks.get(vm, "impl"), "isCleared") end
   return c
 end
+
+-- Why a View is a leaking root View (LeakCanary's VIEW filter), or nil: a root View (no parent,
+-- or a ViewRootImpl's child) of a destroyed Activity, or detached yet still part of a window.
+function leaks.root_view_leak(v)
+  local parent = leaks.get(v, "mParent")
+  local parentless = parent == nil
+  local child_of_vri = parent ~= nil and not leaks.is(parent, "android.view.View")
+  if not (parentless or child_of_vri) then return nil end
+  if leaks.destroyed_activity(leaks.get(v, "mContext")) then return "View.mContext references a destroyed activity" end
+  local count = leaks.get(v, "mWindowAttachCount") or 0
+  if leaks.get(v, "mAttachInfo") == nil and count > 0
+      and (child_of_vri or v.class_name == "com.android.internal.policy.DecorView") then
+    return "View detached yet still part of window view hierarchy"
+  end
+  return nil
+end
+
+-- Whether a component Context is an Activity LeakCanary calls destroyed: mDestroyed, or
+-- mFinished where the Activity has no mDestroyed (before API 17).
+function leaks.activity_destroyed(a)
+  if not leaks.is(a, "android.app.Activity") then return false end
+  local d = leaks.get(a, "mDestroyed")
+  if d == nil then d = leaks.get(a, "mFinished") end
+  return d == true
+end

@@ -3,55 +3,7 @@
 
 local function simple_name(name) return (name:gsub("^.*%.", "")) end
 
--- ---- text -----------------------------------------------------------------------------------
-
-local function text_of(result)
-  local out = {}
-  local function w(...) for _, s in ipairs({ ... }) do out[#out + 1] = s end end
-  if #result.leaks == 0 then return "no leaks: no leaking object is strongly reachable\n" end
-  local napp, nlib = 0, 0
-  for _, g in ipairs(result.leaks) do if g.kind == "application" then napp = napp + 1 else nlib = nlib + 1 end end
-  w(string.format("%d application leak%s, %d library leak%s\n", napp, napp == 1 and "" or "s",
-    nlib, nlib == 1 and "" or "s"))
-  for _, g in ipairs(result.leaks) do
-    w("\n", string.rep("=", 60), "\n")
-    w(string.format("%s leak, %d trace%s, %d bytes retained\n", g.kind == "application" and "Application" or "Library",
-      g.count, g.count == 1 and "" or "s", g.retained_bytes))
-    w("Signature: ", g.signature, "\n")
-    if g.kind == "library" then w("Pattern: ", g.pattern, "\n") end
-    if g.description ~= hk.null and g.kind == "library" then w("Description: ", g.description, "\n") end
-    for _, t in ipairs(g.traces) do
-      w("\n┬───\n")
-      w("│ GC Root: ", tostring(t.root.type), t.root.thread ~= hk.null and (" (thread " .. t.root.thread .. ")") or "", "\n")
-      for i, s in ipairs(t.steps) do
-        local last = i == #t.steps
-        local head = last and "╰→ " or "├─ "
-        local bar = last and "     " or "│    "
-        local kind = s.kind == "class" and " class" or (s.kind == "instance" and " instance" or " array")
-        w(head, s.class, kind, " ", s.object, "\n")
-        w(bar, "Leaking: ", s.status == "LEAKING" and "YES" or s.status == "NOT_LEAKING" and "NO" or "UNKNOWN")
-        if s.reasons[1] and s.status ~= "UNKNOWN" then w(" (", s.reasons[1], ")") end
-        w("\n")
-        for k = (s.status ~= "UNKNOWN" and 2 or 1), #s.reasons do w(bar, s.reasons[k], "\n") end
-        if last then
-          w(bar, "Retained ", tostring(t.retained_bytes), " bytes")
-          if t.retained_for_ms ~= hk.null then w(", retained for ", tostring(t.retained_for_ms), " ms") end
-          if t.key ~= hk.null then w(", key ", t.key) end
-          w("\n")
-        else
-          local r = s.reference
-          local owner = simple_name(s.class)
-          local name = r.type == "array" and r.name or (r.type == "static" and ("static " .. owner .. "." .. r.name))
-            or (r.type == "local" and (owner .. "." .. r.name)) or (owner .. "." .. r.name)
-          w("│    ↓ ", name, "\n")
-          if s.suspect then w("│      ", string.rep("~", utf8.len(name)), "\n") end
-          if s.library_leak then w("│    (known library leak reference)\n") end
-        end
-      end
-    end
-  end
-  return table.concat(out)
-end
+local function text_of(result) return hk.leak_helpers.leaks_text(result) end
 
 -- CSV: one row per trace, its path as "Class.field > Class.field > ..." with suspects in ~...~
 local CSV_COLUMNS = { "signature", "kind", "object", "class", "retained_bytes", "retained_for_ms", "key", "root", "path",
@@ -104,9 +56,12 @@ hk.query{
   help = "Leak traces at LeakCanary's grade: objects that should be gone (LeakCanary-watched\n" ..
          "objects, destroyed Activities, Fragments without a manager or destroyed, detached Views of\n" ..
          "destroyed Activities, cleared ViewModels, destroyed Lifecycles, dismissed Dialogs,\n" ..
-         "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls) that\n" ..
-         "are strongly reachable; each path from a GC root with every object judged\n" ..
-         "(LEAKING / NOT_LEAKING / UNKNOWN and why), the suspect references marked, known\n" ..
+         "Services ActivityThread no longer holds, destroyed Windows and ViewRootImpls, quitting\n" ..
+         "MessageQueues, Editors, ContextWrappers, ContextImpls and ApplicationPackageManagers of\n" ..
+         "destroyed Activities, dead Mortar scopes, Toasts done showing) that are strongly\n" ..
+         "reachable; each path from a GC root, in LeakCanary's root order, printed as LeakCanary\n" ..
+         "prints it (every object judged LEAKING / NOT_LEAKING / UNKNOWN and why, what it retains,\n" ..
+         "the suspect references underlined), every GC root that holds the leaking object, known\n" ..
          "platform leaks told apart as library leaks, and leaks grouped by signature.",
   shape = "record",
   gates = {

@@ -2,7 +2,7 @@
 -- a browser (--report FILE.html).  A recipe: it runs the other queries and gathers what they
 -- answer into one record.  The facts hold nothing that depends on where or when they were made
 -- (no path, host or run time), so the same dump gives the same bytes.  Copy it and change it.
-local SCHEMA = "hprofkit-triage/1"
+local SCHEMA = "hprofkit-triage/2"
 local TOP, CLASSES, DUPS = 20, 20, 20
 
 -- One query running another, the documented way.
@@ -25,8 +25,10 @@ local function as_object(t) return setmetatable(t, hk.object_mt) end
 
 -- ---- the facts ----
 
-local function origin_of(info)
+-- layout: dump.jvm_layout, how the sizes were counted (a HotSpot dump's JVM layout, or "dump")
+local function origin_of(info, layout)
   return {
+    layout = layout.name, layout_why = layout.why,
     format = info.format, id_size = info.id_size, sdk = ornull(info.sdk),
     fingerprint = ornull(info.fingerprint), manufacturer = ornull(info.manufacturer),
     model = ornull(info.model), process = ornull(info.process),
@@ -96,6 +98,16 @@ local function top_of(dump)
     }
   end
   return rows
+end
+
+-- The facts' leaks for a person: the counts, then every trace as `leaks` prints it.
+local function leaks_text(L)
+  local head = string.format("  %d application leak trace%s retaining %s, %d library leak trace%s\n",
+    L.application or 0, L.application == 1 and "" or "s", hk.leak_helpers.si_bytes(L.application_retained_bytes or 0),
+    L.library or 0, L.library == 1 and "" or "s")
+  if L.note ~= nil and L.note ~= hk.null then head = head .. "  note: " .. L.note .. "\n" end
+  if #L.leaks == 0 then return head end
+  return head .. hk.leak_helpers.leaks_text({ leaks = L.leaks }) .. "\n"
 end
 
 local function leaks_of(dump)
@@ -248,7 +260,8 @@ end
 
 hk.query{
   name = "triage",
-  help = "One command from a dump to its facts: origin, totals (by heap, by reachability, native),\n" ..
+  help = "One command from a dump to its facts: origin, app version, the screen in front (route),\n" ..
+         "totals (by heap, by reachability, native),\n" ..
          "the top classes and retainers (with their dominator chains), leaks by signature,\n" ..
          "bitmaps and the bytes duplicates waste, duplicate strings and arrays; with --meminfo the\n" ..
          "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
@@ -263,7 +276,7 @@ hk.query{
                  "  --fail-on GATE,...  exit 3 when a gate trips: leaks, library-leaks,\n" ..
                  "                    leak-retained:BYTES, bitmap-waste:BYTES",
   shape = "record",
-  columns = { "schema", "labels", "dump_sha256", "origin", "app", "totals", "histogram", "top", "leaks",
+  columns = { "schema", "labels", "dump_sha256", "origin", "app", "route", "totals", "histogram", "top", "leaks",
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
@@ -271,8 +284,10 @@ hk.query{
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
-    facts.origin = origin_of(info)
-    facts.app = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/app_version.lua")(dump, facts.origin)
+    facts.origin = origin_of(info, dump.jvm_layout)
+    local fleet_dir = debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/"
+    facts.app = dofile(fleet_dir .. "app_version.lua")(dump, facts.origin)
+    facts.route = dofile(fleet_dir .. "route.lua")(dump)
     progress("classes")
     -- the leak search, the duplicates' holders and the report's panels walk the forward
     -- references and the referrers after the dominators: said up front, the graph keeps them
@@ -313,7 +328,8 @@ hk.query{
       facts.diff = d
       base:close()   -- its index and graph are not needed for the report
     end
-    local meta = {}
+    -- on a terminal, the leaks as the leaks query prints them: one step a line
+    local meta = { texts = { leaks = leaks_text } }
     if args.report ~= "" then
       -- written once the CLI's --fail-on gates ran, so the page shows facts.gates_tripped
       meta.finish = function(result)

@@ -33,8 +33,16 @@ local function sorted_keys(t)
 end
 
 -- A value on one line: lists as "a, b", records as "{k: v, ...}".
+-- A dump's time (ms since 1970) as a person reads it: ISO 8601 in UTC with milliseconds,
+-- 2026-12-01T13:06:03.123Z.  hk.iso8601 is shared (info, the report); the renderers load first.
+function hk.iso8601(ms)
+  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
+end
+local iso8601 = hk.iso8601
+
 local function scalar(v, key, meta)
   if v == nil or v == hk.null then return "-" end
+  if key == "timestamp" and math.type(v) == "integer" and v >= 0 then return iso8601(v) end
   if type(v) == "table" then return inline(v, true, meta) end
   if math.type(v) == "integer" and is_size(key) and not meta.raw_bytes then return human(v) end
   if math.type(v) == "float" then return string.format("%.2f", v) end
@@ -185,7 +193,11 @@ local function render_record(rec, out, meta, indent)
   for _, k in ipairs(keys) do if #k > w then w = #k end end
   for _, k in ipairs(keys) do
     local v = rec[k]
-    if type(v) == "table" and is_list(v) and type(v[1]) == "table" and not is_list(v[1]) then
+    -- a query's own prose for one key of its record (triage: the leak traces as leaks prints them)
+    local text = indent == "" and meta.texts and meta.texts[k]
+    if text and v ~= nil and v ~= hk.null then
+      out:write(k, ":\n", text(v))
+    elseif type(v) == "table" and is_list(v) and type(v[1]) == "table" and not is_list(v[1]) then
       out:write(indent, k, ":\n")
       local buf = {}
       local sub = { columns = meta.subcolumns and meta.subcolumns[k], raw_bytes = meta.raw_bytes,

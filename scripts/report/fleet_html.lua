@@ -18,7 +18,8 @@ end
 
 local BYTES = { retained_p50 = true, retained_p75 = true, retained_p95 = true, retained_max = true,
                 previous_p75 = true, java_heap_p50 = true, bitmap_p50 = true, duplicate_waste_p50 = true,
-                java_heap_bytes = true, bitmap_bytes = true, duplicate_waste_bytes = true }
+                java_heap_bytes = true, bitmap_bytes = true, duplicate_waste_bytes = true,
+                java_heap_p75 = true, java_heap_p95 = true }
 
 local function cell(r, c)
   if BYTES[c] then return P.cell({ bytes = r[c] }, "bytes") end
@@ -34,18 +35,28 @@ function M.write(res)
   local p = { '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
     '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'">',
     "<title>Fleet triage</title><style>", hk.read_file(P.dir .. "report.css"), "</style></head><body>",
-    "<header><h1>Fleet triage</h1>", '<p class="origin"><span><b>grouped by</b> ', esc(table.concat(res.by, ", ")),
+    "<header><h1>Fleet triage</h1>", '<p class="origin"><span><b>app</b> ',
+    esc(res.app ~= hk.null and res.app or "(none)"), '</span> <span><b>grouped by</b> ', esc(table.concat(res.by, ", ")),
     "</span> <span><b>versions ordered by</b> ", esc(res.version_order), '</span></p><div class="cards">' }
   card(p, "dumps", P.num(res.dumps))
   card(p, "devices", P.num(res.devices))
   card(p, "versions", P.num(#res.versions))
   card(p, "regressions", P.num(#res.regressions))
-  p[#p + 1] = '</div></header><nav><a href="#versions">versions</a> <a href="#regressions">regressions</a> ' ..
-              '<a href="#groups">leaks</a> <a href="#leaks">traces</a></nav>'
+  p[#p + 1] = '</div></header><nav><a href="#versions">versions</a> ' ..
+              (res.routes ~= hk.null and '<a href="#routes">routes</a> ' or "") ..
+              '<a href="#regressions">regressions</a> <a href="#groups">leaks</a> <a href="#leaks">traces</a></nav>'
   p[#p + 1] = '<section id="versions"><h2>Versions</h2>'
   p[#p + 1] = P.table_html({ "version", "version_code", "dumps", "devices", "java_heap_p50", "java_heap_bytes",
                              "bitmap_p50", "bitmap_bytes", "duplicate_waste_p50", "duplicate_waste_bytes" },
                            res.versions, cell)
+  if res.routes ~= hk.null then
+    p[#p + 1] = '</section><section id="routes"><h2>Routes (the screen at dump time)</h2>'
+    local rcols = {}
+    for _, b in ipairs(res.by) do if b ~= "signature" then rcols[#rcols + 1] = b end end
+    for _, c in ipairs({ "dumps", "devices", "java_heap_p50", "java_heap_p75", "java_heap_p95",
+                         "retained_p50", "retained_p75", "retained_p95" }) do rcols[#rcols + 1] = c end
+    p[#p + 1] = P.table_html(rcols, res.routes, cell)
+  end
   p[#p + 1] = '</section><section id="regressions"><h2>Regressions</h2>'
   p[#p + 1] = P.table_html({ "version", "previous", "change", "signature", "description", "dumps", "retained_p75",
                              "previous_p75", "factor" }, res.regressions, cell)

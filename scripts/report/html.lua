@@ -12,7 +12,8 @@ local HERE = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 local TREE_NODES = 4000            -- treemap nodes embedded
 local TREE_KIDS = 60               -- children kept per node (the rest: one "smaller" node)
 local ROOT_KIDS = 300              -- ... and under the root, where the heap's roots are
-local PANEL_OBJECTS = 600          -- objects with a details panel
+local PANEL_OBJECTS = 600          -- objects with a details panel, from the page's own lists
+local PANEL_NEIGHBOURS = 3000      -- and what those panels link to (fields, referrers, path), one hop
 local THUMB_SIDE = 160
 local THUMB_BUDGET = 8 * 1024 * 1024   -- bytes of data: URIs, so the page stays under ~10 MB
 local THUMB_MAX = 400
@@ -116,13 +117,14 @@ local function details(dump, obj)
   if obj.kind == "instance" then
     for i, f in ipairs(obj:fields()) do
       if i > 60 then break end
-      local v = f.value
+      -- f.ref is the referenced object's id ("0x0" for null); a String's text comes as its value
+      local v, ref = f.value, f.type == "object" and f.ref ~= "0x0" and f.ref or nil
       local shown
-      if f.ref then shown = f.ref.id
+      if ref then shown = type(v) == "string" and ref .. " " .. clip(string.format("%q", v), 120) or ref
       elseif type(v) == "string" then shown = clip(v, 120)
       elseif v == nil then shown = "null"
       else shown = tostring(v) end
-      d.fields[#d.fields + 1] = { f.name, f.type, shown, f.ref and f.ref.id or hk.null }
+      d.fields[#d.fields + 1] = { f.name, f.type, shown, ref or hk.null }
     end
   elseif obj.kind == "object_array" or obj.kind == "primitive_array" then
     d.length = obj.length
@@ -294,7 +296,12 @@ local function header(facts)
   local p = { '<header><h1>Heap triage: ', esc(present(o.process) and o.process or "heap dump"), "</h1>",
               '<p class="origin">' }
   for _, k in ipairs({ "format", "sdk", "manufacturer", "model", "fingerprint", "timestamp" }) do
-    if present(o[k]) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(o[k]) .. "</span> " end
+    local v = o[k]
+    -- the dump's time as a person reads it (ISO 8601, UTC)
+    if k == "timestamp" and math.type(v) == "integer" and v >= 0 then
+      v = hk.iso8601(v)
+    end
+    if present(v) then p[#p + 1] = "<span><b>" .. k .. "</b> " .. esc(v) .. "</span> " end
   end
   p[#p + 1] = '</p><p class="origin"><span><b>sha256</b> ' .. esc(facts.dump_sha256) .. "</span>"
   local keys = {}
@@ -352,19 +359,35 @@ local function leaks_html(facts)
       if ti > 3 then p[#p + 1] = "<p class=\"note\">" .. (#l.traces - 3) .. " more traces in the facts</p>"; break end
       p[#p + 1] = '<ol class="trace">'
       if tr.root then
-        p[#p + 1] = "<li class=\"root\">GC root " .. esc(tr.root.type or "") ..
-                    (present(tr.root.thread) and (" (thread " .. esc(tr.root.thread) .. ")") or "") .. "</li>"
+        local root = hk.leak_helpers and hk.leak_helpers.root_name(tr.root.type) or tr.root.type
+        p[#p + 1] = "<li class=\"root\">GC Root: " .. esc(root or "") .. "</li>"
       end
-      for _, s in ipairs(tr.steps or {}) do
+      -- each object once: the last step is the leaking object, with what it retains
+      local steps = tr.steps or {}
+      for si, s in ipairs(steps) do
         local ref = type(s.reference) == "table" and s.reference or {}   -- leaks gives null on the last step
         local reasons = type(s.reasons) == "table" and table.concat(s.reasons, "; ") or (s.reasons or "")
-        p[#p + 1] = string.format('<li class="%s%s">%s %s%s <span class="status">%s</span> <span class="why">%s</span></li>',
-          esc(s.status or ""), s.suspect and " suspect" or "", oid(s.object), esc(s.class or ""),
+        local last = si == #steps
+        local retains = present(s.retained_bytes) and (" <small>retains " .. size(s.retained_bytes) ..
+          (present(s.retained_objects) and (" in " .. s.retained_objects .. " objects") or "") .. "</small>") or ""
+        p[#p + 1] = string.format('<li class="%s%s%s">%s %s%s <span class="status">%s</span>%s <span class="why">%s</span></li>',
+          esc(s.status or ""), s.suspect and " suspect" or "", last and " leaking" or "", oid(s.object), esc(s.class or ""),
           present(ref.name) and (" ." .. esc(ref.name) .. " <small>(" .. esc(ref.type or "") .. ")</small>") or "",
-          esc(s.status or ""), esc(reasons))
+          esc(s.status or ""), retains, esc(reasons))
       end
-      p[#p + 1] = string.format('<li class="leaking">%s %s <span class="status">LEAKING</span> retains %s</li></ol>',
-        oid(tr.object), esc(tr.class or ""), size(tr.retained_bytes))
+      if #steps == 0 then
+        p[#p + 1] = string.format('<li class="leaking">%s %s <span class="status">LEAKING</span> retains %s</li>',
+          oid(tr.object), esc(tr.class or ""), size(tr.retained_bytes))
+      end
+      p[#p + 1] = "</ol>"
+      local others = {}
+      for _, r in ipairs(tr.roots or {}) do
+        if not (tr.root and r.type == tr.root.type and steps[1] and r.object == steps[1].object) then
+          others[#others + 1] = esc(hk.leak_helpers and hk.leak_helpers.root_name(r.type) or r.type) .. " " ..
+            oid(r.object) .. " " .. esc(present(r.class) and r.class or "")
+        end
+      end
+      if #others > 0 then p[#p + 1] = '<p class="note">Also held by: ' .. table.concat(others, "; ") .. "</p>" end
     end
     p[#p + 1] = "</div>"
   end
@@ -442,10 +465,25 @@ function M.write(dump, facts, opts)
   phase("report: dominator tree")
   local tree = dominator_tree(dump)
   phase("report: objects")
-  local objects = {}
-  for _, id in ipairs(collect_ids(facts, tree)) do
+  local objects, order = {}, collect_ids(facts, tree)
+  for _, id in ipairs(order) do
     local o = dump:object(id)
     if o then objects[id] = details(dump, o) end
+  end
+  -- one hop further, so that a link in a panel opens a panel (in the order of the first ones)
+  local more, seen = {}, {}
+  local function want(id) if present(id) and not objects[id] and not seen[id] then seen[id] = true; more[#more + 1] = id end end
+  for _, id in ipairs(order) do
+    local d = objects[id]
+    if d then
+      for _, f in ipairs(d.fields) do want(f[4]) end
+      for _, r in ipairs(d.referrers) do want(r[1]) end
+      for _, p in ipairs(d.path) do want(p[1]) end
+    end
+  end
+  for i = 1, math.min(#more, PANEL_NEIGHBOURS) do
+    local o = dump:object(more[i])
+    if o then objects[more[i]] = details(dump, o) end
   end
   phase("report: histogram")
   local hist = {}
@@ -462,18 +500,21 @@ function M.write(dump, facts, opts)
                ',"tree":' .. table.concat(tree_text) .. "}"
   data = data:gsub("</", "<\\/")
   local css = hk.read_file(HERE .. "report.css")
-  local js = hk.read_file(HERE .. "report.js")
+  local js = hk.read_file(HERE .. "ui.js") .. "\n" .. hk.read_file(HERE .. "report.js") -- ui.js: shared with the explorer
   return table.concat({
     '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
     '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; img-src data:; style-src \'unsafe-inline\'; script-src \'unsafe-inline\'">',
     "<title>Heap triage ", esc(present(facts.origin.process) and facts.origin.process or ""), "</title><style>", css, "</style></head><body>",
     gates_html(facts, opts.gate_help), header(facts),
-    '<nav><a href="#treemap">treemap</a> <a href="#leaks">leaks</a> <a href="#top">top retainers</a> <a href="#classes">classes</a> <a href="#bitmaps">bitmaps</a> <a href="#duplicates">duplicates</a>',
-    present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "", "</nav>",
-    '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
+    -- what a reader looks at first: the leaks, what retains the most, bitmaps, duplicates,
+    -- meminfo and the watch chart when given, then the whole class table
+    '<nav><a href="#leaks">leaks</a> <a href="#top">top retainers</a> <a href="#treemap">treemap</a> <a href="#bitmaps">bitmaps</a> <a href="#duplicates">duplicates</a>',
+    present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "",
+    ' <a href="#classes">classes</a></nav>',
     leaks_html(facts), top_html(facts),
-    '<section id="classes"><h2>Classes</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
+    '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
     gallery_html(facts, thumbs, thumb_note), dups_html(facts), meminfo_html(facts), chart,
+    '<section id="classes"><h2>Classes</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
     '<aside id="panel" hidden><button id="close" title="close">×</button><div id="pbody"></div></aside>',
     '<script type="application/json" id="data">', data, "</script><script>", js, "</script></body></html>\n",
   })

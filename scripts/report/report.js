@@ -1,5 +1,5 @@
 // The triage report's behaviour: the treemap, the class table, the object panel.  No library:
-// the page must open offline from one file.
+// the page must open offline from one file (html.lua inlines ui.js, shared with the explorer, first).
 (function () {
   "use strict";
   var errors = [];
@@ -9,18 +9,7 @@
   });
   var data = JSON.parse(document.getElementById("data").textContent);
 
-  function size(n) {
-    if (n === null || n === undefined) return "–";
-    var u = ["B", "KiB", "MiB", "GiB"], i = 0, v = n;
-    while (Math.abs(v) >= 1024 && i < u.length - 1) { v /= 1024; i++; }
-    return i === 0 ? n + " B" : v.toFixed(1) + " " + u[i];
-  }
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+  var size = HK.size, el = HK.el; // ui.js: shared with the explorer
   function idLink(id) {
     var a = el("a", { "class": "oid", href: "#", "data-id": id }, id);
     return a;
@@ -30,36 +19,7 @@
   function parentLinks(n, p) { n.p = p; for (var i = 0; i < n.k.length; i++) parentLinks(n.k[i], n); }
   parentLinks(data.tree, null);
 
-  function worst(row, side, scale) {
-    var s = 0, mx = 0, mn = Infinity;
-    for (var i = 0; i < row.length; i++) { var v = row[i].r * scale; s += v; mx = Math.max(mx, v); mn = Math.min(mn, v); }
-    return Math.max(side * side * mx / (s * s), s * s / (side * side * mn));
-  }
-  function squarify(items, x, y, w, h) {
-    var out = [], rest = items.filter(function (n) { return n.r > 0; }), total = 0;
-    rest.forEach(function (n) { total += n.r; });
-    while (rest.length && w > 0 && h > 0) {
-      var scale = w * h / total, side = Math.min(w, h), row = [], best = Infinity;
-      for (var i = 0; i < rest.length; i++) {
-        var cand = row.concat([rest[i]]), r = worst(cand, side, scale);
-        if (r > best) break;
-        best = r; row = cand;
-      }
-      var sum = 0;
-      row.forEach(function (n) { sum += n.r; });
-      var thick = sum * scale / side, off = 0;
-      row.forEach(function (n) {
-        var len = n.r * scale / thick;
-        if (w >= h) out.push({ n: n, x: x, y: y + off, w: thick, h: len });
-        else out.push({ n: n, x: x + off, y: y, w: len, h: thick });
-        off += len;
-      });
-      if (w >= h) { x += thick; w -= thick; } else { y += thick; h -= thick; }
-      total -= sum;
-      rest = rest.slice(row.length);
-    }
-    return out;
-  }
+  var squarify = HK.squarify;
   var tm = document.getElementById("tm"), crumbs = document.getElementById("crumbs");
   function color(name, depth) {
     var h = 0;
@@ -158,7 +118,7 @@
     var o = data.objects[id];
     pbody.textContent = "";
     if (!o) {
-      pbody.appendChild(el("p", {}, id + ": not among the objects this report embeds (hprofkit object DUMP " + id + ")"));
+      pbody.appendChild(el("p", {}, id + ": not among the objects this report embeds; hprofkit serve DUMP opens every object (or hprofkit object DUMP " + id + ")"));
     } else {
       pbody.appendChild(el("h2", {}, o.class));
       pbody.appendChild(el("p", {}, o.id + " · " + o.kind + " · " + o.reachability + " · shallow " + size(o.shallow_bytes) +

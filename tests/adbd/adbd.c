@@ -40,6 +40,11 @@
  *   curve.pos  the current step, kept by the daemon: each `dumpsys meminfo` serves the current
  *              step and moves to the next (pidof does, for a `gone` step); pidof, cat /proc/..., date, logcat and ps answer from
  *              the current one (the last step repeats)
+ *   logcat     more log lines: "STEP BUFFER PID TID PRIO TAG: MESSAGE" (adbd_logcat.c says how
+ *              logcat of the props' API level serves them); logcat_broken: logcat fails with it
+ *   dmesg      the kernel's ring buffer for `dmesg` (absent: refused, as to the shell user)
+ *   exitinfo   text printed by `dumpsys activity exit-info ...` (from curve step exitinfo_from on,
+ *              when that file holds a step: the system records a death some time after it)
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
  *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
  *   log        one line per OPENed service (appended)
@@ -62,6 +67,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "adbd.h"
 
 #define A_CNXN     0x4e584e43u
 #define A_AUTH     0x48545541u
@@ -108,7 +115,7 @@ static int read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
-static char *cfg_path(const char *name)
+char *cfg_path(const char *name)
 {
     static char buf[4096];
     snprintf(buf, sizeof buf, "%s/%s", g_cfg, name);
@@ -116,7 +123,7 @@ static char *cfg_path(const char *name)
 }
 
 /* Reads a whole config file; returns "" when it is missing.  Caller frees. */
-static char *slurp(const char *path)
+char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return strdup("");
@@ -132,7 +139,7 @@ static char *slurp(const char *path)
     return s;
 }
 
-static char *cfg_word(const char *name, char *buf, size_t n)
+char *cfg_word(const char *name, char *buf, size_t n)
 {
     char *s = slurp(cfg_path(name));
     snprintf(buf, n, "%s", s);
@@ -141,7 +148,7 @@ static char *cfg_word(const char *name, char *buf, size_t n)
     return buf;
 }
 
-static char *remote_to_local(const char *remote)
+char *remote_to_local(const char *remote)
 {
     static char buf[8300];
     snprintf(buf, sizeof buf, "%s/root%s%s", g_cfg, remote[0] == '/' ? "" : "/", remote);
@@ -162,12 +169,7 @@ static void logf_(const char *fmt, ...)
 
 /* ---------- growable output buffer ---------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-} buf_t;
-
-static void bput(buf_t *b, const char *s, size_t n)
+void bput(buf_t *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         b->cap = (b->len + n + 1) * 2;
@@ -178,7 +180,7 @@ static void bput(buf_t *b, const char *s, size_t n)
     b->p[b->len] = 0;
 }
 
-static void bprintf(buf_t *b, const char *fmt, ...)
+void bprintf(buf_t *b, const char *fmt, ...)
 {
     char tmp[8192];
     va_list ap;
@@ -190,15 +192,7 @@ static void bprintf(buf_t *b, const char *fmt, ...)
 
 /* ---------- the scripted process (curve) ---------- */
 
-#define CURVE_EPOCH 1700000000L /* device wall clock at step 0; step k is k seconds later */
-
-typedef struct {
-    int pid, gone, drop_ms;
-    long up, alloc, size, native, pss, rss;
-    char log[512];
-} step_t;
-
-static char g_curve_name[256];
+char g_curve_name[256];
 
 static long curve_word(const char *line, const char *key)
 {
@@ -209,7 +203,7 @@ static long curve_word(const char *line, const char *key)
 }
 
 /* Reads the step at the current position (or *pos_out when asked); 0 when there is no curve. */
-static int curve_step(step_t *st, int *pos_out)
+int curve_step(step_t *st, int *pos_out)
 {
     char *s = slurp(cfg_path("curve"));
     char posbuf[32];
@@ -479,18 +473,94 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb)
     return 0;
 }
 
+/* Splits a command line into words as sh does for the commands we serve: quotes ('...',
+ * "...") group words and are removed; "2>&1" is dropped (stdout and stderr reach the host
+ * together anyway); $? is the status of the command before. */
+static int split_words(char *line, char **argv, int max, int last_rc, int *merge)
+{
+    static char subs[4][256];
+    int argc = 0, nsub = 0;
+    char *r = line, *w = line;
+    while (*r && argc < max) {
+        while (*r == ' ' || *r == '\t' || *r == '\n') r++;
+        if (!*r) break;
+        char *word = w, q = 0;
+        for (; *r && (q || (*r != ' ' && *r != '\t' && *r != '\n')); r++) {
+            if (!q && (*r == '\'' || *r == '"')) q = *r;
+            else if (q && *r == q) q = 0;
+            else *w++ = *r;
+        }
+        if (*r) r++;
+        *w++ = 0;
+        if (!strcmp(word, "2>&1")) {
+            *merge = 1;
+            continue;
+        }
+        char *dq = strstr(word, "$?");
+        if (dq && nsub < 4) { /* the status of the command before, wherever it stands in the word */
+            snprintf(subs[nsub], sizeof subs[nsub], "%.*s%d%s", (int)(dq - word), word, last_rc, dq + 2);
+            word = subs[nsub++];
+        }
+        argv[argc++] = word;
+    }
+    return argc;
+}
+
+static int run_one(char *line, buf_t *out, buf_t *errb, int last_rc);
+static int run_words(char **argv, int argc, buf_t *out, buf_t *errb);
+
+/* "a; b; c": each in turn, the status of the last */
 static int run_command(char *line, buf_t *out, buf_t *errb)
 {
-    char *argv[64];
-    int argc = 0;
-    for (char *tok = strtok(line, " \t\n"); tok && argc < 63; tok = strtok(NULL, " \t\n")) {
-        size_t l = strlen(tok);
-        if (l >= 2 && (tok[0] == '\'' || tok[0] == '"') && tok[l - 1] == tok[0]) {
-            tok[l - 1] = 0;
-            tok++;
-        }
-        argv[argc++] = tok;
+    int rc = 0;
+    char *save = NULL;
+    for (char *part = strtok_r(line, ";", &save); part; part = strtok_r(NULL, ";", &save))
+        rc = run_one(part, out, errb, rc);
+    return rc;
+}
+
+/* stdin of the command on the right of a pipe: what the left one printed */
+static const buf_t *g_stdin;
+
+/* The first '|' outside quotes, or NULL. */
+static char *pipe_at(char *line)
+{
+    char q = 0;
+    for (char *p = line; *p; p++) {
+        if (!q && (*p == '\'' || *p == '"')) q = *p;
+        else if (q && *p == q) q = 0;
+        else if (!q && *p == '|') return p;
     }
+    return NULL;
+}
+
+static int run_one(char *line, buf_t *out, buf_t *errb, int last_rc)
+{
+    char *bar = pipe_at(line);
+    if (bar) { /* "a | b": b reads what a printed */
+        *bar = 0;
+        buf_t left = {0};
+        run_one(line, &left, errb, last_rc);
+        g_stdin = &left;
+        int rc = run_one(bar + 1, out, errb, last_rc);
+        g_stdin = NULL;
+        free(left.p);
+        return rc;
+    }
+    char *argv[64];
+    int merge = 0, argc = split_words(line, argv, 63, last_rc, &merge);
+    if (merge) { /* 2>&1: the command's stderr joins its stdout, in order */
+        buf_t err2 = {0};
+        int rc = run_words(argv, argc, out, &err2);
+        if (err2.len) bput(out, err2.p, err2.len);
+        free(err2.p);
+        return rc;
+    }
+    return run_words(argv, argc, out, errb);
+}
+
+static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
+{
     argv[argc] = NULL;
     if (argc == 0) return 0;
     if (!strcmp(argv[0], "getprop")) {
@@ -525,11 +595,7 @@ static int run_command(char *line, buf_t *out, buf_t *errb)
         }
         return 1;
     }
-    if (!strcmp(argv[0], "date") && argc == 2 && !strcmp(argv[1], "+%s")) {
-        int pos = 0;
-        bprintf(out, "%ld\n", curve_step(&st, &pos) ? CURVE_EPOCH + pos : (long)time(NULL));
-        return 0;
-    }
+    if (!strcmp(argv[0], "date") && adbd_date(argv, argc, out) == 0) return 0;
     if (!strcmp(argv[0], "cat")) {
         int have = curve_step(&st, NULL), rc = 0;
         for (int i = 1; i < argc; i++) {
@@ -558,22 +624,23 @@ static int run_command(char *line, buf_t *out, buf_t *errb)
         }
         return rc;
     }
-    if (!strcmp(argv[0], "logcat")) {
-        /* lines of the steps served so far, stamped CURVE_EPOCH + step + 0.5 s; -t SINCE filters */
-        double since = 0;
-        for (int i = 1; i + 1 < argc; i++)
-            if (!strcmp(argv[i], "-t")) since = atof(argv[i + 1]);
+    if (!strcmp(argv[0], "logcat")) return adbd_logcat(argv, argc, out, errb);
+    if (!strcmp(argv[0], "perfetto")) return adbd_perfetto(argv, argc, g_stdin, out, errb);
+    if (!strcmp(argv[0], "kill")) return adbd_kill(argv, argc, errb);
+    if (!strcmp(argv[0], "dmesg")) {
+        char *s = slurp(cfg_path("dmesg"));
+        int rc = *s ? 0 : 1;
+        if (*s) bput(out, s, strlen(s));
+        else bprintf(errb, "dmesg: klogctl: Operation not permitted\n");
+        free(s);
+        return rc;
+    }
+    if (!strcmp(argv[0], "dumpsys") && argc >= 3 && !strcmp(argv[1], "activity") && !strcmp(argv[2], "exit-info")) {
+        char from[32];
         int pos = 0;
-        if (!curve_step(&st, &pos)) return 0;
-        char *s = slurp(cfg_path("curve"));
-        int n = 0;
-        for (char *save = NULL, *l = strtok_r(s, "\n", &save); l && n <= pos; l = strtok_r(NULL, "\n", &save)) {
-            if (strncmp(l, "pid=", 4)) continue;
-            char *log = strstr(l, " log=");
-            double ts = CURVE_EPOCH + n + 0.5;
-            if (log && ts >= since) bprintf(out, "%.3f %s\n", ts, log + 5);
-            n++;
-        }
+        if (curve_step(&st, &pos) && pos < atoi(cfg_word("exitinfo_from", from, sizeof from))) return 0;
+        char *s = slurp(cfg_path("exitinfo"));
+        bput(out, s, strlen(s));
         free(s);
         return 0;
     }
