@@ -37,6 +37,12 @@ fi
 mountpoint -q "$dir/dev/pts" || mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$dir/dev/pts"
 mountpoint -q "$dir/dev/shm" || mount -t tmpfs -o mode=1777,size=1g shm "$dir/dev/shm"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# the host's own CA certificates too: where the way out re-signs TLS (a proxy), npm inside
+# trusts what the host trusts (apt fetches over plain HTTP and checks signatures itself)
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  mkdir -p "$dir/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+fi
 rm -rf "$dir/usr/src/hprofkit" "$dir/usr/src/shared"
 git clone -q "$src" "$dir/usr/src/hprofkit"
 [ -d "$src/../shared" ] && cp -r "$src/../shared" "$dir/usr/src/shared"
@@ -44,6 +50,7 @@ git clone -q "$src" "$dir/usr/src/hprofkit"
 inside() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 ${HK_TEST_TIMEOUT:+HK_TEST_TIMEOUT=$HK_TEST_TIMEOUT} \
   chroot "$dir" bash -c "cd /usr/src/hprofkit && $1"; }
 echo "$suite: $(inside 'cat /etc/debian_version') at $(git -C "$src" rev-parse --short HEAD), $(nproc) cores"
+inside 'update-ca-certificates >/dev/null 2>&1 || true' # the bundle takes the host's certificates in
 for cmd in run test; do
   start=$SECONDS rc=0
   inside "./$cmd.sh" >"$dir.$cmd.log" 2>&1 || rc=$?
