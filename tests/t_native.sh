@@ -75,3 +75,27 @@ eq diff_two_traces_same "$("$HK" native-diff "$T/heap_profile.pftrace" "$T/heap_
 eq diff_two_traces "$("$HK" native-diff "$wf@1" "$T/heap_profile_dump_max.pftrace" --frames 1 --json | jq -r '[.stacks[] | "\(.status):\(.top_frames):\(.growth_bytes)"] | join(" ")')" \
   "new:symbolized f3:1000 new:symbolized f2:90 gone:f1:-1000"
 err diff_bad_pick "dump 9 .* names no dump" "$HK" native-diff "$wf@9" "$wf"
+
+# triage --native: the facts' native section is what `native` reads (hotspots, totals), the
+# flame tree sums to the unreleased bytes, --meminfo sets Native Heap beside it, the facts still
+# validate against docs/triage-facts.schema.json, and the report draws the flame graph
+"$HK" triage "$T/demo.hprof" --native "$T/heap_profile_dump_max.pftrace" --meminfo "$SRC/tests/meminfo/modern_android14_d.txt" \
+  --json -o "$T/facts.json" --report "$T/report.html" 2>"$T/triage.err"
+eq triage_native_status $? 0
+eq triage_native_hotspots "$(jq -c '[.native.hotspots[] | [.fingerprint, .unreleased_bytes, .alloc_count]]' "$T/facts.json")" \
+  "$(nat heap_profile_dump_max | jq -c '[.hotspots[] | [.fingerprint, .unreleased_bytes, .alloc_count]]')"
+eq triage_native_flame "$(jq -r '.native.flame | "\(.total_bytes) \(.children[0].name) \(.children[0].children[0].total_bytes)"' "$T/facts.json")" \
+  "1090 f1 1090"
+eq triage_native_meminfo "$(jq -r '.native.meminfo_native_heap_kb, (.native.meminfo_sentence | test("^Native Heap is 10.2 MiB in meminfo, the profile.s unreleased allocations 1.1 KiB"))' "$T/facts.json" | tr '\n' ' ')" "10408 true "
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  ok triage_native_schema python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$T/facts.json" "$SRC/docs/triage-facts.schema.json"
+else
+  skip triage_native_schema "python3-jsonschema is not installed"
+fi
+eq triage_native_report "$(grep -c '<section id="native">' "$T/report.html") $(grep -o '<rect ' "$T/report.html" | wc -l)" "1 3"
+eq triage_without_native "$("$HK" triage "$T/demo.hprof" --json | jq -r .native)" null
+err triage_native_not_a_trace "not a Perfetto trace" "$HK" triage "$T/demo.hprof" --native "$T/demo.hprof"
+# a profile of another process than the dump's is said (stderr and the facts); the same process is not
+eq triage_native_mismatch "$(jq -r .native.process_mismatch "$T/facts.json") $(grep -c 'warning: --native: the profile is of system_server' "$T/triage.err")" \
+  "the profile is of system_server (pid 2), the dump of $("$HK" info "$T/demo.hprof" --json | jq -r .process): they are not one process's memory 1"

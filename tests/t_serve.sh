@@ -50,6 +50,25 @@ if start_server main "$D" --time-limit 2; then
   grep -q 'stopping' main.err && pass ctrl-c-says-stopping || fail ctrl-c-says-stopping "$(tail -2 main.err)"
 fi
 
+# --native TRACE: the Overview's facts carry the heapprofd profile as `triage --native` gives it
+PF="$SRC/../shared/reference/perfetto"
+if command -v protoc >/dev/null && [ -d "$PF/tests" ]; then
+  (cd "$PF" && protoc --proto_path=. --encode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) \
+    < "$PF/tests/heap_profile_dump_max.textproto" > np.pftrace
+  if start_server native "$D" --native np.pftrace; then
+    tok=${URL#*token=}
+    curl -s -H "Authorization: Bearer $tok" "${URL%%/\?*}/api/query/triage" > native_facts.json
+    eq serve-native-facts "$(jq -c '[.native.unreleased_bytes, .native.hotspots[0].fingerprint]' native_facts.json)" \
+      "$("$HK" triage "$D" --native np.pftrace --json | jq -c '[.native.unreleased_bytes, .native.hotspots[0].fingerprint]')"
+    eq serve-native-info "$(curl -s -H "Authorization: Bearer $tok" "${URL%%/\?*}/api/info" | jq .native)" true
+    eq serve-native-not-settable "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $tok" "${URL%%/\?*}/api/query/triage?native=/etc/passwd")" 400
+    stop_server native
+  fi
+  err usage-bad-native "--native" "$HK" serve "$D" --native /nonexistent.pftrace
+else
+  skip serve-native "needs protoc and $PF"
+fi
+
 # usage errors
 err usage-no-dump "missing DUMP" "$HK" serve
 err usage-bad-port "--port needs a number" "$HK" serve "$D" --port 70000

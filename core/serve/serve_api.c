@@ -112,8 +112,8 @@ static void do_info(sv_app *a, void *arg)
     hk_buf_puts(b, ", \"baseline\": ");
     if (a->baseline) hk_buf_json_string(b, a->baseline, strlen(a->baseline));
     else hk_buf_puts(b, "null");
-    hk_buf_printf(b, ", \"meminfo\": %s, \"time_limit\": %g, \"console_blocks_api\": true}\n",
-                  a->meminfo ? "true" : "false", a->time_limit);
+    hk_buf_printf(b, ", \"meminfo\": %s, \"native\": %s, \"time_limit\": %g, \"console_blocks_api\": true}\n",
+                  a->meminfo ? "true" : "false", a->native ? "true" : "false", a->time_limit);
 }
 
 void sv_api(void *ctx, const sv_request *rq, sv_reply *rp)

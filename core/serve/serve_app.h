@@ -16,7 +16,7 @@
 typedef struct sv_app {
     cli_ctx *cx;
     pthread_mutex_t lock;
-    const char *dump_path, *baseline, *base_map, *meminfo;
+    const char *dump_path, *baseline, *base_map, *meminfo, *native;
     double time_limit;            /* seconds a console snippet may run */
     volatile sig_atomic_t broken; /* a SIGBUS: the dump changed on disk; no more requests on it */
 } sv_app;

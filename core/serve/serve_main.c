@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 typedef struct serve_opts {
-    const char *dump, *baseline, *base_map, *meminfo;
+    const char *dump, *baseline, *base_map, *meminfo, *native;
     double time_limit;
     int open;
     sv_options http;
@@ -19,8 +19,8 @@ typedef struct serve_opts {
 
 static void serve_usage(FILE *f)
 {
-    fputs("usage: hprofkit serve DUMP [--baseline DUMP] [--base-map FILE] [--meminfo FILE] [--port N]\n"
-          "                      [--bind ADDR] [--allow-host NAME]... [--time-limit SECONDS] [--open]\n"
+    fputs("usage: hprofkit serve DUMP [--baseline DUMP] [--base-map FILE] [--meminfo FILE] [--native TRACE]\n"
+          "                      [--port N] [--bind ADDR] [--allow-host NAME]... [--time-limit SECONDS] [--open]\n"
           "\n"
           "Explore DUMP in a browser: indexes it once, prints the address to open (with this run's\n"
           "token) and serves until Ctrl-C.  Pages for the overview, classes, objects, dominators,\n"
@@ -28,6 +28,7 @@ static void serve_usage(FILE *f)
           "any query that reads the dump, with its arguments, as `hprofkit NAME --json` would).\n"
           "  --baseline DUMP   diff mode: a Diff page against this earlier dump (--base-map: its map)\n"
           "  --meminfo FILE    dumpsys meminfo beside the dump's numbers on the overview\n"
+          "  --native TRACE    a heapprofd profile of the app: its hotspots and flame graph on the overview\n"
           "  --port N          0 (default): a free port\n"
           "  --bind ADDR       listen on ADDR instead of 127.0.0.1 and ::1 (a warning: the dump is\n"
           "                    then reachable by anyone who can reach ADDR and has the token)\n"
@@ -70,6 +71,7 @@ static int one_option(serve_opts *o, int argc, char **argv, int *i)
     else if (!strcmp(a, "--baseline")) return take_value(argc, argv, i, &o->baseline);
     else if (!strcmp(a, "--base-map")) return take_value(argc, argv, i, &o->base_map);
     else if (!strcmp(a, "--meminfo")) return take_value(argc, argv, i, &o->meminfo);
+    else if (!strcmp(a, "--native")) return take_value(argc, argv, i, &o->native);
     else if (!strcmp(a, "--bind")) return take_value(argc, argv, i, &o->http.bind);
     else if (!strcmp(a, "--allow-host")) {
         if (take_value(argc, argv, i, &v) < 0) return -1;
@@ -100,8 +102,9 @@ static int parse(serve_opts *o, int argc, char **argv)
         return -1;
     }
     char err[1024];
-    const char *files[] = {o->baseline, o->base_map, o->meminfo}, *what[] = {"--baseline", "--base-map", "--meminfo"};
-    for (int k = 0; k < 3; k++)
+    const char *files[] = {o->baseline, o->base_map, o->meminfo, o->native},
+               *what[] = {"--baseline", "--base-map", "--meminfo", "--native"};
+    for (int k = 0; k < 4; k++)
         if (files[k] && cli_check_file(what[k], files[k], err, sizeof err) < 0)
             return fprintf(stderr, "hprofkit serve: %s\n", err), -1;
     return 0;
@@ -234,6 +237,7 @@ int sv_serve_main(cli_ctx *cx, int argc, char **argv)
     a.baseline = o.baseline;
     a.base_map = o.base_map;
     a.meminfo = o.meminfo;
+    a.native = o.native;
     a.time_limit = o.time_limit;
     rc = sv_app_open(&a, cx, o.dump);
     if (!rc) rc = run_server(&a, &o, assets);

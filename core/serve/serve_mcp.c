@@ -191,7 +191,7 @@ static void dispatch(sv_app *a, lua_State *L, int msg)
 
 static void mcp_usage(FILE *f)
 {
-    fputs("usage: hprofkit mcp DUMP [--baseline DUMP] [--base-map FILE] [--meminfo FILE]\n"
+    fputs("usage: hprofkit mcp DUMP [--baseline DUMP] [--base-map FILE] [--meminfo FILE] [--native TRACE]\n"
           "\n"
           "A Model Context Protocol server over stdio (JSON-RPC 2.0, one message a line) for an\n"
           "assistant: every query that reads DUMP and writes nothing is a tool (hprofkit queries\n"
@@ -208,6 +208,7 @@ static int mcp_args(sv_app *a, int argc, char **argv)
         if (!strcmp(o, "--baseline")) slot = &a->baseline;
         else if (!strcmp(o, "--base-map")) slot = &a->base_map;
         else if (!strcmp(o, "--meminfo")) slot = &a->meminfo;
+        else if (!strcmp(o, "--native")) slot = &a->native;
         else if (o[0] != '-' && !a->dump_path) a->dump_path = o;
         else return fprintf(stderr, "hprofkit mcp: unexpected '%s' (see hprofkit mcp --help)\n", o), -1;
         if (slot && i + 1 >= argc) return fprintf(stderr, "hprofkit mcp: %s needs a value\n", o), -1;

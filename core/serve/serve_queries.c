@@ -14,7 +14,7 @@ static const char *const not_offered[] = {"convert", "dump", "fetch-bitmaps", "w
 /* Arguments a client may not give: they write files, or name files the server chose. */
 static const char *const refused[] = {"o",       "output",   "export",   "report",  "trace",   "hprof", "dump",
                                       "base",    "baseline", "base_map", "meminfo", "samples", "map",   "sidecar",
-                                      "plugins", "help",     "h",        "dir",     NULL};
+                                      "plugins", "help",     "h",        "dir",     "native",  NULL};
 
 static int in_list(const char *const *list, const char *s)
 {
@@ -163,6 +163,7 @@ static void build_argv(lua_State *L, const sv_app *a, const char *name, const sv
     else {
         if (!strcmp(name, "diff") && a->base_map) push_arg(b, "--base-map=%s", a->base_map, NULL);
         if (!strcmp(name, "triage") && a->meminfo) push_arg(b, "--meminfo=%s", a->meminfo, NULL);
+        if (!strcmp(name, "triage") && a->native) push_arg(b, "--native=%s", a->native, NULL);
         push_arg(b, "--json", "", NULL);
         add_positionals(L, a, pos, ps, n, b, r);
     }

@@ -19,7 +19,7 @@ static const char *json_type(lua_State *L, int idx)
 static int hidden(const char *k)
 {
     static const char *const keys[] = {"export",   "sidecar", "meminfo", "baseline", "samples", "report",
-                                       "base_map", "trace",   "hprof",   "output",   NULL};
+                                       "base_map", "trace",   "hprof",   "output",   "native",  NULL};
     for (int i = 0; keys[i]; i++)
         if (!strcmp(keys[i], k)) return 1;
     return 0;

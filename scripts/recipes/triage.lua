@@ -267,9 +267,11 @@ hk.query{
          "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
          "dump gives the same bytes: no path, host or time of the run); --report FILE.html writes\n" ..
          "one self-contained page (treemap of the dominator tree, leak traces, bitmap gallery, ...).",
-  args = { meminfo = "", baseline = "", samples = "", report = "", label = {} },
+  args = { meminfo = "", baseline = "", samples = "", report = "", label = {}, native = "" },
   options_help = "  --meminfo FILE    a saved `dumpsys meminfo` of the same process\n" ..
                  "  --baseline DUMP   an earlier dump: the diff summary\n" ..
+                 "  --native TRACE    a heapprofd profile of the same app: its native hotspots (and, with\n" ..
+                 "                    --meminfo, Native Heap beside them)\n" ..
                  "  --samples FILE    a `watch` samples file (.csv or .jsonl): a chart in the report\n" ..
                  "  --report FILE     write the HTML report\n" ..
                  "  --label KEY=VALUE a label copied into the facts (repeatable)\n" ..
@@ -277,7 +279,7 @@ hk.query{
                  "                    leak-retained:BYTES, bitmap-waste:BYTES",
   shape = "record",
   columns = { "schema", "labels", "dump_sha256", "origin", "app", "route", "totals", "histogram", "top", "leaks",
-              "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "diff", "gates_tripped" },
+              "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "native", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
     local facts = { schema = SCHEMA, labels = labels_of(args.label) }
@@ -317,6 +319,13 @@ hk.query{
     progress("duplicate arrays")
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
     facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps) or hk.null
+    facts.native = hk.null
+    if args.native ~= "" then
+      progress("native heap profile")
+      local native_facts = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../native/native_facts.lua")
+      facts.native = native_facts(args.native, present(facts.meminfo) and facts.meminfo.summary or nil,
+        facts.origin.process)
+    end
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")

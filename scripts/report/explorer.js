@@ -133,7 +133,50 @@
         box.appendChild(HK.table(cols([["name", "what"], ["meminfo_kb", "meminfo KiB", "num"], ["dump_bytes", "in the dump", "bytes"],
           ["gap_bytes", "gap", "bytes"], ["sentence", ""]]), f.meminfo.joins || [], { id: "meminfo" }));
       }
+      if (f.native) nativeSection(box, f.native);
     });
+  }
+
+  // the native heap profile (serve --native TRACE): the figures, a flame graph of the bytes not
+  // freed (outermost caller on top, width by bytes, the figures in each box's title) and the
+  // hotspots
+  function nativeSection(box, n) {
+    box.appendChild(el("h3", {}, "Native heap (heapprofd)"));
+    box.appendChild(el("p", {}, (n.process || "pid " + n.pid) + ", heap " + n.heap + ", dump " + n.dump + " of " + n.dumps +
+      ": " + size(n.unreleased_bytes) + " unreleased (" + size(n.allocated_bytes) + " allocated, " +
+      size(n.freed_bytes) + " freed)."));
+    if (n.process_mismatch) box.appendChild(el("p", { "class": "warn" }, "Warning: " + n.process_mismatch + "."));
+    if (n.meminfo_sentence) box.appendChild(el("p", {}, n.meminfo_sentence));
+    var NS = "http://www.w3.org/2000/svg", W = 1000, H = 17, depth = 0;
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("id", "native-flame");
+    svg.setAttribute("width", "100%");
+    function draw(node, x, d, scale) {
+      if (d > 0 && node.total_bytes * scale >= 1) {
+        var g = document.createElementNS(NS, "g"), r = document.createElementNS(NS, "rect"), t = document.createElementNS(NS, "title");
+        var w = node.total_bytes * scale, hue = 0;
+        for (var i = 0; i < node.name.length; i++) hue = (hue * 31 + node.name.charCodeAt(i)) % 360;
+        t.textContent = node.name + ": " + size(node.total_bytes) + " (" + size(node.self_bytes) + " in itself)";
+        r.setAttribute("x", x); r.setAttribute("y", (d - 1) * H); r.setAttribute("width", w); r.setAttribute("height", H - 1);
+        r.setAttribute("fill", "hsl(" + (20 + hue % 40) + ",70%,60%)"); r.setAttribute("stroke", "#fff");
+        g.appendChild(t); g.appendChild(r);
+        if (w > 40) {
+          var tx = document.createElementNS(NS, "text");
+          tx.setAttribute("x", x + 3); tx.setAttribute("y", d * H - 5); tx.setAttribute("font-size", "11");
+          tx.textContent = node.name.length > w / 6.5 ? node.name.slice(0, Math.floor(w / 6.5) - 1) + "…" : node.name;
+          g.appendChild(tx);
+        }
+        svg.appendChild(g);
+        depth = Math.max(depth, d);
+      }
+      node.children.forEach(function (c) { draw(c, x, d + 1, scale); x += c.total_bytes * scale; });
+    }
+    draw(n.flame, 0, 0, n.flame.total_bytes > 0 ? W / n.flame.total_bytes : 0);
+    svg.setAttribute("viewBox", "0 0 " + W + " " + Math.max(1, depth) * H);
+    box.appendChild(svg);
+    box.appendChild(HK.table(cols([["unreleased_bytes", "unreleased", "bytes"], ["allocated_bytes", "allocated", "bytes"],
+      ["alloc_count", "allocations", "num"], ["top", "stack (the top 8 frames)"]]),
+      n.hotspots.map(function (h) { var r = Object.assign({}, h); r.top = h.frames.join(" < "); return r; }), { id: "native-hotspots" }));
   }
 
   // ---- Classes ----

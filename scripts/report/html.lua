@@ -25,12 +25,7 @@ end
 
 local function present(v) return v ~= nil and v ~= hk.null end
 
-local function size(n)
-  if not present(n) then return "–" end
-  local units, v, i = { "B", "KiB", "MiB", "GiB" }, n, 1
-  while math.abs(v) >= 1024 and i < #units do v = v / 1024; i = i + 1 end
-  return i == 1 and string.format("%d B", n) or string.format("%.1f %s", v, units[i])
-end
+local size = dofile(HERE .. "../lib/units.lua").bytes
 
 local function num(n) return present(n) and tostring(n) or "–" end
 
@@ -460,6 +455,55 @@ local function meminfo_html(facts)
     "</div></div></section>"
 end
 
+-- The native heap profile (triage --native): hotspots, and a flame graph of unreleased bytes
+-- drawn here as SVG (outermost caller on top, width by bytes; the title of each box says all).
+local function flame_svg(tree)
+  local W, H, rows = 1000, 17, {}
+  local function walk(n, x, depth, scale)
+    if depth > 0 then
+      local w = n.total_bytes * scale
+      if w >= 1 then
+        local h = 0
+        for c in n.name:gmatch(".") do h = (h * 31 + c:byte()) % 360 end
+        rows[#rows + 1] = string.format('<g><title>%s: %s (%s in itself)</title><rect x="%.1f" y="%d" width="%.1f" ' ..
+          'height="%d" fill="hsl(%d,70%%,60%%)" stroke="#fff"/>%s</g>', esc(n.name), size(n.total_bytes),
+          size(n.self_bytes), x, (depth - 1) * H, w, H - 1, 20 + h % 40,
+          w > 40 and string.format('<text x="%.1f" y="%d" font-size="11">%s</text>', x + 3, depth * H - 5,
+            esc(clip(n.name, math.floor(w / 6.5)))) or "")
+      end
+    end
+    for _, c in ipairs(n.children) do
+      walk(c, x, depth + 1, scale)
+      x = x + c.total_bytes * scale
+    end
+  end
+  local function depth_of(n) local d = 0 for _, c in ipairs(n.children) do d = math.max(d, depth_of(c)) end return d + 1 end
+  walk(tree, 0, 0, tree.total_bytes > 0 and W / tree.total_bytes or 0)
+  return string.format('<svg id="flame" viewBox="0 0 %d %d" width="100%%" role="img" aria-label="flame graph">%s</svg>', W,
+    math.max(1, depth_of(tree) - 1) * H, table.concat(rows))
+end
+
+local function native_html(facts)
+  local n = facts.native
+  if not present(n) then return "" end
+  local hot = {}
+  for i, r in ipairs(n.hotspots) do
+    hot[i] = { unreleased = size(r.unreleased_bytes), allocated = size(r.allocated_bytes),
+               allocations = present(r.alloc_count) and num(r.alloc_count) or "–", stack = table.concat(r.frames, " < ") }
+  end
+  return '<section id="native"><h2>Native heap (heapprofd)</h2>' ..
+    string.format("<p>%s of pid %d, heap %s, dump %d of %d: %s unreleased (%s allocated, %s freed).</p>",
+      esc(present(n.process) and n.process or "a process"), n.pid, esc(n.heap), n.dump, n.dumps, size(n.unreleased_bytes),
+      size(n.allocated_bytes), size(n.freed_bytes)) ..
+    (present(n.process_mismatch) and ('<p class="warn">Warning: ' .. esc(n.process_mismatch) .. ".</p>") or "") ..
+    (present(n.meminfo_sentence) and ("<p>" .. esc(n.meminfo_sentence) .. "</p>") or "") ..
+    '<h3>Unreleased bytes by call stack</h3><p class="hint">Each box a function, its width the bytes not freed ' ..
+    'that were allocated under it; hover for the figures.</p>' .. flame_svg(n.flame) ..
+    "<h3>Hotspots (the top 8 frames of each stack)</h3>" ..
+    table_html({ "unreleased", "allocated", "allocations", "stack" }, hot, function(r, c) return esc(r[c]) end) ..
+    "</section>"
+end
+
 function M.write(dump, facts, opts)
   local phase = opts.progress or function() end
   phase("report: dominator tree")
@@ -509,11 +553,12 @@ function M.write(dump, facts, opts)
     -- what a reader looks at first: the leaks, what retains the most, bitmaps, duplicates,
     -- meminfo and the watch chart when given, then the whole class table
     '<nav><a href="#leaks">leaks</a> <a href="#top">top retainers</a> <a href="#treemap">treemap</a> <a href="#bitmaps">bitmaps</a> <a href="#duplicates">duplicates</a>',
-    present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "",
+    present(facts.meminfo) and ' <a href="#meminfo">meminfo</a>' or "",
+    present(facts.native) and ' <a href="#native">native heap</a>' or "", opts.samples and ' <a href="#samples">samples</a>' or "",
     ' <a href="#classes">classes</a></nav>',
     leaks_html(facts), top_html(facts),
     '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
-    gallery_html(facts, thumbs, thumb_note), dups_html(facts), meminfo_html(facts), chart,
+    gallery_html(facts, thumbs, thumb_note), dups_html(facts), meminfo_html(facts), native_html(facts), chart,
     '<section id="classes"><h2>Classes</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
     '<aside id="panel" hidden><button id="close" title="close">×</button><div id="pbody"></div></aside>',
     '<script type="application/json" id="data">', data, "</script><script>", js, "</script></body></html>\n",
