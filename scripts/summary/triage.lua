@@ -10,13 +10,9 @@ if not parsed or type(f) ~= "table" or not tostring(f.schema or ""):match("^hpro
 end
 local TOP = tonumber(arg.top or 5)
 
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+local human = dofile(here .. "../lib/units.lua").bytes
 local function present(v) return v ~= nil and v ~= hk.null end
-local function human(n)
-  if not present(n) then return "-" end
-  local units, v, i = { "B", "KiB", "MiB", "GiB" }, n, 1
-  while v >= 1024 and i < #units do v, i = v / 1024, i + 1 end
-  return i == 1 and string.format("%d B", n) or string.format("%.1f %s", v, units[i])
-end
 local function short(class) return (class:gsub("^class ", ""):match("([^.]+)$")) end
 local out = {}
 local function say(fmt, ...) out[#out + 1] = string.format(fmt, ...) end
