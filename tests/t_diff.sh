@@ -142,10 +142,11 @@ else
   skip hotspot-diff "no JDK (javac, java, jcmd) installed"
 fi
 
-# ---- refusals: one line, exit 2 ----
+# ---- refusals: one line; a file that is not a dump exits 1 as in every command (README,
+# "Exit statuses") ----
 echo "not a heap dump" > bad.hprof
 "$HK" diff g0.hprof bad.hprof > bad.out 2> bad.err; rc=$?
-eq refuse-not-a-dump-status "$rc" 2
+eq refuse-not-a-dump-status "$rc" 1
 eq refuse-not-a-dump-one-line "$(wc -l < bad.err)" 1
 "$HK" diff missing.hprof g0.hprof > /dev/null 2> missing.err; eq refuse-missing-file "$?" 2
 "$HK" diff g0.hprof > /dev/null 2>&1; eq refuse-one-dump "$?" 2

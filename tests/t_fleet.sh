@@ -93,7 +93,7 @@ err fleet_ingest_needs_facts "missing facts" "$HK" fleet-ingest fleet.db
 err fleet_report_no_db "no such database" "$HK" fleet-report nothere.db
 echo hello > notdb.txt
 "$HK" fleet-report notdb.txt 2>notdb.err
-eq fleet_not_a_database "$?:$(cat notdb.err)" "2:hprofkit fleet-report: notdb.txt: not a fleet database (file is not a database)"
+eq fleet_not_a_database "$?:$(cat notdb.err)" "1:hprofkit fleet-report: notdb.txt: not a fleet database (file is not a database)"
 err fleet_report_bad_by "unknown grouping 'colour'" "$HK" fleet-report fleet.db --by colour
 if "$HK" fleet-ingest --help | grep -q 'usage: hprofkit fleet-ingest DB FACTS\.\.\.'; then pass fleet_help_variadic
 else fail fleet_help_variadic "$("$HK" fleet-ingest --help | head -1)"; fi

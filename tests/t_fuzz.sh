@@ -10,7 +10,7 @@ srcs="$SRC/core/util/hk_buf.c $SRC/core/util/hk_idmap.c $SRC/core/util/hk_mem.c 
       $SRC/core/hprof/hprof_ext.c $SRC/core/hprof/hprof_layout.c $SRC/core/hprof/hprof_layout_class.c $SRC/core/hprof/hprof_layout_count.c $SRC/core/hprof/hprof_layout_detect.c
       $SRC/core/trace/trace_packets.c $SRC/core/trace/trace_read.c $SRC/core/trace/trace_graph.c $SRC/core/trace/trace_hprof.c
       $SRC/core/graph/graph_refs.c $SRC/core/graph/graph_referrers.c $SRC/core/graph/graph_reach.c $SRC/core/graph/graph_native.c
-      $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_domtree.c $SRC/core/graph/graph_path.c $SRC/core/graph/graph_path_local.c $SRC/core/graph/graph_class_retained.c $SRC/core/bitmap/bitmap_list.c
+      $SRC/core/graph/graph_dom.c $SRC/core/graph/graph_domtree.c $SRC/core/graph/graph_path.c $SRC/core/graph/graph_path_local.c $SRC/core/graph/graph_class_retained.c $SRC/core/graph/graph_heap_retained.c $SRC/core/bitmap/bitmap_list.c
       $BUILD/trace.pb-c.c $BUILD/heap_graph.pb-c.c $BUILD/process_tree.pb-c.c $BUILD/profile.pb-c.c $BUILD/hprof_dump.pb-c.c"
 if ! clang -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" \
      "$SRC/tests/fuzz/fuzz_hprof.c" $srcs -lz -lzstd -lprotobuf-c -lpthread -o fuzz_hprof 2>build.err; then

@@ -114,6 +114,16 @@ if sc then
     if c > 1 and (utf8.len(v) or #v) <= 200 then out[#out + 1] = string.format("S %d %q", c, v) end
   end
 end
+-- arrays other reports count: Bitmaps' pixel buffers, class objects' $staticOverhead
+for o in d:objects() do
+  if o.kind == "class" then
+    local v = o.as_class:static("$staticOverhead")
+    if type(v) == "userdata" then values[v.id] = true end
+  elseif o.kind == "instance" and o:is_instance_of("android.graphics.Bitmap") then
+    local v = o:field("mBuffer")
+    if type(v) == "userdata" then values[v.id] = true end
+  end
+end
 local arrays = {}
 for o in d:objects() do
   if o.kind == "primitive_array" and not values[o.id] then

@@ -144,7 +144,11 @@ void cli_teardown(cli_ctx *cx)
 int cli_run_script(cli_ctx *cx, int argc, char **argv)
 {
     if (argc < 1) {
-        fprintf(stderr, "usage: hprofkit run FILE.lua [DUMP] [--KEY VALUE]...\n");
+        fprintf(stderr, "usage: hprofkit run FILE.lua|- [DUMP] [--KEY VALUE]...\n");
+        return 2;
+    }
+    if (strcmp(argv[0], "-") && access(argv[0], R_OK) != 0) { /* a pipe or /dev/stdin is fine too */
+        fprintf(stderr, "hprofkit run: script %s: %s\n", argv[0], strerror(errno));
         return 2;
     }
     lua_State *L = hkl_host_state(cx->host);

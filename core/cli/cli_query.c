@@ -205,6 +205,55 @@ static int listing_options(lua_State *L, const char *cmd, int rows, int meta, co
     return 0;
 }
 
+/* A listing's -n with --class or --sort: the query declares `limit = "n"` (the argument that
+ * caps its rows), runs with that argument 0 (every row) and the CLI keeps the first n rows
+ * once they are filtered and sorted (README, "Listings"); `limited(row)` says which rows count
+ * (dominators: the dominated ones).  Returns the cap (>= 0) taken from args, or -1. */
+static lua_Integer take_limit(lua_State *L, int def, int args, const cli_common *c)
+{
+    lua_Integer n = -1;
+    if (!c->sort && !c->class_glob) return n;
+    if (lua_getfield(L, def, "limit") == LUA_TSTRING) {
+        const char *arg = lua_tostring(L, -1);
+        if (lua_getfield(L, args, arg) == LUA_TNUMBER && lua_isinteger(L, -1)) {
+            n = lua_tointeger(L, -1);
+            lua_pushinteger(L, 0);
+            lua_setfield(L, args, arg);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
+/* Keeps the first `limit` rows that count (all do unless the query says `limited`); 0 keeps
+ * every row.  -1 when `limited` raised (reported). */
+static int cut_rows(lua_State *L, const char *cmd, int def, int rows, lua_Integer limit)
+{
+    if (limit <= 0 || is_record(L, rows)) return 0;
+    int pick = lua_getfield(L, def, "limited") == LUA_TFUNCTION ? lua_gettop(L) : 0;
+    lua_newtable(L);
+    lua_Integer k = 0, counted = 0;
+    for (lua_Integer i = 1; lua_rawgeti(L, rows, i) != LUA_TNIL; i++) {
+        int counts = 1;
+        if (pick) {
+            lua_pushvalue(L, pick);
+            lua_pushvalue(L, -2);
+            if (hkl_pcall(L, 1, 1) != LUA_OK) return cli_report_error(L, cmd, 0), -1;
+            counts = lua_toboolean(L, -1);
+            lua_pop(L, 1);
+        }
+        if (!counts || counted < limit) {
+            counted += counts;
+            lua_rawseti(L, -2, ++k);
+        } else lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_replace(L, rows);
+    lua_pop(L, 1); /* limited */
+    return 0;
+}
+
 /* The terminal's width when the output goes to one, else 0 (never cut). */
 static int terminal_width(const char *outfile)
 {
@@ -332,7 +381,7 @@ static int check_positionals(lua_State *L, const char *name, int positional, int
 }
 
 /* After the run: the listing options, the gates, the rendering; returns the exit status. */
-static int finish_query(cli_ctx *cx, const char *name, int def, int args, int wanted, cli_common *c)
+static int finish_query(cli_ctx *cx, const char *name, int def, int args, int wanted, cli_common *c, lua_Integer limit)
 {
     lua_State *L = hkl_host_state(cx->host);
     int rows = lua_gettop(L) - 1, extra = rows + 1;
@@ -343,6 +392,7 @@ static int finish_query(cli_ctx *cx, const char *name, int def, int args, int wa
     push_meta(L, name, def, args, extra, c);
     int meta = lua_gettop(L);
     if (listing_options(L, name, rows, meta, c) < 0) return 2;
+    if (cut_rows(L, name, def, rows, limit) < 0) return 1;
     int ntripped = 0;
     if (lua_rawlen(L, wanted)) {
         ntripped = run_gates(L, name, def, wanted, rows, cx->g.debug);
@@ -394,6 +444,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     if (cli_check_format(L, name, c.format) < 0) return 2; /* before the work */
     if (parse_gates(L, name, def, &c) < 0) return 2;
     int wanted = lua_gettop(L);
+    lua_Integer limit = take_limit(L, def, args, &c);
     lua_getfield(L, def, "run");
     if (!needs_dump) lua_pushnil(L);
     else {
@@ -402,5 +453,5 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     }
     lua_pushvalue(L, args);
     if (hkl_pcall(L, 2, 2) != LUA_OK) return cli_report_error(L, name, cx->g.debug);
-    return finish_query(cx, name, def, args, wanted, &c);
+    return finish_query(cx, name, def, args, wanted, &c, limit);
 }

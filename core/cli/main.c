@@ -22,7 +22,7 @@ static void usage(FILE *f)
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
           "  hprofkit queries            list every query with its help\n"
           "  hprofkit QUERY --help       a query's arguments\n"
-          "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script\n"
+          "  hprofkit run FILE.lua [DUMP] [--KEY VALUE]...   run a one-off script ('-': from stdin)\n"
           "  hprofkit serve DUMP [--port N] [--baseline DUMP]  explore DUMP in a browser (--help)\n"
           "  hprofkit mcp DUMP           the queries as MCP tools over stdio, for an assistant\n"
           "  hprofkit --version\n"
@@ -35,7 +35,9 @@ static void usage(FILE *f)
           "as plain numbers) and, where it offers gates, --fail-on GATE[:PARAM][,GATE...].\n"
           "A Perfetto trace opens like a dump: --trace-pid / --trace-process pick the process\n"
           "when it holds several (info lists them).\n"
-          "Exit status: 0 ok, 1 the dump or the device failed, 2 a usage error, 3 a --fail-on gate tripped.\n\n",
+          "Exit status: 0 ok; 1 the data or the device failed (a file that is not a dump, a device\n"
+          "offline); 2 the request is wrong (an unknown option, a file that is not there, --heap\n"
+          "nosuch); 3 a --fail-on gate tripped (README, \"Exit statuses\").\n\n",
           f);
     cli_print_globals(f);
 }

@@ -104,8 +104,10 @@ uint64_t hk_graph_total_native(hk_dump *d);
  * dominators are not computed or there is no such object. */
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen);
 /* The n objects with the largest retained size, largest first; returns how many.
- * live_only: strongly reachable objects only (needs HK_GRAPH_REACH). */
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, uint32_t *out);
+ * live_only: strongly reachable objects only (needs HK_GRAPH_REACH).  keep (NULL: every
+ * object): which objects may be listed, asked only of those large enough to be. */
+typedef int (*hk_obj_filter)(const hk_dump *d, uint32_t obj, void *ctx);
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out);
 /* The instances of class index cls (on heap index heap; -1: every heap) by retained size, or by
  * shallow size, largest first (ties: lower object index first): those at [offset, offset + n)
  * go to out (room for n), *written of them; *total is how many instances there are.  0, or -1
@@ -118,6 +120,11 @@ int hk_graph_rank_instances(hk_dump *d, uint32_t cls, int heap, int by_shallow, 
  * Primitive arrays without a class in the dump are not counted.  Computes the dominators
  * when they are not yet (their scratch memory then serves the walk). */
 int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen);
+/* The same within one heap (ahat's AhatInstance.getRetainedSize(heap)): per class index
+ * (d->nclasses entries, caller frees), the bytes in heap `heap` of the retained sets of the
+ * class's instances in that heap that no other instance of the class dominates.  Class
+ * objects count as java.lang.Class, in their class's heap. */
+int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err, size_t errlen);
 /* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
  * the dominators then keep their scratch as the walk's child lists and the retained sizes
  * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */

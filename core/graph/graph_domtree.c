@@ -151,7 +151,7 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     return 0;
 }
 
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_t *out)
+uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out)
 {
     hk_graph *g = d->graph;
     if (!g || !g->retained || !want) return 0;
@@ -162,6 +162,7 @@ uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, uint32_
     for (uint32_t i = 0; i < g->n; i++) {
         if (h == want && r[i] <= r[out[0]]) continue;
         if (live_only && hkg_reach(g, i) != HK_REACH_STRONG) continue;
+        if (keep && !keep(d, i, ctx)) continue;
         uint32_t k;
         if (h < want) {
             k = h++;

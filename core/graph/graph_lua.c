@@ -4,6 +4,7 @@
 #include "host/lua_host.h"
 #include "hprof/hprof_internal.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,41 @@ static int dump_roots(lua_State *L)
     return 1;
 }
 
+/* Which objects a class glob keeps: per class index, its instances (by class name) and its
+ * class object (by "class NAME", as obj.label names it). */
+typedef struct class_glob {
+    uint8_t *inst, *cls;
+    const char *glob;
+} class_glob;
+
+static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
+{
+    const class_glob *cg = ctx;
+    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (*r == HPROF_CLASS_DUMP) {
+        const uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+        return c && cg->cls[*c];
+    }
+    uint32_t c = hk_obj_class(d, i);
+    return c != HK_NONE ? cg->inst[c] : fnmatch(cg->glob, hk_obj_class_name(d, i), 0) == 0;
+}
+
+/* The glob's marks per class, in userdata left on the stack. */
+static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
+{
+    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)d->nclasses + 1), 0), NULL, glob};
+    cg.cls = cg.inst + d->nclasses + 1;
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+        cg.inst[c] = fnmatch(glob, name, 0) == 0;
+        lua_pushfstring(L, "class %s", name);
+        cg.cls[c] = fnmatch(glob, lua_tostring(L, -1), 0) == 0;
+        lua_pop(L, 1);
+    }
+    return cg;
+}
+
+/* dump:top_retained([n[, all[, glob]]]): glob keeps the objects whose label matches */
 static int dump_top_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -181,9 +217,12 @@ static int dump_top_retained(lua_State *L)
     if (want < 0) want = 0;
     if ((uint64_t)want > d->nobjects) want = d->nobjects;
     int all = lua_toboolean(L, 3);
+    const char *glob = luaL_optstring(L, 4, "");
     need(L, d, HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH));
+    class_glob cg = {0};
+    if (*glob) cg = glob_marks(L, d, glob);
     uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
-    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, v);
+    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, *glob ? glob_keeps : NULL, &cg, v);
     push_objects(L, 1, v, n);
     return 1;
 }
@@ -244,26 +283,6 @@ static int dump_graph_plan(lua_State *L)
     return 1;
 }
 
-/* dump:class_retained(): class name -> retained bytes (classes sharing a name summed). */
-static int dump_class_retained(lua_State *L)
-{
-    hk_dump *d = hkl_check_dump(L, 1);
-    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
-    char err[256];
-    if (hk_graph_class_retained(d, &per, err, sizeof err)) return hkl_fail(L, "%s", err);
-    lua_createtable(L, 0, (int)d->nclasses);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
-        lua_getfield(L, -1, name);
-        lua_Integer prev = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        lua_pushinteger(L, prev + (lua_Integer)per[c]);
-        lua_setfield(L, -2, name);
-    }
-    free(per);
-    return 1;
-}
-
 /* dump:reachability(): strength -> {count=, bytes=}. */
 static int dump_reachability(lua_State *L)
 {
@@ -310,7 +329,6 @@ void hkl_open_graph(lua_State *L)
     hkl_add_method(L, HKL_DUMP, "roots", dump_roots);
     hkl_add_method(L, HKL_DUMP, "top_retained", dump_top_retained);
     hkl_add_method(L, HKL_DUMP, "dominated_by_root", dump_dominated_by_root);
-    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
     hkl_add_method(L, HKL_DUMP, "graph_plan", dump_graph_plan);
     hkl_add_method(L, HKL_DUMP, "reachability", dump_reachability);
     hkl_add_method(L, HKL_DUMP, "graph_totals", dump_graph_totals);

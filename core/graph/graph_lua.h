@@ -4,6 +4,8 @@
 #include <lua.h>
 /* Adds the graph's methods and properties to the Dump and Object types. */
 void hkl_open_graph(lua_State *L);
+/* dump:histogram and dump:class_retained, with retained bytes per class (histogram_lua.c). */
+void hkl_open_histogram(lua_State *L);
 /* dump:leak_paths (graph_leakpath_lua.c). */
 void hkl_open_leakpath(lua_State *L);
 /* obj:retained_count(), obj:holding_roots() (graph_holders_lua.c). */

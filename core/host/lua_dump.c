@@ -1,5 +1,5 @@
 /* The Dump type in Lua: dump:info(), dump:classes(), dump:class(), dump:object(),
- * dump:objects(), dump:histogram(), dump:index_stats(), dump:close(). */
+ * dump:objects(), dump:index_stats(), dump:close(). */
 #include "host/lua_ref.h"
 #include "hprof/hprof_internal.h"
 #include "hprof/hprof_stats.h"
@@ -138,29 +138,6 @@ static int dump_objects(lua_State *L)
     return 1;
 }
 
-/* dump:histogram([heap]) -> rows {class, count, shallow_bytes}, biggest first */
-static int dump_histogram(lua_State *L)
-{
-    hk_dump *d = hkl_check_dump(L, 1);
-    hk_hist_row *rows;
-    size_t n;
-    char err[512];
-    if (hk_histogram(d, luaL_optstring(L, 2, NULL), &rows, &n, err, sizeof err) < 0) {
-        lua_pushstring(L, err);
-        return lua_error(L);
-    }
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_createtable(L, 0, 3);
-        hkl_set_str(L, "class", rows[i].name);
-        hkl_set_int(L, "count", (lua_Integer)rows[i].count);
-        hkl_set_int(L, "shallow_bytes", (lua_Integer)rows[i].bytes);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(rows);
-    return 1;
-}
-
 /* dump:index_stats() -> memory the index keeps per object (for benchmarks) */
 static int dump_index_stats(lua_State *L)
 {
@@ -186,15 +163,9 @@ static int dump_tostring(lua_State *L)
 
 void hkl_open_dump(lua_State *L)
 {
-    static const luaL_Reg methods[] = {{"info", dump_info},
-                                       {"classes", dump_classes},
-                                       {"class", dump_class},
-                                       {"object", dump_object},
-                                       {"objects", dump_objects},
-                                       {"histogram", dump_histogram},
-                                       {"index_stats", dump_index_stats},
-                                       {"close", dump_gc},
-                                       {NULL, NULL}};
+    static const luaL_Reg methods[] = {
+        {"info", dump_info},       {"classes", dump_classes},         {"class", dump_class}, {"object", dump_object},
+        {"objects", dump_objects}, {"index_stats", dump_index_stats}, {"close", dump_gc},    {NULL, NULL}};
     static const luaL_Reg props[] = {{"path", dump_path}, {NULL, NULL}};
     static const luaL_Reg meta[] = {
         {"__gc", dump_gc}, {"__close", dump_gc}, {"__tostring", dump_tostring}, {NULL, NULL}};

@@ -525,7 +525,7 @@ int hkl_host_run_file(hkl_host *h, const char *path)
     int args = lua_gettop(L);
     h->layer++;
     begin_script(h, path);
-    if (luaL_loadfile(L, path) != LUA_OK) {
+    if (luaL_loadfile(L, strcmp(path, "-") ? path : NULL) != LUA_OK) { /* NULL: standard input */
         end_script(h);
         lua_replace(L, args);
         lua_settop(L, args);

@@ -130,8 +130,8 @@ lua_State *hkl_host_state(hkl_host *h);
 /* Load every .lua in dir (and its queries/, renderers/, recipes/); errors are printed
  * and loading goes on.  Returns the number of scripts that failed. */
 int hkl_host_load_dir(hkl_host *h, const char *dir);
-/* Run a script file with arguments table at stack top (popped); 0 ok, or -1 with the error
- * value left at stack top (see hkl_error_kind). */
+/* Run a script file ("-": standard input) with arguments table at stack top (popped); 0 ok,
+ * or -1 with the error value left at stack top (see hkl_error_kind). */
 int hkl_host_run_file(hkl_host *h, const char *path);
 /* lua_pcall with a traceback; on error the message (with traceback) is left on the stack. */
 int hkl_pcall(lua_State *L, int nargs, int nresults);

@@ -16,9 +16,10 @@
 /* The types first (the modules add methods to them), then hk.query{} and its kin, then the
  * modules. */
 static void (*const openers[])(lua_State *L) = {
-    hkl_open_dump,     hkl_open_class,  hkl_open_object, hkl_open_query,   hkl_open_device, hkl_open_graph,
-    hkl_open_leakpath, hkl_open_diff,   hkl_open_bitmap, hkl_open_clock,   hkl_open_map,    hkl_open_trace,
-    hkl_open_sqlite,   hkl_open_triage, hkl_open_native, hkl_open_holders, hkl_open_layout, hkl_open_rank,
+    hkl_open_dump,   hkl_open_class,     hkl_open_object,   hkl_open_query,  hkl_open_device,
+    hkl_open_graph,  hkl_open_histogram, hkl_open_leakpath, hkl_open_diff,   hkl_open_bitmap,
+    hkl_open_clock,  hkl_open_map,       hkl_open_trace,    hkl_open_sqlite, hkl_open_triage,
+    hkl_open_native, hkl_open_holders,   hkl_open_layout,   hkl_open_rank,
 };
 
 /* The bindings over the loaded plugins: opened once they are loaded. */

@@ -323,12 +323,14 @@ static int obj_as_class(lua_State *L)
     return 1;
 }
 
+/* tostring(obj): LABEL@0xID, so a class object reads "class a.B@0x..." */
 static int obj_tostring(lua_State *L)
 {
     hkl_ref *r = hkl_check_object(L, 1);
     char s[32];
     snprintf(s, sizeof s, "0x%" PRIx64, (uint64_t)hk_obj_id(r->d, r->index));
-    lua_pushfstring(L, "%s@%s", hk_obj_class_name(r->d, r->index), s);
+    obj_label(L);
+    lua_pushfstring(L, "%s@%s", lua_tostring(L, -1), s);
     return 1;
 }
 

@@ -68,6 +68,12 @@ static int is_error_object(lua_State *L, int idx)
 int hkl_error_kind(lua_State *L, int idx)
 {
     if (is_error_object(L, idx)) return HKL_ERR_USAGE;
+    if (lua_istable(L, idx)) { /* error({message = ..., exit_code = 1 or 2}): said as a user's, one line */
+        lua_getfield(L, idx, "exit_code");
+        lua_Integer code = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (code == 1 || code == 2) return code == 2 ? HKL_ERR_USAGE : HKL_ERR_USER;
+    }
     const char *msg = lua_tostring(L, idx);
     if (!msg) return HKL_ERR_SCRIPT;
     const char *nl = strchr(msg, '\n'), *loc = strstr(msg, ".lua:");

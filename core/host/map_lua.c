@@ -127,8 +127,19 @@ static int l_read_map(lua_State *L)
     return 1;
 }
 
+/* hk.map_beside(dump_path) -> the map a dump would pick up beside it (DUMP.map, STEM.map), or
+ * nil: diff chooses each side's map from both dumps' */
+static int l_map_beside(lua_State *L)
+{
+    char path[4096];
+    if (hk_map_beside(luaL_checkstring(L, 1), path, sizeof path)) lua_pushstring(L, path);
+    else lua_pushnil(L);
+    return 1;
+}
+
 void hkl_open_map(lua_State *L)
 {
+    hkl_add_function(L, "map_beside", l_map_beside);
     hkl_add_function(L, "read_map", l_read_map);
     hkl_add_property(L, HKL_CLASS, "obfuscated_name", cls_obfuscated_name);
     hkl_add_property(L, HKL_OBJECT, "allocation_stack", obj_allocation_stack);

@@ -6,8 +6,11 @@
 #include "map/map.h"
 #include "native/native.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static void push_frames(lua_State *L, const hk_native_profile *p)
 {
@@ -102,8 +105,10 @@ static int l_native_profile(lua_State *L)
     const char *map_path = NULL;
     if (lua_istable(L, 2) && lua_getfield(L, 2, "map") == LUA_TSTRING) map_path = lua_tostring(L, -1);
     char err[512];
+    struct stat st; /* a file the user named that is not there, or a map that cannot be read: exit 2 */
+    if (stat(path, &st) != 0) return hkl_usage_error(L, "%s: %s", path, strerror(errno));
     hk_map *map = NULL;
-    if (map_path && !(map = hk_map_load(map_path, err, sizeof err))) return hkl_fail(L, "%s", err);
+    if (map_path && !(map = hk_map_load(map_path, err, sizeof err))) return hkl_usage_error(L, "%s", err);
     hk_native_profile p;
     int rc = hk_native_read_file(path, map, &p, err, sizeof err);
     if (map) hk_map_free(map);

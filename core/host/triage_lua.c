@@ -11,14 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* dump:duplicates("strings"|"arrays" [, n]): {id, count, bytes, wasted_bytes} per group of
- * equal values, most wasted first; n > 0 keeps the first n. */
+/* The objects listed at idx (an array of Objects of dump d, or nil) as a mark per object in a
+ * userdata left on the stack; NULL (and nothing pushed) when there are none. */
+static uint8_t *skip_marks(lua_State *L, hk_dump *d, int idx)
+{
+    if (lua_isnoneornil(L, idx)) return NULL;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    uint8_t *mark = memset(lua_newuserdatauv(L, (size_t)d->nobjects + 1, 0), 0, (size_t)d->nobjects + 1);
+    for (lua_Integer i = 1; lua_rawgeti(L, idx, i) != LUA_TNIL; i++) {
+        hkl_ref *r = hkl_check_object(L, -1);
+        if (r->d != d) return luaL_error(L, "dump:duplicates: skip holds an object of another dump"), NULL;
+        mark[r->index] = 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return mark;
+}
+
+/* dump:duplicates("strings"|"arrays" [, n [, skip]]): {id, count, bytes, wasted_bytes} per
+ * group of equal values, most wasted first; n > 0 keeps the first n; skip: arrays (Objects)
+ * another report counts, left out. */
 static int dump_duplicates(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     static const char *const kinds[] = {"strings", "arrays", NULL};
     int kind = luaL_checkoption(L, 2, NULL, kinds) == 0 ? HK_DUP_STRINGS : HK_DUP_ARRAYS;
     lua_Integer max = luaL_optinteger(L, 3, 0);
+    const uint8_t *skip = skip_marks(L, d, 4); /* its userdata stays on the stack until we return */
     /* the value-array counts one call makes serve the next on the same dump: kept in a
      * table with weak keys, dump -> a userdata holding them */
     if (lua_getfield(L, LUA_REGISTRYINDEX, "hk.dup_uses") != LUA_TTABLE) {
@@ -40,7 +59,7 @@ static int dump_duplicates(lua_State *L)
     hk_dup_group *g;
     uint32_t n;
     char err[256];
-    int rc = hk_dup_groups(d, kind, uses, &ready, &g, &n, err, sizeof err);
+    int rc = hk_dup_groups(d, kind, uses, &ready, skip, &g, &n, err, sizeof err);
     if (lua_type(L, -1) == LUA_TUSERDATA) { /* made here: keep it if it was filled */
         if (ready) {
             lua_pushvalue(L, 1);

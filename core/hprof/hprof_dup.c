@@ -76,7 +76,8 @@ static int array_key(const hk_dump *d, const uint8_t *r, member_key *k)
 
 static int chars_key(const hk_chars *ch, member_key *k)
 {
-    k->type = 100 + ch->encoding;
+    /* "" is "" in either encoding: HotSpot holds some empty Strings as UTF-16 (the RI dump) */
+    k->type = ch->units ? 100 + ch->encoding : 100;
     k->p = ch->p ? ch->p : (const uint8_t *)"";
     k->n = (size_t)ch->units * (ch->encoding == HK_CHARS_LATIN1 ? 1 : 2);
     return 0;
@@ -429,7 +430,7 @@ static int by_waste(const void *pa, const void *pb)
  * merged through a mark per object, so the records are read in one forward sweep of the file
  * (not one sweep per type).  Every object is a candidate for a type that has arrays but no
  * array class (array_key then keeps the primitive arrays). */
-static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, uint32_t *n)
+static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, const uint8_t *skip, uint32_t *n)
 {
     uint8_t *mark = hk_xcalloc((size_t)d->nobjects + 1, 1);
     int classless = 0;
@@ -447,17 +448,17 @@ static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, uint32_t *n)
     uint32_t *list = hk_xrealloc(NULL, ((size_t)(classless ? d->nobjects : d->nprim_arrays) + 1) * sizeof *list);
     *n = 0;
     for (uint32_t i = 0; i < d->nobjects; i++)
-        list[*n] = i, *n += (mark[i] | classless) & !uses[i]; /* no branch: a third of objects pass */
+        list[*n] = i, *n += (mark[i] | classless) & !uses[i] & !(skip && skip[i]); /* no branch: a third pass */
     free(mark);
     return list;
 }
 
-static void hash_arrays(scan *sc, hashes *h)
+static void hash_arrays(scan *sc, hashes *h, const uint8_t *skip)
 {
     hk_dump *d = sc->d;
     if (sc->count_uses && d->string_class != HK_NONE) string_values(d, sc->uses);
     uint32_t n;
-    uint32_t *v = array_candidates(d, sc->uses, &n);
+    uint32_t *v = array_candidates(d, sc->uses, skip, &n);
     for (uint32_t k = 0; k < n; k++) {
         /* the records are spread over the file: ask for a later one while hashing this */
         if (k + PREFETCH < n) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
@@ -468,8 +469,8 @@ static void hash_arrays(scan *sc, hashes *h)
     free(v);
 }
 
-int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out, uint32_t *n, char *err,
-                  size_t errlen)
+int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const uint8_t *skip, hk_dup_group **out,
+                  uint32_t *n, char *err, size_t errlen)
 {
     *out = NULL;
     *n = 0;
@@ -482,7 +483,7 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_g
     h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays; /* at most */
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
-    else hash_arrays(&sc, &h);
+    else hash_arrays(&sc, &h, skip);
     size_t start[NBUCKETS + 1], most = by_bucket(h.e, h.n, start);
     size_t cap = 16, ngroups;
     while (cap < 2 * most) cap *= 2;

@@ -20,9 +20,10 @@ typedef struct hk_dup_group {
  * String), most wasted bytes first, then by id.  *out is malloc'd (free it).  uses holds
  * d->nobjects + 1 bytes, zeroed: the count of Strings whose value each object is (0, 1, 2
  * for more), filled by the first call (*uses_ready becomes 1) and read by later calls on the
- * same dump, which so skip that pass.  0, or -1 with err when the dump has no
- * java.lang.String for HK_DUP_STRINGS. */
-int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, hk_dup_group **out, uint32_t *n, char *err,
-                  size_t errlen);
+ * same dump, which so skip that pass.  skip (NULL, or d->nobjects bytes): arrays another
+ * report counts, left out of HK_DUP_ARRAYS (a Bitmap's pixels, Dalvik's $staticOverhead).
+ * 0, or -1 with err when the dump has no java.lang.String for HK_DUP_STRINGS. */
+int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const uint8_t *skip, hk_dup_group **out,
+                  uint32_t *n, char *err, size_t errlen);
 
 #endif

@@ -78,16 +78,18 @@ static void layout_name(const hk_layout *L, char *out, size_t n)
     snprintf(out, n, "%u/%u%s%s", L->header, L->ref, a, L->elem_aligned && L->header == 16 ? "-jdk22" : "");
 }
 
+/* A heap graph is rebuilt in ART's dialect with each object's size; an HPROF a trace embeds is
+ * the dump itself, HotSpot's included. */
 int hk_dump_is_hotspot(const hk_dump *d)
 {
-    return !d->source && strcmp(d->format, "JAVA PROFILE 1.0.3") != 0;
+    return strcmp(d->format, "JAVA PROFILE 1.0.3") != 0;
 }
 
 const hk_layout_info *hk_dump_layout(const hk_dump *d)
 {
     static const hk_layout_info art = {0, {0, 0, 0, 0}, "dump", "auto", "ART records each class's object size"};
     static const hk_layout_info trace = {0, {0, 0, 0, 0}, "dump", "auto", "the heap graph records each object's size"};
-    return d->layout ? &d->layout->info : d->source ? &trace : &art;
+    return d->layout ? &d->layout->info : d->source && strstr(d->source, "Java heap graph") ? &trace : &art;
 }
 
 static hk_layout_state *keep_own_sizes(hk_dump *d)

@@ -47,9 +47,9 @@ function M.open(path)
   -- the database as it was; a database already current is only read (a read-only file reports)
   local ok, err = pcall(db.exec, db, "PRAGMA busy_timeout = 10000; BEGIN; " ..
                                      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT)")
-  if not ok then   -- a file the user named that is not SQLite (or is read-only): a usage error
+  if not ok then   -- a file that is not SQLite (or is read-only): its data failed, exit 1 (README)
     db:close()
-    hk.usage_error(path .. ": not a fleet database (" .. tostring(err):gsub("^sqlite: ", "") .. ")")
+    error({ message = path .. ": not a fleet database (" .. tostring(err):gsub("^sqlite: ", "") .. ")", exit_code = 1 })
   end
   local v = db:rows("SELECT value FROM meta WHERE key = 'fleet_db'")[1]
   if not v then

@@ -17,9 +17,9 @@ hk.query {
   run = function(dump, args)
     local kinds = { ["perfetto-heapgraph"] = "heapgraph", ["perfetto-embedded"] = "embedded" }
     local to = kinds[args.to]
-    if not to then hk.usage_error("convert: --to perfetto-heapgraph or --to perfetto-embedded") end
+    if not to then hk.usage_error("--to perfetto-heapgraph or --to perfetto-embedded") end
     local path = args.trace
-    if path == "" then hk.usage_error("convert: --trace FILE: where the trace goes") end
+    if path == "" then hk.usage_error("--trace FILE: where the trace goes") end
     local info = dump:info()
     local images = to == "embedded" and dump:bitmap_pngs() or {}
     dump:write_perfetto {

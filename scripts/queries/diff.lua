@@ -7,7 +7,7 @@ local function num(v) return v or 0 end
 -- class name -> {count, shallow} of a histogram (classes sharing a name summed)
 local function by_name(dump, heap)
   local t = {}
-  for _, r in ipairs(dump:histogram(heap)) do
+  for _, r in ipairs(dump:histogram(heap, { retained = false })) do
     local e = t[r.class] or { count = 0, shallow = 0 }
     e.count, e.shallow = e.count + r.count, e.shallow + r.shallow_bytes
     t[r.class] = e
@@ -17,7 +17,7 @@ end
 
 local function class_deltas(df, base, dump, heap)
   local hb, hd = by_name(base, heap), by_name(dump, heap)
-  local rb, rd = base:class_retained(), dump:class_retained()
+  local rb, rd = base:class_retained(heap), dump:class_retained(heap)
   local names, rows = {}, {}
   for n in pairs(hb) do names[n] = true end
   for n in pairs(hd) do names[n] = true end
@@ -54,7 +54,7 @@ local function heap_deltas(base, dump)
   for _, h in ipairs(order) do
     local row = { heap = h, count_base = 0, count_dump = 0, shallow_base = 0, shallow_dump = 0 }
     for side, d in pairs{ base = base, dump = dump } do
-      local ok, hist = pcall(d.histogram, d, h)
+      local ok, hist = pcall(d.histogram, d, h, { retained = false })
       if ok then
         for _, r in ipairs(hist) do
           row["count_" .. side] = row["count_" .. side] + r.count
@@ -199,12 +199,88 @@ function hk.diff_report(base, dump, opts)
   return rec, df
 end
 
--- Opens a dump for the diff; a file that is not a readable heap dump is the user's mistake.
--- map: a file, false for none, nil for the one beside the dump (as hk.open picks it up)
+-- The maps of the two dumps of one app (README, "Diff"): for BASE, --base-map, else a map
+-- beside BASE, else --map (or HPROFKIT_MAP), else the map beside DUMP; for DUMP, --map, else a
+-- map beside DUMP, else the map beside BASE.  --no-map: none, except --base-map for BASE.
+-- Returns each side's map (a file or false) and why it was chosen.
+local function choose_maps(args)
+  local global, env = hk.options and hk.options.map, os.getenv("HPROFKIT_MAP")
+  local why = {}
+  if global == nil and env and env ~= "" then global, why.global = env, "HPROFKIT_MAP" end
+  local given_base = args.base_map ~= "" and args.base_map or nil
+  if given_base then -- before the notes: a map that cannot be read is the whole answer
+    local f, err = io.open(given_base)
+    if not f then hk.usage_error("--base-map: " .. err) end
+    f:close()
+  end
+  if global == false then return given_base or false, false, why end
+  local mb, md = hk.map_beside(args.base), hk.map_beside(args.dump)
+  local function pick(list)
+    for _, c in ipairs(list) do
+      if c[1] then return c[1], c[2] end
+    end
+    return false
+  end
+  local base_map, dump_map
+  base_map, why.base = pick{ { given_base }, { mb, "beside BASE" }, { global, why.global }, { md, "beside DUMP" } }
+  dump_map, why.dump = pick{ { global, why.global }, { md, "beside DUMP" }, { mb, "beside BASE" } }
+  return base_map, dump_map, why
+end
+
+-- Says which map each side uses when the command line did not name it, and warns when one side
+-- is read with a map and the other without (the classes the map renames would not match).
+local function say_maps(base_map, dump_map, why)
+  for _, side in ipairs{ "base", "dump" } do
+    local m = side == "base" and base_map or dump_map
+    if m and why[side] then
+      hk.warn(string.format("diff: note: %s is read with the map %s (%s)", side:upper(), m, why[side]))
+    end
+  end
+  if (base_map and not dump_map) or (dump_map and not base_map) then
+    hk.warn(string.format("diff: warning: %s is read with the map %s and %s with none: classes the map renames " ..
+      "will not match (give --map FILE for DUMP, --base-map FILE for BASE)",
+      base_map and "BASE" or "DUMP", base_map or dump_map, base_map and "DUMP" or "BASE"))
+  end
+end
+
+-- hk.diff_base_map(base_path, dump) -> the map BASE is read with (a file, or false) by the rule
+-- above when DUMP is already open: the map beside BASE, else DUMP's (triage --baseline).
+function hk.diff_base_map(base, dump)
+  local mb = hk.map_beside(base)
+  local base_map = hk.options and hk.options.map == false and false or mb or dump.map or false
+  say_maps(base_map, dump.map or false, { base = mb and "beside BASE" or "the map DUMP is read with" })
+  return base_map
+end
+
+-- How many of a dump's class names look renamed by R8 (a last segment of one or two letters,
+-- as `a.b` or `o`), after its map.  Every dump has a few (R, `io`); a side with four times the
+-- other's, and at least ten, is one read without the map the other was read with (ART's test
+-- pair: 28 such names without its map, 4 with it).
+local function obfuscated_share(dump)
+  local short, all = 0, 0
+  for _, c in ipairs(dump:classes()) do
+    all = all + 1
+    local last = c.name:gsub("%[%]", ""):match("([^.$]+)$") or ""
+    if last:match("^%a%a?$") then short = short + 1 end
+  end
+  return short, all
+end
+
+local function warn_obfuscation(base, dump)
+  local bs, ba = obfuscated_share(base)
+  local ds, da = obfuscated_share(dump)
+  for _, p in ipairs{ { "BASE", bs, ba, "DUMP", ds, da }, { "DUMP", ds, da, "BASE", bs, ba } } do
+    if p[2] >= 10 and p[2] >= 4 * (p[5] + 2) then
+      hk.warn(string.format("diff: warning: %s looks obfuscated (%d of its %d class names are R8's short ones) and %s " ..
+        "does not: give %s its map (%s FILE)", p[1], p[2], p[3], p[4], p[1], p[1] == "BASE" and "--base-map" or "--map"))
+    end
+  end
+end
+
+-- Opens a dump for the diff: a missing file or a map that cannot be read is the user's mistake
+-- (exit 2), a file that is not a dump a failed dump (exit 1), as for every command.
 local function open(path, map)
-  local ok, d = pcall(hk.open, path, map ~= nil and { map = map } or nil)
-  if not ok then hk.usage_error((tostring(d):gsub("\n.*", ""))) end
-  return d
+  return hk.open(path, { map = map })
 end
 
 local SUBCOLUMNS = {
@@ -235,17 +311,20 @@ hk.query{
                  "  --min-growth N    a collection or array is a grower when it gained at least N elements\n" ..
                  "  --min-bytes B     ... or gained elements and B bytes of retained size (defaults 10, 65536)\n" ..
                  "  --object ID       also show one object (of either dump): status, counterpart, changed fields\n" ..
-                 "  --base-map FILE   ProGuard/R8 map for BASE (the global --map is DUMP's; without\n" ..
-                 "                    either, a map beside each dump is used)\n" ..
+                 "  --base-map FILE   ProGuard/R8 map for BASE.  Without it BASE takes the map beside\n" ..
+                 "                    BASE, else the global --map, else DUMP's; DUMP takes --map, else\n" ..
+                 "                    the map beside DUMP, else BASE's (one app: one map names both)\n" ..
                  "  --no-bitmaps      skip the bitmap section (it hashes pixels)\n" ..
                  "  --no-leaks        skip the leak signatures new and gone (they run the leaks search on both)",
   shape = "record",
   columns = { "base", "dump", "summary", "heaps", "classes", "growers", "added_by_path", "removed_by_path",
               "added_by_class", "removed_by_class", "bitmaps", "leak_signatures", "object" },
   run = function(_, args)
-    local global = hk.options and hk.options.map
-    local base = open(args.base, args.base_map ~= "" and args.base_map or (global == false and false or nil))
-    local dump = open(args.dump, global)
+    local base_map, dump_map, why = choose_maps(args)
+    say_maps(base_map, dump_map, why)
+    local base = open(args.base, base_map)
+    local dump = open(args.dump, dump_map)
+    warn_obfuscation(base, dump)
     local rec = hk.diff_report(base, dump, {
       n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
       bitmaps = args.bitmaps, leaks = args.leaks,

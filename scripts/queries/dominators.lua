@@ -6,7 +6,9 @@ hk.query{
   positional = { "dump", "id" },
   args = { n = 10 },
   aliases = { n = "n" },
-  options_help = "  -n N          how many dominated objects (default 10)",
+  limit = "n",
+  limited = function(row) return row.relation == "dominated" end,
+  options_help = "  -n N          how many dominated objects (default 10, 0: all)",
   columns = { "relation", "depth", "id", "class", "shallow_bytes", "retained_bytes", "retained_native_bytes" },
   run = function(dump, args)
     local obj = dump:object(args.id)

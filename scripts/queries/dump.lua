@@ -16,6 +16,12 @@ hk.query {
   -- hprof is the dump's local path (-o FILE is the rendered output, as for every command).
   args = { serial = "", hprof = "", gc = true, bitmaps = false, no_bitmaps = false, perfetto = "" },
   aliases = { s = "serial" },
+  options_help = "  -s SERIAL        the device (needed when several are online)\n" ..
+                 "  --hprof FILE     where the dump goes (default PROCESS-DATE-TIME.hprof)\n" ..
+                 "  --no-gc          no garbage collection before the dump\n" ..
+                 "  --bitmaps        ask for the pixels (-b png; the default on API 35+)\n" ..
+                 "  --no-bitmaps     do not ask for them\n" ..
+                 "  --perfetto TRACE also write the dump as a Perfetto trace",
   columns = { "path", "file_bytes", "gc", "bitmaps" },
   run = function(dump, args)
     local process = args.process

@@ -70,7 +70,10 @@ hk.query{
       if not ok then
         hk.usage_error(tostring(text) .. " (for a live capture: hprofkit meminfo -s SERIAL PROCESS)")
       end
-      t = hk.meminfo.parse(text)
+      local parsed
+      parsed, t = pcall(hk.meminfo.parse, text)
+      -- the file is the user's data, not the plugin's fault: its name, the reason, exit 1
+      if not parsed then error({ message = args.file .. ": " .. (tostring(t):gsub("^plugin [%w_-]+: [%w_.]+: ", "")), exit_code = 1 }) end
     end
     cells(t.rows)
     cells(t.databases)

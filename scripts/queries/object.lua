@@ -13,20 +13,26 @@ end
 
 hk.query{
   name = "object",
-  help = "One object: its class, sizes, fields (references as ids with their class), and for an\n" ..
-         "array its length and first elements; a String's value; where it was allocated, when the\n" ..
-         "dump has allocation stacks (innermost frame first; R8-inlined frames expanded with a map).",
+  help = "One object: its class (a class object: `class NAME`), sizes (shallow, retained, native\n" ..
+         "and retained native, as `top`), how strongly it is reachable, how many objects refer to\n" ..
+         "it (referrers: as `dump:referrers`, Reference objects whose referent it is included),\n" ..
+         "fields (references as ids with their class), and for an array its length and first\n" ..
+         "elements; a String's value; where it was allocated, when the dump has allocation stacks\n" ..
+         "(innermost frame first; R8-inlined frames expanded with a map).",
   positional = { "dump", "id" },
   args = { elements = 10 },
   shape = "record",
-  columns = { "id", "class", "kind", "heap", "shallow_bytes", "length", "value", "fields", "elements", "statics",
-              "allocation_stack" },
+  columns = { "id", "class", "kind", "heap", "shallow_bytes", "retained_bytes", "native_bytes",
+              "retained_native_bytes", "reachability", "referrers", "length", "value", "fields", "elements",
+              "statics", "allocation_stack" },
   run = function(dump, args)
     local obj = dump:object(args.id)
     if not obj then hk.usage_error("no object with id " .. args.id .. " in this dump") end
     local rec = {
-      id = obj.id, class = obj.class_name, kind = obj.kind, heap = obj.heap or hk.null,
-      shallow_bytes = obj.shallow_size, length = obj.length or hk.null, value = obj.value or hk.null,
+      id = obj.id, class = obj.label, kind = obj.kind, heap = obj.heap or hk.null,
+      shallow_bytes = obj.shallow_size, retained_bytes = obj:retained_size(), native_bytes = obj.native_size,
+      retained_native_bytes = obj:retained_native(), reachability = obj.reachability,
+      referrers = #obj:referrers(), length = obj.length or hk.null, value = obj.value or hk.null,
     }
     if obj.kind == "instance" then
       rec.fields = {}

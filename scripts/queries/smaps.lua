@@ -22,7 +22,9 @@ hk.query{
     if not hk.meminfo then
       error("the meminfo plugin is not loaded: see `hprofkit plugins` and the [meminfo] section of plugins.ini", 0)
     end
-    local t = hk.meminfo.smaps(hk.read_file(args.file))
+    local ok, t = pcall(hk.meminfo.smaps, hk.read_file(args.file))
+    -- the file is the user's data, not the plugin's fault: its name, the reason, exit 1
+    if not ok then error({ message = args.file .. ": " .. (tostring(t):gsub("^plugin [%w_-]+: [%w_.]+: ", "")), exit_code = 1 }) end
     local top = tonumber(args.top) or 20
     if top > 0 then
       for _, k in ipairs({ "unknown", "other_mmap" }) do

@@ -29,7 +29,10 @@ hk.query{
   shape = "record",
   columns = { "bitmaps", "summary" },
   run = function(dump, args)
-    if args.dir == "" then error("give the directory with --dir DIR", 0) end
+    if args.dir == "" then hk.usage_error("give the directory with --dir DIR") end
+    local d = io.open(args.dir .. "/.")
+    if not d then hk.usage_error("--dir " .. args.dir .. ": no such directory") end
+    d:close()
     -- a source for this scan alone: registering one (hk.bitmap_source) is for a script as it loads
     local rows, summary = dump:bitmap_scan{ export = args.export ~= "" and args.export or nil,
                                             sources = { png_dir_source(args.dir) } }

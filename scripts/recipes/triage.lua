@@ -42,7 +42,7 @@ local function totals_of(dump, info, hist)
   local heaps, bytes, count = {}, 0, 0
   for _, h in ipairs(info.heaps or {}) do
     local n, hb = 0, 0
-    for _, r in ipairs(dump:histogram(h)) do
+    for _, r in ipairs(dump:histogram(h, { retained = false })) do
       n = n + r.count
       hb = hb + r.shallow_bytes
     end
@@ -156,12 +156,39 @@ end
 
 local function mb(kb) return string.format("%.1f MB", kb / 1024) end
 
+-- Where the capture and the dump disagree on what they come from (process, package, pid, the
+-- Android version the layout implies): one sentence each, also said on stderr.
+local function mismatches(path, mi, origin, pid)
+  local out = {}
+  local function say(what) out[#out + 1] = what end
+  local mp, dp = mi.process, present(origin.process) and origin.process or nil
+  if mp and dp and mp ~= dp then
+    local mpkg, dpkg = mp:match("^[^:]+"), dp:match("^[^:]+")
+    say(mpkg ~= dpkg and string.format("the meminfo is of package %s, the dump of %s", mpkg, dpkg)
+                     or string.format("the meminfo is of process %s, the dump of %s", mp, dp))
+  end
+  if mi.pid and present(pid) and mi.pid ~= pid then
+    say(string.format("the meminfo is of pid %d, the dump of pid %d", mi.pid, pid))
+  end
+  -- the App Summary section came with Android 6.0 (API 23)
+  if mi.summary and next(mi.summary) and present(origin.sdk) and origin.sdk < 23 then
+    say(string.format("the meminfo has an App Summary (Android 6.0, API 23, or later), the dump is from API %d",
+                      origin.sdk))
+  end
+  for _, m in ipairs(out) do hk.warn("triage: warning: --meminfo " .. path .. ": " .. m .. ": are they of one process?") end
+  return out
+end
+
 -- meminfo's App Summary against the dump: a number and a sentence for each gap.
-local function meminfo_join(path, origin, totals, bitmaps)
+local function meminfo_join(path, origin, totals, bitmaps, pid)
   if not hk.meminfo then usage("--meminfo needs the meminfo plugin (see `hprofkit plugins`)") end
   local ok, text = pcall(hk.read_file, path)
   if not ok then usage("--meminfo: " .. tostring(text)) end
-  local mi = hk.meminfo.parse(text)
+  local parsed, mi = pcall(hk.meminfo.parse, text)
+  -- the file is the user's data, not the plugin's fault: its name, the reason, exit 1
+  if not parsed then
+    error({ message = "--meminfo " .. path .. ": " .. (tostring(mi):gsub("^plugin [%w_-]+: [%w_.]+: ", "")), exit_code = 1 })
+  end
   local s = mi.summary or {}
   local app = 0
   for _, h in ipairs(totals.heaps) do if h.heap == "app" then app = h.shallow_bytes end end
@@ -194,7 +221,7 @@ local function meminfo_join(path, origin, totals, bitmaps)
        "some buffers); the rest of malloc is invisible to it.")
   local summary = {}
   for k, v in pairs(s) do summary[k] = v end
-  return { summary = as_object(summary), joins = joins }
+  return { summary = as_object(summary), joins = joins, mismatches = mismatches(path, mi, origin, pid) }
 end
 
 local function labels_of(list)
@@ -282,6 +309,15 @@ hk.query{
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "native", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
+    if args.samples ~= "" then -- a user's mistake here is said before the work, exit 2
+      if args.report == "" then hk.usage_error("--samples FILE draws a chart in the report: give --report FILE too") end
+      if not (args.samples:match("%.csv$") or args.samples:match("%.jsonl$")) then
+        hk.usage_error("--samples '" .. args.samples .. "': the name must end in .csv or .jsonl")
+      end
+      local f, why = io.open(args.samples)
+      if not f then hk.usage_error("--samples: " .. why) end
+      f:close()
+    end
     local facts = { schema = SCHEMA, labels = labels_of(args.label) }
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
@@ -318,7 +354,7 @@ hk.query{
     facts.duplicate_strings = duplicates_of(dump, "duplicate-strings")
     progress("duplicate arrays")
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
-    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps) or hk.null
+    facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps, info.pid) or hk.null
     facts.native = hk.null
     if args.native ~= "" then
       progress("native heap profile")
@@ -329,7 +365,7 @@ hk.query{
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")
-      local base = hk.open(args.baseline)
+      local base = hk.open(args.baseline, { map = hk.diff_base_map(args.baseline, dump) })
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
       local d = hk.diff_report(base, dump, { n = 20 })
       d.base, d.dump = nil, nil

@@ -125,7 +125,7 @@ static void touch_graph(hk_dump *d)
         for (uint32_t k = 1; k < nv; k++) CHECK(hk_graph_retained(d, v[k - 1]) >= hk_graph_retained(d, v[k]));
     uint32_t best[8];
     for (int live = 0; live <= 1; live++) {
-        uint32_t nb = hk_graph_top_retained(d, 8, live, best);
+        uint32_t nb = hk_graph_top_retained(d, 8, live, NULL, NULL, best);
         for (uint32_t k = 0; k < nb; k++) {
             CHECK(best[k] < n && (!live || hk_graph_reach(d, best[k]) == HK_REACH_STRONG));
             (void)hk_graph_dominated(d, best[k], &v, &nv, err, sizeof err);
@@ -140,6 +140,12 @@ static void touch_graph(hk_dump *d)
         for (uint32_t c = 0; c < d->nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
         free(per);
     }
+    /* per heap: no class retains more of a heap than the whole graph holds */
+    for (uint32_t h = 0; h < d->nheaps && h < 4; h++)
+        if (hk_graph_class_retained_heap(d, (int)h, &per, err, sizeof err) == 0) {
+            for (uint32_t c = 0; c < d->nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
+            free(per);
+        }
     uint64_t count[HK_REACH_COUNT], bytes[HK_REACH_COUNT], sum = 0;
     hk_graph_reach_totals(d, count, bytes);
     for (int k = 0; k < HK_REACH_COUNT; k++) sum += count[k];

@@ -1,0 +1,106 @@
+/* dump:histogram([heap][, {retained = false}]): the index's class histogram with each class's
+ * retained bytes from the graph (the whole dump's, or one heap's), so the Lua rows carry what
+ * the CLI's do. */
+#include "graph/graph.h"
+#include "graph/graph_lua.h"
+#include "host/lua_host.h"
+#include "hprof/hprof_internal.h"
+#include "hprof/hprof_stats.h"
+#include "util/hk_buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The heap named at idx: its number, -1 when none is named (all heaps); a usage error when the
+ * dump has no such heap. */
+static int heap_arg(lua_State *L, hk_dump *d, int idx)
+{
+    const char *name = luaL_optstring(L, idx, "");
+    if (!*name) return -1;
+    for (uint32_t h = 0; h < d->nheaps; h++)
+        if (!strcmp(d->heap_names[h], name)) return (int)h;
+    hk_buf b;
+    hk_buf_init(&b);
+    for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(&b, "%s%s", h ? ", " : "", d->heap_names[h]);
+    lua_pushstring(L, d->nheaps ? hk_buf_cstr(&b) : "none; this dump does not name its heaps");
+    hk_buf_free(&b);
+    return hkl_usage_error(L, "no heap named '%s' in this dump (heaps: %s)", name, lua_tostring(L, -1));
+}
+
+/* Pushes class name -> retained bytes (classes sharing a name summed), of one heap or all. */
+static void push_class_retained(lua_State *L, hk_dump *d, int heap)
+{
+    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
+    char err[256];
+    if (heap >= 0 ? hk_graph_class_retained_heap(d, heap, &per, err, sizeof err)
+                  : hk_graph_class_retained(d, &per, err, sizeof err))
+        hkl_fail(L, "%s", err);
+    lua_createtable(L, 0, (int)d->nclasses);
+    for (uint32_t c = 0; c < d->nclasses; c++) {
+        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+        lua_getfield(L, -1, name);
+        lua_Integer prev = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        lua_pushinteger(L, prev + (lua_Integer)per[c]);
+        lua_setfield(L, -2, name);
+    }
+    free(per);
+}
+
+/* dump:class_retained([heap]): class name -> retained bytes; with a heap, the bytes in that
+ * heap retained by the class's instances in it (ahat's per-heap retained size). */
+static int dump_class_retained(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    push_class_retained(L, d, heap_arg(L, d, 2));
+    return 1;
+}
+
+/* Does the options table at idx say retained = false? */
+static int without_retained(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx)) return 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_getfield(L, idx, "retained");
+    int off = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return off;
+}
+
+/* dump:histogram([heap][, opts]) -> rows {class, count, shallow_bytes, retained_bytes}, the
+ * most shallow bytes first; opts.retained = false leaves retained_bytes out (no graph). */
+static int dump_histogram(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    int heap = heap_arg(L, d, 2), retained = !without_retained(L, 3);
+    int per = 0;
+    if (retained) { /* first: it can raise, and the rows below are C memory */
+        push_class_retained(L, d, heap);
+        per = lua_gettop(L);
+    }
+    hk_hist_row *rows;
+    size_t n;
+    char err[512];
+    if (hk_histogram(d, heap >= 0 ? d->heap_names[heap] : NULL, &rows, &n, err, sizeof err) < 0)
+        return hkl_fail(L, "%s", err);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 4);
+        hkl_set_str(L, "class", rows[i].name);
+        hkl_set_int(L, "count", (lua_Integer)rows[i].count);
+        hkl_set_int(L, "shallow_bytes", (lua_Integer)rows[i].bytes);
+        if (per) {
+            lua_getfield(L, per, rows[i].name);
+            lua_setfield(L, -2, "retained_bytes");
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(rows);
+    return 1;
+}
+
+void hkl_open_histogram(lua_State *L)
+{
+    hkl_add_method(L, HKL_DUMP, "histogram", dump_histogram);
+    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
+}
