@@ -100,6 +100,7 @@ strhex() { local v; v=$(field value "$1" "$2"); "$WALK" --array "$v" "$2" | od -
 
 for is in 4 8; do
   check demo $is
+  check app $is --grow 3
   check noorigin $is
   check graph $is
   check chain $is --objects 5000

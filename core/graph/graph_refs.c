@@ -195,17 +195,17 @@ static void part_cleaner(refs_part *pt, uint32_t i)
 
 /* An instance's reference fields, from its class's layout; on the first pass also its weak
  * edges, flags and whether it is a Cleaner.  noting: returns its note bits (hkg_notes). */
-static inline __attribute__((always_inline)) uint32_t
-scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, uint32_t i, const uint8_t *r, const int noting)
+static inline __attribute__((always_inline)) uint32_t scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *c,
+                                                                    uint32_t i, const uint8_t *r, int noting)
 {
     hk_dump *d = j->d;
     hk_graph *g = j->g;
     const uint32_t idsz = d->id_size;
-    if (j->first && cr->cleaner) part_cleaner(pt, i);
+    if (j->first && c->cleaner) part_cleaner(pt, i);
     uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
-    const uint32_t *offs = g->ref_offs + cr->start;
-    for (uint32_t k = 0; k < cr->count; k++) {
+    const uint32_t *offs = g->ref_offs + c->start;
+    for (uint32_t k = 0; k < c->count; k++) {
         if (offs[k] + idsz > len) continue;
         hk_id id = hk_be_id(d, p + offs[k]);
         if (!id) continue;
@@ -213,16 +213,16 @@ scan_instance(refs_job *j, refs_part *pt, const hkg_class_refs *cr, uint32_t i, 
         uint32_t t = hkg_find(d, g, id);
         if (t != HK_NONE) push(&pt->e, t);
     }
-    if (noting && cr->count > 32) bits = 0;
+    if (noting && c->count > 32) bits = 0;
     if (!j->first) return bits;
-    for (uint32_t k = 0; k < cr->nweak; k++) {
-        if (cr->woff[k] + idsz > len) continue;
-        uint32_t t = hkg_find(d, g, hk_be_id(d, p + cr->woff[k]));
+    for (uint32_t k = 0; k < c->nweak; k++) {
+        if (c->woff[k] + idsz > len) continue;
+        uint32_t t = hkg_find(d, g, hk_be_id(d, p + c->woff[k]));
         if (t == HK_NONE) continue;
-        part_weak(pt, i, t, cr->wkind);
+        part_weak(pt, i, t, c->wkind);
         g->flags[i] |= HKG_F_WEAK;
     }
-    if (cr->list_link) g->flags[i] |= HKG_F_LIST;
+    if (c->list_link) g->flags[i] |= HKG_F_LIST;
     return bits;
 }
 

@@ -12,6 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a class's instances and bytes per heap (the pass's counters) */
+struct counter {
+    uint64_t key;
+    uint32_t n[HK_MAX_HEAPS];
+    uint64_t b[HK_MAX_HEAPS];
+    uint32_t res[16];
+};
+
 typedef struct pass {
     hk_dump *d;
     char *err;
@@ -24,12 +32,7 @@ typedef struct pass {
     size_t nclass_offs, capclass_offs;
     /* counters keyed by class id, [slot][heap], in the order the walk first meets each class */
     hk_idmap counter_slot;
-    struct counter {
-        uint64_t key;
-        uint32_t n[HK_MAX_HEAPS];
-        uint64_t b[HK_MAX_HEAPS];
-        uint32_t res[16];
-    } * counters;
+    struct counter *counters;
     size_t ncounters, capcounters;
     int cur_heap;
     hk_body *bodies; /* the heap dump records' bodies, walked after the top-level records */

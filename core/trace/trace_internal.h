@@ -117,6 +117,12 @@ typedef struct pf_embedded {
     uint32_t missing; /* a chunk index skipped */
 } pf_embedded;
 
+/* a process the trace names: its pid and command line's first word */
+typedef struct pf_proc {
+    int pid;
+    char *name;
+} pf_proc;
+
 /* A heapprofd dump, only listed here (core/native reads profiles). */
 typedef struct pf_profile {
     int pid;
@@ -134,10 +140,7 @@ typedef struct pf_trace {
     size_t npngs, cappngs;
     pf_profile *profiles;
     size_t nprofiles, capprofiles;
-    struct {
-        int pid;
-        char *name;
-    } * procs;
+    pf_proc *procs;
     size_t nprocs, capprocs;
     uint64_t packets, other_packets, compressed;
     size_t truncated_at; /* where the trace is cut, SIZE_MAX when whole */

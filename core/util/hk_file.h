@@ -14,7 +14,8 @@ int hk_file_write_atomic(const char *path, const void *data, size_t n, char *err
  * appends to it, commit puts it in place (fsync, rename), abort removes it.  After commit or
  * abort (commit calls abort itself when it fails) the struct holds nothing.  Where the
  * filesystem allows, the temporary file has no name until commit (O_TMPFILE), so even SIGKILL
- * leaves nothing behind; else it is `path.tmp.XXXXXX`, removed on a signal (cli_signals.c). */
+ * leaves nothing behind; else it is `path.tmp.XXXXXX`, removed on a signal (cli_signals.c).
+ * A device or a pipe (/dev/null, /dev/stdout) is opened and written in place, never replaced. */
 typedef struct hk_atomic_file {
     int fd;
     char *tmp;
