@@ -178,13 +178,16 @@ static int dump_roots(lua_State *L)
 /* Which objects a class glob keeps: per class index, its instances (by class name) and its
  * class object (by "class NAME", as obj.label names it). */
 typedef struct class_glob {
-    uint8_t *inst, *cls;
+    uint8_t *inst, *cls; /* NULL: every class */
     const char *glob;
+    int heap; /* the heap objects must be in, -1: any */
 } class_glob;
 
 static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
 {
     const class_glob *cg = ctx;
+    if (cg->heap >= 0 && hk_obj_heap(d, i) != cg->heap) return 0;
+    if (!cg->inst) return 1;
     const uint8_t *r = d->data + hk_obj_offset(d, i);
     if (*r == HPROF_CLASS_DUMP) {
         const uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
@@ -197,7 +200,7 @@ static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
 /* The glob's marks per class, in userdata left on the stack. */
 static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
 {
-    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)d->nclasses + 1), 0), NULL, glob};
+    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)d->nclasses + 1), 0), NULL, glob, -1};
     cg.cls = cg.inst + d->nclasses + 1;
     for (uint32_t c = 0; c < d->nclasses; c++) {
         const char *name = d->classes[c].name ? d->classes[c].name : "?";
@@ -209,7 +212,17 @@ static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
     return cg;
 }
 
-/* dump:top_retained([n[, all[, glob]]]): glob keeps the objects whose label matches */
+/* The heap a name means (-1 for "" or "all"); an unknown name is a usage error. */
+static int heap_arg(lua_State *L, const hk_dump *d, const char *name)
+{
+    if (!*name || !strcmp(name, "all") || (!d->nheaps && !strcmp(name, "default"))) return -1;
+    for (uint32_t h = 0; h < d->nheaps; h++)
+        if (!strcmp(hk_heap_name(d, (int)h), name)) return (int)h;
+    return hkl_usage_error(L, "no heap '%s' in this dump (see `hprofkit info`)", name);
+}
+
+/* dump:top_retained([n[, all[, glob[, heap]]]]): glob keeps the objects whose label matches,
+ * heap those in that heap (retained sizes stay the whole dump's) */
 static int dump_top_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -218,11 +231,13 @@ static int dump_top_retained(lua_State *L)
     if ((uint64_t)want > d->nobjects) want = d->nobjects;
     int all = lua_toboolean(L, 3);
     const char *glob = luaL_optstring(L, 4, "");
+    int heap = heap_arg(L, d, luaL_optstring(L, 5, ""));
     need(L, d, HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH));
-    class_glob cg = {0};
+    class_glob cg = {NULL, NULL, glob, heap};
     if (*glob) cg = glob_marks(L, d, glob);
+    cg.heap = heap;
     uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
-    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, *glob ? glob_keeps : NULL, &cg, v);
+    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, *glob || heap >= 0 ? glob_keeps : NULL, &cg, v);
     push_objects(L, 1, v, n);
     return 1;
 }

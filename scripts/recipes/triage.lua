@@ -88,9 +88,9 @@ local function chain_of(obj)
   return chain
 end
 
-local function top_of(dump)
+local function top_of(dump, heap)
   local rows = {}
-  for i, r in ipairs(run("top", dump, { n = TOP })) do
+  for i, r in ipairs(run("top", dump, { n = TOP, heap = heap })) do
     rows[i] = {
       id = r.id, class = r.class, shallow_bytes = r.shallow_bytes, retained_bytes = r.retained_bytes,
       native_bytes = r.native_bytes, retained_native_bytes = r.retained_native_bytes,
@@ -294,9 +294,11 @@ hk.query{
          "App Summary against the dump, with --baseline the diff.  --json gives the facts (the same\n" ..
          "dump gives the same bytes: no path, host or time of the run); --report FILE.html writes\n" ..
          "one self-contained page (treemap of the dominator tree, leak traces, bitmap gallery, ...).",
-  args = { meminfo = "", baseline = "", samples = "", report = "", label = {}, native = "" },
+  args = { meminfo = "", baseline = "", samples = "", report = "", label = {}, native = "", heap = "" },
   options_help = "  --meminfo FILE    a saved `dumpsys meminfo` of the same process\n" ..
                  "  --baseline DUMP   an earlier dump: the diff summary\n" ..
+                 "  --heap NAME       the top retainers and the class table of that heap only (app, zygote,\n" ..
+                 "                    image; all); the report's class table opens on the app heap anyway\n" ..
                  "  --native TRACE    a heapprofd profile of the same app: its native hotspots (and, with\n" ..
                  "                    --meminfo, Native Heap beside them)\n" ..
                  "  --samples FILE    a `watch` samples file (.csv or .jsonl): a chart in the report\n" ..
@@ -305,7 +307,7 @@ hk.query{
                  "  --fail-on GATE,...  exit 3 when a gate trips: leaks, library-leaks,\n" ..
                  "                    leak-retained:BYTES, bitmap-waste:BYTES",
   shape = "record",
-  columns = { "schema", "labels", "dump_sha256", "origin", "app", "route", "totals", "histogram", "top", "leaks",
+  columns = { "schema", "labels", "dump_sha256", "origin", "app", "route", "heap", "totals", "histogram", "top", "leaks",
               "bitmaps", "duplicate_strings", "duplicate_arrays", "meminfo", "native", "diff", "gates_tripped" },
   gates = gates,
   run = function(dump, args)
@@ -322,6 +324,13 @@ hk.query{
     progress("hashing")
     facts.dump_sha256 = dump:sha256()
     local info = run("info", dump, {})
+    local heap = args.heap ~= "all" and args.heap or ""
+    local known = heap == ""
+    for _, h in ipairs(info.heaps or {}) do known = known or h == heap end
+    if not known then
+      hk.usage_error(string.format("no heap '%s' in this dump; its heaps: %s", heap,
+        #(info.heaps or {}) > 0 and table.concat(info.heaps, ", ") or "none (use --heap all)"))
+    end
     facts.origin = origin_of(info, dump.jvm_layout)
     local fleet_dir = debug.getinfo(1, "S").source:match("^@(.*/)") .. "../fleet/"
     facts.app = dofile(fleet_dir .. "app_version.lua")(dump, facts.origin)
@@ -341,11 +350,19 @@ hk.query{
     -- top first: it asks for the dominators and reachability together, so reachability comes
     -- from the dominators' search of the live heap instead of a search of its own
     progress("heap graph and top retainers")
-    facts.top = top_of(dump)
+    facts.heap = heap ~= "" and heap or hk.null
+    facts.top = top_of(dump, heap)
     progress("histogram")
     local hist = run("histogram", dump, {})
     facts.totals = totals_of(dump, info, hist)
-    facts.histogram = histogram_of(hist)
+    -- the class table of the heap asked for; the report's opens on the app heap of an Android
+    -- dump, as Android Studio's does, unless --heap says otherwise
+    local heap_hist = heap ~= "" and run("histogram", dump, { heap = heap }) or hist
+    facts.histogram = histogram_of(heap_hist)
+    local has_app = false
+    for _, h in ipairs(info.heaps or {}) do has_app = has_app or h == "app" end
+    local report_heap = heap ~= "" and heap or (args.heap == "" and has_app and "app" or nil)
+    local report_hist = report_heap == heap and heap_hist or report_heap and run("histogram", dump, { heap = report_heap }) or hist
     progress("leaks")
     facts.leaks = leaks_of(dump)
     progress("bitmaps")
@@ -381,7 +398,8 @@ hk.query{
         progress("report")
         write_file(args.report, load_report().write(dump, result, {
           samples = args.samples ~= "" and args.samples or nil,
-          histogram = hist,
+          histogram = report_hist,
+          histogram_heap = report_heap,
           gate_help = gate_help(),
           progress = progress,
         }))

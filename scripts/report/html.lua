@@ -559,7 +559,8 @@ function M.write(dump, facts, opts)
     leaks_html(facts), top_html(facts),
     '<section id="treemap"><h2>Dominator tree</h2><p class="hint">Each rectangle is an object, its area what it retains. Click to descend; the path above goes back.</p><div id="crumbs"></div><div id="tm"></div></section>',
     gallery_html(facts, thumbs, thumb_note), dups_html(facts), meminfo_html(facts), native_html(facts), chart,
-    '<section id="classes"><h2>Classes</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
+    '<section id="classes"><h2>Classes', opts.histogram_heap and (' <small>(heap ' .. esc(opts.histogram_heap) ..
+      ')</small>') or "", '</h2><input id="filter" placeholder="filter classes" type="search"> <span id="hcount"></span><table id="hist"><thead><tr><th data-k="0">class</th><th data-k="1">count</th><th data-k="2">shallow</th><th data-k="3">retained</th></tr></thead><tbody></tbody></table></section>',
     '<aside id="panel" hidden><button id="close" title="close">×</button><div id="pbody"></div></aside>',
     '<script type="application/json" id="data">', data, "</script><script>", js, "</script></body></html>\n",
   })
