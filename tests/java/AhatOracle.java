@@ -21,8 +21,11 @@ import java.util.*;
  *  a class's $staticOverhead (each counts in another report, README).
  *  <p>dupstring COUNT BYTES LENGTH: groups of 2 or more Strings with the same text.
  *  <p>With --baseline BASE, ahat's baseline mode instead: status dump|base ID LABEL COUNTERPART
- *  SHALLOW, the counterpart "-" for an object ahat calls added (in DUMP) or removed (in BASE),
- *  SHALLOW its bytes (a class object's statics only, as hprofkit weighs it).
+ *  SHALLOW REACH KEY, the counterpart "-" for an object ahat calls added (in DUMP) or removed
+ *  (in BASE), "?" for one its Diff leaves alone (it walks the dominator tree of what is strongly
+ *  reachable; an object's baseline is itself until then), SHALLOW its bytes (a class object's statics only, as hprofkit weighs it), REACH
+ *  ahat's strength, KEY what ahat's Diff matches it by besides its class (diffKey), IDOM its
+ *  immediate dominator ("-": the root, "?": none, not strongly reachable).
  *  <p>With --graph, also every object and reference (for tests/t_oracle_pairs.sh):
  *  <br>any ID LABEL HEAP SHALLOW REACH: every object, reachable or not (a class object's
  *  SHALLOW its statics, as hprofkit weighs it), REACH ahat's strength;
@@ -178,15 +181,26 @@ public class AhatOracle {
     StringBuilder b = new StringBuilder();
     for (AhatSnapshot s : new AhatSnapshot[] {dump, base}) {
       for (AhatInstance inst : instances(s)) {
-        AhatInstance other = inst.getBaseline();
+        AhatInstance other = inst.getBaseline(), idom = inst.getImmediateDominator();
         b.append("status\t").append(s == dump ? "dump" : "base").append("\t0x").append(Long.toHexString(inst.getId()))
             .append('\t').append(inst.isClassObj() ? "class " + inst.asClassObj().getName() : className(inst))
-            .append('\t').append(other == null || other.isPlaceHolder() ? "-" : "0x" + Long.toHexString(other.getId()))
+            .append('\t').append(other == inst ? "?" : other == null || other.isPlaceHolder() ? "-" : "0x" + Long.toHexString(other.getId()))
             .append('\t').append(inst.isClassObj() ? inst.getExtraJavaSize() : inst.getSize().getJavaSize())
+            .append('\t').append(inst.getReachability()).append('\t').append(diffKey(inst))
+            .append('\t').append(idom == null ? "?" : idom.getImmediateDominator() == null ? "-" : "0x" + Long.toHexString(idom.getId()))
             .append('\n');
       }
     }
     System.out.print(b);
+  }
+
+  /** What ahat's Diff keys an object by besides its class (its Diff.Key): its heap, an array's
+   *  length and the text ahat reads from a String or a byte[] / char[] (hashed, to keep the row
+   *  one line). */
+  static String diffKey(AhatInstance inst) {
+    String v = inst.isClassObj() ? null : inst.asString();
+    return inst.getHeap().getName() + "/" + (inst.isArrayInstance() ? inst.asArrayInstance().getLength() : "-") + "/"
+        + (v == null ? "-" : Integer.toHexString(v.hashCode()));
   }
 
   /** Groups of 2 or more Strings with the same text: the count, one member's bytes (the String's
