@@ -4,17 +4,19 @@ local class_retained = setmetatable({}, { __mode = "k" })
 
 hk.query{
   name = "class",
-  help = "One class: its id, superclass, instance size and count, retained bytes of its instances,\n" ..
+  help = "One class: its id, superclass, class loader (an id and its class; null for the boot\n" ..
+         "loader), instance size and count, retained bytes of its instances,\n" ..
          "declared instance fields (with the class that declares each) and static fields with\n" ..
          "their values (references as ids).",
   positional = { "dump", "name" },
   shape = "record",
-  columns = { "name", "id", "super", "instance_size", "instance_count", "retained_bytes", "fields", "statics" },
+  columns = { "name", "id", "super", "loader", "loader_class", "instance_size", "instance_count", "retained_bytes", "fields", "statics" },
   run = function(dump, args)
     local cls = dump:class(args.name)
     if not cls then hk.usage_error("no class named " .. args.name .. " in this dump") end
     local rec = {
       name = cls.name, id = cls.id, super = cls.super and cls.super.name or hk.null,
+      loader = cls.loader and cls.loader.id or hk.null, loader_class = cls.loader and cls.loader.label or hk.null,
       instance_size = cls.instance_size, instance_count = cls.instance_count,
       retained_bytes = 0, fields = {}, statics = {},
     }
