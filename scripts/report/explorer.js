@@ -188,8 +188,8 @@
     rows.forEach(function (r) {
       var pkg = r.class.replace(/^class /, "").replace(/\[\]/g, "");
       pkg = pkg.indexOf(".") >= 0 ? pkg.replace(/\.[^.]*$/, "") : "(default)";
-      var g = groups[pkg] || (groups[pkg] = { class: pkg, count: 0, shallow_bytes: 0, retained_bytes: 0, rows: [] });
-      g.count += r.count; g.shallow_bytes += r.shallow_bytes; g.retained_bytes += r.retained_bytes || 0; g.rows.push(r);
+      var g = groups[pkg] || (groups[pkg] = { class: pkg, count: 0, shallow_bytes: 0, retained_bytes: 0, native_bytes: 0, rows: [] });
+      g.count += r.count; g.shallow_bytes += r.shallow_bytes; g.retained_bytes += r.retained_bytes || 0; g.native_bytes += r.native_bytes || 0; g.rows.push(r);
     });
     return Object.keys(groups).map(function (k) { return groups[k]; })
       .sort(function (a, b) { return b.retained_bytes - a.retained_bytes; });
@@ -224,7 +224,8 @@
       var re = params.filter ? globRe(params.filter) : null;
       rows = rows.filter(function (r) { return !re || re.test(r.class.replace(/^class /, "")); });
       box.appendChild(para(rows.length + " classes"));
-      var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"]];
+      var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"],
+        ["native_bytes", "native", "bytes"]];
       if (info.baseline) {
         box.appendChild(para("Beside each class: its count in the baseline (all heaps, from the diff) and the change.", "note"));
         spec = [["change", "", function (r) { return r.change ? el("span", { "class": "mark " + r.change }, r.change) : ""; }]].concat(spec,
@@ -233,7 +234,8 @@
       if (!params.tree) { box.appendChild(HK.table(cols(spec), rows, { id: "classes" })); return; }
       packageTree(rows).forEach(function (g) {
         var d = el("details");
-        d.appendChild(el("summary", {}, g.class + " — " + g.rows.length + " classes, " + num(g.count) + " objects, retained " + size(g.retained_bytes)));
+        d.appendChild(el("summary", {}, g.class + " — " + g.rows.length + " classes, " + num(g.count) + " objects, retained " + size(g.retained_bytes) +
+          (g.native_bytes ? ", native " + size(g.native_bytes) : "")));
         d.appendChild(HK.table(cols(spec), g.rows));
         box.appendChild(d);
       });
@@ -258,7 +260,7 @@
         p.appendChild(ld);
       } else p.appendChild(document.createTextNode("the boot class loader"));
       p.appendChild(document.createTextNode(" · instance size " + size(c.instance_size) + " · " + num(c.instance_count) +
-        " instances · retained " + size(c.retained_bytes)));
+        " instances · retained " + size(c.retained_bytes) + " · native " + size(c.native_bytes)));
       box.appendChild(p);
       box.appendChild(el("h3", {}, "Fields"));
       box.appendChild(HK.table(cols([["name", "name"], ["type", "type"], ["class", "declared in", "class"]]), c.fields));

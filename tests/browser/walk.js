@@ -225,7 +225,7 @@ async function diffWalk() {
     const want = expect.class_row;
     const row = rows.find((r) => r[1] === want.class);
     if (!row) return want.class + " is not listed";
-    const got = [row[0], row[5].replace(/,/g, ""), row[6].replace(/,/g, "")];
+    const got = [row[0], row[6].replace(/,/g, ""), row[7].replace(/,/g, "")];
     const w = [want.mark, String(want.count_base), String(want.count_delta)];
     return JSON.stringify(got) === JSON.stringify(w) || JSON.stringify(got) + " vs " + JSON.stringify(w);
   });
