@@ -250,6 +250,9 @@ typedef struct hk_chars {
 } hk_chars;
 /* 0, or -1 if obj is not a java.lang.String. */
 int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out);
+/* A char[] (UTF-16) or byte[] (Latin-1, as Android's compact Strings) as UTF-8 text: max
+ * elements from start.  0, or -1 for another array, an object or an array without contents. */
+int hk_array_text(hk_dump *d, uint32_t arr, uint32_t start, uint32_t max, hk_buf *out);
 /* The text of a STRING record (names), NULL when absent. */
 const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);
 
