@@ -12,16 +12,7 @@ R="$REALDATA/hprof"
 D="$R/leakcanary-leak_service_binder.hprof"
 [ -f "$D" ] || { skip browser "$D is absent"; exit 0; }
 
-start_server() {  # NAME ARGS...: sets PID and URL
-  local n=$1; shift
-  "$HK" serve "$@" > "$n.out" 2> "$n.err" &
-  PID=$!
-  for _ in $(seq 1 300); do
-    URL=$(grep -o 'http://[^ ]*' "$n.out" 2>/dev/null) && [ -n "$URL" ] && return 0
-    sleep 0.1
-  done
-  fail "$n-start" "no address: $(head -c 300 "$n.err")"; return 1
-}
+. "$SRC/tests/serve/server.sh"
 walk() {  # MODE EXPECT
   timeout 120 node "$SRC/tests/browser/walk.js" "$URL" "$1" "$2" "$T" "$T/profile-$1" 2>"$1.walk.err"
   [ -s "$1.walk.err" ] && grep -v '^$' "$1.walk.err" | head -5 >&2
@@ -64,7 +55,14 @@ fi
 B="$R/aosp-art-ahat-test-dump-base.hprof" C="$R/aosp-art-ahat-test-dump.hprof" M="$R/aosp-art-ahat-test-dump.map"
 if [ -f "$B" ] && [ -f "$C" ] && [ -f "$M" ]; then
   "$HK" diff "$B" "$C" --map "$M" --base-map "$M" --json | jq '{top_grower: .growers[0].path, grower_base: .growers[0].id_base,
-    class_row: (.classes | map(select(.count_delta > 0 and .count_base > 0 and .retained_delta > 0)) | .[0] | {class, count_base, count_delta, mark: "GREW"})}' > expect-diff.json
+    class_row: (.classes | map(select(.count_delta > 0 and .count_base > 0 and .retained_delta > 0)) | .[0] | {class, count_base, count_delta, mark: "GREW"})}' > diff-part.json
+  # each list beside the baseline as the CLI's --baseline gives it
+  jq -n --slurpfile d diff-part.json \
+    --argjson dom "$("$HK" dominated "$C" -n 200 --map "$M" --baseline "$B" --json 2>/dev/null | jq '[.[].change]')" \
+    --argjson inst "$("$HK" instances "$C" 'DumpedStuff$StackSmasher' -n 50 --map "$M" --baseline "$B" --json 2>/dev/null | jq '[.[].change]')" \
+    --argjson strs "$("$HK" duplicate-strings "$C" -n 100 --map "$M" --baseline "$B" --json 2>/dev/null | jq '[.[].change]')" \
+    --argjson objs "[$("$HK" info "$B" --json | jq .objects), $("$HK" info "$C" --json | jq .objects)]" \
+    '$d[0] + {dominated_marks: $dom, instance_marks: $inst, string_marks: $strs, objects_base_dump: $objs}' > expect-diff.json
   if start_server diff "$C" --map "$M" --baseline "$B" --base-map "$M"; then
     walk diff expect-diff.json
     kill -INT $PID; wait $PID

@@ -150,8 +150,14 @@ int sv_app_open(sv_app *a, cli_ctx *cx, const char *dump)
     /* the graph once, now, with what the pages ask for kept, and the first page of each large
      * class ranked (the instances query keeps it): every request after is quick */
     static const char warm[] =
-        "local dump = ...\n"
+        "local dump, path, baseline, base_map = ...\n"
         "dump:graph_plan{'referrers', 'reachability', 'dominators', 'paths'}\n"
+        "hk.keep_open(path, dump)\n"
+        "if baseline then -- diff mode: the baseline indexed once too, for every list beside it\n"
+        "  local base = hk.open(baseline, {map = base_map or hk.diff_base_map(baseline, dump)})\n"
+        "  base:graph_plan{'referrers', 'reachability', 'dominators'}\n"
+        "  hk.keep_open(baseline, base)\n"
+        "end\n"
         "local top = dump:top_retained(1)\n"
         "if top[1] then top[1]:referrers(); dump:path_to_root(top[1]) end\n"
         "for _, c in ipairs(dump:classes()) do\n"
@@ -159,7 +165,10 @@ int sv_app_open(sv_app *a, cli_ctx *cx, const char *dump)
         "end\n";
     luaL_loadbuffer(L, warm, sizeof warm - 1, "=serve-warm");
     lua_rawgeti(L, LUA_REGISTRYINDEX, cx->dump_ref);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) return cli_report_error(L, "serve", cx->g.debug);
+    lua_pushstring(L, dump);
+    a->baseline ? (void)lua_pushstring(L, a->baseline) : lua_pushnil(L);
+    a->base_map ? (void)lua_pushstring(L, a->base_map) : lua_pushnil(L);
+    if (hkl_pcall(L, 4, 0) != LUA_OK) return cli_report_error(L, "serve", cx->g.debug);
     return 0;
 }
 
