@@ -204,7 +204,9 @@ local LISTS = {
                   a.id = c.id
                   return a
                 end },
-  bitmaps = { objects = true, rows = "bitmaps", fields = { "bytes" }, measure = "bytes" },
+  -- --export writes the dump's pictures only
+  bitmaps = { objects = true, rows = "bitmaps", fields = { "bytes" }, measure = "bytes",
+              base_args = function(a) a.export = ""; return a end },
 }
 
 local function change_of(r, measure)
@@ -303,15 +305,15 @@ end
 -- (args.baseline), and the meta with the columns for a table
 function hk.beside_baseline(name, dump, args)
   local spec, def = LISTS[name], hk.queries()[name]
-  local list, columns = def.run, def.columns
-  if def.shape == "record" then columns = nil end
+  local list = def.run
   local base = hk.baseline_open(args.baseline, dump)
   local df = diff_of(base, dump)
   local a = copy(args)
   a.baseline = ""
   local n = spec.all and a[spec.all] or 0
   if spec.all then a[spec.all] = 0 end
-  local result = list(dump, copy(a))
+  local result, meta = list(dump, copy(a))
+  meta = meta and copy(meta) or {}
   local ba = spec.base_args and spec.base_args(copy(a), dump, df) or a
   local ok, bresult = true, {}
   if ba then ok, bresult = pcall(list, base, ba) end -- a class or heap the baseline lacks: no rows
@@ -322,9 +324,12 @@ function hk.beside_baseline(name, dump, args)
   else rows = join_keys(spec, rows, brows, dump, base, n) end
   if spec.rows then
     result[spec.rows] = rows
-    return result, { subcolumns = { [spec.rows] = baseline_columns(columns, spec) } }
+    meta.subcolumns = copy(meta.subcolumns or {})
+    meta.subcolumns[spec.rows] = baseline_columns(meta.subcolumns[spec.rows], spec)
+    return result, meta
   end
-  return rows, { columns = baseline_columns(columns, spec) }
+  meta.columns = baseline_columns(meta.columns or def.columns, spec)
+  return rows, meta
 end
 
 -- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
