@@ -268,6 +268,9 @@ typedef struct hk_origin {
 } hk_origin;
 void hk_origin_read(hk_dump *d, hk_origin *o);
 void hk_origin_free(hk_origin *o);
+/* A HotSpot dump's JDK feature version (17, 21, ...): java.lang.VersionProps.java_version, which
+ * JDK 9 and later load at start-up; 0 when the dump does not say. */
+int hk_origin_jdk(hk_dump *d);
 
 /* ---- helpers ---- */
 /* Parses "0x1a2b" or "12345"; returns 0 or -1. */
