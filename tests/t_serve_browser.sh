@@ -31,6 +31,9 @@ str=$("$HK" instances "$D" java.lang.String -n 1 --json | jq -r '.[0].id')
 arr=$("$HK" object "$D" "$str" --json | jq -r '.fields[] | select(.name == "value") | .value')
 alen=$("$HK" object "$D" "$arr" --elements 0 --json | jq .length)
 jump=$((alen - 41))
+# an object held by more than 50: its second page of referrers
+many=$("$HK" run "$SRC/tests/serve/most_referred.lua" "$D")
+bm=$("$HK" instances "$D" android.graphics.Bitmap -n 1 --json | jq -r '.[0].id')
 jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson refs "$("$HK" referrers "$D" "$held" -n 50 --json | jq length)" \
   --argjson path "$("$HK" path "$D" "$held" --json | jq '[.[].object]')" \
@@ -38,6 +41,8 @@ jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson bitmaps "$("$HK" bitmaps "$D" --json | jq '[.bitmaps[] | [.width, .height]]')" \
   --argjson hist "$("$HK" histogram "$D" -n 5 --json | jq '[.[].class]')" \
   --argjson objects "$("$HK" info "$D" --json | jq .objects)" \
+  --argjson refpage "$(jq -n --arg id "$many" --argjson second "$("$HK" referrers "$D" "$many" --offset 50 -n 50 --json | jq '[.[].id]')" '{id: $id, second: $second}')" \
+  --argjson bitmap "$("$HK" object "$D" "$bm" --json | jq '{id, w: (.fields[] | select(.name == "mWidth") | .value), h: (.fields[] | select(.name == "mHeight") | .value)}')" \
   --argjson array "$(jq -n --arg id "$arr" --argjson length "$alen" --argjson jump "$jump" \
     --argjson page2 "$("$HK" object "$D" "$arr" --offset 100 --elements 100 --json | jq '[.elements[].value]')" \
     --argjson last "$("$HK" object "$D" "$arr" --offset "$jump" --elements 100 --json | jq '{text, values: [.elements[].value]}')" \
@@ -46,6 +51,7 @@ jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson kids "$("$HK" dominated "$D" "$("$HK" dominated "$D" -n 1 --json | jq -r '.[0].id')" -n 100 --json | jq '[.[].id]')" \
   '{top: $top, held: $held, top_referrers: $refs, top_path: $path, leak_object: $leak, leak_class: $cls,
     leak_class_instances: $inst, bitmaps: $bitmaps, histogram5: $hist, objects: $objects, array: $array,
+    refpage: $refpage, bitmap: $bitmap,
     dominated: $dom, dominated_count: ($dom | length), dominated_kids: $kids}' > expect.json
 if start_server main "$D"; then
   walk main expect.json

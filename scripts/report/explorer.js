@@ -340,7 +340,8 @@
       p.appendChild(HK.classLink(o.kind === "class" ? "class " + (o.class || "") : o.class));
       p.appendChild(document.createTextNode(" · " + o.kind + (o.heap ? " · heap " + o.heap : "") +
         (o.reachability ? " · " + o.reachability : "") + " · shallow " + size(o.shallow_bytes) +
-        " · retained " + size(self.retained_bytes) + (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
+        " · retained " + size(self.retained_bytes) + (o.native_bytes ? " · native " + size(o.native_bytes) : "") +
+        (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
         (o.length !== null && o.length !== undefined ? " · length " + num(o.length) : "")));
       box.appendChild(p);
       if (o.value !== null && o.value !== undefined) box.appendChild(el("pre", { "class": "value" }, typeof o.value === "string" ? o.value : JSON.stringify(o.value)));
@@ -349,11 +350,17 @@
         var img = el("img", { src: "/api/bitmap?id=" + id, alt: "pixels of " + id });
         img.onerror = function () { fig.replaceChild(el("div", { "class": "noimg" }, "no pixels for this Bitmap"), img); };
         fig.appendChild(img);
+        var fv = {};
+        (o.fields || []).forEach(function (x) { if (fv[x.name] === undefined) fv[x.name] = x; });
+        var ptr = fv.mNativePtr || fv.mNativeBitmap, val = function (k) { return fv[k] ? fv[k].value : "?"; };
+        fig.appendChild(el("figcaption", { id: "bmcaption" }, val("mWidth") + "×" + val("mHeight") +
+          (o.native_bytes ? " · " + size(o.native_bytes) + " native" : "") +
+          (ptr ? " · pointer 0x" + BigInt.asUintN(ptr.type === "int" ? 32 : 64, BigInt(ptr.value)).toString(16) : "")));
         box.appendChild(fig);
       }
       if (o.fields) { box.appendChild(el("h3", {}, "Fields")); box.appendChild(fieldTable(o.fields)); }
       if (o.statics) { box.appendChild(el("h3", {}, "Statics")); box.appendChild(fieldTable(o.statics)); }
-      if (o.elements) elementsPart(box, id, o, off);
+      if (o.elements) elementsPart(box, id, o, off, params);
       if (o.allocation_stack) { box.appendChild(el("h3", {}, "Allocated at")); box.appendChild(autoTable(o.allocation_stack)); }
       box.appendChild(el("h3", {}, "Dominator chain"));
       var chain = r[1].filter(function (x) { return x.relation === "dominator"; });
@@ -396,9 +403,11 @@
       lb.appendChild(lbtn);
     }
     page.appendChild(lb);
-    section("Referrers", q("referrers", { id: id, n: 50 }), function (box, rows) {
+    var roff = Math.max(0, +(params.roff || 0) || 0);
+    section("Referrers" + (roff ? " from " + num(roff) : ""), q("referrers", { id: id, n: 50, offset: roff }), function (box, rows) {
       box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["reference", "points with", "ref"],
-        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para("nothing refers to it"));
+        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para(roff ? "no more referrers" : "nothing refers to it"));
+      pager(box, { offset: roff, n: 50, got: rows.length }, function (o) { location.hash = "#/object/" + id + "?offset=" + off + "&roff=" + o; });
     });
     section("Immediately dominated", q("dominators", { id: id, n: 50 }), function (box, rows) {
       rows = rows.filter(function (x) { return x.relation === "dominated"; });
@@ -409,10 +418,10 @@
   }
   // an array's elements, ELEMENTS a page from index off (any index one jump away), and a char[]
   // or byte[] page also as text
-  function elementsPart(box, id, o, off) {
+  function elementsPart(box, id, o, off, params) {
     var last = off + o.elements.length - 1;
     box.appendChild(el("h3", {}, o.elements.length ? "Elements " + num(off) + "–" + num(last) + " of " + num(o.length) : "Elements (none from " + num(off) + ")"));
-    var go = function (i) { location.hash = "#/object/" + id + "?offset=" + i; };
+    var go = function (i) { location.hash = "#/object/" + id + "?offset=" + i + (params.roff ? "&roff=" + params.roff : ""); };
     var bar = el("p", { "class": "pager", id: "elempager" });
     if (off > 0) { var a = link("#", "◀ previous " + ELEMENTS); a.onclick = function (e) { e.preventDefault(); go(Math.max(0, off - ELEMENTS)); }; bar.appendChild(a); }
     if (off + ELEMENTS < o.length) { var b = link("#", "next " + ELEMENTS + " ▶"); b.onclick = function (e) { e.preventDefault(); go(off + ELEMENTS); }; bar.appendChild(b); }

@@ -200,6 +200,26 @@ async function mainWalk() {
     if (JSON.stringify(vals) !== JSON.stringify(a.last.values)) return vals.length + " values from the jump, the CLI gives " + a.last.values.length;
     return t === a.last.text || JSON.stringify(t.slice(0, 40)) + " vs " + JSON.stringify(a.last.text.slice(0, 40));
   });
+  await step("referrers-next-page", async () => {
+    const r = expect.refpage;
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/object/" + r.id, { waitUntil: "domcontentloaded" });
+    await ready("object");
+    await page.waitForSelector("#referrers a.oid", { timeout: 10000 });
+    await unready();
+    await Promise.all([ready("object"), page.evaluate(() => Array.from(document.querySelectorAll("#referrers ~ .pager a")).find((x) => /next/.test(x.textContent)).click())]);
+    await page.waitForSelector("#referrers a.oid", { timeout: 10000 });
+    const ids = await page.$$eval("#referrers tbody tr td:first-child a.oid", (l) => l.map((a) => a.textContent));
+    return JSON.stringify(ids) === JSON.stringify(r.second) || ids.length + " referrers from 50: " + ids.slice(0, 3) + " vs " + r.second.slice(0, 3);
+  });
+  await step("bitmap-size-on-object-page", async () => {
+    const b = expect.bitmap;
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/object/" + b.id, { waitUntil: "domcontentloaded" });
+    await ready("object");
+    const t = await text("#bmcaption");
+    return t.startsWith(b.w + "×" + b.h + " ·") || t;
+  });
   await step("unknown-id-says-so", async () => {
     await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/object/0x1", { waitUntil: "domcontentloaded" });
