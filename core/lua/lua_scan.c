@@ -8,9 +8,9 @@
 #include <string.h>
 
 /* hk.NAME that registers (or, for watch_signals, changes a list `watch` reads) */
-static const char *const registrations[] = {"query",     "renderer",          "watcher",
-                                            "leak_finder", "inspector",       "reference_matcher",
-                                            "bitmap_source", "dump_method",   "watch_signals"};
+static const char *const registrations[] = {"query",         "renderer",    "watcher",
+                                            "leak_finder",   "inspector",   "reference_matcher",
+                                            "bitmap_source", "dump_method", "watch_signals"};
 
 static int is_ident(char c)
 {

@@ -13,6 +13,7 @@ local function ornull(v) if present(v) then return v end return hk.null end
 
 local usage = hk.usage_error
 local leak_text = require "leaks.text"
+local diff = require "diff.report"
 
 local function progress(phase)
   if hk.isatty(2) then io.stderr:write("\r\027[Ktriage: ", phase, " ...") io.stderr:flush() end
@@ -381,9 +382,9 @@ hk.query{
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")
-      local base = hk.open(args.baseline, { map = hk.diff_base_map(args.baseline, dump) })
+      local base = hk.open(args.baseline, { map = diff.base_map(args.baseline, dump) })
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
-      local d = hk.diff_report(base, dump, { n = 20 })
+      local d = diff.report(base, dump, { n = 20 })
       d.base, d.dump = nil, nil
       d.baseline_sha256 = base:sha256()
       facts.diff = d
