@@ -50,7 +50,9 @@ int hkl_pcall(lua_State *L, int nargs, int nresults)
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
+    hkl_limit_enter(L);
     int rc = lua_pcall(L, nargs, nresults, base);
+    hkl_limit_leave(L);
     lua_remove(L, base);
     return rc;
 }

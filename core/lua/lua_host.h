@@ -143,8 +143,18 @@ int hkl_host_load_file(hkl_host *h, const char *path);
 /* Run a script file ("-": standard input) with arguments table at stack top (popped); 0 ok,
  * or -1 with the error value left at stack top (see hkl_error_kind). */
 int hkl_host_run_file(hkl_host *h, const char *path);
-/* lua_pcall with a traceback; on error the message (with traceback) is left on the stack. */
+/* lua_pcall with a traceback; on error the message (with traceback) is left on the stack.
+ * The outermost one runs within the script time limit (lua_limit.c). */
 int hkl_pcall(lua_State *L, int nargs, int nresults);
+/* lua_limit.c: the time limit for scripts (seconds, 0 none; --lua-time-limit, else
+ * HPROFKIT_LUA_TIME_LIMIT); enter/leave bracket a call (the outermost starts the clock); left:
+ * seconds before the limit (HUGE_VAL: none); check raises the one-line error once past it. */
+int hkl_time_limit_set(const char *seconds, char *err, size_t errlen);
+double hkl_time_limit(void);
+void hkl_limit_enter(lua_State *L);
+void hkl_limit_leave(lua_State *L);
+double hkl_limit_left(void);
+void hkl_limit_check(lua_State *L);
 /* Push the registry table of queries / renderers (name -> definition). */
 void hkl_push_queries(lua_State *L);
 void hkl_push_renderers(lua_State *L);

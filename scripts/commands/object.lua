@@ -16,14 +16,17 @@ hk.query{
   help = "One object: its class (a class object: `class NAME`), sizes (shallow, retained, native\n" ..
          "and retained native, as `top`), how strongly it is reachable, how many objects refer to\n" ..
          "it (referrers: as `dump:referrers`, Reference objects whose referent it is included),\n" ..
-         "fields (references as ids with their class), and for an array its length and first\n" ..
-         "elements; a String's value; where it was allocated, when the dump has allocation stacks\n" ..
+         "fields (references as ids with their class), and for an array its length and --elements\n" ..
+         "elements from index --offset (a char[] or byte[] also as text: UTF-16, Latin-1); a\n" ..
+         "String's value; where it was allocated, when the dump has allocation stacks\n" ..
          "(innermost frame first; R8-inlined frames expanded with a map).",
   positional = { "dump", "id" },
-  args = { elements = 10 },
+  args = { elements = 10, offset = 0 },
+  options_help = "  --elements N  how many elements of an array (default 10)\n" ..
+                 "  --offset I    the first element shown (0-based; default 0)",
   shape = "record",
   columns = { "id", "class", "kind", "heap", "shallow_bytes", "retained_bytes", "native_bytes",
-              "retained_native_bytes", "reachability", "referrers", "length", "value", "fields", "elements",
+              "retained_native_bytes", "reachability", "referrers", "length", "value", "fields", "offset", "elements", "text",
               "statics", "allocation_stack" },
   run = function(dump, args)
     local obj = dump:object(args.id)
@@ -49,11 +52,17 @@ hk.query{
           { name = s.name, type = s.type, value = s.value == nil and hk.null or s.value }
       end
     else
-      rec.elements = {}
-      for i = 0, math.min(obj.length, args.elements) - 1 do
-        local v = obj:at(i)
-        if type(v) == "userdata" then v = v.id end
-        rec.elements[#rec.elements + 1] = { index = i, value = v == nil and hk.null or v }
+      if args.offset < 0 or args.elements < 0 then hk.usage_error("--offset and --elements take a count from 0") end
+      rec.offset, rec.elements = args.offset, {}
+      rec.text = obj:text(args.offset, args.elements) or hk.null
+      local refs = obj.kind == "object_array"
+      for i = args.offset, math.min(obj.length, args.offset + args.elements) - 1 do
+        -- an object array's element as its id with its class (and a String's text), as a field
+        local row = refs and describe_value(dump, { type = "object", ref = obj:id_at(i), value = obj:at(i) })
+          or { value = obj:at(i) }
+        row.name, row.type, row.index = nil, nil, i
+        if row.value == nil then row.value = hk.null end
+        rec.elements[#rec.elements + 1] = row
       end
     end
     local stack = obj.allocation_stack
