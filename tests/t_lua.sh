@@ -42,7 +42,7 @@ grep -q "note: query 'info' from .*replaces the one from" mine.err && pass overr
 rm "$HOME/.config/hprofkit/scripts/commands/info.lua"
 # renderers: csv and table
 "$HK" histogram demo.hprof --format csv > h.csv
-eq csv-header "$(head -1 h.csv | tr -d "\r")" "class,count,shallow_bytes,retained_bytes"
+eq csv-header "$(head -1 h.csv | tr -d "\r")" "class,count,shallow_bytes,retained_bytes,native_bytes"
 eq csv-rows "$(($(wc -l < h.csv) - 1))" "$(jq length hist.json)"
 "$HK" histogram demo.hprof > h.txt
 eq table-rows "$(($(wc -l < h.txt) - 1))" "$(jq length hist.json)"
