@@ -50,6 +50,8 @@ echo 'this is not lua (' > quiet/broken.lua
 cat > quiet/commands/helper.lua <<LUA
 -- a helper that names hk.query{} only in this comment and in a string: not a registration
 local s = "hk.query{"
+local l = [==[ hk.renderer{ ]] ]==] --[[ hk.leak_finder{
+  hk.inspector{ ]] local e = 'it\'s hk.watcher{'
 io.open("$MARK.helper", "w"):close()
 local t = { hk = { query = 1 } }; local q = t.hk.query
 error("must not run")
