@@ -139,8 +139,7 @@ static void remove_remote(hk_device *dev, const char *remote, char *err, size_t 
     if (hk_device_shell(dev, cmd, &out, NULL, &code, e, sizeof e) != 0) {
         size_t l = err ? strlen(err) : 0;
         if (!err) hk_report(HK_REPORT_WARNING, "could not remove %s from %s: %s", remote, dev->serial, e);
-        else if (l < errlen)
-            snprintf(err + l, errlen - l, " (what it left on the device, the next dump removes)");
+        else if (l < errlen) snprintf(err + l, errlen - l, " (what it left on the device, the next dump removes)");
     }
     free(out);
 }
