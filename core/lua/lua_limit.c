@@ -55,8 +55,8 @@ double hkl_time_limit(void)
 static int over_limit(lua_State *L)
 {
     char msg[160];
-    snprintf(msg, sizeof msg, "the script ran past its time limit of %g s (--lua-time-limit or HPROFKIT_LUA_TIME_LIMIT)",
-             g_limit);
+    snprintf(msg, sizeof msg,
+             "the script ran past its time limit of %g s (--lua-time-limit or HPROFKIT_LUA_TIME_LIMIT)", g_limit);
     /* a table, not a string: coroutine.wrap would put its position before a string */
     lua_createtable(L, 0, 2);
     lua_pushstring(L, msg);
