@@ -37,6 +37,7 @@ judge() {
   extra=$(ls -A "$(dirname "$out")" | grep -v '^whole\.hprof$' | grep -vx "$(basename "$out")")
   local lines; lines=$(grep -vc '^hprofkit: note: removed ' "$errf")
   if [ -n "$extra" ]; then fail "$name" "left on the host: $extra"
+  elif LC_ALL=C grep -q '[^[:print:][:space:]]' "$errf"; then fail "$name" "a byte that is not text on stderr: $(head -c 200 "$errf")"
   elif [ "$want" = fail ] && [ "$rc" = 1 ] && [ "$lines" = 1 ] && [ ! -e "$out" ]; then pass "$name: $(tail -c 150 "$errf")"
   elif [ "$want" = whole ] && [ "$rc" = 0 ] && cmp -s "$out" "$T/src.hprof"; then pass "$name"
   else fail "$name" "exit $rc, $lines lines, output $( [ -e "$out" ] && stat -c %s "$out" || echo none): $(head -c 300 "$errf")"; fi
