@@ -23,7 +23,7 @@ rc=0
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$B/app-triage.err" >&2; exit "$rc"; }
 echo "Triage of $B/app.hprof (bundled: fixtures/genhprof --scenario app), baseline $B/app-before.hprof"
 echo
-"$hk" run scripts/summary/triage.lua "$B/app-triage.json"
+"$hk" run scripts/commands/triage_summary.lua "$B/app-triage.json"
 echo
 echo "Report: $(realpath "$B/app-report.html")   (open it in a browser; facts: $B/app-triage.json)"
 echo

@@ -223,7 +223,7 @@ rm -f "$T/lua.hprof" "$T"/out/*
 cat >"$T/q.lua" <<'EOF'
 local Q = {}
 hk.query = function(q) Q[q.name] = q end
-for _, f in ipairs({ "devices", "processes", "dump" }) do dofile(arg[1] .. "/scripts/queries/" .. f .. ".lua") end
+for _, f in ipairs({ "devices", "processes", "dump" }) do dofile(arg[1] .. "/scripts/commands/" .. f .. ".lua") end
 local rows = Q.devices.run(nil, {})
 local n = 0
 for _, r in ipairs(rows) do n = n + 1 end

@@ -133,9 +133,13 @@ lua_State *hkl_host_state(hkl_host *h);
 
 #ifndef HK_LUA_HOST_EXTRA
 #define HK_LUA_HOST_EXTRA
-/* Load every .lua in dir (and its queries/, renderers/, recipes/); errors are printed
- * and loading goes on.  Returns the number of scripts that failed. */
+/* Load a scripts folder as a new layer (lua_scripts.c: renderers/, commands/, leak_rules/,
+ * lib/ for require, the old flat layout); errors are printed and loading goes on.  Returns
+ * the number of scripts that failed. */
 int hkl_host_load_dir(hkl_host *h, const char *dir);
+int hkl_scripts_load_dir(hkl_host *h, const char *dir);
+/* Run one script at start, registrations open for it; -1 (said on stderr) when it failed. */
+int hkl_host_load_file(hkl_host *h, const char *path);
 /* Run a script file ("-": standard input) with arguments table at stack top (popped); 0 ok,
  * or -1 with the error value left at stack top (see hkl_error_kind). */
 int hkl_host_run_file(hkl_host *h, const char *path);
