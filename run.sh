@@ -7,7 +7,10 @@ cd "$(dirname "$0")"
 tools/deps.sh
 B=${HPROFKIT_BUILD:-build-release} # the build tree (tests point it at theirs)
 [ -d "$B" ] || meson setup "$B" --buildtype=release >/dev/null
-ninja -C "$B" >/dev/null
+# only what this run and the commands it suggests use: the tool, the plugins plugins.ini loads,
+# the dump generator (a fifth of the tree's compiling is tests and helpers: `ninja -C $B` for all)
+plugins=$(sed -n 's|^\[\([a-z0-9_]*\)\]$|plugins/\1/\1.so|p' plugins.ini)
+ninja -C "$B" hprofkit fixtures/genhprof $plugins >/dev/null
 hk="$B/hprofkit"
 # The bundled dump: a photo-gallery app (fixtures/genhprof --scenario app), and the same app
 # before its event list grew by 200, as the baseline the diff compares with.
@@ -20,7 +23,7 @@ rc=0
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || { cat "$B/app-triage.err" >&2; exit "$rc"; }
 echo "Triage of $B/app.hprof (bundled: fixtures/genhprof --scenario app), baseline $B/app-before.hprof"
 echo
-"$hk" run scripts/summary/triage.lua "$B/app-triage.json"
+"$hk" run scripts/commands/triage_summary.lua "$B/app-triage.json"
 echo
 echo "Report: $(realpath "$B/app-report.html")   (open it in a browser; facts: $B/app-triage.json)"
 echo

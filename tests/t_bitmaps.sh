@@ -114,9 +114,9 @@ done
 # ---------------- Lua ----------------
 # a copy of the API 29 dump without the sidecar directory made above
 cp api29_ids4.hprof lua29.hprof
-mkdir -p luasrc
+mkdir -p luasrc/commands
 hero_ptr=$(jqf api35_ids4.exp '.facts.bitmaps[] | select(.label == "hero") | .native_ptr')
-cat >luasrc/src.lua <<EOF
+cat >luasrc/commands/src.lua <<EOF
 local f = io.open("$T/avatar.png", "rb"); local avatar = f:read("a"); f:close()
 hk.bitmap_source{ name = "testsrc", image = function(dump, bm)
   if bm.width == 96 and bm.height == 96 then return avatar end

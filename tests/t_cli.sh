@@ -3,8 +3,8 @@
 . "$SRC/tests/lib.sh"
 "$GEN" --scenario demo -o demo.hprof --expect demo.json >/dev/null 2>&1 || { fail gen "genhprof failed"; exit 0; }
 export HOME="$T/home"
-mkdir -p q
-cat > q/contract.lua <<'LUA'
+mkdir -p q/commands
+cat > q/commands/contract.lua <<'LUA'
 hk.query{
   name = "labels",
   help = "echoes its list option; a gate that trips above PARAM labels",
@@ -132,8 +132,8 @@ head -c 200 demo.hprof > cut.hprof
 "$HK" info cut.hprof > /dev/null 2> cut.err
 eq corrupt-dump-exit-1 "$?/$(grep -c . cut.err)" "1/1"
 # a bug in a script: its traceback (script frames), in full under --debug
-mkdir -p bug
-cat > bug/bug.lua <<'LUA'
+mkdir -p bug/commands
+cat > bug/commands/bug.lua <<'LUA'
 hk.query{ name = "bug", help = "fails", run = function(dump) return dump:object(nil) end }
 LUA
 HPROFKIT_SCRIPTS="$T/bug" "$HK" bug demo.hprof > /dev/null 2> bug.err
@@ -144,8 +144,8 @@ grep -q "\[C\]: in" bugd.err && pass script-bug-debug-full-traceback || fail scr
 
 # Lua bitmap sources: a failing one puts one line in the cell and its traceback once on stderr;
 # unknown keys (the C names) are refused; `plugins` lists them
-mkdir -p src
-cat > src/failing.lua <<'LUA'
+mkdir -p src/commands
+cat > src/commands/failing.lua <<'LUA'
 hk.bitmap_source{ name = "failing", image = function(dump, bm) error("no pixels here") end }
 LUA
 HPROFKIT_SCRIPTS="$T/src" "$HK" bitmaps demo.hprof --json > fs.json 2> fs.err
@@ -153,11 +153,11 @@ eq lua-source-note-one-line "$(jq -r '[.bitmaps[].reason | select(. != null) | s
 grep -q "no pixels here" fs.json && pass lua-source-note-says-why || fail lua-source-note-says-why "$(head -c 300 fs.json)"
 eq lua-source-traceback-once "$(grep -c 'stack traceback' fs.err)" 1
 eq lua-source-listed "$(HPROFKIT_SCRIPTS="$T/src" "$HK" plugins --json | jq -c '.[] | select(.kind == "lua") | [.name, .bitmap_sources]')" '["failing",["failing"]]'
-mkdir -p src2
-echo 'hk.bitmap_source{ name = "c-names", keyed_by_pointer = true, image = function(dump, bm) end }' > src2/cnames.lua
+mkdir -p src2/commands
+echo 'hk.bitmap_source{ name = "c-names", keyed_by_pointer = true, image = function(dump, bm) end }' > src2/commands/cnames.lua
 HPROFKIT_SCRIPTS="$T/src2" "$HK" plugins > /dev/null 2> cn.err
 grep -q "unknown key 'keyed_by_pointer'" cn.err && pass lua-source-unknown-key || fail lua-source-unknown-key "$(cat cn.err)"
-echo 'hk.bitmap_source{ name = "one-arg", image = function(bm) end }' > src2/cnames.lua
+echo 'hk.bitmap_source{ name = "one-arg", image = function(bm) end }' > src2/commands/cnames.lua
 HPROFKIT_SCRIPTS="$T/src2" "$HK" plugins > /dev/null 2> oa.err
 grep -q "image(dump, bitmap)" oa.err && pass lua-source-image-arity || fail lua-source-image-arity "$(cat oa.err)"
 
@@ -167,11 +167,11 @@ printf '[one]\npath = %s\ndir = %s\n[two]\npath = %s\ndir = %s\n' "$BUILD/tests/
   "$BUILD/tests/plugins/example.so" "$T/pngdir" > twice.ini
 "$HK" --plugins twice.ini plugins > /dev/null 2> twice.err
 eq plugin-registration-error-once "$(grep -c 'already registered' twice.err)" 1
-mkdir -p "$HOME/.config/hprofkit/scripts/queries"
-echo 'hk.query{ name = "info", help = "mine", run = function() return {} end }' > "$HOME/.config/hprofkit/scripts/queries/info.lua"
+mkdir -p "$HOME/.config/hprofkit/scripts/commands"
+echo 'hk.query{ name = "info", help = "mine", run = function() return {} end }' > "$HOME/.config/hprofkit/scripts/commands/info.lua"
 HPROFKIT_SCRIPTS="$HOME/.config/hprofkit/scripts/:$HOME/.config/hprofkit/./scripts" "$HK" info demo.hprof > /dev/null 2> note.err
 eq replaces-note-once "$(grep -c "replaces the one from" note.err)" 1
-rm "$HOME/.config/hprofkit/scripts/queries/info.lua"
+rm "$HOME/.config/hprofkit/scripts/commands/info.lua"
 
 # the other gates: meminfo's failed checks, duplicate bitmaps
 "$HK" meminfo "$SRC/tests/meminfo/broken_total.txt" --fail-on checks > /dev/null 2> mi.err

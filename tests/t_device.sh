@@ -129,7 +129,7 @@ eq device_dump_header "$(head -c 12 "$T/ok.hprof" 2>/dev/null)" "JAVA PROFILE"
 eq device_dump_is_the_jvm_dump "$(stat -c %s "$T/ok.hprof" 2>/dev/null)" "$(stat -c %s "$CFG/last_dump.hprof" 2>/dev/null)"
 cmp -s "$T/ok.hprof" "$CFG/last_dump.hprof" && pass device_dump_identical || fail device_dump_identical "differs from what jcmd wrote"
 eq device_dump_result "$(cut -f2- "$T/dump.out")" "$(stat -c %s "$T/ok.hprof" 2>/dev/null)	1	1"
-grep -qE "OPEN shell,v2,raw:am dumpheap -g -b png com.example.app /data/local/tmp/hprofkit-$JVM-[0-9]+\.hprof" "$CFG/log" \
+grep -qE "OPEN shell,v2,raw:am dumpheap -g -b png com.example.app /data/local/tmp/hprofkit-$JVM-[0-9]+-[0-9a-f]{8}-[0-9]+\.hprof" "$CFG/log" \
   && pass device_dump_am_command || fail device_dump_am_command "$(grep dumpheap "$CFG/log")"
 grep -q "rm -f /data/local/tmp/hprofkit-" "$CFG/log" && pass device_dump_removes_remote || fail device_dump_removes_remote "no rm"
 no_leftovers device_dump_ok_clean
@@ -223,7 +223,7 @@ rm -f "$T/lua.hprof" "$T"/out/*
 cat >"$T/q.lua" <<'EOF'
 local Q = {}
 hk.query = function(q) Q[q.name] = q end
-for _, f in ipairs({ "devices", "processes", "dump" }) do dofile(arg[1] .. "/scripts/queries/" .. f .. ".lua") end
+for _, f in ipairs({ "devices", "processes", "dump" }) do dofile(arg[1] .. "/scripts/commands/" .. f .. ".lua") end
 local rows = Q.devices.run(nil, {})
 local n = 0
 for _, r in ipairs(rows) do n = n + 1 end

@@ -32,28 +32,28 @@ eq json-150-deep-fine "$(grep '^150-deep' json.out | cut -f2)" "true"
 eq json-shared-twice "$(grep '^shared' json.out | cut -f2)" '{"a":[1],"b":[1]}'
 eq json-after-error "$(grep '^after-error' json.out | cut -f2)" '[1,[2]]'
 # a query's rows with a cycle: one line, exit 1 (a script's error), no unbounded growth
-mkdir -p scripts/queries scripts/leaks
-cat > scripts/queries/cyclic.lua <<'LUA'
+mkdir -p scripts/commands scripts/leak_rules
+cat > scripts/commands/cyclic.lua <<'LUA'
 hk.query{ name = "cyclic", help = "rows that hold themselves",
   run = function(dump) local r = { n = 1 }; r.me = r; return { r } end }
 LUA
 HPROFKIT_SCRIPTS="$T/scripts" timeout 60 "$HK" cyclic demo.hprof --json > cyc.out 2>cyc.err; rc=$?
 eq json-rows-cycle-status "$rc" 1
 grep -q "a table contains itself" cyc.err && pass json-rows-cycle-says || fail json-rows-cycle-says "$(head -c 300 cyc.err)"
-rm scripts/queries/cyclic.lua
+rm scripts/commands/cyclic.lua
 
 # an inspector that runs leaks (which runs the inspectors...): refused, not recursion until
 # memory runs out; an inspector's error is a label on its object, so leaks itself ends well
-cat > scripts/leaks/selfish.lua <<'LUA'
+cat > scripts/leak_rules/selfish.lua <<'LUA'
 hk.inspector{ class = "*", inspect = function(obj, r) hk.run("leaks", r.dump) end }
 LUA
 HPROFKIT_SCRIPTS="$T/scripts" timeout 120 "$HK" leaks leaks.hprof > rec.out 2>rec.err; rc=$?
 eq hk-run-recursion-status "$rc" 0
 grep -q "hk.run: query 'leaks' is already running" rec.out && pass hk-run-recursion-says \
   || fail hk-run-recursion-says "$(head -c 300 rec.out)"
-rm scripts/leaks/selfish.lua
+rm scripts/leak_rules/selfish.lua
 # a query that runs another is still allowed (triage runs leaks)
-cat > scripts/queries/twice.lua <<'LUA'
+cat > scripts/commands/twice.lua <<'LUA'
 hk.query{ name = "twice", help = "runs info twice",
   run = function(dump) hk.run("info", dump); return hk.run("info", dump) end }
 LUA

@@ -1,4 +1,5 @@
-# HotSpot dumps sized as the JVM lays out its objects, held to the JVM itself: five JDK 17 JVMs
+# HotSpot dumps sized as the JVM lays out its objects, held to the JVM itself: five JVMs of the
+# machine's JDK (17 on Debian 12, 21 on Debian 13: their injected and @Contended fields differ)
 # (default flags, -XX:-UseCompressedOops, -XX:-UseCompressedClassPointers, both off, and
 # -XX:ObjectAlignmentInBytes=16) each give
 # `jcmd GC.class_histogram` and, right after, `jcmd GC.heap_dump` of a heap that allocates
@@ -61,6 +62,11 @@ for o in d:class("JvmLayout$Mixed"):instances() do print(o.id) break end
 LUA
   id=$("$HK" run first.lua default.hprof)
   eq jvm-object-shallow "$("$HK" object default.hprof "$id" --json | jq .shallow_bytes)" "$mixed"
+  # the JDK whose injected and @Contended fields the model counts is the dump's own: the JVM's
+  # java.specification.version
+  spec=$(java -XshowSettings:properties -version 2>&1 | awk '$1 == "java.specification.version" { print $3 }')
+  echo 'print(hk.open(arg.dump).jvm_layout.jdk)' > jdk.lua
+  eq jvm-layout-jdk "$("$HK" run jdk.lua default.hprof)" "${spec:-?}"
   # the dump's own convention: Mixed's fields are 1+8+2+8+4+2+1+8+4 bytes (references as 8-byte ids)
   eq jvm-layout-dump "$("$HK" histogram default.hprof --jvm-layout dump --json --class 'JvmLayout$Mixed' | jq '.[0].shallow_bytes')" $((300 * 38))
   # Lua: hk.open's option wins over the global one; dump.jvm_layout says what was chosen.  Mixed

@@ -119,16 +119,16 @@ eq library-by-sdk "$(tr l31.json queue_thing .kind)" "application"
 
 # ---- the Binder root (LeakCanary's leak_service_binder_ignored case) and user scripts ----
 eq binder-default "$(tr l.json binder_service '[.kind, .root.type] | join("|")')" "application|JNI_GLOBAL"
-mkdir -p user/leaks   # a leaks/ folder of a script directory is loaded too
-cat > user/leaks/binder.lua <<'EOF'
+mkdir -p user/leak_rules   # a leak_rules/ folder of a script directory is loaded too
+cat > user/leak_rules/binder.lua <<'EOF'
 hk.reference_matcher{ kind = "library", class = "android.os.Binder", root = "jni-global",
   description = "a service binding outlives the service" }
 EOF
 HPROFKIT_SCRIPTS="$PWD/user" "$HK" leaks leaks.hprof --json > lb.json 2>lb.err
 eq binder-matcher "$(tr lb.json binder_service '[.kind, .pattern, .group.description] | join("|")')" \
   "library|native global variable referencing android.os.Binder|a service binding outlives the service"
-mkdir -p user2
-cat > user2/mine.lua <<'EOF'
+mkdir -p user2/leak_rules
+cat > user2/leak_rules/mine.lua <<'EOF'
 hk.inspector{ class = "com.example.Holder", inspect = function(obj, r) r:not_leaking("Holder lives as long as the app") end }
 hk.reference_matcher{ kind = "ignore", class = "com.example.Leaks", static = "sService" }
 EOF
@@ -138,12 +138,12 @@ eq user-inspector "$(tr lu.json wrapper '[.steps[1].status, .steps[1].reasons[0]
 eq user-inspector-signature "$(tr lu.json wrapper .signature)" "$(sha1 'com.example.Holderctx')"
 eq user-ignore-matcher "$(tr lu.json dead_service .)|$(tr l.json dead_service .kind)" "none|application"
 
-mkdir -p user3
-echo 'hk.reference_matcher{ kind = "library", thread = "worker", description = "the worker locals" }' > user3/local.lua
+mkdir -p user3/leak_rules
+echo 'hk.reference_matcher{ kind = "library", thread = "worker", description = "the worker locals" }' > user3/leak_rules/local.lua
 HPROFKIT_SCRIPTS="$PWD/user3" "$HK" leaks leaks.hprof --json > ll.json
 eq user-thread-matcher "$(tr ll.json watched_thing '[.kind, .pattern] | join("|")')" "library|local variable on thread worker"
-mkdir -p bad
-echo 'hk.reference_matcher{ kind = "maybe", class = "a.B", field = "c" }' > bad/bad.lua
+mkdir -p bad/leak_rules
+echo 'hk.reference_matcher{ kind = "maybe", class = "a.B", field = "c" }' > bad/leak_rules/bad.lua
 HPROFKIT_SCRIPTS="$PWD/bad" "$HK" leaks chain.hprof --json >/dev/null 2>bad.err
 grep -q "bad.lua.*'kind' must be" bad.err && pass user-matcher-bad-kind || fail user-matcher-bad-kind "$(head -c 300 bad.err)"
 

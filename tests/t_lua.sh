@@ -32,17 +32,17 @@ eq lua-count-equals-histogram "$bad" 0
 sub=$("$HK" count-class demo.hprof --class java.lang.ref.Reference --subclasses --json | jq '.[0].count')
 [ "$sub" -ge 4 ] && pass instances-with-subclasses || fail instances-with-subclasses "got $sub"
 # a user's query replaces a built-in, with a note
-mkdir -p "$HOME/.config/hprofkit/scripts/queries"
-cat > "$HOME/.config/hprofkit/scripts/queries/info.lua" <<'LUA'
+mkdir -p "$HOME/.config/hprofkit/scripts/commands"
+cat > "$HOME/.config/hprofkit/scripts/commands/info.lua" <<'LUA'
 hk.query{ name = "info", help = "mine", run = function(dump) return { { mine = "yes" } } end }
 LUA
 "$HK" info demo.hprof --json > mine.json 2>mine.err
 eq user-overrides-builtin "$(jq -r '.[0].mine' mine.json)" yes
 grep -q "note: query 'info' from .*replaces the one from" mine.err && pass override-note || fail override-note "$(cat mine.err)"
-rm "$HOME/.config/hprofkit/scripts/queries/info.lua"
+rm "$HOME/.config/hprofkit/scripts/commands/info.lua"
 # renderers: csv and table
 "$HK" histogram demo.hprof --format csv > h.csv
-eq csv-header "$(head -1 h.csv | tr -d "\r")" "class,count,shallow_bytes,retained_bytes"
+eq csv-header "$(head -1 h.csv | tr -d "\r")" "class,count,shallow_bytes,retained_bytes,native_bytes"
 eq csv-rows "$(($(wc -l < h.csv) - 1))" "$(jq length hist.json)"
 "$HK" histogram demo.hprof > h.txt
 eq table-rows "$(($(wc -l < h.txt) - 1))" "$(jq length hist.json)"
@@ -50,8 +50,8 @@ err bad-format "no renderer 'nosuch'" "$HK" histogram demo.hprof --format nosuch
 # -o writes atomically; a Lua error leaves no file and prints a traceback
 ok output-file "$HK" histogram demo.hprof --json -o out.json
 eq output-file-content "$(jq length out.json)" "$(jq length hist.json)"
-mkdir -p boom
-cat > boom/boom.lua <<'LUA'
+mkdir -p boom/commands
+cat > boom/commands/boom.lua <<'LUA'
 local function deeper(x) error("boom: " .. x) end
 hk.query{ name = "boom", help = "fails", run = function(dump, args) deeper("bad thing") end }
 LUA
@@ -60,8 +60,8 @@ eq lua-error-exit "$rc" 1
 grep -q "boom.lua:1: boom: bad thing" boom.err && pass lua-error-names-line || fail lua-error-names-line "$(cat boom.err)"
 grep -q "stack traceback" boom.err && pass lua-error-traceback || fail lua-error-traceback "$(cat boom.err)"
 [ ! -e boom.out ] && [ -z "$(ls | grep -E '^\.?boom\.out')" ] && pass lua-error-no-output-file || fail lua-error-no-output-file "$(ls -a)"
-# a script that fails to load: named, and the rest still load
-mkdir -p broken && echo 'this is not lua (' > broken/bad.lua
+# a script (one that registers) that fails to load: named, and the rest still load
+mkdir -p broken/commands && echo 'hk.query{ name = "bad", (' > broken/commands/bad.lua
 HPROFKIT_SCRIPTS="$T/broken:$SRC/docs/examples" "$HK" big-strings demo.hprof --min 5 --json > /dev/null 2>broken.err && pass broken-script-others-load || fail broken-script-others-load "$(cat broken.err)"
 grep -q "bad.lua" broken.err && pass broken-script-named || fail broken-script-named "$(cat broken.err)"
 # hprofkit run: a one-off script with hk.open and args

@@ -62,6 +62,15 @@ head -c 200 "$T/heap_profile.pftrace" > "$T/cut.pftrace"
 ok cut_profile_no_crash sh -c "'$HK' native '$T/cut.pftrace' >/dev/null 2>&1; [ \$? -lt 3 ]"
 gzip -c "$T/heap_profile_dump_max.pftrace" > "$T/dump_max.pftrace.gz"
 eq gzipped "$("$HK" native "$T/dump_max.pftrace.gz" --json | jq -r "$hot")" "1000/6 90/1"
+# a gzip file that expands past the compressed-input cap (100 times and 64 MiB) is refused, as
+# a .gz dump is: exit 1 and one line, not 100 MiB read; HPROFKIT_GZIP_RATIO=0 reads it
+head -c 100M /dev/zero | gzip -9 > "$T/bomb.pftrace.gz"
+err gzip_bomb_refused "^hprofkit native: .*bomb.pftrace.gz: the gzip stream expands past 64 MiB, over [0-9]{3,} times its [0-9]+ KiB: refused as a decompression bomb" \
+  "$HK" native "$T/bomb.pftrace.gz"
+eq gzip_bomb_one_line_exit_1 "$(wc -l < "$T/err.err") $("$HK" native "$T/bomb.pftrace.gz" >/dev/null 2>&1; echo $?)" "1 1"
+HPROFKIT_GZIP_RATIO=0 "$HK" native "$T/bomb.pftrace.gz" >/dev/null 2>"$T/bomb0.err"
+if grep -q "decompression bomb" "$T/bomb0.err" || ! [ -s "$T/bomb0.err" ]; then fail gzip_bomb_ratio_0 "$(head -c 300 "$T/bomb0.err")"
+else pass gzip_bomb_ratio_0; fi
 
 # native-diff: two dumps of one trace spelled TRACE@N (window_frees: A allocates 1000, frees it
 # while B allocates 1000, then B frees it; A and B are the same function f1, one fingerprint)

@@ -176,18 +176,18 @@ eq duplicate_source_said_once "$(grep -c "already registered" "$T/twice.err"):$(
 eq duplicate_source_kept_first "$(jq -r '[.[] | select(.name == "one" or .name == "two") | .bitmap_sources | length] | join(",")' "$T/twice.json")" "1,0"
 eq duplicate_functions_apart "$(jq -r '.[] | select(.name == "two") | .functions | length' "$T/twice.json")" 6
 # The same for scripts: two scripts of one directory registering one query name.
-mkdir -p "$T/dup/queries"
-echo 'hk.query{ name = "twin", help = "first", run = function() return {} end }' > "$T/dup/queries/a.lua"
-echo 'hk.query{ name = "twin", help = "second", run = function() return {} end }' > "$T/dup/queries/b.lua"
+mkdir -p "$T/dup/commands"
+echo 'hk.query{ name = "twin", help = "first", run = function() return {} end }' > "$T/dup/commands/a.lua"
+echo 'hk.query{ name = "twin", help = "second", run = function() return {} end }' > "$T/dup/commands/b.lua"
 HPROFKIT_SCRIPTS="$T/dup" "$HK" plugins > /dev/null 2> "$T/dup.err"
-if grep -q "query 'twin' from script $T/dup/queries/b.lua: already registered by script $T/dup/queries/a.lua" "$T/dup.err"; then
+if grep -q "query 'twin' from script $T/dup/commands/b.lua: already registered by script $T/dup/commands/a.lua" "$T/dup.err"; then
   pass duplicate_query_names_both; else fail duplicate_query_names_both "$(cat "$T/dup.err")"; fi
 # ... while a later directory (a user's) still replaces a built-in query, with a note.
-mkdir -p "$T/mine/queries"
-echo 'hk.query{ name = "plugins", help = "mine", needs_dump = false, run = function() return {{ mine = "yes" }} end }' > "$T/mine/queries/p.lua"
+mkdir -p "$T/mine/commands"
+echo 'hk.query{ name = "plugins", help = "mine", needs_dump = false, run = function() return {{ mine = "yes" }} end }' > "$T/mine/commands/p.lua"
 out=$(HPROFKIT_SCRIPTS="$T/mine" "$HK" plugins --json 2> "$T/mine.err")
 eq user_query_replaces_builtin "$(jq -r '.[0].mine' <<<"$out")" yes
-if grep -q "note: query 'plugins' from $T/mine/queries/p.lua replaces the one from .*scripts/queries/plugins.lua" "$T/mine.err"; then
+if grep -q "note: query 'plugins' from $T/mine/commands/p.lua replaces the one from .*scripts/commands/plugins.lua" "$T/mine.err"; then
   pass user_query_replace_noted; else fail user_query_replace_noted "$(cat "$T/mine.err")"; fi
 
 # Registration is open only while a plugin's init runs or a script loads.
@@ -195,8 +195,8 @@ echo 'print(hk.example.late().refused, hk.example.too_late == nil)' > "$T/late.l
 eq late_plugin_registration_refused "$("$HK" --plugins "$T/plugins.ini" run "$T/late.lua" 2>"$T/latec.err")" "$(printf 'true\ttrue')"
 if grep -q "warning: plugin example: function 'example.too_late': registration is closed" "$T/latec.err"; then
   pass late_plugin_registration_reported; else fail late_plugin_registration_reported "$(cat "$T/latec.err")"; fi
-mkdir -p "$T/late/queries"
-cat > "$T/late/queries/late.lua" <<'LUA'
+mkdir -p "$T/late/commands"
+cat > "$T/late/commands/late.lua" <<'LUA'
 hk.query{ name = "late", needs_dump = false, run = function()
   hk.renderer{ name = "later", render = function() end }
 end }
@@ -265,14 +265,14 @@ else
 fi
 
 # Lua bitmap sources are in the registry too: `plugins` lists them, with their script.
-mkdir -p "$T/lsrc"
-echo 'hk.bitmap_source{ name = "lua-dir", help = "mine", priority = 5, images = {} }' > "$T/lsrc/src.lua"
+mkdir -p "$T/lsrc/commands"
+echo 'hk.bitmap_source{ name = "lua-dir", help = "mine", priority = 5, images = {} }' > "$T/lsrc/commands/src.lua"
 HPROFKIT_SCRIPTS="$T/lsrc" "$HK" plugins --json > "$T/lsrc.json" 2> "$T/lsrc.err"
 eq lua_source_listed "$(jq -c '.[] | select(.kind == "lua") | [.name, .bitmap_sources, .path]' "$T/lsrc.json")" \
-  "[\"src\",[\"lua-dir\"],\"$T/lsrc/src.lua\"]"
-echo 'hk.bitmap_source{ name = "dumpdata", images = {} }' > "$T/lsrc/src.lua"
+  "[\"src\",[\"lua-dir\"],\"$T/lsrc/commands/src.lua\"]"
+echo 'hk.bitmap_source{ name = "dumpdata", images = {} }' > "$T/lsrc/commands/src.lua"
 HPROFKIT_SCRIPTS="$T/lsrc" "$HK" plugins > /dev/null 2> "$T/lsrc2.err"
-if grep -q "bitmap source 'dumpdata' from script $T/lsrc/src.lua: already registered by plugin dumpdata" "$T/lsrc2.err"; then
+if grep -q "bitmap source 'dumpdata' from script $T/lsrc/commands/src.lua: already registered by plugin dumpdata" "$T/lsrc2.err"; then
   pass lua_source_cannot_take_plugin_name; else fail lua_source_cannot_take_plugin_name "$(cat "$T/lsrc2.err")"; fi
 
 # HK_PLUGIN_INIT refuses a host table older than the plugin's SDK (an older hprofkit).

@@ -72,4 +72,4 @@ done <"$T/next"
 ok next-commands-listed test "$n" -ge 3
 
 # the summary script on a file that is not triage facts: one line, exit 2
-err summary-not-facts "is not a triage facts file" "$HK" run "$SRC/scripts/summary/triage.lua" "$SRC/README.md"
+err summary-not-facts "is not a triage facts file" "$HK" run "$SRC/scripts/commands/triage_summary.lua" "$SRC/README.md"

@@ -35,6 +35,11 @@ for id in $("$HK" top "$D" -n 10 --json | jq -r '.[].id'); do
 done
 leak=$("$HK" leaks "$D" --json | jq -r '.leaks[0].traces[0].object')
 cls=$("$HK" object "$D" "$leak" --json | jq -r .class)
+# the value array of the longest String: pages of 100 elements, any index one jump away
+str=$("$HK" instances "$D" java.lang.String -n 1 --json | jq -r '.[0].id')
+arr=$("$HK" object "$D" "$str" --json | jq -r '.fields[] | select(.name == "value") | .value')
+alen=$("$HK" object "$D" "$arr" --elements 0 --json | jq .length)
+jump=$((alen - 41))
 jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson refs "$("$HK" referrers "$D" "$held" -n 50 --json | jq length)" \
   --argjson path "$("$HK" path "$D" "$held" --json | jq '[.[].object]')" \
@@ -42,10 +47,14 @@ jq -n --arg top "$top" --arg held "$held" --arg leak "$leak" --arg cls "$cls" \
   --argjson bitmaps "$("$HK" bitmaps "$D" --json | jq '[.bitmaps[] | [.width, .height]]')" \
   --argjson hist "$("$HK" histogram "$D" -n 5 --json | jq '[.[].class]')" \
   --argjson objects "$("$HK" info "$D" --json | jq .objects)" \
+  --argjson array "$(jq -n --arg id "$arr" --argjson length "$alen" --argjson jump "$jump" \
+    --argjson page2 "$("$HK" object "$D" "$arr" --offset 100 --elements 100 --json | jq '[.elements[].value]')" \
+    --argjson last "$("$HK" object "$D" "$arr" --offset "$jump" --elements 100 --json | jq '{text, values: [.elements[].value]}')" \
+    '{id: $id, length: $length, jump: $jump, page2: $page2, last: $last}')" \
   --argjson dom "$("$HK" dominated "$D" -n 200 --json | jq '[.[].id]')" \
   --argjson kids "$("$HK" dominated "$D" "$("$HK" dominated "$D" -n 1 --json | jq -r '.[0].id')" -n 100 --json | jq '[.[].id]')" \
   '{top: $top, held: $held, top_referrers: $refs, top_path: $path, leak_object: $leak, leak_class: $cls,
-    leak_class_instances: $inst, bitmaps: $bitmaps, histogram5: $hist, objects: $objects,
+    leak_class_instances: $inst, bitmaps: $bitmaps, histogram5: $hist, objects: $objects, array: $array,
     dominated: $dom, dominated_count: ($dom | length), dominated_kids: $kids}' > expect.json
 if start_server main "$D"; then
   walk main expect.json

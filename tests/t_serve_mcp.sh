@@ -7,8 +7,8 @@ if [ ! -f "$D" ]; then
 fi
 python3 "$SRC/tests/serve/mcp_check.py" "$HK" "$D"
 # a user's query in the user's scripts folder is a tool with no extra work
-mkdir -p scripts/queries
-cat > scripts/queries/mine.lua <<'LUA'
+mkdir -p scripts/commands
+cat > scripts/commands/mine.lua <<'LUA'
 hk.query{ name = "mine", help = "count objects", args = { times = 1 },
   run = function(dump, args) return { count = dump:info().objects * args.times } end }
 LUA

@@ -199,7 +199,7 @@ bad=$(awk '$2 != $3 || $4 != "string"' gates.out)
 [ -z "$bad" ] && [ "$(wc -l < gates.out)" = 8 ] && pass gates-check-functions || fail gates-check-functions "$(head -c 300 gates.out)"
 # the report's panels cut long text at a character's start, never inside a UTF-8 sequence
 cat > clip.lua <<LUA
-local clip = dofile("$SRC/scripts/report/html.lua").parts.clip
+local clip = require("report.html").parts.clip
 local function valid(s) return utf8.len(s) ~= nil end
 local long = string.rep("é", 150) .. string.rep("日本", 80)
 for _, n in ipairs({ 120, 121, 200, 201, 202 }) do

@@ -126,8 +126,8 @@ eq watch_svg_tiers "$(sed 's/xmlns="[^"]*"//' "$svg" | xmllint --xpath 'count(//
 eq watch_svg_dump_marked "$(sed 's/xmlns="[^"]*"//' "$svg" | xmllint --xpath 'count(//*[@class="dump"])' -)" 1
 
 # ---- user watchers (hk.watcher in a user script): one dumps on its own condition, one stops ----
-mkdir -p "$T/scripts"
-cat >"$T/scripts/mine.lua" <<'EOF'
+mkdir -p "$T/scripts/commands"
+cat >"$T/scripts/commands/mine.lua" <<'EOF'
 hk.watcher{
   name = "native-big",
   help = "dump when the native heap passes 12 MB",
@@ -163,7 +163,7 @@ f=$(ls "$T"/builtin/*.hprof 2>/dev/null | head -1); b=${f%.hprof}
 eq watch_triage_builtin_facts "$(jq -r '"\(.schema) \(.meminfo != null)"' "$b.facts.json" 2>&1)" "hprofkit-triage/2 true"
 grep -q "data-ready" "$b.report.html" 2>/dev/null && pass watch_triage_builtin_report \
   || fail watch_triage_builtin_report "$(ls "$T/builtin") $(tail -3 "$T/builtin.err")"
-cat >"$T/scripts/triage.lua" <<'EOF'
+cat >"$T/scripts/commands/triage.lua" <<'EOF'
 hk.query{ name = "triage", args = { report = "", samples = "" }, shape = "record",
   run = function(dump, args)
     local info = dump:info()

@@ -106,6 +106,12 @@ static int set_jvm_layout(cli_globals *g, const char *v, char *err, size_t errle
     return hk_layout_select(v, err, errlen);
 }
 
+static int set_lua_time_limit(cli_globals *g, const char *v, char *err, size_t errlen)
+{
+    (void)g;
+    return hkl_time_limit_set(v, err, errlen);
+}
+
 const char *cli_map_path(const cli_globals *g, const char *who)
 {
     const char *env = getenv("HPROFKIT_MAP");
@@ -129,6 +135,10 @@ static const cli_global_opt globals[] = {
      "how HotSpot dumps' objects are sized: auto (from the dump), dump (its field bytes), compressed, plain, compact, "
      "or HEADER/REF[/ALIGN] like 12/8",
      set_jvm_layout},
+    {"--lua-time-limit", NULL, "SECONDS",
+     "stop a command's Lua (a query, a recipe, run SCRIPT) that runs longer, with one line and exit 1 "
+     "(default: HPROFKIT_LUA_TIME_LIMIT, else none; 0: none)",
+     set_lua_time_limit},
     {"--trace-pid", NULL, "PID", "in a Perfetto trace of several processes, open this one's heap", set_trace_pid},
     {"--trace-process", NULL, "NAME", "in a Perfetto trace of several processes, open the one of this name",
      set_trace_process},

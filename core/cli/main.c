@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
     fputs("usage: hprofkit COMMAND [ARGS] [--KEY VALUE]... [--format F | --json] [-o FILE] [GLOBAL OPTIONS]\n"
           "\n"
-          "Commands are Lua queries (built-in ones in scripts/queries/, yours in\n"
+          "Commands are Lua queries (built-in ones in scripts/commands/, yours in commands/ of\n"
           "~/.config/hprofkit/scripts or any directory in HPROFKIT_SCRIPTS):\n"
           "  hprofkit queries            list every query with its help\n"
           "  hprofkit QUERY --help       a query's arguments\n"

@@ -71,6 +71,11 @@ typedef struct hk_dump_opts {
 
 void hk_dump_opts_init(hk_dump_opts *o);
 
+/* device_leftovers.c: the remote file of a dump (it names this host and process), and the
+ * removal of such files whose hprofkit process has ended (a dump stopped midway). */
+void hk_device_dump_remote_name(int app_pid, char *out, size_t outlen);
+void hk_device_remove_leftovers(hk_device *dev);
+
 typedef struct hk_dump_result {
     char path[4096];
     uint64_t bytes;

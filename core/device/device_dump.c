@@ -289,7 +289,8 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
     if (resolve_process(dev, opts->process, &j.pid, j.name, sizeof j.name, err, errlen) != 0) return -1;
     res->pid = j.pid;
     if (choose_flags(&j, err, errlen) != 0) return -1;
-    snprintf(j.remote, sizeof j.remote, "/data/local/tmp/hprofkit-%d-%lld.hprof", j.pid, (long long)time(NULL));
+    hk_device_remove_leftovers(dev);
+    hk_device_dump_remote_name(j.pid, j.remote, sizeof j.remote);
     local_path(&j);
     int64_t size = 0;
     if (run_am(&j, err, errlen) != 0 || wait_written(&j, &size, err, errlen) != 0) {

@@ -87,6 +87,9 @@ void hk_graph_reach_totals(hk_dump *d, uint64_t count[HK_REACH_COUNT], uint64_t 
 
 /* ---- native sizes (HK_GRAPH_NATIVE) ---- */
 uint64_t hk_graph_native_size(hk_dump *d, uint32_t obj);
+/* Per class index (d->nclasses entries, caller frees): the native sizes of its instances (of
+ * heap `heap`, or every heap when it is -1) summed.  -1 with err when the graph fails. */
+int hk_graph_class_native(hk_dump *d, int heap, uint64_t **out, char *err, size_t errlen);
 
 /* ---- dominators (HK_GRAPH_DOM, needs REFERRERS and NATIVE) ---- */
 /* Immediate dominator, HK_NONE for the virtual root. */

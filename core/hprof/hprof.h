@@ -279,6 +279,9 @@ typedef struct hk_chars {
 } hk_chars;
 /* 0, or -1 if obj is not a java.lang.String. */
 int hk_string_chars(hk_dump *d, uint32_t obj, hk_chars *out);
+/* A char[] (UTF-16) or byte[] (Latin-1, as Android's compact Strings) as UTF-8 text: max
+ * elements from start.  0, or -1 for another array, an object or an array without contents. */
+int hk_array_text(hk_dump *d, uint32_t arr, uint32_t start, uint32_t max, hk_buf *out);
 /* The text of a STRING record (names), NULL when absent. */
 const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);
 
@@ -298,6 +301,9 @@ typedef struct hk_origin {
 } hk_origin;
 void hk_origin_read(hk_dump *d, hk_origin *o);
 void hk_origin_free(hk_origin *o);
+/* A HotSpot dump's JDK feature version (17, 21, ...): java.lang.VersionProps.java_version, which
+ * JDK 9 and later load at start-up; 0 when the dump does not say. */
+int hk_origin_jdk(hk_dump *d);
 
 /* ---- helpers ---- */
 /* Parses "0x1a2b" or "12345"; returns 0 or -1. */

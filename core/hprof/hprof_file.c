@@ -14,16 +14,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static int gzip_too_big(hk_dump *d, size_t len, uint64_t compressed, char *err, size_t errlen)
-{
-    snprintf(err, errlen,
-             "%s: the gzip stream expands past %zu MiB, over %lu times its %llu KiB: refused as a "
-             "decompression bomb (HPROFKIT_GZIP_RATIO=0 opens it anyway)",
-             d->path, len >> 20, (unsigned long)(len / (compressed ? compressed : 1)),
-             (unsigned long long)(compressed >> 10));
-    return -1;
-}
-
 static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t errlen)
 {
     size_t limit = hk_expand_cap(compressed);
@@ -53,7 +43,8 @@ static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t 
         if (len > limit) {
             free(buf);
             gzclose(gz);
-            return gzip_too_big(d, len, compressed, err, errlen);
+            hk_expand_refused(err, errlen, d->path, len, compressed);
+            return -1;
         }
     }
     /* gzread returns what it could before a truncated stream ends; ask whether it ended cleanly */

@@ -87,8 +87,16 @@ int hk_dump_is_hotspot(const hk_dump *d)
 
 const hk_layout_info *hk_dump_layout(const hk_dump *d)
 {
-    static const hk_layout_info art = {0, {0, 0, 0, 0}, "dump", "auto", "ART records each class's object size"};
-    static const hk_layout_info trace = {0, {0, 0, 0, 0}, "dump", "auto", "the heap graph records each object's size"};
+    static const hk_layout_info art = {
+        .name = "dump",
+        .chosen = "auto",
+        .why = "ART records each class's object size",
+    };
+    static const hk_layout_info trace = {
+        .name = "dump",
+        .chosen = "auto",
+        .why = "the heap graph records each object's size",
+    };
     return d->layout ? &d->layout->info : d->source && strstr(d->source, "Java heap graph") ? &trace : &art;
 }
 
@@ -123,13 +131,13 @@ static void restore_own_sizes(hk_dump *d, const hk_layout_state *st)
 }
 
 /* Sizes every class and class object under L, and the histogram with them. */
-static void apply(hk_dump *d, hk_layout_state *st, const hk_layout *L)
+static void apply(hk_dump *d, hk_layout_state *st, const hk_layout *L, int jdk)
 {
     uint32_t nc = d->view.nclasses ? d->view.nclasses : 1;
     uint32_t *isz = hk_xcalloc(nc, sizeof *isz);
     uint64_t *msz = hk_xcalloc(nc, sizeof *msz);
     restore_own_sizes(d, st);
-    hk_layout_classes(d, L, isz, msz);
+    hk_layout_classes(d, L, jdk, isz, msz);
     for (uint32_t c = 0; c < d->view.nclasses; c++) {
         d->view.classes[c].instance_size = isz[c];
         d->view.classes[c].static_bytes = msz[c];
@@ -140,9 +148,9 @@ static void apply(hk_dump *d, hk_layout_state *st, const hk_layout *L)
 }
 
 /* The layout for "auto": what the addresses show, else by the ids' range. */
-static void choose_auto(const hk_dump *d, hk_layout *L, char *why, size_t n)
+static void choose_auto(const hk_dump *d, int jdk, hk_layout *L, char *why, size_t n)
 {
-    if (hk_layout_detect(d, L, why, n)) return;
+    if (hk_layout_detect(d, jdk, L, why, n)) return;
     uint64_t top = d->view.nobjects ? hk_obj_id(d, d->view.nobjects - 1) : 0;
     if (d->view.id_size == 4) {
         *L = (hk_layout){8, 4, 8, 1};
@@ -158,6 +166,15 @@ static void choose_auto(const hk_dump *d, hk_layout *L, char *why, size_t n)
                  "no neighbouring objects sit one object apart (ids are not addresses of a packed heap); ids above "
                  "32 GiB: no compressed oops");
     }
+}
+
+/* The JDK whose fields the model uses: the dump's version; without one, JDK 19's Thread (its
+ * FieldHolder) says 19 or later, else 17. */
+static int jdk_of(hk_dump *d)
+{
+    int jdk = hk_origin_jdk(d);
+    if (jdk) return jdk;
+    return hk_class_by_name(d, "java.lang.Thread$FieldHolder") ? 19 : 17;
 }
 
 int hk_dump_set_layout(hk_dump *d, const char *choice, char *err, size_t errlen)
@@ -181,14 +198,15 @@ int hk_dump_set_layout(hk_dump *d, const char *choice, char *err, size_t errlen)
         snprintf(in->why, sizeof in->why, "--jvm-layout dump: the field bytes the dump records, no header");
         return 0;
     }
-    if (is_auto) choose_auto(d, &L, in->why, sizeof in->why);
+    in->jdk = jdk_of(d);
+    if (is_auto) choose_auto(d, in->jdk, &L, in->why, sizeof in->why);
     else snprintf(in->why, sizeof in->why, "--jvm-layout %s", choice);
     in->jvm = 1;
     in->layout = L;
     layout_name(&L, in->name, sizeof in->name);
     if (d->view.id_size == 4 && L.header == 8 && L.ref == 4 && L.align == 8)
         snprintf(in->name, sizeof in->name, "32-bit");
-    apply(d, st, &L);
+    apply(d, st, &L, in->jdk);
     return 0;
 }
 

@@ -30,6 +30,8 @@ typedef struct hk_layout_info {
     char name[24];    /* "compressed", "plain", "compact", "12/8", "dump" (the dump's own sizes) */
     char chosen[8];   /* "auto" or "option" */
     char why[240];    /* one sentence */
+    int jdk;          /* the JDK feature version whose injected and @Contended fields the sizes
+                         use: the dump's (hk_origin_jdk), else 17; when jvm */
 } hk_layout_info;
 
 /* The choice every dump opened afterwards gets ("auto" when never called): auto, dump,
@@ -60,11 +62,13 @@ static inline uint64_t hk_layout_array(const hk_layout *L, uint32_t esz, uint32_
 }
 
 /* ---- the model, for the files of core/hprof/ that apply it ---- */
-/* Instance sizes of every class under L into isz[nclasses], and each class object's size (its
- * java.lang.Class mirror with the static fields) into msz[nclasses]. */
-void hk_layout_classes(const hk_dump *d, const hk_layout *L, uint32_t *isz, uint64_t *msz);
-/* The layout the dump's object addresses show (auto), with why; 0 when they show none. */
-int hk_layout_detect(const hk_dump *d, hk_layout *out, char *why, size_t whylen);
+/* Instance sizes of every class under L with JDK jdk's injected and @Contended fields into
+ * isz[nclasses], and each class object's size (its java.lang.Class mirror with the static
+ * fields) into msz[nclasses]. */
+void hk_layout_classes(const hk_dump *d, const hk_layout *L, int jdk, uint32_t *isz, uint64_t *msz);
+/* The layout the dump's object addresses show (auto), JDK jdk's fields included, with why; 0
+ * when they show none. */
+int hk_layout_detect(const hk_dump *d, int jdk, hk_layout *out, char *why, size_t whylen);
 
 /* d->layout: the dump's own sizes, kept when a layout is first applied, and the choice. */
 typedef struct hk_layout_state {

@@ -2,7 +2,9 @@
  * primitives largest first, then references, each in the smallest hole of the superclasses'
  * layout that fits it (the last such hole on ties), else at the end; @Contended groups padded
  * 128 bytes on both sides, after everything else.  The fields the JVM injects and the dump does
- * not list, and the JDK's @Contended fields, come from the tables below (JDK 17's java.base). */
+ * not list, and the JDK's @Contended fields, come from the tables below: they change with the
+ * JDK's feature version (the dump's own, hk_origin_jdk), so each row says from which version
+ * and up to which it holds.  Checked against the histograms of JDK 17, 21 and 25. */
 #include "hprof/hprof_layout.h"
 #include "hprof/hprof_internal.h"
 #include "util/hk_mem.h"
@@ -12,48 +14,63 @@
 
 enum { PAD = 128 }; /* ContendedPaddingWidth */
 
+/* since, until: the JDK feature versions the row holds for (0: no bound) */
 static const struct injected {
     const char *cls, *field;
-    uint8_t type;
+    uint8_t type, since, until;
 } injected[] = {
-    {"java.lang.String", "flags", HK_T_BYTE},
-    {"java.lang.Class", "klass", HK_T_LONG},
-    {"java.lang.Class", "array_klass", HK_T_LONG},
-    {"java.lang.Class", "oop_size", HK_T_INT},
-    {"java.lang.Class", "static_oop_field_count", HK_T_INT},
-    {"java.lang.Class", "protection_domain", HK_T_OBJECT},
-    {"java.lang.Class", "signers", HK_T_OBJECT},
-    {"java.lang.Class", "source_file", HK_T_OBJECT},
-    {"java.lang.ClassLoader", "loader_data", HK_T_LONG},
-    {"java.lang.invoke.ResolvedMethodName", "vmholder", HK_T_OBJECT},
-    {"java.lang.invoke.ResolvedMethodName", "vmtarget", HK_T_LONG},
-    {"java.lang.invoke.MemberName", "vmindex", HK_T_LONG},
-    {"java.lang.invoke.MethodHandleNatives$CallSiteContext", "vmdependencies", HK_T_LONG},
-    {"java.lang.invoke.MethodHandleNatives$CallSiteContext", "last_cleanup", HK_T_LONG},
-    {"java.lang.StackFrameInfo", "version", HK_T_SHORT},
-    {"java.lang.Module", "module_entry", HK_T_LONG},
-    {"java.lang.InternalError", "during_unsafe_access", HK_T_BOOLEAN},
+    {"java.lang.String", "flags", HK_T_BYTE, 0, 0},
+    {"java.lang.Class", "klass", HK_T_LONG, 0, 0},
+    {"java.lang.Class", "array_klass", HK_T_LONG, 0, 0},
+    {"java.lang.Class", "oop_size", HK_T_INT, 0, 0},
+    {"java.lang.Class", "static_oop_field_count", HK_T_INT, 0, 0},
+    {"java.lang.Class", "protection_domain", HK_T_OBJECT, 0, 0},
+    {"java.lang.Class", "signers", HK_T_OBJECT, 0, 0},
+    {"java.lang.Class", "source_file", HK_T_OBJECT, 0, 0},
+    {"java.lang.ClassLoader", "loader_data", HK_T_LONG, 0, 0},
+    {"java.lang.invoke.ResolvedMethodName", "vmholder", HK_T_OBJECT, 0, 0},
+    {"java.lang.invoke.ResolvedMethodName", "vmtarget", HK_T_LONG, 0, 0},
+    {"java.lang.invoke.MemberName", "vmindex", HK_T_LONG, 0, 0},
+    {"java.lang.invoke.MethodHandleNatives$CallSiteContext", "vmdependencies", HK_T_LONG, 0, 0},
+    {"java.lang.invoke.MethodHandleNatives$CallSiteContext", "last_cleanup", HK_T_LONG, 0, 0},
+    {"java.lang.StackFrameInfo", "version", HK_T_SHORT, 0, 0},
+    {"java.lang.Module", "module_entry", HK_T_LONG, 0, 0},
+    {"java.lang.InternalError", "during_unsafe_access", HK_T_BOOLEAN, 0, 0},
+    /* JDK 19's Thread (virtual threads): the JVMTI state and JFR's epoch; JDK 21 adds the two
+     * fields that track a virtual thread's mount and unmount for JVMTI */
+    {"java.lang.Thread", "jvmti_thread_state", HK_T_LONG, 19, 0},
+    {"java.lang.Thread", "jfr_epoch", HK_T_SHORT, 19, 0},
+    {"java.lang.Thread", "jvmti_VTMS_transition_disable_count", HK_T_INT, 21, 0},
+    {"java.lang.Thread", "jvmti_is_in_VTMS_transition", HK_T_BOOLEAN, 21, 0},
 };
 
 /* field NULL: the whole class is @Contended */
 static const struct contended {
     const char *cls, *field, *group;
+    uint8_t since, until;
 } contended[] = {
-    {"java.util.concurrent.ConcurrentHashMap$CounterCell", NULL, NULL},
-    {"java.util.concurrent.atomic.Striped64$Cell", NULL, NULL},
-    {"java.util.concurrent.Exchanger$Node", NULL, NULL},
-    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", NULL, NULL},
-    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", "demand", "c"},
-    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", "waiting", "c"},
-    {"java.lang.Thread", "threadLocalRandomSeed", "tlr"},
-    {"java.lang.Thread", "threadLocalRandomProbe", "tlr"},
-    {"java.lang.Thread", "threadLocalRandomSecondarySeed", "tlr"},
-    {"java.util.concurrent.ForkJoinPool", "ctl", "fjpctl"},
-    {"java.util.concurrent.ForkJoinPool$WorkQueue", "top", "w"},
-    {"java.util.concurrent.ForkJoinPool$WorkQueue", "source", "w"},
-    {"java.util.concurrent.ForkJoinPool$WorkQueue", "nsteals", "w"},
+    {"java.util.concurrent.ConcurrentHashMap$CounterCell", NULL, NULL, 0, 0},
+    {"java.util.concurrent.atomic.Striped64$Cell", NULL, NULL, 0, 0},
+    {"java.util.concurrent.Exchanger$Node", NULL, NULL, 0, 0},
+    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", NULL, NULL, 0, 0},
+    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", "demand", "c", 0, 0},
+    {"java.util.concurrent.SubmissionPublisher$BufferedSubscription", "waiting", "c", 0, 0},
+    /* JDK 19's Thread no longer pads ThreadLocalRandom's fields */
+    {"java.lang.Thread", "threadLocalRandomSeed", "tlr", 0, 18},
+    {"java.lang.Thread", "threadLocalRandomProbe", "tlr", 0, 18},
+    {"java.lang.Thread", "threadLocalRandomSecondarySeed", "tlr", 0, 18},
+    {"java.util.concurrent.ForkJoinPool", "ctl", "fjpctl", 0, 0},
+    {"java.util.concurrent.ForkJoinPool$WorkQueue", "top", "w", 0, 0},
+    {"java.util.concurrent.ForkJoinPool$WorkQueue", "source", "w", 0, 0},
+    {"java.util.concurrent.ForkJoinPool$WorkQueue", "nsteals", "w", 0, 0},
 };
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether a row from since to until (0: no bound) holds for JDK jdk. */
+static int in_jdk(int jdk, uint8_t since, uint8_t until)
+{
+    return (!since || jdk >= since) && (!until || jdk <= until);
+}
 
 typedef struct blk {
     uint32_t off, size;
@@ -76,6 +93,7 @@ typedef struct fld {
 typedef struct model {
     const hk_dump *d;
     const hk_layout *L;
+    int jdk;         /* the JDK's feature version the tables are read for */
     uint8_t *state;  /* 1: laid out */
     uint8_t *padded; /* the class or a superclass has @Contended fields */
     uint32_t *size, *first, *count;
@@ -147,10 +165,12 @@ static uint32_t type_bytes(const model *m, int type)
 }
 
 /* The @Contended group of a field: 0 none, -1 alone, else 1 + the table row of its group. */
-static int group_of(const char *cls, const char *field)
+static int group_of(int jdk, const char *cls, const char *field)
 {
     for (size_t k = 0; k < NELEM(contended); k++) {
-        if (!contended[k].field || strcmp(contended[k].cls, cls) || strcmp(contended[k].field, field)) continue;
+        if (!contended[k].field || !in_jdk(jdk, contended[k].since, contended[k].until) ||
+            strcmp(contended[k].cls, cls) || strcmp(contended[k].field, field))
+            continue;
         if (!contended[k].group) return -1;
         for (size_t j = 0; j <= k; j++)
             if (contended[j].group && !strcmp(contended[j].cls, cls) && !strcmp(contended[j].group, contended[k].group))
@@ -159,10 +179,12 @@ static int group_of(const char *cls, const char *field)
     return 0;
 }
 
-static int class_contended(const char *cls)
+static int class_contended(int jdk, const char *cls)
 {
     for (size_t k = 0; k < NELEM(contended); k++)
-        if (!contended[k].field && !strcmp(contended[k].cls, cls)) return 1;
+        if (!contended[k].field && in_jdk(jdk, contended[k].since, contended[k].until) &&
+            !strcmp(contended[k].cls, cls))
+            return 1;
     return 0;
 }
 
@@ -172,10 +194,10 @@ static size_t own_fields(const model *m, const hk_class *c, fld *out, size_t cap
     size_t n = 0;
     for (uint16_t i = 0; i < c->nfields && n < cap; i++) {
         is_ref[n] = c->fields[i].type == HK_T_OBJECT;
-        out[n++] = (fld){type_bytes(m, c->fields[i].type), group_of(c->obf_name, c->fields[i].obf_name)};
+        out[n++] = (fld){type_bytes(m, c->fields[i].type), group_of(m->jdk, c->obf_name, c->fields[i].obf_name)};
     }
     for (size_t k = 0; k < NELEM(injected) && n < cap; k++) {
-        if (strcmp(injected[k].cls, c->obf_name)) continue;
+        if (strcmp(injected[k].cls, c->obf_name) || !in_jdk(m->jdk, injected[k].since, injected[k].until)) continue;
         int listed = 0;
         for (uint16_t i = 0; i < c->nfields; i++) listed |= !strcmp(c->fields[i].obf_name, injected[k].field);
         if (listed) continue;
@@ -220,7 +242,7 @@ static void lay_class(model *m, uint32_t c)
     uint32_t sup = k->super;
     lay l = {0};
     inherit(m, sup, &l);
-    int append = sup != HK_NONE && m->padded[sup], whole = class_contended(k->obf_name);
+    int append = sup != HK_NONE && m->padded[sup], whole = class_contended(m->jdk, k->obf_name);
     if (append) l.end += PAD;
     if (whole) l.end += PAD;
     size_t cap = (size_t)k->nfields + NELEM(injected);
@@ -277,9 +299,9 @@ static uint64_t mirror_size(const model *m, const hk_class *c, uint32_t class_si
     return ((end + 7) / 8 * 8 + a - 1) / a * a;
 }
 
-void hk_layout_classes(const hk_dump *d, const hk_layout *L, uint32_t *isz, uint64_t *msz)
+void hk_layout_classes(const hk_dump *d, const hk_layout *L, int jdk, uint32_t *isz, uint64_t *msz)
 {
-    model m = {.d = d, .L = L};
+    model m = {.d = d, .L = L, .jdk = jdk};
     uint32_t nc = d->view.nclasses ? d->view.nclasses : 1;
     m.state = hk_xcalloc(nc, 1);
     m.padded = hk_xcalloc(nc, 1);

@@ -81,7 +81,7 @@ static size_t take_samples(const hk_dump *d, sample *out)
     return n;
 }
 
-int hk_layout_detect(const hk_dump *d, hk_layout *out, char *why, size_t whylen)
+int hk_layout_detect(const hk_dump *d, int jdk, hk_layout *out, char *why, size_t whylen)
 {
     sample *s = hk_xmalloc((size_t)WINDOWS * WINDOW * sizeof *s);
     size_t n = take_samples(d, s), score[NCAND] = {0};
@@ -89,7 +89,7 @@ int hk_layout_detect(const hk_dump *d, hk_layout *out, char *why, size_t whylen)
     uint32_t *isz = hk_xmalloc(nc * sizeof *isz);
     uint64_t *msz = hk_xmalloc(nc * sizeof *msz);
     for (size_t k = 0; k < NCAND && n; k++) {
-        hk_layout_classes(d, &candidates[k], isz, msz);
+        hk_layout_classes(d, &candidates[k], jdk, isz, msz);
         for (size_t i = 0; i < n; i++) score[k] += predict(&candidates[k], &s[i], isz, msz) == s[i].gap;
     }
     free(s);

@@ -359,13 +359,34 @@ int hk_string_chars_of(hk_dump *d, const hk_string_fields *sf, uint32_t array, h
     return 0;
 }
 
+static void chars_to_utf8(const hk_chars *ch, hk_buf *out)
+{
+    if (ch->encoding == HK_CHARS_LATIN1)
+        for (uint32_t k = 0; k < ch->units; k++) put_utf8(out, ch->p[k]);
+    else if (ch->p) utf16_to_utf8(out, ch->p, ch->units, ch->encoding == HK_CHARS_UTF16BE);
+}
+
 int hk_string_value(hk_dump *d, uint32_t obj, hk_buf *out)
 {
     hk_chars ch;
     if (hk_string_chars(d, obj, &ch) < 0) return -1;
-    if (ch.encoding == HK_CHARS_LATIN1)
-        for (uint32_t k = 0; k < ch.units; k++) put_utf8(out, ch.p[k]);
-    else if (ch.p) utf16_to_utf8(out, ch.p, ch.units, ch.encoding == HK_CHARS_UTF16BE);
+    chars_to_utf8(&ch, out);
+    return 0;
+}
+
+int hk_array_text(hk_dump *d, uint32_t arr, uint32_t start, uint32_t max, hk_buf *out)
+{
+    if (hk_obj_kind(d, arr) != HK_KIND_PRIM_ARRAY) return -1;
+    int t = hk_prim_array_type(d, arr);
+    const uint8_t *data = hk_prim_array_data(d, arr);
+    uint32_t n = hk_array_length(d, arr);
+    if ((t != HK_T_CHAR && t != HK_T_BYTE) || !data) return -1;
+    if (start > n) start = n;
+    hk_chars ch = {.p = data + (uint64_t)start * (t == HK_T_CHAR ? 2 : 1),
+                   .units = n - start < max ? n - start : max,
+                   .encoding = t == HK_T_CHAR ? HK_CHARS_UTF16BE : HK_CHARS_LATIN1,
+                   .array = arr};
+    chars_to_utf8(&ch, out);
     return 0;
 }
 

@@ -57,6 +57,14 @@ void hk_origin_read(hk_dump *d, hk_origin *o)
     if (tp) o->process = hk_xstrndup(tp + 16, strcspn(tp + 16, "\n"));
 }
 
+int hk_origin_jdk(hk_dump *d)
+{
+    char *v = static_string(d, hk_class_by_name(d, "java.lang.VersionProps"), "java_version");
+    int jdk = v ? atoi(v) : 0;
+    free(v);
+    return jdk > 0 && jdk < 256 ? jdk : 0;
+}
+
 void hk_origin_free(hk_origin *o)
 {
     free(o->fingerprint);

@@ -27,6 +27,14 @@ static int cls_super(lua_State *L)
     hkl_push_class(L, 1, cls_of(L, 1)->super);
     return 1;
 }
+/* the class loader object, nil for the boot loader (id 0) or one the dump does not hold */
+static int cls_loader(lua_State *L)
+{
+    hkl_ref *r = hkl_check_class(L, 1);
+    hk_id id = hk_view(r->d)->classes[r->index].loader_id;
+    hkl_push_object(L, 1, id ? hk_obj_find(r->d, id) : HK_NONE);
+    return 1;
+}
 static int cls_instance_size(lua_State *L)
 {
     lua_pushinteger(L, cls_of(L, 1)->instance_size);
@@ -240,6 +248,7 @@ void hkl_open_class(lua_State *L)
     static const luaL_Reg props[] = {{"name", cls_name},
                                      {"id", cls_id},
                                      {"super", cls_super},
+                                     {"loader", cls_loader},
                                      {"instance_size", cls_instance_size},
                                      {"instance_count", cls_instance_count},
                                      {"object", cls_object},

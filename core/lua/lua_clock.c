@@ -1,6 +1,7 @@
 /* Time and signals for scripts that run until stopped (watch):
  *   hk.clock()            -> seconds on a monotonic clock (a float; only differences mean anything)
- *   hk.sleep(seconds)     -> true when the time passed, false when an interrupt cut it short
+ *   hk.sleep(seconds)     -> true when the time passed, false when an interrupt cut it short (it
+ *                         ends at the script time limit, lua_limit.c, with its error)
  *   hk.trap_interrupt()   Ctrl-C (SIGINT) and SIGTERM stop being fatal: they only set a flag, so
  *                         the script can finish what it is doing (a sample, a dump) and end cleanly
  *   hk.interrupted()      -> true once such a signal has arrived since hk.trap_interrupt()
@@ -36,7 +37,8 @@ static int l_clock(lua_State *L)
 
 static int l_sleep(lua_State *L)
 {
-    double s = luaL_checknumber(L, 1);
+    double s = luaL_checknumber(L, 1), limit = hkl_limit_left();
+    if (s > limit) s = limit; /* not past the script time limit */
     double end = now_s() + (s > 0 ? s : 0);
     for (;;) {
         if (g_interrupted) {
@@ -49,6 +51,7 @@ static int l_sleep(lua_State *L)
         /* a signal ends nanosleep early with EINTR; the loop then sees the flag */
         if (nanosleep(&ts, NULL) != 0 && errno != EINTR) break;
     }
+    hkl_limit_check(L);
     lua_pushboolean(L, 1);
     return 1;
 }

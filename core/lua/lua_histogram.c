@@ -1,6 +1,6 @@
 /* dump:histogram([heap][, {retained = false}]): the index's class histogram with each class's
- * retained bytes from the graph (the whole dump's, or one heap's), so the Lua rows carry what
- * the CLI's do. */
+ * retained and native bytes from the graph (the whole dump's, or one heap's), so the Lua rows
+ * carry what the CLI's do. */
 #include "graph/graph.h"
 #include "lua/lua_host.h"
 #include "hprof/hprof_view.h"
@@ -47,12 +47,40 @@ static void push_class_retained(lua_State *L, hk_dump *d, int heap)
     free(per);
 }
 
+/* Pushes class name -> native bytes of its instances (NativeAllocationRegistry sizes, as
+ * obj.native_size), of one heap or all; only the classes with some. */
+static void push_class_native(lua_State *L, hk_dump *d, int heap)
+{
+    uint64_t *per;
+    char err[256];
+    if (hk_graph_class_native(d, heap, &per, err, sizeof err)) hkl_fail(L, "%s", err);
+    lua_newtable(L);
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
+        if (!per[c]) continue;
+        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
+        lua_getfield(L, -1, name);
+        lua_Integer prev = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        lua_pushinteger(L, prev + (lua_Integer)per[c]);
+        lua_setfield(L, -2, name);
+    }
+    free(per);
+}
+
 /* dump:class_retained([heap]): class name -> retained bytes; with a heap, the bytes in that
  * heap retained by the class's instances in it (ahat's per-heap retained size). */
 static int dump_class_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     push_class_retained(L, d, heap_arg(L, d, 2));
+    return 1;
+}
+
+/* dump:class_native([heap]): class name -> native bytes of its instances (classes with some) */
+static int dump_class_native(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    push_class_native(L, d, heap_arg(L, d, 2));
     return 1;
 }
 
@@ -67,16 +95,19 @@ static int without_retained(lua_State *L, int idx)
     return off;
 }
 
-/* dump:histogram([heap][, opts]) -> rows {class, count, shallow_bytes, retained_bytes}, the
- * most shallow bytes first; opts.retained = false leaves retained_bytes out (no graph). */
+/* dump:histogram([heap][, opts]) -> rows {class, count, shallow_bytes, retained_bytes,
+ * native_bytes}, the most shallow bytes first; opts.retained = false leaves the graph's two
+ * out (no graph). */
 static int dump_histogram(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     int heap = heap_arg(L, d, 2), retained = !without_retained(L, 3);
-    int per = 0;
-    if (retained) { /* first: it can raise, and the rows below are C memory */
+    int per = 0, native = 0;
+    if (retained) { /* first: they can raise, and the rows below are C memory */
         push_class_retained(L, d, heap);
         per = lua_gettop(L);
+        push_class_native(L, d, heap);
+        native = lua_gettop(L);
     }
     hk_hist_row *rows;
     size_t n;
@@ -92,6 +123,10 @@ static int dump_histogram(lua_State *L)
         if (per) {
             lua_getfield(L, per, rows[i].name);
             lua_setfield(L, -2, "retained_bytes");
+            lua_getfield(L, native, rows[i].name);
+            lua_Integer nb = lua_tointeger(L, -1);
+            lua_pop(L, 1);
+            hkl_set_int(L, "native_bytes", nb);
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -102,6 +137,7 @@ static int dump_histogram(lua_State *L)
 static const luaL_Reg dump_methods[] = {
     {"histogram", dump_histogram},
     {"class_retained", dump_class_retained},
+    {"class_native", dump_class_native},
     {NULL, NULL},
 };
 

@@ -9,7 +9,6 @@
 #include "util/hk_report.h"
 #include "util/hk_sha.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +50,9 @@ int hkl_pcall(lua_State *L, int nargs, int nresults)
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback);
     lua_insert(L, base);
+    hkl_limit_enter(L);
     int rc = lua_pcall(L, nargs, nresults, base);
+    hkl_limit_leave(L);
     lua_remove(L, base);
     return rc;
 }
@@ -447,7 +448,7 @@ static void end_script(hkl_host *h)
     if (r) hk_registry_end(r);
 }
 
-static int load_file(hkl_host *h, const char *path)
+int hkl_host_load_file(hkl_host *h, const char *path)
 {
     lua_State *L = h->L;
     begin_script(h, path);
@@ -462,51 +463,10 @@ static int load_file(hkl_host *h, const char *path)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int load_lua_files(hkl_host *h, const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (!dp) return 0;
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".lua") && e->d_name[0] != '.') {
-            names = hk_xrealloc(names, (n + 1) * sizeof *names);
-            names[n++] = hk_xstrdup(e->d_name);
-        }
-    }
-    closedir(dp);
-    if (n) qsort(names, n, sizeof *names, cmp_str);
-    int failed = 0;
-    for (size_t i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (load_file(h, path) < 0) failed++;
-        free(names[i]);
-    }
-    free(names);
-    return failed;
-}
-
 int hkl_host_load_dir(hkl_host *h, const char *dir)
 {
-    /* leaks/ after recipes/: leak finders, inspectors and matchers use recipes' helpers */
-    static const char *const subs[] = {"renderers", "queries", "recipes", "leaks"};
-    int failed = 0;
     h->layer++; /* a later directory's scripts may replace this one's entries, not their own */
-    char path[4096];
-    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
-        failed += load_lua_files(h, path);
-    }
-    failed += load_lua_files(h, dir);
-    return failed;
+    return hkl_scripts_load_dir(h, dir);
 }
 
 int hkl_host_run_file(hkl_host *h, const char *path)

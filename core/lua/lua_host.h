@@ -142,14 +142,28 @@ lua_State *hkl_host_state(hkl_host *h);
 
 #ifndef HK_LUA_HOST_EXTRA
 #define HK_LUA_HOST_EXTRA
-/* Load every .lua in dir (and its queries/, renderers/, recipes/); errors are printed
- * and loading goes on.  Returns the number of scripts that failed. */
+/* Load a scripts folder as a new layer (lua_scripts.c: renderers/, commands/, leak_rules/,
+ * lib/ for require, the old flat layout); errors are printed and loading goes on.  Returns
+ * the number of scripts that failed. */
 int hkl_host_load_dir(hkl_host *h, const char *dir);
+int hkl_scripts_load_dir(hkl_host *h, const char *dir);
+/* Run one script at start, registrations open for it; -1 (said on stderr) when it failed. */
+int hkl_host_load_file(hkl_host *h, const char *path);
 /* Run a script file ("-": standard input) with arguments table at stack top (popped); 0 ok,
  * or -1 with the error value left at stack top (see hkl_error_kind). */
 int hkl_host_run_file(hkl_host *h, const char *path);
-/* lua_pcall with a traceback; on error the message (with traceback) is left on the stack. */
+/* lua_pcall with a traceback; on error the message (with traceback) is left on the stack.
+ * The outermost one runs within the script time limit (lua_limit.c). */
 int hkl_pcall(lua_State *L, int nargs, int nresults);
+/* lua_limit.c: the time limit for scripts (seconds, 0 none; --lua-time-limit, else
+ * HPROFKIT_LUA_TIME_LIMIT); enter/leave bracket a call (the outermost starts the clock); left:
+ * seconds before the limit (HUGE_VAL: none); check raises the one-line error once past it. */
+int hkl_time_limit_set(const char *seconds, char *err, size_t errlen);
+double hkl_time_limit(void);
+void hkl_limit_enter(lua_State *L);
+void hkl_limit_leave(lua_State *L);
+double hkl_limit_left(void);
+void hkl_limit_check(lua_State *L);
 /* Push the registry table of queries / renderers (name -> definition). */
 void hkl_push_queries(lua_State *L);
 void hkl_push_renderers(lua_State *L);

@@ -1,4 +1,4 @@
-/* dump.jvm_layout -> {name, jvm, header_bytes, reference_bytes, alignment_bytes, chosen, why}:
+/* dump.jvm_layout -> {name, jvm, header_bytes, reference_bytes, alignment_bytes, jdk, chosen, why}:
  * how the dump's objects are sized (core/hprof/hprof_layout.h); the byte counts are nil when
  * the sizes are the dump's own. */
 #include "lua/lua_layout.h"
@@ -10,7 +10,7 @@
 static int dump_jvm_layout(lua_State *L)
 {
     const hk_layout_info *in = hk_dump_layout(hkl_check_dump(L, 1));
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     hkl_set_str(L, "name", in->name);
     hkl_set_bool(L, "jvm", in->jvm);
     if (in->jvm) {
@@ -18,6 +18,7 @@ static int dump_jvm_layout(lua_State *L)
         hkl_set_int(L, "reference_bytes", in->layout.ref);
         hkl_set_int(L, "alignment_bytes", in->layout.align);
         hkl_set_int(L, "array_header_bytes", hk_layout_array_base(&in->layout, 4));
+        hkl_set_int(L, "jdk", in->jdk);
     }
     hkl_set_str(L, "chosen", in->chosen);
     hkl_set_str(L, "why", in->why);

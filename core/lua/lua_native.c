@@ -1,6 +1,6 @@
 /* hk.native_profile(path [, {map = FILE}]): the native heap profiles of a trace (heapprofd) as
  * plain tables: frames, call stacks (frame numbers, the outermost caller first) and dumps with
- * their samples; the queries aggregate them (scripts/queries/native*.lua). */
+ * their samples; the queries aggregate them (scripts/commands/native*.lua). */
 #include "lua/lua_host.h"
 #include "map/map.h"
 #include "native/native.h"

@@ -1,5 +1,5 @@
 /* The Object type in Lua (obj.id, obj.class, ..., obj:field(), obj:ref(), obj:fields(),
- * arr:at(), arr:bytes()) and the reading of field values the Class type shares. */
+ * arr:at(), arr:id_at(), arr:bytes(), arr:text()) and the reading of field values the Class type shares. */
 #include "lua/lua_ref.h"
 #include "hprof/hprof_view.h"
 #include "lua/lua_open.h"
@@ -297,6 +297,18 @@ static int obj_at(lua_State *L)
     return 1;
 }
 
+/* arr:id_at(i) -> an object array's element i as an id ("0x0" for null, even when the dump
+ * holds no such object); nil past the end or for another object */
+static int obj_id_at(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (hk_obj_kind(r->d, r->index) != HK_KIND_OBJ_ARRAY || i < 0 || i >= hk_array_length(r->d, r->index))
+        lua_pushnil(L);
+    else hkl_push_id(L, hk_obj_array_at(r->d, r->index, (uint32_t)i));
+    return 1;
+}
+
 /* arr:bytes() -> the raw (big-endian) element bytes of a primitive array */
 static int obj_bytes(lua_State *L)
 {
@@ -308,6 +320,23 @@ static int obj_bytes(lua_State *L)
     }
     int t = hk_prim_array_type(r->d, r->index);
     lua_pushlstring(L, (const char *)data, (size_t)hk_array_length(r->d, r->index) * (size_t)hk_type_size(r->d, t));
+    return 1;
+}
+
+/* arr:text([start [, max]]) -> a char[] or byte[] as text (UTF-16; Latin-1), max elements
+ * (default all) from index start (0-based); nil for another object or an array without contents */
+static int obj_text(lua_State *L)
+{
+    hkl_ref *r = hkl_check_object(L, 1);
+    lua_Integer start = luaL_optinteger(L, 2, 0), max = luaL_optinteger(L, 3, UINT32_MAX);
+    hk_buf b;
+    hk_buf_init(&b);
+    if (start >= 0 && max >= 0 &&
+        hk_array_text(r->d, r->index, start > UINT32_MAX ? UINT32_MAX : (uint32_t)start,
+                      max > UINT32_MAX ? UINT32_MAX : (uint32_t)max, &b) == 0)
+        lua_pushlstring(L, b.data ? (const char *)b.data : "", b.len);
+    else lua_pushnil(L);
+    hk_buf_free(&b);
     return 1;
 }
 
@@ -339,8 +368,8 @@ static int obj_tostring(lua_State *L)
 void hkl_open_object(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"field", obj_field}, {"ref", obj_ref},     {"fields", obj_fields},
-        {"at", obj_at},       {"bytes", obj_bytes}, {"is_instance_of", obj_is_instance_of},
+        {"field", obj_field}, {"ref", obj_ref},   {"fields", obj_fields}, {"at", obj_at},
+        {"bytes", obj_bytes}, {"text", obj_text}, {"id_at", obj_id_at},   {"is_instance_of", obj_is_instance_of},
         {NULL, NULL}};
     static const luaL_Reg props[] = {
         {"id", obj_id},       {"class", obj_class},          {"class_name", obj_class_name},

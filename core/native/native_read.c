@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "trace.pb-c.h"
@@ -333,19 +334,29 @@ void hk_native_free(hk_native_profile *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The file, inflated when gzip'd (gzread passes plain files through). */
+/* The file, inflated when gzip'd (gzread passes plain files through), within the policy's cap
+ * for compressed inputs (hk_expand_cap). */
 static int read_file(const char *path, hk_buf *out, char *err, size_t errlen)
 {
     gzFile gz = gzopen(path, "rb");
-    if (!gz) {
+    struct stat st;
+    if (!gz || stat(path, &st) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOENT));
+        if (gz) gzclose(gz);
         return -1;
     }
+    size_t limit = hk_expand_cap((uint64_t)st.st_size);
     int n, zerr = Z_OK;
     do {
         hk_buf_reserve(out, 1 << 20);
-        n = gzread(gz, out->data + out->len, (unsigned)(out->cap - out->len));
+        size_t room = out->cap - out->len, past = limit == SIZE_MAX ? room : limit - out->len + 1; /* just past it */
+        n = gzread(gz, out->data + out->len, (unsigned)(room < past ? room : past));
         if (n > 0) out->len += (size_t)n;
+        if (out->len > limit && !gzdirect(gz)) {
+            gzclose(gz);
+            hk_expand_refused(err, errlen, path, out->len, (uint64_t)st.st_size);
+            return -1;
+        }
     } while (n > 0);
     const char *m = gzerror(gz, &zerr);
     gzclose(gz);

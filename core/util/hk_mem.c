@@ -38,6 +38,15 @@ size_t hk_expand_cap(uint64_t compressed)
     return cap < ((size_t)64 << 20) ? ((size_t)64 << 20) : cap;
 }
 
+void hk_expand_refused(char *err, size_t errlen, const char *path, size_t expanded, uint64_t compressed)
+{
+    snprintf(err, errlen,
+             "%s: the gzip stream expands past %zu MiB, over %lu times its %llu KiB: refused as a "
+             "decompression bomb (HPROFKIT_GZIP_RATIO=0 opens it anyway)",
+             path, expanded >> 20, (unsigned long)(expanded / (compressed ? compressed : 1)),
+             (unsigned long long)(compressed >> 10));
+}
+
 void *hk_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);

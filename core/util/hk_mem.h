@@ -14,6 +14,8 @@ void hk_mem_on_oom(void (*hook)(void));
  * expand 3 to 10 times, so: 100 times, and never less than 64 MiB; HPROFKIT_GZIP_RATIO=N sets
  * the ratio, 0 lifts the cap (SIZE_MAX). */
 size_t hk_expand_cap(uint64_t compressed);
+/* The one line for a gzip file refused by that cap: PATH, the bytes it reached, its size. */
+void hk_expand_refused(char *err, size_t errlen, const char *path, size_t expanded, uint64_t compressed);
 void *hk_xmalloc(size_t n);
 void *hk_xrealloc(void *p, size_t n);
 void *hk_xcalloc(size_t n, size_t size);

@@ -39,7 +39,8 @@ static double jdwp_secs(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Writes data atomically to dir/name (temp file + rename). */
+/* Writes data atomically to dir/name: in a host, through the host's writer (a file without a
+ * name until it is whole, so even SIGKILL leaves nothing); alone (jdwp_cli), temp file + rename. */
 static int jdwp_write_file_atomic(const char *dir, const char *name, const uint8_t *data, size_t len, char *err,
                                   size_t errlen)
 {
@@ -49,6 +50,7 @@ static int jdwp_write_file_atomic(const char *dir, const char *name, const uint8
         snprintf(err, errlen, "output path too long: %s/%s", dir, name);
         return -1;
     }
+    if (hk_api) return hk_api->write_file_atomic(dst, data, len, err, errlen);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));

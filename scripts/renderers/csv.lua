@@ -1,17 +1,7 @@
 -- CSV (RFC 4180): one table that parses as CSV.  Rows: a header line, then one line per row.
 -- A record (one table of keys): key,value lines.  A nested value (a list, a record) goes into
 -- its cell as JSON text on one line.
-local function text(v)
-  if v == nil or v == hk.null then return "" end
-  if type(v) == "table" then return hk.json_encode(v, nil, true) end
-  return tostring(v)
-end
-
-local function field(v)
-  local s = text(v)
-  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
-  return s
-end
+local field = require("text.csv").field
 hk.csv_field = field -- one CSV cell (RFC 4180 quoting), for scripts that write CSV themselves
 
 -- Declared order first, then every other key sorted: nothing is left out.

@@ -33,12 +33,8 @@ local function sorted_keys(t)
 end
 
 -- A value on one line: lists as "a, b", records as "{k: v, ...}".
--- A dump's time (ms since 1970) as a person reads it: ISO 8601 in UTC with milliseconds,
--- 2026-12-01T13:06:03.123Z.  hk.iso8601 is shared (info, the report); the renderers load first.
-function hk.iso8601(ms)
-  return os.date("!%Y-%m-%dT%H:%M:%S", ms // 1000) .. string.format(".%03dZ", ms % 1000)
-end
-local iso8601 = hk.iso8601
+local iso8601 = require("text.time").iso8601
+hk.iso8601 = iso8601
 
 local function scalar(v, key, meta)
   if v == nil or v == hk.null then return "-" end

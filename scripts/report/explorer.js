@@ -188,8 +188,8 @@
     rows.forEach(function (r) {
       var pkg = r.class.replace(/^class /, "").replace(/\[\]/g, "");
       pkg = pkg.indexOf(".") >= 0 ? pkg.replace(/\.[^.]*$/, "") : "(default)";
-      var g = groups[pkg] || (groups[pkg] = { class: pkg, count: 0, shallow_bytes: 0, retained_bytes: 0, rows: [] });
-      g.count += r.count; g.shallow_bytes += r.shallow_bytes; g.retained_bytes += r.retained_bytes || 0; g.rows.push(r);
+      var g = groups[pkg] || (groups[pkg] = { class: pkg, count: 0, shallow_bytes: 0, retained_bytes: 0, native_bytes: 0, rows: [] });
+      g.count += r.count; g.shallow_bytes += r.shallow_bytes; g.retained_bytes += r.retained_bytes || 0; g.native_bytes += r.native_bytes || 0; g.rows.push(r);
     });
     return Object.keys(groups).map(function (k) { return groups[k]; })
       .sort(function (a, b) { return b.retained_bytes - a.retained_bytes; });
@@ -224,7 +224,8 @@
       var re = params.filter ? globRe(params.filter) : null;
       rows = rows.filter(function (r) { return !re || re.test(r.class.replace(/^class /, "")); });
       box.appendChild(para(rows.length + " classes"));
-      var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"]];
+      var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"],
+        ["native_bytes", "native", "bytes"]];
       if (info.baseline) {
         box.appendChild(para("Beside each class: its count in the baseline (all heaps, from the diff) and the change.", "note"));
         spec = [["change", "", function (r) { return r.change ? el("span", { "class": "mark " + r.change }, r.change) : ""; }]].concat(spec,
@@ -233,7 +234,8 @@
       if (!params.tree) { box.appendChild(HK.table(cols(spec), rows, { id: "classes" })); return; }
       packageTree(rows).forEach(function (g) {
         var d = el("details");
-        d.appendChild(el("summary", {}, g.class + " — " + g.rows.length + " classes, " + num(g.count) + " objects, retained " + size(g.retained_bytes)));
+        d.appendChild(el("summary", {}, g.class + " — " + g.rows.length + " classes, " + num(g.count) + " objects, retained " + size(g.retained_bytes) +
+          (g.native_bytes ? ", native " + size(g.native_bytes) : "")));
         d.appendChild(HK.table(cols(spec), g.rows));
         box.appendChild(d);
       });
@@ -249,8 +251,16 @@
       p.appendChild(document.createTextNode("class object "));
       p.appendChild(HK.idLink(c.id));
       if (c.super) { p.appendChild(document.createTextNode(" · extends ")); p.appendChild(HK.classLink(c.super)); }
+      p.appendChild(document.createTextNode(" · loader "));
+      if (c.loader) {
+        var ld = el("span", { id: "loader" });
+        ld.appendChild(HK.idLink(c.loader));
+        ld.appendChild(document.createTextNode(" "));
+        ld.appendChild(HK.classLink(c.loader_class));
+        p.appendChild(ld);
+      } else p.appendChild(document.createTextNode("the boot class loader"));
       p.appendChild(document.createTextNode(" · instance size " + size(c.instance_size) + " · " + num(c.instance_count) +
-        " instances · retained " + size(c.retained_bytes)));
+        " instances · retained " + size(c.retained_bytes) + " · native " + size(c.native_bytes)));
       box.appendChild(p);
       box.appendChild(el("h3", {}, "Fields"));
       box.appendChild(HK.table(cols([["name", "name"], ["type", "type"], ["class", "declared in", "class"]]), c.fields));
@@ -273,9 +283,10 @@
   }
 
   // ---- Object ----
-  function objectPage(rest) {
-    var id = rest[0];
-    var head = section("Object " + id, Promise.all([q("object", { id: id, elements: 100 }), q("dominators", { id: id, n: 0 })]), function (box, r) {
+  var ELEMENTS = 100;
+  function objectPage(rest, params) {
+    var id = rest[0], off = Math.max(0, +(params.offset || 0) || 0);
+    var head = section("Object " + id, Promise.all([q("object", { id: id, elements: ELEMENTS, offset: off }), q("dominators", { id: id, n: 0 })]), function (box, r) {
       var o = r[0], self = r[1].filter(function (x) { return x.relation === "object"; })[0] || {};
       var p = el("p", { "class": "objhead" });
       p.appendChild(HK.classLink(o.kind === "class" ? "class " + (o.class || "") : o.class));
@@ -294,10 +305,7 @@
       }
       if (o.fields) { box.appendChild(el("h3", {}, "Fields")); box.appendChild(fieldTable(o.fields)); }
       if (o.statics) { box.appendChild(el("h3", {}, "Statics")); box.appendChild(fieldTable(o.statics)); }
-      if (o.elements) {
-        box.appendChild(el("h3", {}, "Elements (first " + o.elements.length + ")"));
-        box.appendChild(HK.table(cols([["index", "index"], ["value", "value", function (r) { return isId(r.value) ? HK.idLink(r.value) : r.value; }]]), o.elements));
-      }
+      if (o.elements) elementsPart(box, id, o, off);
       if (o.allocation_stack) { box.appendChild(el("h3", {}, "Allocated at")); box.appendChild(autoTable(o.allocation_stack)); }
       box.appendChild(el("h3", {}, "Dominator chain"));
       var chain = r[1].filter(function (x) { return x.relation === "dominator"; });
@@ -351,17 +359,38 @@
     });
     return head;
   }
+  // an array's elements, ELEMENTS a page from index off (any index one jump away), and a char[]
+  // or byte[] page also as text
+  function elementsPart(box, id, o, off) {
+    var last = off + o.elements.length - 1;
+    box.appendChild(el("h3", {}, o.elements.length ? "Elements " + num(off) + "–" + num(last) + " of " + num(o.length) : "Elements (none from " + num(off) + ")"));
+    var go = function (i) { location.hash = "#/object/" + id + "?offset=" + i; };
+    var bar = el("p", { "class": "pager", id: "elempager" });
+    if (off > 0) { var a = link("#", "◀ previous " + ELEMENTS); a.onclick = function (e) { e.preventDefault(); go(Math.max(0, off - ELEMENTS)); }; bar.appendChild(a); }
+    if (off + ELEMENTS < o.length) { var b = link("#", "next " + ELEMENTS + " ▶"); b.onclick = function (e) { e.preventDefault(); go(off + ELEMENTS); }; bar.appendChild(b); }
+    if (o.length > ELEMENTS) {
+      var f = el("form", { id: "elemjump" }), i = el("input", { id: "elemindex", type: "number", min: 0, max: o.length - 1, placeholder: "index" });
+      f.appendChild(document.createTextNode(" from index ")); f.appendChild(i); f.appendChild(el("button", {}, "go"));
+      f.addEventListener("submit", function (e) { e.preventDefault(); if (i.value !== "") go(Math.min(Math.max(0, +i.value), o.length - 1)); });
+      bar.appendChild(f);
+    }
+    box.appendChild(bar);
+    if (typeof o.text === "string") box.appendChild(el("pre", { "class": "value", id: "elemtext" }, o.text));
+    box.appendChild(HK.table(cols([["index", "index"], ["value", "value", valueCell]]), o.elements, { id: "elements" }));
+  }
+  // a field's or an element's value: a reference as its id with its class and a String's text
+  function valueCell(r) {
+    if (isId(r.value) && r.type !== "long") {
+      var s = el("span");
+      s.appendChild(HK.idLink(r.value));
+      if (r.class) { s.appendChild(document.createTextNode(" ")); s.appendChild(HK.classLink(r.class)); }
+      if (r.string !== undefined) s.appendChild(el("span", { "class": "str" }, " " + JSON.stringify(r.string)));
+      return s;
+    }
+    return r.value === null ? "null" : r.value;
+  }
   function fieldTable(fields) {
-    return HK.table(cols([["name", "name"], ["type", "type"], ["value", "value", function (r) {
-      if (r.type === "object" && isId(r.value)) {
-        var s = el("span");
-        s.appendChild(HK.idLink(r.value));
-        if (r.class) { s.appendChild(document.createTextNode(" ")); s.appendChild(HK.classLink(r.class)); }
-        if (r.string !== undefined) s.appendChild(el("span", { "class": "str" }, " " + JSON.stringify(r.string)));
-        return s;
-      }
-      return r.value === null ? "null" : r.value;
-    }]]), fields, { "class": "fields" });
+    return HK.table(cols([["name", "name"], ["type", "type"], ["value", "value", valueCell]]), fields, { "class": "fields" });
   }
 
   // ---- Dominators ----

@@ -50,6 +50,7 @@
  *   log        one line per OPENed service (appended)
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -473,6 +474,20 @@ static int cmd_am_dumpheap(char **argv, int argc, buf_t *out, buf_t *errb)
     return 0;
 }
 
+/* ls DIR: the names in a directory of the device, one a line */
+static int adbd_ls(const char *remote, buf_t *out, buf_t *errb)
+{
+    DIR *d = opendir(remote_to_local(remote));
+    if (!d) {
+        bprintf(errb, "ls: %s: No such file or directory\n", remote);
+        return 1;
+    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) bprintf(out, "%s\n", e->d_name);
+    closedir(d);
+    return 0;
+}
+
 /* Splits a command line into words as sh does for the commands we serve: quotes ('...',
  * "...") group words and are removed; "2>&1" is dropped (stdout and stderr reach the host
  * together anyway); $? is the status of the command before. */
@@ -703,6 +718,7 @@ static int run_words(char **argv, int argc, buf_t *out, buf_t *errb)
         }
         return rc;
     }
+    if (!strcmp(argv[0], "ls") && argc == 2) return adbd_ls(argv[1], out, errb);
     if (!strcmp(argv[0], "echo")) {
         for (int i = 1; i < argc; i++) bprintf(out, "%s%s", i > 1 ? " " : "", argv[i]);
         bprintf(out, "\n");

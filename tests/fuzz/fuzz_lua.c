@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "host/lua_host.h"
+#include "lua/lua_host.h"
 
 static cli_ctx g_cx;
 static lua_State *g_L;

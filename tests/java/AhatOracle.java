@@ -20,16 +20,27 @@ import java.util.*;
  *  length and contents, leaving out the arrays that are a String's value, a Bitmap's mBuffer or
  *  a class's $staticOverhead (each counts in another report, README).
  *  <p>dupstring COUNT BYTES LENGTH: groups of 2 or more Strings with the same text.
- *  <p>With --baseline BASE, ahat's baseline mode instead: status dump|base ID LABEL COUNTERPART,
- *  the counterpart "-" for an object ahat calls added (in DUMP) or removed (in BASE).
- *  <p>usage: AhatOracle DUMP [MAP [--baseline BASE]]  (in ahat's package, as AhatExport is, to reach the
- *  snapshot's instances) */
+ *  <p>With --baseline BASE, ahat's baseline mode instead: status dump|base ID LABEL COUNTERPART
+ *  SHALLOW REACH KEY, the counterpart "-" for an object ahat calls added (in DUMP) or removed
+ *  (in BASE), "?" for one its Diff leaves alone (it walks the dominator tree of what is strongly
+ *  reachable; an object's baseline is itself until then), SHALLOW its bytes (a class object's statics only, as hprofkit weighs it), REACH
+ *  ahat's strength, KEY what ahat's Diff matches it by besides its class (diffKey), IDOM its
+ *  immediate dominator ("-": the root, "?": none, not strongly reachable).
+ *  <p>With --graph, also every object and reference (for tests/t_oracle_pairs.sh):
+ *  <br>any ID LABEL HEAP SHALLOW REACH: every object, reachable or not (a class object's
+ *  SHALLOW its statics, as hprofkit weighs it), REACH ahat's strength;
+ *  <br>root ID: an object a GC root holds;
+ *  <br>ref SRC DST FIELD STRENGTH: each reference ahat follows (FIELD as ahat names it:
+ *  a field's or static's name, [i] for an array element);
+ *  <br>bitmap ID WIDTH HEIGHT NATIVE_PTR BUFFER PIXELS_SHA256: each Bitmap (bitmap() says how).
+ *  <p>usage: AhatOracle DUMP [MAP|- [--baseline BASE | --graph]]  (in ahat's package, as AhatExport
+ *  is, to reach the snapshot's instances) */
 public class AhatOracle {
   static final class Row { long count, shallow, retained, weak; }
 
   public static void main(String[] args) throws Exception {
     ProguardMap map = new ProguardMap();
-    if (args.length > 1) map.readFromFile(new File(args[1]));
+    if (args.length > 1 && !args[1].equals("-")) map.readFromFile(new File(args[1]));
     if (args.length > 3 && args[2].equals("--baseline")) {
       diff(new Parser(new File(args[0])).map(map).retained(Reachability.STRONG).parse(),
            new Parser(new File(args[3])).map(map).retained(Reachability.STRONG).parse());
@@ -40,7 +51,66 @@ public class AhatOracle {
     heapRows(snap, b);
     dupArrays(snap, b);
     dupStrings(snap, b);
+    if (args.length > 2 && args[2].equals("--graph")) graph(snap, b);
     System.out.print(b);
+  }
+
+  /** Every object with its heap, shallow bytes and strength; the roots; every reference; the
+   *  bitmaps with their pixels' digest. */
+  static void graph(AhatSnapshot snap, StringBuilder b) throws Exception {
+    for (AhatInstance inst : instances(snap)) {
+      String id = "0x" + Long.toHexString(inst.getId());
+      b.append("any\t").append(id).append('\t')
+          .append(inst.isClassObj() ? "class " + inst.asClassObj().getName() : className(inst)).append('\t')
+          .append(inst.getHeap().getName()).append('\t')
+          .append(inst.isClassObj() ? inst.getExtraJavaSize() : inst.getSize().getJavaSize()).append('\t')
+          .append(inst.getReachability()).append('\n');
+      if (inst.isRoot()) b.append("root\t").append(id).append('\n');
+      for (Reference r : inst.getReferences()) {
+        b.append("ref\t").append(id).append("\t0x").append(Long.toHexString(r.ref.getId())).append('\t')
+            .append(r.field).append('\t').append(r.reachability).append('\n');
+      }
+      if (inst.isBitmapInstance()) bitmap(inst.asBitmapInstance(), id, b);
+    }
+  }
+
+  /** A Bitmap's size, pointer, the length of its mBuffer (-1: none) and the SHA-256 of its pixels
+   *  as straight RGBA8888: ahat's image when it decodes one, else an ARGB_8888 mBuffer (RGBA bytes
+   *  in memory, premultiplied unless mIsPremultiplied says not) divided by alpha, rounded. */
+  static void bitmap(AhatBitmapInstance bm, String id, StringBuilder b) throws Exception {
+    int w = bm.getField("mWidth").asInteger(), h = bm.getField("mHeight").asInteger();
+    AhatInstance buf = bm.getRefField("mBuffer");
+    byte[] px = buf == null ? null : buf.asByteArray();
+    java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+    AhatBitmapInstance.Bitmap img = bm.getBitmap();
+    boolean have = true;
+    if (img != null && img.image != null) {
+      for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+          int p = img.image.getRGB(x, y);
+          md.update(new byte[] {(byte) (p >> 16), (byte) (p >> 8), (byte) p, (byte) (p >>> 24)});
+        }
+      }
+    } else if (px != null && px.length == 4L * w * h) {
+      Value pm = bm.getField("mIsPremultiplied");
+      boolean premul = pm == null || !"false".equals(pm.toString());
+      byte[] out = px.clone();
+      for (int i = 0; premul && i < out.length; i += 4) {
+        int a = out[i + 3] & 0xff;
+        if (a == 0 || a == 255) continue;
+        for (int c = 0; c < 3; c++) out[i + c] = (byte) Math.min(255, Math.round((out[i + c] & 0xff) * 255.0 / a));
+      }
+      md.update(out);
+    } else {
+      have = false;
+    }
+    StringBuilder hex = new StringBuilder();
+    for (byte x : md.digest()) hex.append(String.format("%02x", x));
+    Value ptr = bm.getField("mNativePtr");
+    if (ptr == null) ptr = bm.getField("mNativeBitmap"); // before Android 7
+    b.append("bitmap\t").append(id).append('\t').append(w).append('\t').append(h).append('\t')
+        .append(ptr == null ? "-" : "0x" + Long.toHexString(ptr.isLong() ? ptr.asLong() : ptr.asInteger() & 0xffffffffL))
+        .append('\t').append(px == null ? -1 : px.length).append('\t').append(have ? hex : "-").append('\n');
   }
 
   static void heapRows(AhatSnapshot snap, StringBuilder b) throws Exception {
@@ -111,14 +181,26 @@ public class AhatOracle {
     StringBuilder b = new StringBuilder();
     for (AhatSnapshot s : new AhatSnapshot[] {dump, base}) {
       for (AhatInstance inst : instances(s)) {
-        AhatInstance other = inst.getBaseline();
+        AhatInstance other = inst.getBaseline(), idom = inst.getImmediateDominator();
         b.append("status\t").append(s == dump ? "dump" : "base").append("\t0x").append(Long.toHexString(inst.getId()))
             .append('\t').append(inst.isClassObj() ? "class " + inst.asClassObj().getName() : className(inst))
-            .append('\t').append(other == null || other.isPlaceHolder() ? "-" : "0x" + Long.toHexString(other.getId()))
+            .append('\t').append(other == inst ? "?" : other == null || other.isPlaceHolder() ? "-" : "0x" + Long.toHexString(other.getId()))
+            .append('\t').append(inst.isClassObj() ? inst.getExtraJavaSize() : inst.getSize().getJavaSize())
+            .append('\t').append(inst.getReachability()).append('\t').append(diffKey(inst))
+            .append('\t').append(idom == null ? "?" : idom.getImmediateDominator() == null ? "-" : "0x" + Long.toHexString(idom.getId()))
             .append('\n');
       }
     }
     System.out.print(b);
+  }
+
+  /** What ahat's Diff keys an object by besides its class (its Diff.Key): its heap, an array's
+   *  length and the text ahat reads from a String or a byte[] / char[] (hashed, to keep the row
+   *  one line). */
+  static String diffKey(AhatInstance inst) {
+    String v = inst.isClassObj() ? null : inst.asString();
+    return inst.getHeap().getName() + "/" + (inst.isArrayInstance() ? inst.asArrayInstance().getLength() : "-") + "/"
+        + (v == null ? "-" : Integer.toHexString(v.hashCode()));
   }
 
   /** Groups of 2 or more Strings with the same text: the count, one member's bytes (the String's

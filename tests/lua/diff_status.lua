@@ -1,4 +1,4 @@
--- For t_oracle.sh: each object of DUMP and BASE with its counterpart in the other dump as
+-- For t_oracle.sh and t_oracle_diff.sh: each object of DUMP and BASE with its counterpart in the other dump as
 -- hprofkit's diff matches them ("-": added in DUMP, removed from BASE), in the rows
 -- tests/java/AhatOracle.java writes for ahat's baseline mode.  usage: run diff_status.lua DUMP --base BASE
 local dump, base = hk.open(arg.dump, { map = arg.map }), hk.open(arg.base, { map = arg.map })

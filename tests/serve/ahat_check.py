@@ -61,11 +61,13 @@ for row in hist[:40]:
             bad.append((cls, heap, got, want))
 check("instances-per-heap-equal-ahat (%d classes x heaps)" % n, bad, n)
 
-supers = {}
+supers, loaders = {}, {}
 for line in open(prefix + ".meta.tsv"):
     f = line.rstrip("\n").split("\t")
     if f[2] not in ("-", "0x0"):
         supers[f[0]] = f[2]
+    if f[3] not in ("-", "0x0"):
+        loaders[f[0]] = f[3]
 bad, n = [], 0
 for row in hist[:60]:
     cls = row["class"]
@@ -78,6 +80,38 @@ for row in hist[:60]:
     if c["super"] != want_name:
         bad.append((cls, c["super"], want_name))
 check("class-super-equal-ahat (%d classes)" % n, bad, n)
+
+# the class loader: ahat's, for every class of the app (a loader object) and the first of the rest
+# (the boot loader, null)
+app = [r["class"] for r in hist if r["class"].startswith("com.")]
+bad, n, linked = [], 0, 0
+for cls in app + [r["class"] for r in hist[:20] if not r["class"].startswith("class ")]:
+    c = api("class", name=cls)
+    want = loaders.get(c["id"])
+    n += 1
+    linked += c["loader"] is not None
+    if c["loader"] != want or (want and c["loader_class"] != objects[want][2]):
+        bad.append((cls, c["loader"], c["loader_class"], want))
+check("class-loader-equal-ahat (%d classes, %d with a loader object)" % (n, linked), bad if linked else ["no loader"], n)
+
+# an array's elements paged past the first hundred: each page's references are ahat's edges
+# named [INDEX] (the array's element INDEX), so every index is reachable from the API
+arrays = collections.defaultdict(dict)
+for line in open(prefix + ".edges.tsv"):
+    src, dst, strength, field = line.rstrip("\n").split("\t")
+    if field.startswith("[") and field.endswith("]"):
+        arrays[src][int(field[1:-1])] = dst
+big = sorted((a for a in arrays if max(arrays[a]) >= 250), key=lambda a: -len(arrays[a]))[:3]
+bad, pages = [], 0
+for a in big:
+    length = api("object", id=a, elements=0)["length"]
+    for off in (0, 100, 200, length - 37):
+        got = api("object", id=a, offset=off, elements=100)
+        pages += 1
+        want = [{"index": i, "value": arrays[a].get(i)} for i in range(off, min(length, off + 100))]
+        if got["offset"] != off or [{"index": e["index"], "value": e["value"]} for e in got["elements"]] != want:
+            bad.append((a, off, got["elements"][:2], want[:2]))
+check("array-pages-equal-ahat-edges (%d arrays, %d pages)" % (len(big), pages), bad, pages)
 
 # dominated: ahat's immediate dominators (strong), class objects left out (ahat's instance -> class
 # edges move them)

@@ -97,6 +97,22 @@ s, got = api("query/path", id=top)
 check("api-path-equals-cli", s == 200 and got == cli("path", dump, top), str(got)[:200])
 s, got = api("query/histogram", heap="app", sort="count", n=5)
 check("api-options-combined", s == 200 and got == cli("histogram", dump, "--heap", "app", "--sort", "count", "-n", "5"))
+# a char[]'s text is its elements (UTF-16 code units, decoded here by Python) over any window
+strs = api("query/instances", **{"class": "java.lang.String", "n": 60})[1]
+arrs = [f["value"] for r in strs for f in api("query/object", id=r["id"])[1]["fields"] if f["name"] == "value" and f["value"]]
+bad = []
+for a in arrs:
+    full = api("query/object", id=a, elements=0)[1]
+    for off, k in ((0, full["length"]), (full["length"] // 3, 50)):
+        s, o = api("query/object", id=a, offset=off, elements=k)
+        units = [e["value"] for e in o["elements"]]
+        want = b"".join(u.to_bytes(2, "big") for u in units).decode("utf-16-be", "replace") if o["class"] == "char[]" \
+            else bytes(u & 0xff for u in units).decode("latin-1")
+        if s != 200 or o["text"] != want or len(units) != min(k, full["length"] - off):
+            bad.append((a, off, o.get("text", "")[:20], want[:20]))
+check("array-text-is-its-elements (%d arrays)" % len(arrs), arrs and not bad, str(bad[:2]))
+s, got = api("query/object", id=arrs[0], offset=-1)
+check("array-negative-offset-400", s == 400, "%d %s" % (s, got))
 s, got = api("query/object", id="0x1")
 check("unknown-id-404", s == 404 and "no object with id 0x1" in got["error"], "%d %s" % (s, got))
 s, got = api("query/histogram", n="many")
