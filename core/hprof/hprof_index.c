@@ -174,6 +174,7 @@ static int walk_heap(pass *p)
         w.parts[k].to = w.cuts[k + 1];
     }
     hk_parallel(w.nparts, hk_heap_part, &w);
+    p->d->walk_parts = (uint32_t)w.nparts;
     int rc = 0;
     for (int k = 0; k < w.nparts && rc == 0; k++) {
         hk_part *part = &w.parts[k];
@@ -184,6 +185,7 @@ static int walk_heap(pass *p)
             part->from = from;
             part->to = to;
             hk_heap_part(&w, k);
+            p->d->walk_rewalked++;
         }
         rc = join_part(p, part);
     }
@@ -370,4 +372,6 @@ void hk_index_stats_of(const hk_dump *d, hk_index_stats *s)
         (uint64_t)d->view.class_by_id.cap * 12 + (uint64_t)d->view.nroots * sizeof(hk_root);
     s->total_bytes = s->object_table_bytes + s->class_bytes + s->name_bytes + s->map_bytes;
     s->bytes_per_object = d->view.nobjects ? (double)s->total_bytes / d->view.nobjects : 0;
+    s->walk_parts = d->walk_parts;
+    s->walk_rewalked = d->walk_rewalked;
 }

@@ -26,6 +26,9 @@ struct hk_dump {
 
     hk_iddir dir; /* about 8 objects a bucket; empty for small dumps (binary search) */
 
+    /* the heap walk: parts it was cut into, parts walked again after a wrong guessed cut */
+    uint32_t walk_parts, walk_rewalked;
+
     uint32_t header_size;
 
     hk_idtab strings;    /* string id -> offset of the STRING record body */

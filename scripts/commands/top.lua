@@ -10,6 +10,8 @@ hk.query{
   args = { n = 20, all = false, class = "", heap = "" },
   aliases = { n = "n" },
   limit = "n",
+  -- --sort on these ranks in C too, keeping only the n best (never a row per live object)
+  sorts = { "retained_bytes", "shallow_bytes", "native_bytes", "retained_native_bytes" },
   options_help = "  -n N          how many objects (default 20, 0: all)\n" ..
                  "  --all         also objects that are not strongly reachable (garbage, weakly held)\n" ..
                  "  --class GLOB  only objects whose class matches (a class object's is `class NAME`)\n" ..
@@ -18,9 +20,9 @@ hk.query{
   columns = { "id", "class", "reachability", "shallow_bytes", "retained_bytes", "native_bytes", "retained_native_bytes" },
   run = function(dump, args)
     local rows = {}
-    -- n = 0: every object (the CLI asks for that when --class or --sort come before -n)
+    -- n = 0: every object (the CLI asks for that when --sort names a column top does not rank by)
     local n = args.n > 0 and args.n or dump:info().objects
-    for i, obj in ipairs(dump:top_retained(n, args.all, args.class, args.heap)) do
+    for i, obj in ipairs(dump:top_retained(n, args.all, args.class, args.heap, args.sort)) do
       rows[i] = {
         id = obj.id, class = obj.label, reachability = obj.reachability, shallow_bytes = obj.shallow_size,
         retained_bytes = obj:retained_size(), native_bytes = obj.native_size,
