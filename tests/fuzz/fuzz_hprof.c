@@ -127,7 +127,7 @@ static void touch_graph(hk_dump *d)
         for (uint32_t k = 1; k < nv; k++) CHECK(hk_graph_retained(d, v[k - 1]) >= hk_graph_retained(d, v[k]));
     uint32_t best[8];
     for (int live = 0; live <= 1; live++) {
-        uint32_t nb = hk_graph_top_retained(d, 8, live, NULL, NULL, best);
+        uint32_t nb = hk_graph_top(d, 8, HK_TOP_RETAINED, live, NULL, NULL, best);
         for (uint32_t k = 0; k < nb; k++) {
             CHECK(best[k] < n && (!live || hk_graph_reach(d, best[k]) == HK_REACH_STRONG));
             (void)hk_graph_dominated(d, best[k], &v, &nv, err, sizeof err);
