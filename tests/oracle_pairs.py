@@ -108,11 +108,14 @@ def same_listing(args, ours, want, key):
     vs, ws = [r[args.sort] for r in ours], [w[args.sort] for w in want]
     if vs != ws:
         return "%s %s, want %s" % (args.sort, vs[:8], ws[:8])
-    flat = lambda rows: sorted(json.dumps(r, sort_keys=True) for r in rows)
-    for v in set(vs):
-        if flat(r for r in ours if r[args.sort] == v) != flat(w for w in want if w[args.sort] == v):
-            return "the rows with %s %s differ" % (args.sort, v)
-    return None
+    def by_value(rows):
+        groups = collections.defaultdict(list)
+        for r in rows:
+            groups[r[args.sort]].append(json.dumps(r, sort_keys=True))
+        return {v: sorted(g) for v, g in groups.items()}
+    a, b = by_value(ours), by_value(want)
+    bad = [v for v in a if a[v] != b.get(v)]
+    return "the rows with %s %s differ" % (args.sort, bad[0]) if bad else None
 
 
 def deepest(g):

@@ -206,6 +206,10 @@ if [ $have_real = 1 ]; then
   ids lc leakcanary-leak_service_binder.hprof 0xb0e6ef78 0xb0ea6938
   c ahat.nomap.histogram --no-map histogram $R.hprof -n 20
   c ahat.heap.histogram histogram $R.hprof --heap app --json
+  # top --sort ranks in C, keeping the n best: these outputs are the old whole-list sort's
+  c ahat.top.sort top $R.hprof --sort shallow_bytes -n 7 --json
+  c ri.top.sort.class top hotspot-ahat-RI.hprof --sort shallow_bytes --class 'java.*' -n 5 --json
+  c lc.top.sort.heap top leakcanary-leak_service_binder.hprof --heap app --sort shallow_bytes -n 4 --json
   c ahat.diff diff $R-base.hprof $R.hprof
   c ahat.diff.json diff $R-base.hprof $R.hprof --json -n 0
   c ahat.diff.opts diff $R-base.hprof $R.hprof --heap app --min-growth 1 --no-leaks -n 5

@@ -8,27 +8,7 @@ if [ ! -f "$D" ]; then
   D=$PWD/demo.hprof
 fi
 
-# start_server NAME ARGS...: runs hprofkit serve in the background; sets PID and URL
-start_server() {
-  local n=$1; shift
-  "$HK" serve "$@" > "$n.out" 2> "$n.err" &
-  PID=$!
-  URL=""
-  for _ in $(seq 1 300); do
-    URL=$(grep -o 'http://[^ ]*' "$n.out" 2>/dev/null)
-    [ -n "$URL" ] && return 0
-    kill -0 $PID 2>/dev/null || break
-    sleep 0.1
-  done
-  fail "$n-start" "no address printed: $(head -c 300 "$n.err")"
-  return 1
-}
-stop_server() {  # NAME: Ctrl-C, then the exit status must be 0
-  kill -INT $PID
-  local rc=0
-  wait $PID || rc=$?
-  eq "$1-ctrl-c-exit-0" "$rc" 0
-}
+. "$SRC/tests/serve/server.sh"
 
 if start_server main "$D" --time-limit 2; then
   case "$URL" in http://127.0.0.1:[0-9]*/\?token=[0-9a-f]*) pass address-line ;; *) fail address-line "$URL" ;; esac
@@ -152,39 +132,3 @@ eq instances-shallow-c-equals-lua "$("$HK" instances "$D" java.lang.String --sor
 err instances-bad-sort "--sort takes" "$HK" instances "$D" java.lang.String --sort nope
 err instances-unknown-class "no class named" "$HK" instances "$D" no.such.Class
 
-# native bytes per class row: the generated photo-gallery app (API 35, bitmaps registered with a
-# NativeAllocationRegistry) over the API, per heap, against ahat's native size of each object
-"$GEN" --scenario app -o app.hprof >/dev/null 2>&1 || fail gen-app "genhprof app failed"
-AHAT="$SRC/../shared/peer/ahat/ahat.jar"
-if command -v java >/dev/null && [ -f "$AHAT" ] && [ -f app.hprof ] && start_server app "$PWD/app.hprof"; then
-  java -Xmx1g -cp "$AHAT" com.android.ahat.heapdump.AhatExport app.hprof appahat strong 2>/dev/null ||
-    fail ahat-export-app "AhatExport failed"
-  python3 - "$URL" appahat.objects.tsv <<'PY'
-import collections, json, sys, urllib.parse, urllib.request
-url, tsv = sys.argv[1], sys.argv[2]
-u = urllib.parse.urlparse(url)
-base, tok = "%s://%s" % (u.scheme, u.netloc), urllib.parse.parse_qs(u.query)["token"][0]
-def api(q, **p):
-    p["token"] = tok
-    return json.load(urllib.request.urlopen(base + "/api/query/%s?%s" % (q, urllib.parse.urlencode(p)), timeout=60))
-want = collections.Counter()
-for line in open(tsv):
-    f = line.rstrip("\n").split("\t")
-    if f[0] != "id" and f[1] != "class" and int(f[5]):
-        want[(f[3], f[2])] += int(f[5])
-        want[("", f[2])] += int(f[5])
-got = collections.Counter()
-for heap in ("", "app", "zygote", "image"):
-    for r in api("histogram", heap=heap):
-        if r["native_bytes"]:
-            got[(heap, r["class"])] = r["native_bytes"]
-ok = want and got == want
-print(("PASS" if ok else "FAIL") + " class-native-equal-ahat (%s)" % dict(want) + ("" if ok else ": ours %s" % dict(got)))
-c = api("class", name="android.graphics.Bitmap")
-ok = c["native_bytes"] == want[("", "android.graphics.Bitmap")]
-print(("PASS" if ok else "FAIL") + " class-api-native" + ("" if ok else ": %s" % c["native_bytes"]))
-PY
-  stop_server app
-else
-  skip class-native "java, ahat or the app dump is absent"
-fi

@@ -80,6 +80,7 @@ typedef struct cli_common {
     int help;
     int raw_bytes;           /* --bytes: sizes as plain numbers in tables */
     const char *sort;        /* --sort COLUMN */
+    int sort_ranked;         /* the query ranks by that column itself (its `sorts`) */
     const char *class_glob;  /* --class GLOB */
     const char *fail_on[16]; /* --fail-on GATE[:PARAM][,...] as given, in order */
     int nfail_on;

@@ -162,6 +162,25 @@ static int sort_less(lua_State *L)
     return 1;
 }
 
+/* --sort on a column the query ranks by itself (it declares `sorts = {COLUMN, ...}`): the
+ * query gets args.sort and keeps -n (top keeps only the n best instead of a row per object);
+ * the CLI neither sorts again nor lifts -n for it. */
+static void sort_by_query(lua_State *L, int def, int args, cli_common *c)
+{
+    if (!c->sort) return;
+    if (lua_getfield(L, def, "sorts") == LUA_TTABLE) {
+        for (lua_Integer i = 1; !c->sort_ranked && lua_rawgeti(L, -1, i) == LUA_TSTRING; i++) {
+            c->sort_ranked = !strcmp(lua_tostring(L, -1), c->sort);
+            lua_pop(L, 1);
+        }
+        if (!c->sort_ranked) lua_pop(L, 1); /* the value that ended the list */
+    }
+    lua_pop(L, 1);
+    if (!c->sort_ranked) return;
+    lua_pushstring(L, c->sort);
+    lua_setfield(L, args, "sort");
+}
+
 static int listing_options(lua_State *L, const char *cmd, int rows, int meta, const cli_common *c)
 {
     if (!c->sort && !c->class_glob) return 0;
@@ -188,7 +207,7 @@ static int listing_options(lua_State *L, const char *cmd, int rows, int meta, co
         lua_pop(L, 1);
         lua_replace(L, rows);
     }
-    if (c->sort) {
+    if (c->sort && !c->sort_ranked) {
         if (!has_column(L, rows, meta, c->sort)) {
             if (lua_rawlen(L, rows) == 0) return 0; /* nothing to sort */
             fprintf(stderr, "hprofkit %s: --sort: no column '%s' in %s's rows\n", cmd, c->sort, cmd);
@@ -212,7 +231,7 @@ static int listing_options(lua_State *L, const char *cmd, int rows, int meta, co
 static lua_Integer take_limit(lua_State *L, int def, int args, const cli_common *c)
 {
     lua_Integer n = -1;
-    if (!c->sort && !c->class_glob) return n;
+    if ((!c->sort || c->sort_ranked) && !c->class_glob) return n;
     if (lua_getfield(L, def, "limit") == LUA_TSTRING) {
         const char *arg = lua_tostring(L, -1);
         if (lua_getfield(L, args, arg) == LUA_TNUMBER && lua_isinteger(L, -1)) {
@@ -443,6 +462,7 @@ int cli_run_query(cli_ctx *cx, const char *name, int argc, char **argv)
     if (cli_check_format(L, name, c.format) < 0) return 2; /* before the work */
     if (parse_gates(L, name, def, &c) < 0) return 2;
     int wanted = lua_gettop(L);
+    sort_by_query(L, def, args, &c);
     lua_Integer limit = take_limit(L, def, args, &c);
     lua_getfield(L, def, "run");
     if (!needs_dump) lua_pushnil(L);

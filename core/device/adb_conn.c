@@ -212,6 +212,18 @@ static int parse_hex4(const char *h, size_t *out)
     return 0;
 }
 
+const char *hk_adb_word(const void *p, char out[17])
+{
+    const unsigned char *b = p;
+    char *o = out;
+    for (int i = 0; i < 4; i++) {
+        if (b[i] >= 0x20 && b[i] < 0x7f) *o++ = (char)b[i];
+        else o += sprintf(o, "\\x%02x", b[i]);
+    }
+    *o = 0;
+    return out;
+}
+
 /* Reads a 4-hex-digit length and that many bytes; *out is malloc'd and NUL-terminated. */
 static int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err,
                                   size_t errlen)
@@ -221,7 +233,8 @@ static int hk_adb_read_hex_string(int fd, char **out, size_t *outlen, const char
     *out = NULL;
     if (hk_adb_read_exact(fd, h, 4, step, timeout_ms, err, errlen) != 0) return -1;
     if (parse_hex4(h, &n) != 0) {
-        snprintf(err, errlen, "adb: malformed length '%.4s' in %s (is that an adb server?)", h, step);
+        char w[17];
+        snprintf(err, errlen, "adb: malformed length '%s' in %s (is that an adb server?)", hk_adb_word(h, w), step);
         return -1;
     }
     char *s = hk_xmalloc(n + 1);
@@ -248,7 +261,8 @@ static int hk_adb_read_status(int fd, const char *step, int timeout_ms, char *er
         free(msg);
         return -1;
     }
-    snprintf(err, errlen, "adb: unexpected status '%.4s' in %s (is that an adb server?)", st, step);
+    char w[17];
+    snprintf(err, errlen, "adb: unexpected status '%s' in %s (is that an adb server?)", hk_adb_word(st, w), step);
     return -1;
 }
 

@@ -28,6 +28,9 @@ int hk_adb_start_server(hk_adb *adb, char *err, size_t errlen);
 /* --- framing; `step` names what is being read, for error messages --- */
 /* Reads exactly n bytes, waiting at most timeout_ms for each chunk. */
 int hk_adb_read_exact(int fd, void *buf, size_t n, const char *step, int timeout_ms, char *err, size_t errlen);
+/* The 4 bytes of a protocol word as text for a message: printable ASCII as it is, any other byte
+ * as \xNN (a device that answers noise must not put control bytes on the terminal). */
+const char *hk_adb_word(const void *p, char out[17]);
 /* Reads until the peer closes; *out is malloc'd and NUL-terminated. */
 int hk_adb_read_to_eof(int fd, char **out, size_t *outlen, const char *step, int timeout_ms, char *err, size_t errlen);
 

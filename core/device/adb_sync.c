@@ -63,7 +63,8 @@ static int hk_adb_stat(hk_adb *adb, const char *serial, const char *remote, int 
     if (sync_request(adb, fd, "STAT", remote, err, errlen) == 0 &&
         hk_adb_read_exact(fd, r, 16, step, adb->timeout_ms, err, errlen) == 0) {
         if (memcmp(r, "STAT", 4) != 0) {
-            snprintf(err, errlen, "adb: unexpected '%.4s' in %s", (char *)r, step);
+            char w[17];
+            snprintf(err, errlen, "adb: unexpected '%s' in %s", hk_adb_word(r, w), step);
         } else {
             uint32_t m = get32(r + 4);
             if (mode) *mode = m;
@@ -115,7 +116,8 @@ static int recv_file(hk_adb *adb, int fd, const char *remote, hk_atomic_file *f,
             break;
         }
         if (memcmp(h, "DATA", 4) != 0 || n > 65536) {
-            snprintf(err, errlen, "adb: malformed sync packet '%.4s' (length %u) in %s", (char *)h, n, step);
+            char w[17];
+            snprintf(err, errlen, "adb: malformed sync packet '%s' (length %u) in %s", hk_adb_word(h, w), n, step);
             break;
         }
         if (hk_adb_read_exact(fd, chunk, n, step, adb->timeout_ms, err, errlen) != 0) break;

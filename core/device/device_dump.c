@@ -19,6 +19,8 @@ void hk_dump_opts_init(hk_dump_opts *o)
     o->bitmaps = -1;
     o->progress = -1;
     o->timeout_s = 300;
+    const char *t = getenv("HK_DUMP_TIMEOUT"); /* seconds: tests shorten the wait for am and the file */
+    if (t && atoi(t) > 0) o->timeout_s = atoi(t);
 }
 
 /* Copies the line of `s` starting at p into out, trimmed. */
@@ -127,13 +129,18 @@ static int resolve_process(hk_device *dev, const char *proc, int *pid, char *nam
     return 0;
 }
 
-static void remove_remote(hk_device *dev, const char *remote)
+/* Removes the dump's file from the device: a warning when that fails after a good pull; after a
+ * failure (err set) the one error line says it instead, as the device is usually what failed. */
+static void remove_remote(hk_device *dev, const char *remote, char *err, size_t errlen)
 {
     char cmd[600], e[256], *out = NULL;
     int code;
     snprintf(cmd, sizeof cmd, "rm -f %s", remote);
-    if (hk_device_shell(dev, cmd, &out, NULL, &code, e, sizeof e) != 0)
-        hk_report(HK_REPORT_WARNING, "could not remove %s from %s: %s", remote, dev->serial, e);
+    if (hk_device_shell(dev, cmd, &out, NULL, &code, e, sizeof e) != 0) {
+        size_t l = err ? strlen(err) : 0;
+        if (!err) hk_report(HK_REPORT_WARNING, "could not remove %s from %s: %s", remote, dev->serial, e);
+        else if (l < errlen) snprintf(err + l, errlen - l, " (what it left on the device, the next dump removes)");
+    }
     free(out);
 }
 
@@ -294,13 +301,13 @@ int hk_device_dump_heap(hk_device *dev, const hk_dump_opts *opts, hk_dump_result
     local_path(&j);
     int64_t size = 0;
     if (run_am(&j, err, errlen) != 0 || wait_written(&j, &size, err, errlen) != 0) {
-        remove_remote(dev, j.remote);
+        remove_remote(dev, j.remote, err, errlen);
         return -1;
     }
     if (j.progress) hk_report(HK_REPORT_PROGRESS, "the dump is written: %.1f MB", size / 1048576.0);
     progress_ctx pc = {j.progress, {0, 0}};
     int rc = hk_adb_pull(dev->adb, dev->serial, j.remote, res->path, size, pull_progress, &pc, err, errlen);
-    remove_remote(dev, j.remote);
+    remove_remote(dev, j.remote, rc != 0 ? err : NULL, errlen);
     if (rc != 0) return -1;
     res->bytes = (uint64_t)size;
     return 0;

@@ -106,11 +106,17 @@ uint64_t hk_graph_total_native(hk_dump *d);
  * first; a slice valid until the next call or the dump closes.  -1 with err when the
  * dominators are not computed or there is no such object. */
 int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t *n, char *err, size_t errlen);
-/* The n objects with the largest retained size, largest first; returns how many.
- * live_only: strongly reachable objects only (needs HK_GRAPH_REACH).  keep (NULL: every
- * object): which objects may be listed, asked only of those large enough to be. */
+/* What hk_graph_top ranks by: retained bytes (HK_GRAPH_DOM), shallow bytes, native bytes
+ * (HK_GRAPH_NATIVE), retained native bytes (HK_GRAPH_DOM). */
+enum hk_top_key { HK_TOP_RETAINED, HK_TOP_SHALLOW, HK_TOP_NATIVE, HK_TOP_RETAINED_NATIVE };
+/* The n objects with the largest key, largest first (ties: larger retained size, then lower
+ * object index first); returns how many.  Keeps only the n best while it walks the objects,
+ * never a row per object.  live_only: strongly reachable objects only (needs HK_GRAPH_REACH).
+ * keep (NULL: every object): which objects may be listed, asked only of those large enough to
+ * be.  out has room for n. */
 typedef int (*hk_obj_filter)(const hk_dump *d, uint32_t obj, void *ctx);
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t n, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out);
+uint32_t hk_graph_top(hk_dump *d, uint32_t n, enum hk_top_key key, int live_only, hk_obj_filter keep, void *ctx,
+                      uint32_t *out);
 /* The instances of class index cls (on heap index heap; -1: every heap) by retained size, or by
  * shallow size, largest first (ties: lower object index first): those at [offset, offset + n)
  * go to out (room for n), *written of them; *total is how many instances there are.  0, or -1

@@ -150,39 +150,3 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
     *n = k;
     return 0;
 }
-
-uint32_t hk_graph_top_retained(hk_dump *d, uint32_t want, int live_only, hk_obj_filter keep, void *ctx, uint32_t *out)
-{
-    hk_graph *g = hkg_of(d);
-    if (!g || !g->retained || !want) return 0;
-    if (live_only && !(g->done & HK_GRAPH_REACH)) return 0;
-    const uint64_t *r = g->retained;
-    /* a min-heap of the best `want` so far */
-    uint32_t h = 0;
-    for (uint32_t i = 0; i < g->n; i++) {
-        if (h == want && r[i] <= r[out[0]]) continue;
-        if (live_only && hkg_reach(g, i) != HK_REACH_STRONG) continue;
-        if (keep && !keep(d, i, ctx)) continue;
-        uint32_t k;
-        if (h < want) {
-            k = h++;
-            while (k && r[out[(k - 1) / 2]] > r[i]) {
-                out[k] = out[(k - 1) / 2];
-                k = (k - 1) / 2;
-            }
-        } else {
-            k = 0;
-            for (;;) {
-                uint32_t c = 2 * k + 1;
-                if (c >= h) break;
-                if (c + 1 < h && r[out[c + 1]] < r[out[c]]) c++;
-                if (r[out[c]] >= r[i]) break;
-                out[k] = out[c];
-                k = c;
-            }
-        }
-        out[k] = i;
-    }
-    qsort_r(out, h, sizeof *out, by_retained_desc, (void *)r);
-    return h;
-}

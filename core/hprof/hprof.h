@@ -162,6 +162,9 @@ typedef struct hk_index_stats {
     uint64_t objects;
     uint64_t object_table_bytes, class_bytes, name_bytes, map_bytes, total_bytes;
     double bytes_per_object;
+    /* the heap records' walk: the parts it was cut into (one per thread, of 256 KiB at least)
+     * and those walked again because the cut guessed inside a segment was not a record's start */
+    uint32_t walk_parts, walk_rewalked;
 } hk_index_stats;
 
 void hk_index_stats_of(const hk_dump *d, hk_index_stats *s);

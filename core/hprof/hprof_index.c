@@ -173,6 +173,7 @@ static int walk_heap(pass *p)
         w.parts[k].to = w.cuts[k + 1];
     }
     hk_parallel(w.nparts, hk_heap_part, &w);
+    p->d->walk_parts = (uint32_t)w.nparts;
     int rc = 0;
     for (int k = 0; k < w.nparts && rc == 0; k++) {
         hk_part *part = &w.parts[k];
@@ -183,6 +184,7 @@ static int walk_heap(pass *p)
             part->from = from;
             part->to = to;
             hk_heap_part(&w, k);
+            p->d->walk_rewalked++;
         }
         rc = join_part(p, part);
     }
@@ -367,4 +369,6 @@ void hk_index_stats_of(const hk_dump *d, hk_index_stats *s)
         (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
     s->total_bytes = s->object_table_bytes + s->class_bytes + s->name_bytes + s->map_bytes;
     s->bytes_per_object = d->nobjects ? (double)s->total_bytes / d->nobjects : 0;
+    s->walk_parts = d->walk_parts;
+    s->walk_rewalked = d->walk_rewalked;
 }

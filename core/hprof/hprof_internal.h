@@ -50,6 +50,8 @@ struct hk_dump {
 
     /* counts */
     uint32_t ninstances, nobj_arrays, nprim_arrays;
+    /* the heap walk: parts it was cut into, parts walked again after a wrong guessed cut */
+    uint32_t walk_parts, walk_rewalked;
 
     uint32_t header_size;
 

@@ -139,12 +139,12 @@ static int dump_objects(lua_State *L)
     return 1;
 }
 
-/* dump:index_stats() -> memory the index keeps per object (for benchmarks) */
+/* dump:index_stats() -> memory the index keeps per object, how its walk was cut (for benchmarks) */
 static int dump_index_stats(lua_State *L)
 {
     hk_index_stats s;
     hk_index_stats_of(hkl_check_dump(L, 1), &s);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     hkl_set_int(L, "objects", (lua_Integer)s.objects);
     hkl_set_int(L, "object_table_bytes", (lua_Integer)s.object_table_bytes);
     hkl_set_int(L, "class_bytes", (lua_Integer)s.class_bytes);
@@ -152,6 +152,8 @@ static int dump_index_stats(lua_State *L)
     hkl_set_int(L, "map_bytes", (lua_Integer)s.map_bytes);
     hkl_set_int(L, "total_bytes", (lua_Integer)s.total_bytes);
     hkl_set_num(L, "bytes_per_object", s.bytes_per_object);
+    hkl_set_int(L, "walk_parts", (lua_Integer)s.walk_parts);
+    hkl_set_int(L, "walk_rewalked", (lua_Integer)s.walk_rewalked);
     return 1;
 }
 

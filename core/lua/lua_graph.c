@@ -221,8 +221,21 @@ static int heap_arg(lua_State *L, const hk_dump *d, const char *name)
     return hkl_usage_error(L, "no heap '%s' in this dump (see `hprofkit info`)", name);
 }
 
-/* dump:top_retained([n[, all[, glob[, heap]]]]): glob keeps the objects whose label matches,
- * heap those in that heap (retained sizes stay the whole dump's) */
+/* What top_retained ranks by, from a listing column name ("" or nil: retained bytes). */
+static enum hk_top_key top_key(lua_State *L, int idx, int *mask)
+{
+    static const char *const names[] = {"retained_bytes", "shallow_bytes", "native_bytes", "retained_native_bytes",
+                                        NULL};
+    static const enum hk_top_key keys[] = {HK_TOP_RETAINED, HK_TOP_SHALLOW, HK_TOP_NATIVE, HK_TOP_RETAINED_NATIVE};
+    if (lua_isnoneornil(L, idx) || !*lua_tostring(L, idx)) return HK_TOP_RETAINED;
+    enum hk_top_key k = keys[luaL_checkoption(L, idx, NULL, names)];
+    if (k == HK_TOP_NATIVE) *mask |= HK_GRAPH_NATIVE;
+    return k;
+}
+
+/* dump:top_retained([n[, all[, glob[, heap[, by]]]]]): glob keeps the objects whose label
+ * matches, heap those in that heap (retained sizes stay the whole dump's); by ranks them by
+ * another column (shallow_bytes, native_bytes, retained_native_bytes), keeping only the n best */
 static int dump_top_retained(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
@@ -232,12 +245,14 @@ static int dump_top_retained(lua_State *L)
     int all = lua_toboolean(L, 3);
     const char *glob = luaL_optstring(L, 4, "");
     int heap = heap_arg(L, d, luaL_optstring(L, 5, ""));
-    need(L, d, HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH));
+    int mask = HK_GRAPH_DOM | (all ? 0 : HK_GRAPH_REACH);
+    enum hk_top_key key = top_key(L, 6, &mask);
+    need(L, d, mask);
     class_glob cg = {NULL, NULL, glob, heap};
     if (*glob) cg = glob_marks(L, d, glob);
     cg.heap = heap;
     uint32_t *v = lua_newuserdatauv(L, ((size_t)want + 1) * sizeof *v, 0);
-    uint32_t n = hk_graph_top_retained(d, (uint32_t)want, !all, *glob || heap >= 0 ? glob_keeps : NULL, &cg, v);
+    uint32_t n = hk_graph_top(d, (uint32_t)want, key, !all, *glob || heap >= 0 ? glob_keeps : NULL, &cg, v);
     push_objects(L, 1, v, n);
     return 1;
 }

@@ -27,7 +27,8 @@ static void serve_usage(FILE *f)
           "token) and serves until Ctrl-C.  Pages for the overview, classes, objects, dominators,\n"
           "leaks, bitmaps, duplicates, a console and search, on a JSON API (/api/query/NAME runs\n"
           "any query that reads the dump, with its arguments, as `hprofkit NAME --json` would).\n"
-          "  --baseline DUMP   diff mode: a Diff page against this earlier dump (--base-map: its map)\n"
+          "  --baseline DUMP   diff mode: every list beside this earlier dump, marked NEW / REMOVED /\n"
+          "                    GREW / SHRANK, and a Diff page (--base-map: its map); indexed once too\n"
           "  --meminfo FILE    dumpsys meminfo beside the dump's numbers on the overview\n"
           "  --native TRACE    a heapprofd profile of the app: its hotspots and flame graph on the overview\n"
           "  --port N          0 (default): a free port\n"
@@ -150,8 +151,14 @@ int sv_app_open(sv_app *a, cli_ctx *cx, const char *dump)
     /* the graph once, now, with what the pages ask for kept, and the first page of each large
      * class ranked (the instances query keeps it): every request after is quick */
     static const char warm[] =
-        "local dump = ...\n"
+        "local dump, path, baseline, base_map = ...\n"
         "dump:graph_plan{'referrers', 'reachability', 'dominators', 'paths'}\n"
+        "hk.keep_open(path, dump)\n"
+        "if baseline then -- diff mode: the baseline indexed once too, for every list beside it\n"
+        "  local base = hk.open(baseline, {map = base_map or hk.diff_base_map(baseline, dump)})\n"
+        "  base:graph_plan{'referrers', 'reachability', 'dominators'}\n"
+        "  hk.keep_open(baseline, base)\n"
+        "end\n"
         "local top = dump:top_retained(1)\n"
         "if top[1] then top[1]:referrers(); dump:path_to_root(top[1]) end\n"
         "for _, c in ipairs(dump:classes()) do\n"
@@ -159,7 +166,10 @@ int sv_app_open(sv_app *a, cli_ctx *cx, const char *dump)
         "end\n";
     luaL_loadbuffer(L, warm, sizeof warm - 1, "=serve-warm");
     lua_rawgeti(L, LUA_REGISTRYINDEX, cx->dump_ref);
-    if (hkl_pcall(L, 1, 0) != LUA_OK) return cli_report_error(L, "serve", cx->g.debug);
+    lua_pushstring(L, dump);
+    a->baseline ? (void)lua_pushstring(L, a->baseline) : lua_pushnil(L);
+    a->base_map ? (void)lua_pushstring(L, a->base_map) : lua_pushnil(L);
+    if (hkl_pcall(L, 4, 0) != LUA_OK) return cli_report_error(L, "serve", cx->g.debug);
     return 0;
 }
 

@@ -196,7 +196,8 @@ static void mcp_usage(FILE *f)
           "A Model Context Protocol server over stdio (JSON-RPC 2.0, one message a line) for an\n"
           "assistant: every query that reads DUMP and writes nothing is a tool (hprofkit queries\n"
           "lists them; yours included), its input schema made from the query's arguments; a call\n"
-          "returns the query's JSON, as `hprofkit NAME --json` prints it.  DUMP is indexed once.\n",
+          "returns the query's JSON, as `hprofkit NAME --json` prints it.  DUMP is indexed once.\n"
+          "With --baseline, the queries that take --baseline answer beside it, as serve's lists.\n",
           f);
 }
 

@@ -139,6 +139,15 @@ static int add_positionals(lua_State *L, const sv_app *a, int pos, const sv_para
     return 0;
 }
 
+/* Does the query (its definition at def) declare the argument k? */
+static int declares(lua_State *L, int def, const char *k)
+{
+    int top = lua_gettop(L);
+    int yes = lua_getfield(L, def, "args") == LUA_TTABLE && lua_getfield(L, -1, k) != LUA_TNIL;
+    lua_settop(L, top);
+    return yes;
+}
+
 static void build_argv(lua_State *L, const sv_app *a, const char *name, const sv_param *ps, int n, argv_b *b,
                        sv_result *r)
 {
@@ -162,6 +171,8 @@ static void build_argv(lua_State *L, const sv_app *a, const char *name, const sv
     if (add_options(L, def, pos, ps, n, b, r) < 0) r->rc = 2;
     else {
         if (!strcmp(name, "diff") && a->base_map) push_arg(b, "--base-map=%s", a->base_map, NULL);
+        /* diff mode: every query that can show the baseline beside the dump does */
+        if (a->baseline && declares(L, def, "baseline")) push_arg(b, "--baseline=%s", a->baseline, NULL);
         if (!strcmp(name, "triage") && a->meminfo) push_arg(b, "--meminfo=%s", a->meminfo, NULL);
         if (!strcmp(name, "triage") && a->native) push_arg(b, "--native=%s", a->native, NULL);
         push_arg(b, "--json", "", NULL);

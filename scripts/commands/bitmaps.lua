@@ -19,10 +19,12 @@ hk.query{
          "(dumpdata, mbuffer, sidecar DUMP.bitmaps/0x<ptr>.png, a Lua source) and a SHA-256 of\n" ..
          "them as straight RGBA8888.  Images found under a pointer are accepted only when their\n" ..
          "PNG size equals the bitmap's; rejections are counted as mismatched.",
-  args = { export = "", min_pixels = 0, sidecar = "" },
+  args = { export = "", min_pixels = 0, sidecar = "", baseline = "" },
   options_help = "  --export DIR      write <id>.png for every bitmap with an image (atomically)\n" ..
                  "  --min-pixels N    only bitmaps with at least N pixels\n" ..
-                 "  --sidecar DIR     look for 0x<ptr>.png in DIR instead of DUMP.bitmaps/",
+                 "  --sidecar DIR     look for 0x<ptr>.png in DIR instead of DUMP.bitmaps/\n" ..
+                 "  --baseline DUMP  beside an earlier dump: each figure X also as base_X and delta_X, each\n" ..
+                 "                   row NEW / REMOVED / GREW / SHRANK / SAME (what serve --baseline shows)",
   shape = "record",
   columns = { "bitmaps", "summary" },
   gates = {
@@ -35,6 +37,7 @@ hk.query{
     },
   },
   run = function(dump, args)
+    if args.baseline ~= "" then return hk.beside_baseline("bitmaps", dump, args) end
     local rows, summary = dump:bitmap_scan{
       export = args.export ~= "" and args.export or nil,
       min_pixels = tonumber(args.min_pixels) or 0,

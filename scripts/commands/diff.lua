@@ -7,6 +7,8 @@ local say_maps = D.say_maps
 
 -- the report for users' scripts (docs/lua-api.md)
 hk.diff_report, hk.diff_base_map = D.report, D.base_map
+-- any list beside a baseline (the listing commands' --baseline) and the dumps the explorer keeps
+hk.beside_baseline, hk.baseline_open, hk.keep_open = D.beside_baseline, D.baseline_open, D.keep_open
 
 -- The maps of the two dumps of one app (README, "Diff"): for BASE, --base-map, else a map
 -- beside BASE, else --map (or HPROFKIT_MAP), else the map beside DUMP; for DUMP, --map, else a
@@ -64,7 +66,7 @@ end
 -- Opens a dump for the diff: a missing file or a map that cannot be read is the user's mistake
 -- (exit 2), a file that is not a dump a failed dump (exit 1), as for every command.
 local function open(path, map)
-  return hk.open(path, { map = map })
+  return D.kept(path) or hk.open(path, { map = map })
 end
 
 local SUBCOLUMNS = {

@@ -4,11 +4,14 @@ hk.query{
          "ID, those the virtual root dominates: the tops of the tree), largest retained first,\n" ..
          "with their sizes.",
   positional = { "dump", "id" },
-  args = { id = "", n = 100 },
+  args = { id = "", n = 100, baseline = "" },
   aliases = { n = "n" },
-  options_help = "  -n N          how many (default 100)",
+  options_help = "  -n N          how many (default 100)\n" ..
+                 "  --baseline DUMP  beside an earlier dump: each figure X also as base_X and delta_X, each\n" ..
+                 "                   row NEW / REMOVED / GREW / SHRANK / SAME (what serve --baseline shows)",
   columns = { "id", "class", "shallow_bytes", "retained_bytes", "retained_native_bytes" },
   run = function(dump, args)
+    if args.baseline ~= "" then return hk.beside_baseline("dominated", dump, args) end
     local list
     if args.id == "" then
       list = dump:dominated_by_root(args.n)

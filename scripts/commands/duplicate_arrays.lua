@@ -43,12 +43,15 @@ hk.query{
          "that hold a String's text (duplicate-strings), Bitmaps' pixel buffers (duplicate-bitmaps)\n" ..
          "and the $staticOverhead arrays of Dalvik-era class objects (the bytes of a class's\n" ..
          "statics, not a value); a note on stderr counts them.  " .. D.common .. "\nvalue: the first 16 elements.",
-  args = { n = 20 },
+  args = { n = 20, baseline = "" },
   aliases = { n = "n" },
   limit = "n",
-  options_help = "  -n N          how many groups (default 20, 0: all)",
+  options_help = "  -n N          how many groups (default 20, 0: all)\n" ..
+                 "  --baseline DUMP  beside an earlier dump: each figure X also as base_X and delta_X, each\n" ..
+                 "                   row NEW / REMOVED / GREW / SHRANK / SAME (what serve --baseline shows)",
   columns = { "class", "length", "count", "bytes", "wasted_bytes", "value", "id", "holder", "holder_class" },
   run = function(dump, args)
+    if args.baseline ~= "" then return hk.beside_baseline("duplicate-arrays", dump, args) end
     local rows = {}
     local skip, note = owned_elsewhere(dump)
     if note then hk.warn("duplicate-arrays: note: " .. note) end

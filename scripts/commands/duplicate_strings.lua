@@ -13,12 +13,15 @@ hk.query{
   name = "duplicate-strings",
   help = "Groups of java.lang.String objects with the same text, most wasted bytes first.\n" ..
          D.common .. "\nvalue: the text, cut at 200 characters (length: the whole text's).",
-  args = { n = 20 },
+  args = { n = 20, baseline = "" },
   aliases = { n = "n" },
   limit = "n",
-  options_help = "  -n N          how many groups (default 20, 0: all)",
+  options_help = "  -n N          how many groups (default 20, 0: all)\n" ..
+                 "  --baseline DUMP  beside an earlier dump: each figure X also as base_X and delta_X, each\n" ..
+                 "                   row NEW / REMOVED / GREW / SHRANK / SAME (what serve --baseline shows)",
   columns = { "count", "bytes", "wasted_bytes", "length", "value", "id", "holder", "holder_class" },
   run = function(dump, args)
+    if args.baseline ~= "" then return hk.beside_baseline("duplicate-strings", dump, args) end
     local rows = {}
     for i, g in ipairs(dump:duplicates("strings", args.n)) do
       local text, length = cut(g.object.value or "", 200)

@@ -67,12 +67,15 @@ hk.query{
          "adds the subclasses' instances, --text S keeps Strings whose text contains S.  Paged\n" ..
          "with --offset and -n.",
   positional = { "dump", "class" },
-  args = { heap = "", sort = "retained_bytes", n = 100, offset = 0, subclasses = false, text = "" },
+  args = { heap = "", sort = "retained_bytes", n = 100, offset = 0, subclasses = false, text = "", baseline = "" },
   aliases = { n = "n" },
   options_help = "  -n N          how many instances (default 100)\n" ..
-                 "  --offset K    skip the first K (after sorting)",
+                 "  --offset K    skip the first K (after sorting)\n" ..
+                 "  --baseline DUMP  beside an earlier dump: each figure X also as base_X and delta_X, each\n" ..
+                 "                   row NEW / REMOVED / GREW / SHRANK / SAME (what serve --baseline shows)",
   columns = { "id", "class", "heap", "shallow_bytes", "retained_bytes", "reachability", "value" },
   run = function(dump, args)
+    if args.baseline ~= "" then return hk.beside_baseline("instances", dump, args) end
     local cls = dump:class(args.class)
     if not cls then hk.usage_error("no class named " .. args.class .. " in this dump") end
     local key = sort_keys[args.sort]

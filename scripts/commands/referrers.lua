@@ -9,11 +9,12 @@ local function reference_to(holder, obj)
       local v = s.value
       if type(v) == "userdata" and v == obj then return { type = "static", name = s.name } end
     end
-    local super = holder.as_class.super
+    local super, loader = holder.as_class.super, holder.as_class.loader
     if super and super.object == obj then return { type = "superclass", name = "super" } end
+    if loader and loader == obj then return { type = "loader", name = "loader" } end
   elseif holder.kind == "object_array" then
-    for i = 0, holder.length - 1 do
-      if holder:at(i) == obj then return { type = "array", name = "[" .. i .. "]" } end
+    for i = 0, holder.length - 1 do -- by id: a String element would read as its text
+      if holder:id_at(i) == obj.id then return { type = "array", name = "[" .. i .. "]" } end
     end
   end
   return hk.null

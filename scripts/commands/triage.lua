@@ -382,13 +382,15 @@ hk.query{
     facts.diff = hk.null
     if args.baseline ~= "" then
       progress("diff against the baseline")
-      local base = hk.open(args.baseline, { map = diff.base_map(args.baseline, dump) })
+      local base, kept = diff.baseline_open(args.baseline, dump)
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
       local d = diff.report(base, dump, { n = 20 })
       d.base, d.dump = nil, nil
       d.baseline_sha256 = base:sha256()
+      -- the baseline's totals as facts.totals has the dump's (the explorer shows both)
+      d.totals_base = totals_of(base, run("info", base, {}), run("histogram", base, {}))
       facts.diff = d
-      base:close()   -- its index and graph are not needed for the report
+      if not kept then base:close() end -- its index and graph are not needed for the report
     end
     -- on a terminal, the leaks as the leaks query prints them: one step a line
     local meta = { texts = { leaks = leaks_text } }

@@ -6,6 +6,7 @@
 local function is_size(key) return type(key) == "string" and key:sub(-5) == "bytes" end
 
 local function human(n)
+  if n < 0 then return "-" .. human(-n) end
   if n < 1024 then return string.format("%d B", n) end
   local units = { "KiB", "MiB", "GiB", "TiB", "PiB" }
   local v, u = n / 1024, 1

@@ -38,6 +38,8 @@
       var numeric = rows.some(function (r) { return typeof r[k] === "number"; });
       return { k: k, h: k, n: numeric, bytes: /bytes$/.test(k), f: function (r) {
         var v = r[k];
+        if (k === "change") return markOf(r);
+        if (k === "baseline_id") return v || "";
         if (isId(v) && (idKeys[k] || /_id$|^id$/.test(k))) return HK.idLink(v);
         if ((k === "class" || k === "holder_class") && typeof v === "string") return HK.classLink(v);
         if (k === "reference") return HK.reference(v);
@@ -58,6 +60,23 @@
       if (typeof s[2] === "function") c.f = s[2];
       return c;
     });
+  }
+  // diff mode (serve --baseline): every list's rows carry change, base_X and delta_X (the API
+  // adds them); a table shows the mark first and, after its own columns, each figure before and
+  // its change.  A REMOVED row's object is the baseline's (baseline_id), not a link here.
+  function markOf(r) { return r.change ? el("span", { "class": "mark " + r.change }, r.change) : ""; }
+  function withBase(spec, figures) {
+    if (!info.baseline) return spec;
+    var out = [["change", "", markOf]].concat(spec.map(function (x) {
+      if (x[2] !== "id") return x;
+      return [x[0], x[1], function (r) { return r[x[0]] ? HK.idLink(r[x[0]]) : el("span", { "class": "base-id", title: "in the baseline" }, r.baseline_id || ""); }];
+    }));
+    (figures || []).forEach(function (f) {
+      var bytes = /bytes$/.test(f), short = f.replace(/_bytes$/, "");
+      out.push(["base_" + f, short + " before", bytes ? "bytes" : "num"]);
+      out.push(["delta_" + f, "Δ " + short, bytes ? "bytes" : "num"]);
+    });
+    return out;
   }
   function fail(where, e) {
     where.appendChild(el("p", { "class": "error" }, e.message));
@@ -110,14 +129,31 @@
       (t.reachability || []).forEach(function (r) { if (r.count) card(cards, r.reachability, size(r.shallow_bytes), num(r.count) + " objects"); });
       card(cards, "native", size(t.native_bytes));
       box.appendChild(cards);
+      if (f.diff && f.diff.totals_base) baseCards(box, f.diff, t);
       box.appendChild(el("h3", {}, "Top retainers"));
-      box.appendChild(HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
-        ["shallow_bytes", "shallow", "bytes"], ["native_bytes", "native", "bytes"]]), (f.top || []).slice(0, 10), { id: "top" }));
+      var topSpec = [["id", "object", "id"], ["class", "class", "class"], ["retained_bytes", "retained", "bytes"],
+        ["shallow_bytes", "shallow", "bytes"], ["native_bytes", "native", "bytes"]];
+      if (!info.baseline) box.appendChild(HK.table(cols(topSpec), (f.top || []).slice(0, 10), { id: "top" }));
+      else {
+        var tb = el("div");
+        box.appendChild(tb);
+        q("top", { n: 10 }).then(function (rows) {
+          tb.appendChild(HK.table(cols(withBase(topSpec, ["retained_bytes"])), rows, { id: "top" }));
+        }, function (e) { fail(tb, e); });
+      }
       var lk = f.leaks || {};
       box.appendChild(el("h3", {}, "Leaks by signature"));
       if (!(lk.leaks || []).length) box.appendChild(para("no leaks found"));
-      else box.appendChild(HK.table(cols([["description", "leak", function (r) { return link("#/leaks", r.description || r.signature); }],
-        ["kind", "kind"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]]), lk.leaks));
+      else {
+        var fresh = {};
+        ((f.diff && f.diff.leak_signatures && f.diff.leak_signatures.new) || []).forEach(function (g) { fresh[g.signature] = 1; });
+        var lspec = [["description", "leak", function (r) { return link("#/leaks", r.description || r.signature); }],
+          ["kind", "kind"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]];
+        if (f.diff) lspec.unshift(["change", "", function (r) { return el("span", { "class": "mark " + (fresh[r.signature] ? "NEW" : "SAME") }, fresh[r.signature] ? "NEW" : "SAME"); }]);
+        box.appendChild(HK.table(cols(lspec), lk.leaks, { id: "leaksig" }));
+        var gone = (f.diff && f.diff.leak_signatures && f.diff.leak_signatures.gone) || [];
+        if (gone.length) box.appendChild(para("Gone since the baseline: " + gone.map(function (g) { return g.description || g.signature; }).join("; "), "note"));
+      }
       box.appendChild(el("h3", {}, "Duplicates"));
       var d = el("ul");
       [["bitmaps", f.bitmaps, "#/bitmaps"], ["strings", f.duplicate_strings, "#/strings"], ["arrays", f.duplicate_arrays, "#/arrays"]]
@@ -135,6 +171,19 @@
       }
       if (f.native) nativeSection(box, f.native);
     });
+  }
+
+  // diff mode: the totals of both dumps, the baseline's first (triage --baseline's facts.diff)
+  function baseCards(box, d, t) {
+    var b = d.totals_base, cards = el("div", { "class": "cards", id: "basecards" });
+    var pair = function (x, y) { return x + " → " + y; };
+    card(cards, "objects, baseline → now", pair(num(b.objects), num(t.objects)), pair(size(b.shallow_bytes), size(t.shallow_bytes)));
+    var hb = {};
+    (b.heaps || []).forEach(function (h) { hb[h.heap] = h; });
+    (t.heaps || []).forEach(function (h) { var x = hb[h.heap] || { shallow_bytes: 0, count: 0 }; card(cards, "heap " + h.heap, pair(size(x.shallow_bytes), size(h.shallow_bytes)), pair(num(x.count), num(h.count)) + " objects"); });
+    card(cards, "native", pair(size(b.native_bytes), size(t.native_bytes)));
+    box.appendChild(el("h3", {}, "Against the baseline (" + num(d.summary.added_objects) + " objects added, " + num(d.summary.removed_objects) + " removed)"));
+    box.appendChild(cards);
   }
 
   // the native heap profile (serve --native TRACE): the figures, a flame graph of the bytes not
@@ -219,7 +268,6 @@
       location.hash = "#/classes?heap=" + heap + "&filter=" + encodeURIComponent(input.value) + (params.tree ? "&tree=1" : "");
     });
     var load = q("histogram", { heap: heap });
-    if (info.baseline) load = Promise.all([load, getDiff()]).then(function (r) { return withBaseline(r[0], r[1]); });
     return section(heap ? "Classes on the " + heap + " heap" : "Classes (all heaps)", load, function (box, rows) {
       var re = params.filter ? globRe(params.filter) : null;
       rows = rows.filter(function (r) { return !re || re.test(r.class.replace(/^class /, "")); });
@@ -227,9 +275,8 @@
       var spec = [["class", "class", "class"], ["count", "count", "num"], ["shallow_bytes", "shallow", "bytes"], ["retained_bytes", "retained", "bytes"],
         ["native_bytes", "native", "bytes"]];
       if (info.baseline) {
-        box.appendChild(para("Beside each class: its count in the baseline (all heaps, from the diff) and the change.", "note"));
-        spec = [["change", "", function (r) { return r.change ? el("span", { "class": "mark " + r.change }, r.change) : ""; }]].concat(spec,
-          [["count_base", "count in the baseline", "num"], ["count_delta", "Δ count", "num"], ["retained_delta", "Δ retained", "bytes"]]);
+        box.appendChild(para("Beside each class: the baseline's figures (of the same heap) and the change; REMOVED: classes with instances only in the baseline.", "note"));
+        spec = withBase(spec, ["count", "shallow_bytes", "retained_bytes", "native_bytes"]);
       }
       if (!params.tree) { box.appendChild(HK.table(cols(spec), rows, { id: "classes" })); return; }
       packageTree(rows).forEach(function (g) {
@@ -276,9 +323,10 @@
         s.appendChild(a); s.appendChild(document.createTextNode(" "));
       });
       box.appendChild(s);
-      box.appendChild(HK.table(cols([["id", "object", "id"], ["heap", "heap"], ["shallow_bytes", "shallow", "bytes"],
-        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"], ["value", "value"]]), rows, { id: "instances" }));
-      pager(box, { offset: off, n: 50, got: rows.length }, function (o) { go(o); });
+      if (info.baseline) box.appendChild(para("Each instance beside the object the diff pairs it with in the baseline (NEW: none); REMOVED: the baseline's instances on this page with no counterpart.", "note"));
+      box.appendChild(HK.table(cols(withBase([["id", "object", "id"], ["heap", "heap"], ["shallow_bytes", "shallow", "bytes"],
+        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"], ["value", "value"]], ["retained_bytes"])), rows, { id: "instances" }));
+      pager(box, { offset: off, n: 50, got: rows.filter(function (r) { return r.change !== "REMOVED"; }).length }, function (o) { go(o); });
     });
   }
 
@@ -292,7 +340,8 @@
       p.appendChild(HK.classLink(o.kind === "class" ? "class " + (o.class || "") : o.class));
       p.appendChild(document.createTextNode(" · " + o.kind + (o.heap ? " · heap " + o.heap : "") +
         (o.reachability ? " · " + o.reachability : "") + " · shallow " + size(o.shallow_bytes) +
-        " · retained " + size(self.retained_bytes) + (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
+        " · retained " + size(self.retained_bytes) + (o.native_bytes ? " · native " + size(o.native_bytes) : "") +
+        (self.retained_native_bytes ? " · retained native " + size(self.retained_native_bytes) : "") +
         (o.length !== null && o.length !== undefined ? " · length " + num(o.length) : "")));
       box.appendChild(p);
       if (o.value !== null && o.value !== undefined) box.appendChild(el("pre", { "class": "value" }, typeof o.value === "string" ? o.value : JSON.stringify(o.value)));
@@ -301,11 +350,17 @@
         var img = el("img", { src: "/api/bitmap?id=" + id, alt: "pixels of " + id });
         img.onerror = function () { fig.replaceChild(el("div", { "class": "noimg" }, "no pixels for this Bitmap"), img); };
         fig.appendChild(img);
+        var fv = {};
+        (o.fields || []).forEach(function (x) { if (fv[x.name] === undefined) fv[x.name] = x; });
+        var ptr = fv.mNativePtr || fv.mNativeBitmap, val = function (k) { return fv[k] ? fv[k].value : "?"; };
+        fig.appendChild(el("figcaption", { id: "bmcaption" }, val("mWidth") + "×" + val("mHeight") +
+          (o.native_bytes ? " · " + size(o.native_bytes) + " native" : "") +
+          (ptr ? " · pointer 0x" + BigInt.asUintN(ptr.type === "int" ? 32 : 64, BigInt(ptr.value)).toString(16) : "")));
         box.appendChild(fig);
       }
       if (o.fields) { box.appendChild(el("h3", {}, "Fields")); box.appendChild(fieldTable(o.fields)); }
       if (o.statics) { box.appendChild(el("h3", {}, "Statics")); box.appendChild(fieldTable(o.statics)); }
-      if (o.elements) elementsPart(box, id, o, off);
+      if (o.elements) elementsPart(box, id, o, off, params);
       if (o.allocation_stack) { box.appendChild(el("h3", {}, "Allocated at")); box.appendChild(autoTable(o.allocation_stack)); }
       box.appendChild(el("h3", {}, "Dominator chain"));
       var chain = r[1].filter(function (x) { return x.relation === "dominator"; });
@@ -348,9 +403,11 @@
       lb.appendChild(lbtn);
     }
     page.appendChild(lb);
-    section("Referrers", q("referrers", { id: id, n: 50 }), function (box, rows) {
+    var roff = Math.max(0, +(params.roff || 0) || 0);
+    section("Referrers" + (roff ? " from " + num(roff) : ""), q("referrers", { id: id, n: 50, offset: roff }), function (box, rows) {
       box.appendChild(rows.length ? HK.table(cols([["id", "object", "id"], ["class", "class", "class"], ["reference", "points with", "ref"],
-        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para("nothing refers to it"));
+        ["retained_bytes", "retained", "bytes"], ["reachability", "reachability"]]), rows, { id: "referrers" }) : para(roff ? "no more referrers" : "nothing refers to it"));
+      pager(box, { offset: roff, n: 50, got: rows.length }, function (o) { location.hash = "#/object/" + id + "?offset=" + off + "&roff=" + o; });
     });
     section("Immediately dominated", q("dominators", { id: id, n: 50 }), function (box, rows) {
       rows = rows.filter(function (x) { return x.relation === "dominated"; });
@@ -361,10 +418,10 @@
   }
   // an array's elements, ELEMENTS a page from index off (any index one jump away), and a char[]
   // or byte[] page also as text
-  function elementsPart(box, id, o, off) {
+  function elementsPart(box, id, o, off, params) {
     var last = off + o.elements.length - 1;
     box.appendChild(el("h3", {}, o.elements.length ? "Elements " + num(off) + "–" + num(last) + " of " + num(o.length) : "Elements (none from " + num(off) + ")"));
-    var go = function (i) { location.hash = "#/object/" + id + "?offset=" + i; };
+    var go = function (i) { location.hash = "#/object/" + id + "?offset=" + i + (params.roff ? "&roff=" + params.roff : ""); };
     var bar = el("p", { "class": "pager", id: "elempager" });
     if (off > 0) { var a = link("#", "◀ previous " + ELEMENTS); a.onclick = function (e) { e.preventDefault(); go(Math.max(0, off - ELEMENTS)); }; bar.appendChild(a); }
     if (off + ELEMENTS < o.length) { var b = link("#", "next " + ELEMENTS + " ▶"); b.onclick = function (e) { e.preventDefault(); go(off + ELEMENTS); }; bar.appendChild(b); }
@@ -399,10 +456,13 @@
     var ul = el("ul", { "class": "domtree" });
     rows.forEach(function (r) {
       var li = el("li"), d = el("details"), sum = el("summary");
+      if (r.change) { sum.appendChild(markOf(r)); sum.appendChild(document.createTextNode(" ")); }
       sum.appendChild(el("span", { "class": "n" }, size(r.retained_bytes)));
+      if (r.change && r.change !== "NEW") sum.appendChild(el("span", { "class": "was" }, " (was " + size(r.base_retained_bytes) + ")"));
       sum.appendChild(document.createTextNode(" "));
       sum.appendChild(HK.classLink(r.class));
       sum.appendChild(document.createTextNode(" "));
+      if (!r.id) { sum.appendChild(el("span", { "class": "base-id" }, r.baseline_id + " in the baseline")); li.appendChild(sum); ul.appendChild(li); return; }
       sum.appendChild(HK.idLink(r.id));
       sum.appendChild(document.createTextNode(" "));
       sum.appendChild(link("#/dominators/" + r.id, "treemap ▸"));
@@ -441,8 +501,9 @@
   function treemap(rows) {
     var tm = el("div", { id: "tm" }), w = Math.min(page.clientWidth || 1000, 1200), h = 420;
     tm.style.width = w + "px"; tm.style.height = h + "px";
-    HK.squarify(rows.map(function (r) { return { r: r.retained_bytes, row: r }; }), 0, 0, w, h).forEach(function (b) {
-      var r = b.n.row, d = el("a", { "class": "tm", href: "#/dominators/" + r.id, title: r.class + " " + r.id + " retains " + size(r.retained_bytes) });
+    HK.squarify(rows.filter(function (r) { return r.id; }).map(function (r) { return { r: r.retained_bytes, row: r }; }), 0, 0, w, h).forEach(function (b) {
+      var r = b.n.row, d = el("a", { "class": "tm" + (r.change ? " " + r.change : ""), href: "#/dominators/" + r.id,
+        title: (r.change ? r.change + " " : "") + r.class + " " + r.id + " retains " + size(r.retained_bytes) + (r.change && r.change !== "NEW" ? ", was " + size(r.base_retained_bytes) : "") });
       d.style.left = b.x + "px"; d.style.top = b.y + "px"; d.style.width = b.w + "px"; d.style.height = b.h + "px";
       var hue = 0;
       for (var i = 0; i < r.class.length; i++) hue = (hue * 31 + r.class.charCodeAt(i)) % 360;
@@ -498,9 +559,18 @@
   function bitmaps() {
     return section("Bitmaps", q("bitmaps"), function (box, res) {
       var list = res.bitmaps || res, g = el("div", { "class": "gallery" });
-      box.appendChild(para(list.length + " bitmaps, " + size(list.reduce(function (s, b) { return s + (b.bytes || 0); }, 0))));
+      box.appendChild(para(list.filter(function (b) { return b.id; }).length + " bitmaps, " + size(list.reduce(function (s, b) { return s + (b.bytes || 0); }, 0)) +
+        (info.baseline ? "; the baseline's: " + size(list.reduce(function (s, b) { return s + (b.base_bytes || 0); }, 0)) + " (each Bitmap beside the one the diff pairs it with)" : "")));
       list.forEach(function (b) {
         var f = el("figure", { "class": "bitmap" });
+        if (!b.id) { // REMOVED: the baseline's, no picture here
+          f.appendChild(el("div", { "class": "noimg" }, "in the baseline only"));
+          f.insertBefore(markOf(b), f.firstChild);
+          f.appendChild(el("figcaption", {}, [b.width + "×" + b.height, size(b.base_bytes), "was " + b.baseline_id].join(" · ")));
+          g.appendChild(f);
+          return;
+        }
+        if (b.change) f.appendChild(markOf(b));
         var a = el("a", { href: HK.idHref(b.id) }), img = el("img", { src: "/api/bitmap?id=" + b.id, alt: b.id, loading: "lazy" });
         img.onerror = function () { a.replaceChild(el("div", { "class": "noimg" }, b.reason || "no pixels"), img); };
         a.appendChild(img);
@@ -518,25 +588,11 @@
   }
 
   // ---- Diff ----
-  // the histogram's rows with the diff's per-class figures beside them (REMOVED classes appended)
-  function withBaseline(rows, d) {
-    var by = {};
-    (d.classes || []).forEach(function (c) { by[c.class] = c; });
-    rows.forEach(function (r) {
-      var c = by[r.class];
-      if (c) { r.count_base = c.count_base; r.count_delta = c.count_delta; r.retained_delta = c.retained_delta; r.change = mark(c); delete by[r.class]; }
-    });
-    Object.keys(by).forEach(function (k) {
-      var c = by[k];
-      if (!c.count_dump) rows.push({ "class": k, count: 0, shallow_bytes: 0, retained_bytes: 0, count_base: c.count_base, count_delta: c.count_delta, retained_delta: c.retained_delta, change: "REMOVED" });
-    });
-    return rows;
-  }
   function mark(r) {
     if (!r.count_base) return "NEW";
     if (!r.count_dump) return "REMOVED";
     var d = r.retained_delta !== undefined ? r.retained_delta : r.shallow_delta;
-    return d > 0 ? "GREW" : d < 0 ? "SHRANK" : "same";
+    return d > 0 ? "GREW" : d < 0 ? "SHRANK" : "SAME";
   }
   function diff() {
     if (!info.baseline) { page.appendChild(para("diff mode needs hprofkit serve DUMP --baseline EARLIER")); return Promise.resolve(); }
@@ -634,7 +690,7 @@
     }
     var glob = /[*?]/.test(s) ? s : "*" + s + "*";
     var a = section("Classes matching " + glob, q("histogram", { "class": glob }), function (box, rows) {
-      box.appendChild(rows.length ? HK.table(cols([["class", "class", "class"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]]), rows)
+      box.appendChild(rows.length ? HK.table(cols(withBase([["class", "class", "class"], ["count", "count", "num"], ["retained_bytes", "retained", "bytes"]], ["count", "retained_bytes"])), rows)
         : para("no class matches"));
     });
     var b = section("Strings containing " + JSON.stringify(s), q("instances", { "class": "java.lang.String", text: s, n: 100 }), function (box, rows) {

@@ -47,6 +47,7 @@
  *              when that file holds a step: the system records a death some time after it)
  *   root/      the device's file system (remote /data/local/tmp/x is root/data/local/tmp/x)
  *   last_dump.hprof  a hard link to the last file am dumpheap wrote (for tests to compare)
+ *   fault      faults injected at a step: lines "SUBSTRING drop|stall|garbage|short" (adbd_fault.c)
  *   log        one line per OPENed service (appended)
  */
 #include <arpa/inet.h>
@@ -739,10 +740,15 @@ static void shell_packet(int fd, int id, const char *data, size_t n)
     if (n) write_all(fd, data, n);
 }
 
-static void service_shell(int fd, char *cmd, int v2)
+static void service_shell(int fd, char *cmd, int v2, int fault)
 {
     buf_t out = {0}, errb = {0};
     int rc = run_command(cmd, &out, &errb);
+    if (fault == FAULT_SHORT) { /* the first half of what it said, then the stream ends: no exit code */
+        if (v2) shell_packet(fd, 1, out.p, out.len / 2);
+        else write_all(fd, out.p, out.len / 2);
+        return;
+    }
     if (v2) {
         if (out.len) shell_packet(fd, 1, out.p, out.len);
         if (errb.len) shell_packet(fd, 2, errb.p, errb.len);
@@ -778,7 +784,7 @@ static void sync_fail(int fd, const char *msg)
     write_all(fd, msg, strlen(msg));
 }
 
-static void service_sync(int fd)
+static void service_sync(int fd, int fault)
 {
     for (;;) {
         unsigned char h[8];
@@ -808,7 +814,10 @@ static void service_sync(int fd)
             }
             static char b[65536 + 8];
             ssize_t r;
-            while ((r = read(in, b + 8, 65536)) > 0) {
+            struct stat fst;
+            off_t left = fault == FAULT_SHORT && fstat(in, &fst) == 0 ? fst.st_size / 2 : -1;
+            while ((r = read(in, b + 8, left >= 0 && left < 65536 ? (size_t)left : 65536)) > 0) {
+                if (left >= 0) left -= r;
                 memcpy(b, "DATA", 4);
                 put32((unsigned char *)b + 4, (uint32_t)r);
                 if (write_all(fd, b, (size_t)r + 8) != 0) {
@@ -833,6 +842,9 @@ static void service_sync(int fd)
 static int open_service(const char *name)
 {
     logf_("OPEN %s", name);
+    int fault = adbd_fault(name);
+    if (fault == FAULT_DROP) _exit(0); /* the transport's process: the TCP connection closes */
+    if (fault == FAULT_STALL || (fault == FAULT_GARBAGE)) return adbd_fault_stream(fault);
     if (!strncmp(name, "jdwp:", 5)) {
         char *s = slurp(cfg_path("jdwp"));
         int port = 0, want = atoi(name + 5);
@@ -883,8 +895,8 @@ static int open_service(const char *name)
         signal(SIGCHLD, SIG_DFL); /* the transport ignores it; we wait for jcmd */
         close(sv[0]);
         char *dup = strdup(cmd);
-        if (kind == 3) service_sync(sv[1]);
-        else service_shell(sv[1], dup, kind == 2);
+        if (kind == 3) service_sync(sv[1], fault);
+        else service_shell(sv[1], dup, kind == 2, fault);
         _exit(0);
     }
     close(sv[1]);

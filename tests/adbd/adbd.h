@@ -36,4 +36,10 @@ int adbd_date(char **argv, int argc, buf_t *out);
 /* adbd_perfetto.c: in is the command's stdin (NULL when none) */
 int adbd_perfetto(char **argv, int argc, const buf_t *in, buf_t *out, buf_t *errb);
 int adbd_kill(char **argv, int argc, buf_t *errb); /* kill [-0|-INT|-9] PID... */
+
+/* adbd_fault.c: the fault a service meets (the config's `fault` file), and the stream of a
+ * service that stalls or answers noise */
+enum { FAULT_NONE, FAULT_DROP, FAULT_STALL, FAULT_GARBAGE, FAULT_SHORT };
+int adbd_fault(const char *service);
+int adbd_fault_stream(int action);
 #endif

@@ -200,6 +200,26 @@ async function mainWalk() {
     if (JSON.stringify(vals) !== JSON.stringify(a.last.values)) return vals.length + " values from the jump, the CLI gives " + a.last.values.length;
     return t === a.last.text || JSON.stringify(t.slice(0, 40)) + " vs " + JSON.stringify(a.last.text.slice(0, 40));
   });
+  await step("referrers-next-page", async () => {
+    const r = expect.refpage;
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/object/" + r.id, { waitUntil: "domcontentloaded" });
+    await ready("object");
+    await page.waitForSelector("#referrers a.oid", { timeout: 10000 });
+    await unready();
+    await Promise.all([ready("object"), page.evaluate(() => Array.from(document.querySelectorAll("#referrers ~ .pager a")).find((x) => /next/.test(x.textContent)).click())]);
+    await page.waitForSelector("#referrers a.oid", { timeout: 10000 });
+    const ids = await page.$$eval("#referrers tbody tr td:first-child a.oid", (l) => l.map((a) => a.textContent));
+    return JSON.stringify(ids) === JSON.stringify(r.second) || ids.length + " referrers from 50: " + ids.slice(0, 3) + " vs " + r.second.slice(0, 3);
+  });
+  await step("bitmap-size-on-object-page", async () => {
+    const b = expect.bitmap;
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/object/" + b.id, { waitUntil: "domcontentloaded" });
+    await ready("object");
+    const t = await text("#bmcaption");
+    return t.startsWith(b.w + "×" + b.h + " ·") || t;
+  });
   await step("unknown-id-says-so", async () => {
     await unready();
     await page.goto(url.replace(/\?.*$/, "") + "#/object/0x1", { waitUntil: "domcontentloaded" });
@@ -222,12 +242,46 @@ async function diffWalk() {
     await page.goto(url.replace(/\?.*$/, "") + "#/classes?heap=", { waitUntil: "domcontentloaded" });
     await ready("classes");
     const rows = await page.$$eval("#classes tbody tr", (l) => l.map((tr) => Array.from(tr.children).map((td) => td.textContent)));
+    const head = await page.$$eval("#classes thead th", (l) => l.map((th) => th.textContent.replace(/[▲▼]/g, "").trim()));
     const want = expect.class_row;
-    const row = rows.find((r) => r[1] === want.class);
+    const row = rows.find((r) => r[head.indexOf("class")] === want.class);
     if (!row) return want.class + " is not listed";
-    const got = [row[0], row[6].replace(/,/g, ""), row[7].replace(/,/g, "")];
+    const got = [row[0], row[head.indexOf("count before")].replace(/,/g, ""), row[head.indexOf("Δ count")].replace(/,/g, "")];
     const w = [want.mark, String(want.count_base), String(want.count_delta)];
     return JSON.stringify(got) === JSON.stringify(w) || JSON.stringify(got) + " vs " + JSON.stringify(w);
+  });
+  const marks = (sel) => page.$$eval(sel, (l) => l.map((x) => x.textContent));
+  await step("diff-overview-both-sides", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/", { waitUntil: "domcontentloaded" });
+    await ready("overview");
+    const t = (await text("#basecards .card .v")).replace(/,/g, "");
+    const want = expect.objects_base_dump.join(" → ");
+    if (t !== want) return t + " vs " + want;
+    await page.waitForSelector("#top .mark", { timeout: 20000 });
+    return (await marks("#top .mark")).length === 10 || "top retainers without marks";
+  });
+  await step("diff-dominators-marked", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/dominators", { waitUntil: "domcontentloaded" });
+    await ready("dominators");
+    const got = await marks("ul.domtree > li > details > summary > .mark, ul.domtree > li > summary > .mark");
+    return JSON.stringify(got) === JSON.stringify(expect.dominated_marks) || got.slice(0, 6) + " vs " + expect.dominated_marks.slice(0, 6);
+  });
+  await step("diff-instances-marked", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/class/" + encodeURIComponent("DumpedStuff$StackSmasher"), { waitUntil: "domcontentloaded" });
+    await ready("class");
+    await page.waitForSelector("#instances .mark", { timeout: 20000 });
+    const got = await marks("#instances .mark");
+    return JSON.stringify(got) === JSON.stringify(expect.instance_marks) || got.join(",").slice(0, 80) + " vs " + expect.instance_marks.join(",").slice(0, 80);
+  });
+  await step("diff-strings-marked", async () => {
+    await unready();
+    await page.goto(url.replace(/\?.*$/, "") + "#/strings", { waitUntil: "domcontentloaded" });
+    await ready("strings");
+    const got = await marks("table .mark");
+    return JSON.stringify(got) === JSON.stringify(expect.string_marks) || got.length + " marks vs " + expect.string_marks.length;
   });
   await step("diff-object-matched", async () => {
     await unready();

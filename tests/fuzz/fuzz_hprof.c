@@ -12,6 +12,7 @@
 #include "graph/graph.h"
 #include "hprof/hprof_internal.h"
 #include "open/open.h"
+#include "util/hk_jobs.h"
 
 /* renames the short names generated and fuzzed dumps use, with inlined frames */
 static const char MAP[] =
@@ -151,6 +152,16 @@ static void touch_graph(hk_dump *d)
     hk_graph_reach_totals(d, count, bytes);
     for (int k = 0; k < HK_REACH_COUNT; k++) sum += count[k];
     CHECK(sum == n);
+}
+
+/* Three workers: an input past 512 KiB of heap records is indexed in three parts, cut where
+ * the index guesses a sub-record starts (the inputs hprof_mutator.c grows), on any machine. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    hk_set_jobs(3);
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

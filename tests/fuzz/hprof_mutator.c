@@ -6,6 +6,11 @@
  *   - an id slot (an object array's element, a root, an instance's class, a class's super)
  *     given another id the dump really holds, so references point at real objects of the
  *     wrong kind, into cycles or at themselves.
+ *   - a heap dump segment grown past the threaded index's cut size (parts of 256 KiB): its
+ *     sub-records copied after themselves, or wrapped as the data of one large byte array and
+ *     then copied, so that the index's guessed cuts land inside a segment, the guesses inside
+ *     the array are wrong and the part after is walked again (needs -max_len of 1 MiB; set
+ *     HK_FUZZ_GROW=1 to grow every input, as tests/t_fuzz_cuts.sh does).
  * The other half are libFuzzer's own mutations of the whole input. */
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +89,7 @@ static size_t sub_len(scan *s, size_t p, size_t end)
     case 0x89:
     case 0x8a:
     case 0x8b:
+    case 0x8c:
     case 0x8d:
     case 0x90: len = I; break;
     case 0x01: len = 2 * I; break;
@@ -94,7 +100,10 @@ static size_t sub_len(scan *s, size_t p, size_t end)
     case 0x04:
     case 0x06: len = I + 4; break;
     case 0xfe: len = 4 + I; break;
-    case 0xc3: len = I + 9; break;
+    case 0xc3: /* PRIMITIVE_ARRAY_NODATA: an object too */
+        len = I + 9;
+        if (b + len <= end) id_at(s, b);
+        break;
     case 0x20: return (len = class_len(s, b, end)) ? (id_at(s, b), slot(s, b + I + 4), 1 + len) : 0;
     case 0x21:
         if (b + 2 * I + 8 > end) return 0;
@@ -167,14 +176,64 @@ static size_t copy_record(scan *s, uint8_t *d, size_t n, size_t max, unsigned r)
     return n + len;
 }
 
+/* Grows heap dump record r's body by about `want` bytes of copies of its own sub-records, after
+ * a byte array holding them (wrap) or alone. */
+static size_t grow_segment(scan *s, uint8_t *d, size_t n, size_t max, unsigned r)
+{
+    size_t WANT = (300u + (r >> 4) % 400u) << 10; /* two or three parts of 256 KiB */
+    size_t at = SIZE_MAX;
+    for (size_t k = 0; k < s->nrec; k++) {
+        size_t i = (k + r) % s->nrec;
+        if (d[s->rec_at[i]] == 0x0c || d[s->rec_at[i]] == 0x1c) at = s->rec_at[i];
+    }
+    size_t I = s->idsz, head = 1 + I + 9, wrap = r >> 16 & 1;
+    if (at == SIZE_MAX || n + WANT + head > max) return 0;
+    size_t len = (size_t)rd(d + at + 5, 4), b = at + 9, end = b + len;
+    if (!len) return 0;
+    uint64_t fresh = 0; /* the array and the copies' objects get ids of their own, above the dump's */
+    for (size_t k = 0; k < s->nids; k++)
+        if (s->ids[k] > fresh) fresh = s->ids[k];
+    uint8_t *add = malloc(WANT + head), *q = add;
+    if (wrap) { /* a byte array (type 8) whose elements are the segment's own sub-records */
+        *q++ = 0x23;
+        wr(q, I, fresh += 8), q += I;
+        wr(q, 4, 0), q += 4;
+        wr(q, 4, WANT / 2), q += 4;
+        *q++ = 8;
+    }
+    size_t fill = wrap ? WANT / 2 : 0, base = wrap ? head : 0;
+    while ((size_t)(q - add) < base + fill) { /* the array's data: copies cut to fit */
+        size_t k = base + fill - (size_t)(q - add);
+        memcpy(q, d + b, k < len ? k : len), q += k < len ? k : len;
+    }
+    while ((size_t)(q - add) + len <= WANT + base) memcpy(q, d + b, len), q += len; /* whole copies */
+    size_t grow = (size_t)(q - add);
+    static scan t;
+    memset(&t, 0, sizeof t);
+    t.d = add, t.n = grow, t.idsz = I;
+    for (size_t p = base + fill, k; p < grow && (k = sub_len(&t, p, grow)); p += k)
+        if ((add[p] >= 0x20 && add[p] <= 0x23) || add[p] == 0xc3) wr(add + p + 1, I, fresh += 8);
+    if (!grow) {
+        free(add);
+        return 0;
+    }
+    memmove(d + end + grow, d + end, n - end);
+    memcpy(d + end, add, grow);
+    free(add);
+    wr(d + at + 5, 4, len + grow);
+    return n + grow;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
     static scan s;
+    static int grow_all = -1;
+    if (grow_all < 0) grow_all = getenv("HK_FUZZ_GROW") && *getenv("HK_FUZZ_GROW") == '1';
     srand(seed);
     unsigned r = (unsigned)rand();
-    if (r % 2 == 0 || scan_dump(&s, data, size) < 0) return LLVMFuzzerMutate(data, size, max_size);
+    if ((r % 2 == 0 && !grow_all) || scan_dump(&s, data, size) < 0) return LLVMFuzzerMutate(data, size, max_size);
     size_t n = 0;
-    switch ((r >> 1) % 3) {
+    switch (grow_all ? 3 : (r >> 1) % 4) {
     case 0: n = mutate_body(&s, data, size, max_size, (unsigned)rand()); break;
     case 1: n = copy_record(&s, data, size, max_size, (unsigned)rand()); break;
     case 2:
@@ -182,6 +241,9 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
             wr(data + s.slot_at[(unsigned)rand() % s.nslot], s.idsz, s.ids[(unsigned)rand() % s.nids]);
             n = size;
         }
+        break;
+    case 3:
+        if (size < (256u << 10)) n = grow_segment(&s, data, size, max_size, (unsigned)rand());
         break;
     }
     return n ? n : LLVMFuzzerMutate(data, size, max_size);

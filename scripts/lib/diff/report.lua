@@ -158,12 +158,188 @@ local function one_object(df, base, dump, id)
            path = df:path(obj), changes = rows }
 end
 
+-- The diff of a pair, kept while both dumps are (an explorer asks for it page after page).
+local diffs = setmetatable({}, { __mode = "k" })
+local function diff_of(base, dump)
+  local per = diffs[dump] or setmetatable({}, { __mode = "k" })
+  diffs[dump] = per
+  per[base] = per[base] or dump:diff(base)
+  return per[base]
+end
+
+-- Dumps an explorer keeps open (keep_open, hk.keep_open): the diff command and --baseline take
+-- these instead of indexing the file again.  A command line run keeps none.
+local kept = {}
+function M.keep_open(path, d) kept[path] = d end
+function M.kept(path) return kept[path] end
+
+-- The baseline dump for --baseline PATH beside DUMP: the one kept open, else PATH opened with
+-- the map the diff rule gives it.  Returns it and whether it was kept (then not to be closed).
+function M.baseline_open(path, dump)
+  if kept[path] then return kept[path], true end
+  return hk.open(path, { map = M.base_map(path, dump) }), false
+end
+
+-- ---- a listing beside the baseline (--baseline on histogram, top, instances, ...) ----
+-- Each listed figure X gets base_X (the baseline's) and delta_X; each row a change: NEW (not in
+-- the baseline), REMOVED (the baseline's row that the dump lacks), GREW, SHRANK or SAME by
+-- its measure (then count).  Rows of objects are paired as diff pairs objects (df:counterpart),
+-- with baseline_id the counterpart; rows of classes, strings and arrays by their key.
+local obj_figure = {
+  retained_bytes = function(o) return o:retained_size() end, shallow_bytes = function(o) return o.shallow_size end,
+  native_bytes = function(o) return o.native_size end, retained_native_bytes = function(o) return o:retained_native() end,
+}
+local LISTS = {
+  histogram = { key = function(r) return r.class end, all = "n",
+                fields = { "count", "shallow_bytes", "retained_bytes", "native_bytes" } },
+  ["duplicate-strings"] = { key = function(r, d) return d:object(r.id).value end, all = "n", ids = { "id", "holder" },
+                            fields = { "count", "bytes", "wasted_bytes" }, measure = "wasted_bytes" },
+  ["duplicate-arrays"] = { key = function(r, d) local o = d:object(r.id); return o.class_name .. "\0" .. (o:bytes() or "") end,
+                           all = "n", ids = { "id", "holder" }, fields = { "count", "bytes", "wasted_bytes" }, measure = "wasted_bytes" },
+  top = { objects = true, fields = { "shallow_bytes", "retained_bytes", "native_bytes", "retained_native_bytes" } },
+  instances = { objects = true, fields = { "shallow_bytes", "retained_bytes" } },
+  dominated = { objects = true, fields = { "shallow_bytes", "retained_bytes", "retained_native_bytes" },
+                base_args = function(a, dump, df)
+                  if a.id == "" then return a end
+                  local c = df:counterpart(dump:object(a.id))
+                  if not c then return nil end
+                  a.id = c.id
+                  return a
+                end },
+  -- --export writes the dump's pictures only
+  bitmaps = { objects = true, rows = "bitmaps", fields = { "bytes" }, measure = "bytes",
+              base_args = function(a) a.export = ""; return a end },
+}
+
+local function change_of(r, measure)
+  for _, f in ipairs{ measure, "count" } do
+    local d = r["delta_" .. f]
+    if d and d > 0 then return "GREW" elseif d and d < 0 then return "SHRANK" end
+  end
+  return "SAME"
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local function set_side(r, spec, from, base_obj)
+  for _, f in ipairs(spec.fields) do
+    if r[f] ~= nil and r[f] ~= hk.null then
+      local b = from and from[f]
+      if b == nil and base_obj and obj_figure[f] then b = obj_figure[f](base_obj) end
+      r["base_" .. f] = b or 0
+      r["delta_" .. f] = r[f] - (b or 0)
+    end
+  end
+end
+
+-- the baseline's row the dump lacks: its figures as the baseline's, the dump's 0, ids null
+local function removed_row(b, spec)
+  local r = copy(b)
+  for _, f in ipairs(spec.fields) do
+    if b[f] ~= nil and b[f] ~= hk.null then r[f], r["base_" .. f], r["delta_" .. f] = 0, b[f], -b[f] end
+  end
+  r.baseline_id = b.id or hk.null
+  for _, k in ipairs(spec.ids or { "id" }) do if r[k] ~= nil then r[k] = hk.null end end
+  r.change = "REMOVED"
+  return r
+end
+
+local function join_objects(spec, rows, brows, dump, base, df)
+  local by_id, matched = {}, {}
+  for _, b in ipairs(brows) do by_id[b.id] = b end
+  for _, r in ipairs(rows) do
+    local c = df:counterpart(dump:object(r.id))
+    r.baseline_id = c and c.id or hk.null
+    if c then
+      matched[c.id] = true
+      set_side(r, spec, by_id[c.id], c)
+      r.change = change_of(r, spec.measure or "retained_bytes")
+    else
+      set_side(r, spec, {}, nil)
+      r.change = "NEW"
+    end
+  end
+  for _, b in ipairs(brows) do
+    if not matched[b.id] and not df:counterpart(base:object(b.id)) then rows[#rows + 1] = removed_row(b, spec) end
+  end
+  return rows
+end
+
+local function join_keys(spec, rows, brows, dump, base, n)
+  local by_key, seen = {}, {}
+  for _, b in ipairs(brows) do
+    local k = spec.key(b, base)
+    if by_key[k] then for _, f in ipairs(spec.fields) do by_key[k][f] = by_key[k][f] + b[f] end -- one name, two classes
+    else by_key[k] = copy(b) end
+  end
+  local out, removed = {}, {}
+  for _, r in ipairs(rows) do
+    local k = spec.key(r, dump)
+    local b = by_key[k]
+    seen[k] = true
+    set_side(r, spec, b or {}, nil)
+    r.change = b and change_of(r, spec.measure or "retained_bytes") or "NEW"
+    if n == 0 or #out < n then out[#out + 1] = r end
+  end
+  for _, b in ipairs(brows) do
+    local k = spec.key(b, base)
+    if not seen[k] then seen[k] = true; removed[#removed + 1] = removed_row(by_key[k], spec) end
+  end
+  for i = 1, (n == 0 and #removed or math.min(n, #removed)) do out[#out + 1] = removed[i] end
+  return out
+end
+
+-- The columns a table shows beside the baseline: the change first, each figure's base_ and
+-- delta_ after the query's own.
+local function baseline_columns(columns, spec)
+  local out = { "change" }
+  for _, c in ipairs(columns or {}) do out[#out + 1] = c end
+  for _, f in ipairs(spec.fields) do out[#out + 1] = "base_" .. f; out[#out + 1] = "delta_" .. f end
+  if spec.objects then out[#out + 1] = "baseline_id" end
+  return out
+end
+
+-- beside_baseline(name, dump, args) (hk.beside_baseline) -> the rows of query name on dump beside the baseline's
+-- (args.baseline), and the meta with the columns for a table
+function M.beside_baseline(name, dump, args)
+  local spec, def = LISTS[name], hk.queries()[name]
+  local list = def.run
+  local base = M.baseline_open(args.baseline, dump)
+  local df = diff_of(base, dump)
+  local a = copy(args)
+  a.baseline = ""
+  local n = spec.all and a[spec.all] or 0
+  if spec.all then a[spec.all] = 0 end
+  local result, meta = list(dump, copy(a))
+  meta = meta and copy(meta) or {}
+  local ba = spec.base_args and spec.base_args(copy(a), dump, df) or a
+  local ok, bresult = true, {}
+  if ba then ok, bresult = pcall(list, base, ba) end -- a class or heap the baseline lacks: no rows
+  if not ok then bresult = {} end
+  local rows = spec.rows and result[spec.rows] or result
+  local brows = spec.rows and (bresult[spec.rows] or {}) or bresult
+  if spec.objects then join_objects(spec, rows, brows, dump, base, df)
+  else rows = join_keys(spec, rows, brows, dump, base, n) end
+  if spec.rows then
+    result[spec.rows] = rows
+    meta.subcolumns = copy(meta.subcolumns or {})
+    meta.subcolumns[spec.rows] = baseline_columns(meta.subcolumns[spec.rows], spec)
+    return result, meta
+  end
+  meta.columns = baseline_columns(meta.columns or def.columns, spec)
+  return rows, meta
+end
+
 -- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
 -- min_bytes (65536), object, bitmaps (default true).  Also used by triage --baseline.
 function M.report(base, dump, opts)
   opts = opts or {}
   local n = opts.n or 20
-  local df = dump:diff(base)
+  local df = diff_of(base, dump)
   -- the per-class deltas first: their dominators give the totals the heap's sum for free
   local classes = class_deltas(df, base, dump, opts.heap ~= "" and opts.heap or nil)
   local t = df:totals()
