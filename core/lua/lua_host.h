@@ -161,6 +161,8 @@ int hkl_pcall(lua_State *L, int nargs, int nresults);
 int hkl_time_limit_set(const char *seconds, char *err, size_t errlen);
 double hkl_time_limit(void);
 void hkl_limit_enter(lua_State *L);
+/* enter with a caller's own limit (0: none) and the words that tell its user how to change it */
+void hkl_limit_enter_with(lua_State *L, double seconds, const char *hint);
 void hkl_limit_leave(lua_State *L);
 double hkl_limit_left(void);
 void hkl_limit_check(lua_State *L);
