@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Did a change make the common work slower?  Runs the same commands with two builds, alternately,
 # on the generated 1 GB dump (index_bench.sh's), and prints CPU time (user+sys), best of N, of each
-# with the ratio new/old: indexing (`info`), the shallow histogram, `top` (the heap graph) and
-# Lua iteration (bench/iterate.lua).  A ratio above 1.10 is a regression.
+# with the ratio new/old: indexing (`info`), the shallow histogram, `top` (the heap graph), Lua
+# iteration (bench/iterate.lua), and with JOBS=1 the jobs of bench/jobs_memory.sh too (histogram
+# with retained sizes, leaks, triage with the report).  A ratio above 1.10 is a regression.
 # Usage: bench/regress_bench.sh OLD_HPROFKIT [RUNS]   (the new build is this tree's release build)
 set -eu
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ cpu() {  # HK ARGS...: CPU seconds of one run
 }
 printf '| work | old CPU s | new CPU s | new/old |\n|---|---|---|---|\n'
 while IFS='|' read -r label args; do
+  [ -n "$label" ] || continue
   bo=999 bn=999
   for _ in $(seq "$runs"); do
     # shellcheck disable=SC2086
@@ -29,6 +31,8 @@ while IFS='|' read -r label args; do
   done
   awk -v l="$label" -v o="$bo" -v n="$bn" 'BEGIN{printf "| %s | %.2f | %.2f | %.3f |\n", l, o, n, n / o}'
 done <<LIST
+$(if [ -n "${JOBS:-}" ]; then printf '%s\n' "histogram (retained)|histogram $dump --json" "leaks|leaks $dump --json" \
+  "triage --report|triage $dump --json -o $work/regress-facts.json --report $work/regress-report.html"; fi)
 index (info)|info $dump --json
 shallow histogram|run bench/shallow_histogram.lua $dump
 top (graph, -j 1)|top $dump -n 20 -j 1 --json

@@ -72,7 +72,8 @@ floor_of() { echo "$floors" | tr '|' '\n' | grep -nw -- "$1" | cut -d: -f1; }
 upward_in() { # FILE FOLDER: the includes of FILE that do not run down from FOLDER's floor
   local fl to tl
   fl=$(floor_of "$2")
-  for to in $(grep -oE '^#include "[a-z_]+/' "$1" | sed 's/#include "//; s:/$::' | sort -u); do
+  # "folder/x.h", "../folder/x.h" and "# include" alike
+  for to in $(grep -oE '^#[[:space:]]*include[[:space:]]*"(\.\./)*[a-z_]+/' "$1" | sed -E 's/.*"(\.\.\/)*//; s:/$::' | sort -u); do
     [ "$to" = "$2" ] && continue
     tl=$(floor_of "$to")
     [ -n "$tl" ] || continue # not a folder of core/ (a generated header)
@@ -87,12 +88,39 @@ for f in $(c_files core); do
 done
 eq includes-run-down-the-floors "$upward" ""
 eq every-core-folder-has-a-floor "$(echo "$unknown" | tr ' ' '\n' | sort -u | tr '\n' ' ' | sed 's/^ *//; s/ *$//')" ""
-# graph_internal.h is the graph's own: the floors above read it through graph.h and graph_view.h
-gi=$(c_files core | grep -v '^core/graph/' | xargs grep -l '"graph/graph_internal.h"' 2>/dev/null | tr '\n' ' ')
-eq graph-internal-private "$gi" ""
+# A folder's representation is its own: a core/F/*_internal.h is included only in core/F (the
+# floors above read hprof.h and hprof_view.h, graph.h and graph_view.h, ...); the C test
+# programs in tests/ may include them.
+private_users() {  # HEADER FOLDER FILE...: the files outside FOLDER that include HEADER
+  local h=$1 dir=$2 f
+  shift 2
+  for f in "$@"; do
+    case $f in "$dir"/*) ;; *) grep -lE "^#[[:space:]]*include[[:space:]]*\"(\.\./)*(${h%%/*}/)?${h#*/}\"" "$f" 2>/dev/null ;; esac
+  done | tr '\n' ' '
+}
+outside=$(c_files core plugins sdk fixtures bench)
+private=""
+for h in $(git ls-files 'core/*_internal.h'); do
+  # shellcheck disable=SC2086
+  private="$private$(private_users "${h#core/}" "$(dirname "$h")" $outside)"
+done
+eq internal-headers-stay-private "$private" ""
+printf '#include "hprof/hprof_view.h"\n#include "hprof/hprof_internal.h"\n' >"$T/core_up.c"
+printf '#include "hprof_internal.h"\n' >"$T/plugin_up.c"
+eq internal-rule-sees-an-include "$(private_users hprof/hprof_internal.h core/hprof "$T/core_up.c" "$T/plugin_up.c")" \
+  "$T/core_up.c $T/plugin_up.c "
 # the rule itself must see an upward include and a sideways one, or it could never fail
 printf '#include "util/hk_mem.h"\n#include "lua/lua_host.h"\n#include "graph/graph.h"\n' >"$T/up.c"
 eq floor-rule-sees-upward "$(upward_in "$T/up.c" analysis)" " $T/up.c->graph; $T/up.c->lua;"
+printf '#include "../host/host.h"\n# include "lua/lua_host.h"\n' >"$T/up2.c"
+eq floor-rule-sees-relative "$(upward_in "$T/up2.c" graph)" " $T/up2.c->host; $T/up2.c->lua;"
+# Lua's headers stay in the wing (core/lua) and the command that hosts it (core/cli): a feature's
+# C knows no Lua
+lua_headers() { grep -lE '^#[[:space:]]*include[[:space:]]*[<"](lua|lauxlib|lualib|luaconf)\.h[>"]' "$@" 2>/dev/null | tr '\n' ' '; }
+# shellcheck disable=SC2046
+eq lua-headers-stay-in-the-wing "$(lua_headers $(c_files core sdk | grep -vE '^core/(lua|cli)/'))" ""
+printf '#include <lauxlib.h>\n' >"$T/core_lua.c"
+eq lua-rule-sees-an-include "$(lua_headers "$T/core_lua.c")" "$T/core_lua.c "
 
 # ---- ... and the calls: a floor's library (build/core/libhk_FLOOR.a) uses no symbol that only
 # a library of its own floor's neighbours or of a floor above defines ----

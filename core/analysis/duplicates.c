@@ -1,5 +1,5 @@
 #include "analysis/duplicates.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -68,8 +68,8 @@ typedef struct scan {
 static int array_key(const hk_dump *d, const uint8_t *r, member_key *k)
 {
     if (*r != HPROF_PRIM_ARRAY_DUMP) return -1;
-    k->type = r[1 + d->id_size + 8];
-    k->p = r + 1 + d->id_size + 9;
+    k->type = r[1 + hk_view(d)->id_size + 8];
+    k->p = r + 1 + hk_view(d)->id_size + 9;
     k->n = (size_t)hk_rec_array_length(d, r) * (size_t)hk_type_size(d, k->type);
     return 0;
 }
@@ -90,7 +90,7 @@ static int key_of(scan *sc, uint32_t obj, member_key *k)
         if (hk_string_chars(sc->d, obj, &ch) < 0) return -1;
         return chars_key(&ch, k);
     }
-    return array_key(sc->d, sc->d->data + hk_obj_offset(sc->d, obj), k);
+    return array_key(sc->d, hk_obj_record(sc->d, obj), k);
 }
 
 typedef struct hashes {
@@ -118,7 +118,7 @@ static void str_layout_of(hk_dump *d, str_layout *lay)
 {
     static const char *const names[4] = {"value", "count", "offset", "coder"};
     uint32_t nf;
-    const hk_field *f = hk_class_layout(d, &d->classes[d->string_class], &nf);
+    const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[hk_view(d)->string_class], &nf);
     memset(lay, 0, sizeof *lay);
     for (int j = 0; j < 4; j++) {
         lay->off[j] = -1;
@@ -134,7 +134,7 @@ static void str_layout_of(hk_dump *d, str_layout *lay)
 
 static int str_fields(hk_dump *d, const str_layout *lay, uint32_t obj, hk_string_fields *sf)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, obj);
+    const uint8_t *r = hk_obj_record(d, obj);
     uint32_t dlen;
     if (*r != HPROF_INSTANCE_DUMP) return hk_string_fields_read(d, obj, sf);
     const uint8_t *data = hk_rec_instance_data(d, r, &dlen);
@@ -163,8 +163,9 @@ typedef struct pending {
  * after it, a neighbour in id order, checked before the search over every id. */
 static uint32_t near_find(const hk_dump *d, uint32_t obj, hk_id id)
 {
-    if (obj + 1 < d->nobjects && d->id_lo[obj + 1] == (uint32_t)id && hk_obj_id(d, obj + 1) == id) return obj + 1;
-    if (obj > 0 && d->id_lo[obj - 1] == (uint32_t)id && hk_obj_id(d, obj - 1) == id) return obj - 1;
+    if (obj + 1 < hk_view(d)->nobjects && hk_view(d)->id_lo[obj + 1] == (uint32_t)id && hk_obj_id(d, obj + 1) == id)
+        return obj + 1;
+    if (obj > 0 && hk_view(d)->id_lo[obj - 1] == (uint32_t)id && hk_obj_id(d, obj - 1) == id) return obj - 1;
     return hk_obj_find(d, id);
 }
 
@@ -175,7 +176,7 @@ static void string_ahead(hk_dump *d, const str_layout *lay, uint32_t obj, pendin
     p->ok = str_fields(d, lay, obj, &p->f) == 0;
     if (p->ok && p->f.has_value && p->f.value.type == HK_T_OBJECT && p->f.value.ref) {
         p->array = near_find(d, obj, p->f.value.ref);
-        if (p->array != HK_NONE) __builtin_prefetch(d->data + hk_obj_offset(d, p->array));
+        if (p->array != HK_NONE) __builtin_prefetch(hk_obj_record(d, p->array));
     }
 }
 
@@ -185,7 +186,7 @@ static void hash_strings(scan *sc, hashes *h)
     str_layout lay;
     str_layout_of(d, &lay);
     uint32_t cnt;
-    const uint32_t *v = hk_class_instances(d, d->string_class, &cnt);
+    const uint32_t *v = hk_class_instances(d, hk_view(d)->string_class, &cnt);
     pending ring[AHEAD];
     for (size_t k = 0; k < (size_t)cnt + AHEAD; k++) { /* ascending ids */
         if (k >= AHEAD) {
@@ -198,7 +199,7 @@ static void hash_strings(scan *sc, hashes *h)
                 add_key(sc, h, p->obj, NULL, &key);
         }
         if (k < cnt) {
-            if (k + PREFETCH < cnt) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+            if (k + PREFETCH < cnt) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
             string_ahead(d, &lay, v[k], &ring[k % AHEAD]);
         }
     }
@@ -377,7 +378,7 @@ static void confirm(scan *sc, entry *e, size_t n, size_t ngroups, hk_dup_group *
 static const hk_field *value_field(hk_dump *d)
 {
     uint32_t nf;
-    const hk_field *f = hk_class_layout(d, &d->classes[d->string_class], &nf);
+    const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[hk_view(d)->string_class], &nf);
     for (uint32_t k = 0; k < nf; k++)
         if (f[k].type == HK_T_OBJECT && !strcmp(f[k].name, "value")) return &f[k];
     return NULL;
@@ -387,7 +388,7 @@ static uint32_t value_array(hk_dump *d, const hk_field *value, uint32_t obj)
 {
     uint32_t len;
     const uint8_t *data = hk_instance_data(d, obj, &len);
-    if (!data || value->offset + d->id_size > len) return HK_NONE;
+    if (!data || value->offset + hk_view(d)->id_size > len) return HK_NONE;
     hk_value val;
     hk_read_value(d, data + value->offset, HK_T_OBJECT, &val);
     return val.ref ? hk_obj_find(d, val.ref) : HK_NONE;
@@ -401,9 +402,9 @@ static void string_values(hk_dump *d, uint8_t *uses)
     const hk_field *value = value_field(d);
     if (!value) return;
     uint32_t n;
-    const uint32_t *v = hk_class_instances(d, d->string_class, &n);
+    const uint32_t *v = hk_class_instances(d, hk_view(d)->string_class, &n);
     for (uint32_t k = 0; k < n; k++) {
-        if (k + PREFETCH < n) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+        if (k + PREFETCH < n) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
         uint32_t a = value_array(d, value, v[k]);
         if (a != HK_NONE && uses[a] < 2) uses[a]++;
     }
@@ -432,22 +433,23 @@ static int by_waste(const void *pa, const void *pb)
  * array class (array_key then keeps the primitive arrays). */
 static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, const uint8_t *skip, uint32_t *n)
 {
-    uint8_t *mark = hk_xcalloc((size_t)d->nobjects + 1, 1);
+    uint8_t *mark = hk_xcalloc((size_t)hk_view(d)->nobjects + 1, 1);
     int classless = 0;
     for (int t = 0; t < 12; t++) {
         if (hk_type_size(d, t) <= 0 || t == HK_T_OBJECT) continue;
-        uint32_t c = d->prim_array_class[t], cnt;
+        uint32_t c = hk_view(d)->prim_array_class[t], cnt;
         if (c == HK_NONE) {
             for (int heap = 0; heap < HK_MAX_HEAPS; heap++)
-                if (d->prim_counts[t][heap]) classless = 1;
+                if (hk_prim_tally(d, t).count[heap]) classless = 1;
             continue;
         }
         const uint32_t *v = hk_class_instances(d, c, &cnt);
         for (uint32_t k = 0; k < cnt; k++) mark[v[k]] = 1;
     }
-    uint32_t *list = hk_xrealloc(NULL, ((size_t)(classless ? d->nobjects : d->nprim_arrays) + 1) * sizeof *list);
+    uint32_t *list =
+        hk_xrealloc(NULL, ((size_t)(classless ? hk_view(d)->nobjects : hk_view(d)->nprim_arrays) + 1) * sizeof *list);
     *n = 0;
-    for (uint32_t i = 0; i < d->nobjects; i++)
+    for (uint32_t i = 0; i < hk_view(d)->nobjects; i++)
         list[*n] = i, *n += (mark[i] | classless) & !uses[i] & !(skip && skip[i]); /* no branch: a third pass */
     free(mark);
     return list;
@@ -456,14 +458,14 @@ static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, const uint8_t
 static void hash_arrays(scan *sc, hashes *h, const uint8_t *skip)
 {
     hk_dump *d = sc->d;
-    if (sc->count_uses && d->string_class != HK_NONE) string_values(d, sc->uses);
+    if (sc->count_uses && hk_view(d)->string_class != HK_NONE) string_values(d, sc->uses);
     uint32_t n;
     uint32_t *v = array_candidates(d, sc->uses, skip, &n);
     for (uint32_t k = 0; k < n; k++) {
         /* the records are spread over the file: ask for a later one while hashing this */
-        if (k + PREFETCH < n) __builtin_prefetch(d->data + hk_obj_offset(d, v[k + PREFETCH]));
+        if (k + PREFETCH < n) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
         member_key key;
-        const uint8_t *rec = d->data + hk_obj_offset(d, v[k]);
+        const uint8_t *rec = hk_obj_record(d, v[k]);
         if (array_key(d, rec, &key) == 0) add_key(sc, h, v[k], rec, &key);
     }
     free(v);
@@ -474,13 +476,13 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const ui
 {
     *out = NULL;
     *n = 0;
-    if (kind == HK_DUP_STRINGS && d->string_class == HK_NONE) {
+    if (kind == HK_DUP_STRINGS && hk_view(d)->string_class == HK_NONE) {
         snprintf(err, errlen, "this dump has no java.lang.String class");
         return -1;
     }
     scan sc = {d, kind, uses, !*uses_ready};
     hashes h = {0};
-    h.cap = kind == HK_DUP_STRINGS ? d->ninstances : d->nprim_arrays; /* at most */
+    h.cap = kind == HK_DUP_STRINGS ? hk_view(d)->ninstances : hk_view(d)->nprim_arrays; /* at most */
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
     else hash_arrays(&sc, &h, skip);
@@ -490,13 +492,13 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const ui
     slot *tab = hk_xcalloc(cap, sizeof *tab);
     size_t kept = hash_groups(h.e, start, tab, &ngroups);
     free(tab);
-    by_object(h.e, kept, d->nobjects);
+    by_object(h.e, kept, hk_view(d)->nobjects);
     hk_dup_group *g = NULL;
     size_t groups = 0, gcap = 0;
     confirm(&sc, h.e, kept, ngroups, &g, &groups, &gcap);
     free(h.e);
     if (!g) g = hk_xcalloc(1, sizeof *g);
-    const hk_field *value = kind == HK_DUP_STRINGS && d->string_class != HK_NONE ? value_field(d) : NULL;
+    const hk_field *value = kind == HK_DUP_STRINGS && hk_view(d)->string_class != HK_NONE ? value_field(d) : NULL;
     for (size_t j = 0; j < groups; j++) {
         g[j].bytes = member_bytes(d, value, g[j].first, sc.uses);
         g[j].wasted = (uint64_t)(g[j].count - 1) * g[j].bytes;

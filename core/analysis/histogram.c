@@ -1,6 +1,6 @@
 /* The class histogram, from the per-class, per-heap tallies the index keeps. */
 #include "analysis/histogram.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_buf.h"
 #include "util/hk_mem.h"
 
@@ -20,25 +20,24 @@ static int hist_cmp(const void *a, const void *b)
 static int heap_named(const hk_dump *d, const char *heap, char *err, size_t errlen)
 {
     if (!heap || !*heap) return -1;
-    for (uint32_t h = 0; h < d->nheaps; h++)
-        if (!strcmp(d->heap_names[h], heap)) return (int)h;
+    int h = hk_heap_index(d, heap);
+    if (h >= 0) return h;
     hk_buf b;
     hk_buf_init(&b);
-    for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(&b, "%s%s", h ? ", " : "", d->heap_names[h]);
-    snprintf(err, errlen, "no heap named '%s' in this dump (heaps: %s)", heap, d->nheaps ? hk_buf_cstr(&b) : "none");
+    hk_heap_names(d, &b);
+    snprintf(err, errlen, "no heap named '%s' in this dump (heaps: %s)", heap, b.len ? hk_buf_cstr(&b) : "none");
     hk_buf_free(&b);
     return -2;
 }
 
 /* Adds one heap's tallies (or all heaps', only < 0) to a row, and keeps the row if it counts. */
-static void add_row(hk_hist_row *rows, size_t *n, const char *name, const uint32_t *counts, const uint64_t *bytes,
-                    int only)
+static void add_row(hk_hist_row *rows, size_t *n, const char *name, hk_tally t, int only)
 {
     hk_hist_row r = {name, 0, 0};
     for (int h = 0; h < HK_MAX_HEAPS; h++) {
         if (only >= 0 && h != only) continue;
-        r.count += counts[h];
-        r.bytes += bytes[h];
+        r.count += t.count[h];
+        r.bytes += t.bytes[h];
     }
     if (r.count) rows[(*n)++] = r;
 }
@@ -50,13 +49,12 @@ int hk_histogram(const hk_dump *d, const char *heap, hk_hist_row **rows, size_t 
     int only = heap_named(d, heap, err, errlen);
     if (only < -1) return -1;
     /* a row per class, per primitive array type (4..11) and one for the class objects */
-    hk_hist_row *r = hk_xcalloc((size_t)d->nclasses + 9, sizeof *r);
+    hk_hist_row *r = hk_xcalloc((size_t)hk_view(d)->nclasses + 9, sizeof *r);
     size_t k = 0;
-    for (uint32_t c = 0; c < d->nclasses; c++)
-        add_row(r, &k, d->classes[c].name, d->class_counts + (size_t)c * HK_MAX_HEAPS,
-                d->class_bytes + (size_t)c * HK_MAX_HEAPS, only);
-    for (int t = 4; t < 12; t++) add_row(r, &k, prim_names[t], d->prim_counts[t], d->prim_bytes[t], only);
-    add_row(r, &k, "java.lang.Class", d->class_obj_counts, d->class_obj_bytes, only);
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++)
+        add_row(r, &k, hk_view(d)->classes[c].name, hk_class_tally(d, c), only);
+    for (int t = 4; t < 12; t++) add_row(r, &k, prim_names[t], hk_prim_tally(d, t), only);
+    add_row(r, &k, "java.lang.Class", hk_class_object_tally(d), only);
     qsort(r, k, sizeof *r, hist_cmp);
     *rows = r;
     *n = k;

@@ -2,7 +2,7 @@
 #include "bitmap/bitmap.h"
 #include "util/hk_mem.h"
 #include "graph/graph.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,16 +100,16 @@ int hk_bitmaps_list(hk_dump *d, const hk_bm **out, size_t *n, char *err, size_t 
         int sdk = o.sdk > 0 ? o.sdk : 0;
         hk_origin_free(&o);
         size_t total = 0;
-        for (uint32_t k = 0; k < d->nclasses; k++) {
-            if (!hk_class_is_subclass(d, &d->classes[k], bc)) continue;
+        for (uint32_t k = 0; k < hk_view(d)->nclasses; k++) {
+            if (!hk_class_is_subclass(d, &hk_view(d)->classes[k], bc)) continue;
             uint32_t cnt;
             hk_class_instances(d, k, &cnt);
             total += cnt;
         }
         c->v = total ? hk_xcalloc(total, sizeof *c->v) : NULL;
         int need_native = 0;
-        for (uint32_t k = 0; k < d->nclasses; k++) {
-            if (!hk_class_is_subclass(d, &d->classes[k], bc)) continue;
+        for (uint32_t k = 0; k < hk_view(d)->nclasses; k++) {
+            if (!hk_class_is_subclass(d, &hk_view(d)->classes[k], bc)) continue;
             uint32_t cnt;
             const uint32_t *objs = hk_class_instances(d, k, &cnt);
             for (uint32_t j = 0; j < cnt && c->n < total; j++) {

@@ -3,7 +3,7 @@
 #include "bitmap/bitmap.h"
 #include "util/hk_file.h"
 #include "util/hk_mem.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -44,14 +44,14 @@ static int make_dir(const char *dir, char *err, size_t errlen)
  * so that scanning a dump of many large bitmaps keeps a bounded resident set. */
 static void release_buffer(hk_dump *d, const hk_bm *bm)
 {
-    if (!d->mapped || !bm->b.buffer) return;
+    if (!bm->b.buffer) return;
     uint32_t i = hk_obj_find(d, bm->b.buffer);
     const uint8_t *p = i == HK_NONE ? NULL : hk_prim_array_data(d, i);
     if (!p) return;
     size_t len = (size_t)bm->bytes;
     long pg = sysconf(_SC_PAGESIZE);
     if (pg <= 0 || len < (size_t)pg * 4) return;
-    hk_release(p, 0, len);
+    hk_dump_release(d, p, len);
 }
 
 int hk_bm_scan(hk_bm_session *s, const hk_bm_scan_opts *o, int (*row)(void *ctx, const hk_bm_row *r), void *ctx,

@@ -2,7 +2,7 @@
  * android.java_hprof data source writes one) or the HPROF itself embedded in hprofkit.HprofDump
  * chunks with its bitmaps as HprofBitmap PNGs (the seed's android.hprof_dump proposal). */
 #include "hprof/hprof.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "convert/convert.h"
 #include "util/hk_file.h"
 #include "util/hk_mem.h"
@@ -55,7 +55,7 @@ static void packet_init(TracePacket *tp, const hk_dump *d)
 {
     perfetto__protos__trace_packet__init(tp);
     tp->has_timestamp = 1;
-    tp->timestamp = d->timestamp_ms * 1000000ull;
+    tp->timestamp = hk_dump_timestamp_ms(d) * 1000000ull;
     tp->optional_trusted_packet_sequence_id_case =
         PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
     tp->trusted_packet_sequence_id = SEQ;
@@ -86,18 +86,18 @@ static void embedded(hk_buf *out, const hk_dump *d, const hk_trace_write_opts *o
 {
     size_t chunk = o->chunk_bytes ? o->chunk_bytes : 4u << 20;
     uint32_t idx = 0;
-    for (size_t off = 0; off < d->size || idx == 0; off += chunk, idx++) {
-        size_t n = d->size - off < chunk ? d->size - off : chunk;
+    for (size_t off = 0; off < hk_view(d)->size || idx == 0; off += chunk, idx++) {
+        size_t n = hk_view(d)->size - off < chunk ? hk_view(d)->size - off : chunk;
         Hprofkit__HprofDump hd = HPROFKIT__HPROF_DUMP__INIT;
         hd.has_pid = 1;
         hd.pid = o->pid;
         hd.has_hprof_data = 1;
-        hd.hprof_data.data = (uint8_t *)d->data + off;
+        hd.hprof_data.data = (uint8_t *)hk_view(d)->data + off;
         hd.hprof_data.len = n;
         hd.has_chunk_index = 1;
         hd.chunk_index = idx;
         hd.has_last_chunk = 1;
-        hd.last_chunk = off + n >= d->size;
+        hd.last_chunk = off + n >= hk_view(d)->size;
         Hprofkit__HprofTracePacket hp = HPROFKIT__HPROF_TRACE_PACKET__INIT;
         hp.hprof_dump = &hd;
         TracePacket tp;
@@ -170,13 +170,13 @@ static HeapGraphType *new_type(uint64_t id, const char *name)
 static HeapGraphType **make_types(hg *h, size_t *ntypes)
 {
     hk_dump *d = h->d;
-    size_t n = 2 * (size_t)d->nclasses + 12;
+    size_t n = 2 * (size_t)hk_view(d)->nclasses + 12;
     HeapGraphType **types = hk_xcalloc(n, sizeof *types);
-    h->class_field0 = hk_xcalloc(d->nclasses + 1, sizeof *h->class_field0);
-    h->static_field0 = hk_xcalloc(d->nclasses + 1, sizeof *h->static_field0);
+    h->class_field0 = hk_xcalloc(hk_view(d)->nclasses + 1, sizeof *h->class_field0);
+    h->static_field0 = hk_xcalloc(hk_view(d)->nclasses + 1, sizeof *h->static_field0);
     size_t k = 0;
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        hk_class *cl = &d->classes[c];
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
+        hk_class *cl = &hk_view(d)->classes[c];
         HeapGraphType *t = new_type(type_of_class(c), cl->name);
         t->has_object_size = 1;
         t->object_size = cl->instance_size;
@@ -205,7 +205,8 @@ static HeapGraphType **make_types(hg *h, size_t *ntypes)
     static const char *const prim[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
                                          "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
     for (int p = 4; p < 12; p++)
-        if (d->prim_array_class[p] == HK_NONE) types[k++] = new_type(2 * (uint64_t)d->nclasses + 1 + p, prim[p]);
+        if (hk_view(d)->prim_array_class[p] == HK_NONE)
+            types[k++] = new_type(2 * (uint64_t)hk_view(d)->nclasses + 1 + p, prim[p]);
     *ntypes = k;
     return types;
 }
@@ -272,14 +273,14 @@ static void make_object(hg *h, uint32_t i, HeapGraphObject *o, int *last_heap)
     case HK_KIND_INSTANCE: {
         o->type_id = type_of_class(c);
         uint32_t nf, len;
-        const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+        const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[c], &nf);
         const uint8_t *data = hk_instance_data(d, i, &len);
         o->reference_object_id = hk_xcalloc(nf ? nf : 1, sizeof *o->reference_object_id);
         for (uint32_t k = 0; k < nf; k++)
             if (f[k].type == HK_T_OBJECT)
                 o->reference_object_id[o->n_reference_object_id++] =
-                    f[k].offset + d->id_size <= len ? hk_be_id(d, data + f[k].offset) : 0;
-        set_values(d, i, d->classes[c].name, o);
+                    f[k].offset + hk_view(d)->id_size <= len ? hk_be_id(d, data + f[k].offset) : 0;
+        set_values(d, i, hk_view(d)->classes[c].name, o);
         break;
     }
     case HK_KIND_OBJ_ARRAY: {
@@ -291,7 +292,8 @@ static void make_object(hg *h, uint32_t i, HeapGraphObject *o, int *last_heap)
         break;
     }
     case HK_KIND_PRIM_ARRAY:
-        o->type_id = c != HK_NONE ? type_of_class(c) : 2 * (uint64_t)d->nclasses + 1 + hk_prim_array_type(d, i);
+        o->type_id =
+            c != HK_NONE ? type_of_class(c) : 2 * (uint64_t)hk_view(d)->nclasses + 1 + hk_prim_array_type(d, i);
         break;
     default: {
         /* a class object: its static references, each named by its field */
@@ -349,9 +351,9 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
     for (int t = 0; t < 15; t++) {
         Perfetto__Protos__HeapGraphRoot *r = &roots[nroots];
         perfetto__protos__heap_graph_root__init(r);
-        r->object_ids = hk_xcalloc(d->nroots + 1, sizeof *r->object_ids);
-        for (uint32_t k = 0; k < d->nroots; k++)
-            if (root_type(d->roots[k].type) == t) r->object_ids[r->n_object_ids++] = d->roots[k].id;
+        r->object_ids = hk_xcalloc(hk_view(d)->nroots + 1, sizeof *r->object_ids);
+        for (uint32_t k = 0; k < hk_view(d)->nroots; k++)
+            if (root_type(hk_view(d)->roots[k].type) == t) r->object_ids[r->n_object_ids++] = hk_view(d)->roots[k].id;
         if (!r->n_object_ids) {
             free(r->object_ids);
             continue;
@@ -367,7 +369,7 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
     uint32_t i = 0;
     do {
         size_t n = 0;
-        for (; i < d->nobjects && n < OBJECTS_PER_PACKET; i++, n++) {
+        for (; i < hk_view(d)->nobjects && n < OBJECTS_PER_PACKET; i++, n++) {
             make_object(&h, i, &objs[n], &last_heap);
             objp[n] = &objs[n];
         }
@@ -385,7 +387,7 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
             g.roots = rootp;
         }
         g.has_continued = 1;
-        g.continued = i < d->nobjects;
+        g.continued = i < hk_view(d)->nobjects;
         g.has_index = 1;
         g.index = index;
         TracePacket tp;
@@ -397,7 +399,7 @@ static void heap_graph(hk_buf *out, hk_dump *d, const hk_trace_write_opts *opts)
         emit(out, &tp, index == 0 ? &hp : NULL);
         free_objects(objs, n);
         index++;
-    } while (i < d->nobjects);
+    } while (i < hk_view(d)->nobjects);
     free(objs);
     free(objp);
     for (size_t r = 0; r < nroots; r++) free(rootp[r]->object_ids);

@@ -31,7 +31,7 @@ static void add(changes *c, const char *name, const hk_value *a, const hk_value 
 
 static int string_text(hk_dump *d, uint32_t obj, hk_buf *b)
 {
-    return obj != HK_NONE && d->string_class != HK_NONE && hk_obj_class(d, obj) == d->string_class &&
+    return obj != HK_NONE && hk_view(d)->string_class != HK_NONE && hk_obj_class(d, obj) == hk_view(d)->string_class &&
            hk_string_value(d, obj, b) == 0;
 }
 
@@ -61,8 +61,8 @@ static void instance_changes(hk_diff *df, uint32_t u, uint32_t v, changes *out)
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
     uint32_t ca = hk_obj_class(da, u), cb = hk_obj_class(db, v), na, nb, la, lb;
     if (ca == HK_NONE || cb == HK_NONE) return;
-    const hk_field *fa = hk_class_layout(da, &da->classes[ca], &na);
-    const hk_field *fb = hk_class_layout(db, &db->classes[cb], &nb);
+    const hk_field *fa = hk_class_layout(da, &hk_view(da)->classes[ca], &na);
+    const hk_field *fb = hk_class_layout(db, &hk_view(db)->classes[cb], &nb);
     const uint8_t *pa = hk_instance_data(da, u, &la), *pb = hk_instance_data(db, v, &lb);
     if (!pa || !pb) return;
     uint8_t *used = hk_xcalloc(na + 1, 1);

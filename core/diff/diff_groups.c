@@ -75,13 +75,13 @@ typedef struct hkd_trie {
 static const slot_map *slot_map_of(trie *t, uint32_t c)
 {
     hk_dump *d = t->sd->d;
-    if (!t->smap) t->smap = hk_xcalloc(d->nclasses, sizeof *t->smap);
+    if (!t->smap) t->smap = hk_xcalloc(hk_view(d)->nclasses, sizeof *t->smap);
     slot_map *m = &t->smap[c];
     if (m->start) return m;
     const hk_graph *g = hkg_of(d);
     const hkg_class_refs *cr = &g->cls[c];
     uint32_t nf, j = 0;
-    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[c], &nf);
     t->layout_at = hk_grow(t->layout_at, &t->layout_cap, t->layout_n + cr->count + 1, sizeof *t->layout_at);
     m->start = (uint32_t)t->layout_n + 1;
     m->first_other = HK_NONE;
@@ -122,9 +122,9 @@ static uint32_t field_by_record(hk_dump *d, uint32_t src, uint32_t dst, uint32_t
     const uint8_t *data = hk_instance_data(d, src, &len);
     if (!data) return 0xffffff;
     hk_id want = hk_obj_id(d, dst);
-    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[c], &nf);
     for (uint32_t k = 0; k < nf; k++) {
-        if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > len) continue;
+        if (f[k].type != HK_T_OBJECT || f[k].offset + hk_view(d)->id_size > len) continue;
         if (hk_be_id(d, data + f[k].offset) == want) return k;
     }
     return 0xffffff;
@@ -148,7 +148,7 @@ static uint64_t step_key(trie *t, uint32_t src, uint32_t dst)
                     break;
                 }
         }
-    } else if (kind == HK_KIND_INSTANCE && cls < d->nclasses) {
+    } else if (kind == HK_KIND_INSTANCE && cls < hk_view(d)->nclasses) {
         uint32_t k = field_by_edges(t, src, dst, (uint32_t)cls);
         slot = k != HK_NONE ? k : field_by_record(d, src, dst, (uint32_t)cls);
     }
@@ -215,12 +215,12 @@ static uint32_t path_of(trie *t, uint32_t obj, uint32_t **stack, size_t *cap)
     while (!(pid = pid_get(t, x))) {
         *stack = hk_grow(*stack, cap, n + 1, sizeof **stack);
         (*stack)[n++] = x;
-        if (sd->o[x].via >= sd->d->nobjects) break;
+        if (sd->o[x].via >= hk_view(sd->d)->nobjects) break;
         x = sd->o[x].via;
     }
     while (n--) {
         uint32_t y = (*stack)[n], up = sd->o[y].via;
-        if (up >= sd->d->nobjects) pid = intern(t, 0, anchor_key(sd, y), y, HK_NONE);
+        if (up >= hk_view(sd->d)->nobjects) pid = intern(t, 0, anchor_key(sd, y), y, HK_NONE);
         else pid = intern(t, pid, step_key(t, up, y), up, y);
         pid_set(t, y, pid);
     }
@@ -327,7 +327,7 @@ static const char *class_name(hk_dump *d, uint32_t obj)
  * the rare objects whose class it could not tell apart are read each time. */
 static const char *acc_class_name(const hkd_side *sd, uint32_t obj, const char **names)
 {
-    uint32_t c = hkd_cls(sd, obj), nc = sd->d->nclasses, slot;
+    uint32_t c = hkd_cls(sd, obj), nc = hk_view(sd->d)->nclasses, slot;
     if (c < nc) slot = c;
     else if (c >= HKD_PRIM(4) && c < HKD_PRIM(12)) slot = nc + (c - HKD_PRIM(4));
     else return class_name(sd->d, obj);
@@ -379,7 +379,7 @@ static void prefetch_holder(const hkd_side *sd, uint32_t k)
     if (k + 96 < n) __builtin_prefetch(&sd->o[ent[k + 96]]);
     if (k + 64 < n) {
         uint32_t h = sd->o[ent[k + 64]].via;
-        if (h < d->nobjects) {
+        if (h < hk_view(d)->nobjects) {
             __builtin_prefetch(&g->out_start[h]);
             __builtin_prefetch(&sd->o[h]);
         }
@@ -387,7 +387,7 @@ static void prefetch_holder(const hkd_side *sd, uint32_t k)
     if (k % GROUP) return;
     for (uint32_t i = k + GROUP, prev = HK_NONE; i < k + 2 * GROUP && i < n; i++) {
         uint32_t h = sd->o[ent[i]].via;
-        if (h < d->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE &&
+        if (h < hk_view(d)->nobjects && h != prev && hkd_kind(sd, h) == HK_KIND_INSTANCE &&
             g->out_start[h + 1] > g->out_start[h]) {
             const volatile uint32_t *e = g->out + g->out_start[h];
             (void)e[0];
@@ -453,7 +453,7 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     hk_idmap_init(&gr.by_key);
     hk_buf path;
     hk_buf_init(&path);
-    const char **names = hk_xcalloc((size_t)d->nclasses + 8, sizeof *names);
+    const char **names = hk_xcalloc((size_t)hk_view(d)->nclasses + 8, sizeof *names);
     for (size_t k = 0; k < na; k++) {
         if (!a[k].objects) continue;
         hk_buf_reset(&path);

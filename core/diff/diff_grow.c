@@ -47,7 +47,7 @@ static int is_collection(const hk_dump *d, const hk_class *c)
     for (int depth = 0; c && depth < 64; depth++) {
         for (size_t k = 0; k < sizeof collections / sizeof *collections; k++)
             if (c->name && !strcmp(c->name, collections[k])) return 1;
-        c = c->super != HK_NONE ? &d->classes[c->super] : NULL;
+        c = c->super != HK_NONE ? &hk_view(d)->classes[c->super] : NULL;
     }
     return 0;
 }
@@ -169,10 +169,10 @@ static int held_apart(hk_diff *df, uint32_t v, uint8_t *kind)
 {
     hk_dump *db = df->s[1].d;
     uint32_t h = df->s[1].o[v].via;
-    if (h >= db->nobjects || hkd_kind(&df->s[1], h) != HK_KIND_INSTANCE) return 0;
+    if (h >= hk_view(db)->nobjects || hkd_kind(&df->s[1], h) != HK_KIND_INSTANCE) return 0;
     uint32_t c = hkd_cls(&df->s[1], h);
-    if (c >= db->nclasses || c == db->string_class) return 1;
-    if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
+    if (c >= hk_view(db)->nclasses || c == hk_view(db)->string_class) return 1;
+    if (!kind[c]) kind[c] = is_collection(db, &hk_view(db)->classes[c]) ? 2 : 1;
     return kind[c] == 2;
 }
 
@@ -182,7 +182,7 @@ static void prefetch_pair(const hk_diff *df, uint32_t v)
 {
     const hk_dump *da = df->s[0].d, *db = df->s[1].d;
     const hkd_obj *o = df->s[1].o;
-    if (v + 16 < db->nobjects && o[v + 16].match != HK_NONE) {
+    if (v + 16 < hk_view(db)->nobjects && o[v + 16].match != HK_NONE) {
         uint32_t pu = o[v + 16].match;
         int k = hkd_kind(&df->s[1], v + 16);
         if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&hkg_of(da)->out_start[pu]);
@@ -213,11 +213,11 @@ typedef struct pending {
 static void flush_prims(hk_diff *df, pending *p, uint64_t min_growth, uint64_t min_bytes, uint8_t *kind, found *f)
 {
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
-    const uint32_t at = 1 + da->id_size + 4, bt = 1 + db->id_size + 4; /* the length field */
+    const uint32_t at = 1 + hk_view(da)->id_size + 4, bt = 1 + hk_view(db)->id_size + 4; /* the length field */
     for (uint32_t k = 0; k < p->n; k++) {
         uint32_t v = p->v[k], u = df->s[1].o[v].match;
-        (void)*(const volatile uint8_t *)(da->data + hk_obj_offset(da, u) + at);
-        (void)*(const volatile uint8_t *)(db->data + hk_obj_offset(db, v) + bt);
+        (void)*(const volatile uint8_t *)(hk_obj_record(da, u) + at);
+        (void)*(const volatile uint8_t *)(hk_obj_record(db, v) + bt);
     }
     uint64_t ret[2];
     for (uint32_t k = 0; k < p->n; k++) {
@@ -235,10 +235,10 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
     if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
     uint64_t ret[2];
-    uint8_t *kind = hk_xcalloc(db->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
+    uint8_t *kind = hk_xcalloc(hk_view(db)->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
     found f = {0};
     pending p = {.n = 0};
-    for (uint32_t v = 0; v < db->nobjects; v++) {
+    for (uint32_t v = 0; v < hk_view(db)->nobjects; v++) {
         uint32_t u = df->s[1].o[v].match;
         if (u == HK_NONE) continue;
         prefetch_pair(df, v);
@@ -247,8 +247,8 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
         const char *ec = NULL;
         if (k == HK_KIND_INSTANCE) {
             uint32_t c = hkd_cls(&df->s[1], v);
-            if (c >= db->nclasses) continue;
-            if (!kind[c]) kind[c] = is_collection(db, &db->classes[c]) ? 2 : 1;
+            if (c >= hk_view(db)->nclasses) continue;
+            if (!kind[c]) kind[c] = is_collection(db, &hk_view(db)->classes[c]) ? 2 : 1;
             if (kind[c] != 2) continue;
             uint32_t ia, ib;
             c0 = coll_size(da, u, 0, &ia);

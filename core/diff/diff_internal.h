@@ -4,7 +4,8 @@
 
 #include "diff/diff.h"
 #include "graph/graph_view.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_layout.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_idmap.h"
 
 #include <stddef.h>
@@ -43,6 +44,7 @@ _Static_assert(sizeof(hkd_obj) == HKG_NOTE_WORDS * sizeof(uint32_t) &&
 
 typedef struct hkd_side {
     hk_dump *d;
+    const hk_layout *jvm;  /* the JVM layout d's sizes follow, NULL: the dump's own sizes */
     hkd_obj *o;            /* per object, kind and class read once in file order */
     hk_idmap root_type;    /* object index + 1 -> root type, for naming anchors */
     struct hkd_trie *trie; /* the paths interned by hk_diff_by_path, kept for the next call */
@@ -87,7 +89,7 @@ static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cl
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 {
     uint32_t v = s->o[obj].via;
-    return v == HKD_ANCHOR || (v < s->d->nobjects && s->o[v].match != HK_NONE);
+    return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && s->o[v].match != HK_NONE);
 }
 
 /* Sorts v[0..n), distinct object indices below nobj, ascending; bits (nobj / 64 + 1 words) is

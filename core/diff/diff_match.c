@@ -3,7 +3,7 @@
 #include "diff/diff_internal.h"
 #include "graph/graph.h"
 #include "graph/graph_view.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -38,7 +38,7 @@ static int try_pair(matcher *m, uint32_t u, uint32_t v, uint32_t from_u, uint32_
     int ka = hkd_kind(a, u);
     if (ka != hkd_kind(b, v) || ka == HK_KIND_CLASS) return 0;
     uint32_t ca = hkd_cls(a, u), cb = hkd_cls(b, v);
-    if (ca >= a->d->nclasses ? ca != cb : df->cmap[ca] != cb) return 0;
+    if (ca >= hk_view(a->d)->nclasses ? ca != cb : df->cmap[ca] != cb) return 0;
     a->o[u].match = v;
     b->o[v].match = u;
     a->o[u].via = from_u;
@@ -60,9 +60,10 @@ static int named_cmp(const void *x, const void *y)
 
 static named *sorted_classes(const hk_dump *d)
 {
-    named *v = hk_xcalloc(d->nclasses + 1, sizeof *v);
-    for (uint32_t i = 0; i < d->nclasses; i++) v[i] = (named){d->classes[i].name ? d->classes[i].name : "", i};
-    qsort(v, d->nclasses, sizeof *v, named_cmp);
+    named *v = hk_xcalloc(hk_view(d)->nclasses + 1, sizeof *v);
+    for (uint32_t i = 0; i < hk_view(d)->nclasses; i++)
+        v[i] = (named){hk_view(d)->classes[i].name ? hk_view(d)->classes[i].name : "", i};
+    qsort(v, hk_view(d)->nclasses, sizeof *v, named_cmp);
     return v;
 }
 
@@ -84,7 +85,7 @@ static void pair_class(void *ctx, uint32_t ca, uint32_t cb)
     matcher *m = ctx;
     hk_diff *df = m->df;
     df->cmap[ca] = cb;
-    uint32_t oa = df->s[0].d->classes[ca].object, ob = df->s[1].d->classes[cb].object;
+    uint32_t oa = hk_view(df->s[0].d)->classes[ca].object, ob = hk_view(df->s[1].d)->classes[cb].object;
     if (oa == HK_NONE || ob == HK_NONE || df->s[0].o[oa].match != HK_NONE || df->s[1].o[ob].match != HK_NONE) return;
     df->s[0].o[oa].match = ob;
     df->s[1].o[ob].match = oa;
@@ -97,9 +98,9 @@ static void pair_class(void *ctx, uint32_t ca, uint32_t cb)
 
 static char *thread_name(hk_dump *d, uint32_t serial)
 {
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (d->roots[k].type != HPROF_ROOT_THREAD_OBJECT || d->roots[k].thread != serial) continue;
-        uint32_t t = hk_obj_find(d, d->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (hk_view(d)->roots[k].type != HPROF_ROOT_THREAD_OBJECT || hk_view(d)->roots[k].thread != serial) continue;
+        uint32_t t = hk_obj_find(d, hk_view(d)->roots[k].id);
         hk_value v;
         hk_buf b;
         hk_buf_init(&b);
@@ -125,7 +126,7 @@ static const char *root_class(const hkd_side *sd, uint32_t obj, uint32_t *c)
 {
     hk_dump *d = sd->d;
     *c = hkd_cls(sd, obj);
-    if (*c < d->nclasses) return d->classes[*c].name;
+    if (*c < hk_view(d)->nclasses) return hk_view(d)->classes[*c].name;
     *c = HK_NONE;
     if (hkd_kind(sd, obj) == HK_KIND_CLASS) return "java.lang.Class";
     return hk_obj_class_name(d, obj);
@@ -134,23 +135,23 @@ static const char *root_class(const hkd_side *sd, uint32_t obj, uint32_t *c)
 static named *root_keys(const hkd_side *sd, uint32_t *n)
 {
     hk_dump *d = sd->d;
-    named *v = hk_xcalloc(d->nroots + 1, sizeof *v);
+    named *v = hk_xcalloc(hk_view(d)->nroots + 1, sizeof *v);
     /* thread names, looked up once per serial */
     uint32_t nthreads = 0;
     struct {
         uint32_t serial;
         char *name;
-    } *threads = hk_xcalloc(d->nroots + 1, sizeof *threads);
+    } *threads = hk_xcalloc(hk_view(d)->nroots + 1, sizeof *threads);
     hk_buf key, sv;
     hk_buf_init(&key);
     hk_buf_init(&sv);
     *n = 0;
     /* the roots' objects first, then their keys with each object's entry fetched a few roots
      * ahead (roots lie all over the heap); v[k].idx holds root k's object until its key is in */
-    for (uint32_t k = 0; k < d->nroots; k++) v[k].idx = hk_obj_find(d, d->roots[k].id);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (k + 8 < d->nroots && v[k + 8].idx != HK_NONE) __builtin_prefetch(&sd->o[v[k + 8].idx]);
-        const hk_root *r = &d->roots[k];
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) v[k].idx = hk_obj_find(d, hk_view(d)->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (k + 8 < hk_view(d)->nroots && v[k + 8].idx != HK_NONE) __builtin_prefetch(&sd->o[v[k + 8].idx]);
+        const hk_root *r = &hk_view(d)->roots[k];
         uint32_t obj = v[k].idx;
         if (obj == HK_NONE) continue;
         const char *tn = "";
@@ -168,7 +169,7 @@ static named *root_keys(const hkd_side *sd, uint32_t *n)
         const char *cn = root_class(sd, obj, &c);
         hk_buf_reset(&key);
         hk_buf_printf(&key, "%d|%s|%s|", r->type, tn, cn ? cn : "");
-        if (c != HK_NONE && c == d->string_class) {
+        if (c != HK_NONE && c == hk_view(d)->string_class) {
             hk_buf_reset(&sv);
             if (hk_string_value(d, obj, &sv) == 0) hk_buf_append(&key, sv.data, sv.len < 200 ? sv.len : 200);
         }
@@ -250,8 +251,8 @@ static const fieldpairs *field_pairs(matcher *m, uint32_t ca, uint32_t cb)
     free(fp->p);
     hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
     uint32_t na, nb;
-    const hk_field *fa = hk_class_layout(da, &da->classes[ca], &na);
-    const hk_field *fb = hk_class_layout(db, &db->classes[cb], &nb);
+    const hk_field *fa = hk_class_layout(da, &hk_view(da)->classes[ca], &na);
+    const hk_field *fb = hk_class_layout(db, &hk_view(db)->classes[cb], &nb);
     fp->p = hk_xcalloc(na + 1, sizeof *fp->p);
     fp->n = 0;
     fp->for_cls = cb;
@@ -274,7 +275,7 @@ static const fieldpairs *field_pairs(matcher *m, uint32_t ca, uint32_t cb)
 
 static hk_id read_ref(const hk_dump *d, const uint8_t *data, uint32_t len, uint32_t off)
 {
-    if (off + d->id_size > len) return 0;
+    if (off + hk_view(d)->id_size > len) return 0;
     hk_value v;
     hk_read_value(d, data + off, HK_T_OBJECT, &v);
     return v.ref;
@@ -326,7 +327,7 @@ static void expand_instance(matcher *m, uint32_t u, uint32_t v)
 {
     hk_dump *da = m->df->s[0].d, *db = m->df->s[1].d;
     uint32_t ca = hkd_cls(&m->df->s[0], u), cb = hkd_cls(&m->df->s[1], v);
-    if (ca >= da->nclasses || cb >= db->nclasses) return;
+    if (ca >= hk_view(da)->nclasses || cb >= hk_view(db)->nclasses) return;
     const fieldpairs *fp = field_pairs(m, ca, cb);
     if (!fp->n) return;
     const uint32_t *xa = strong_refs(m, 0, u, ca), *xb = strong_refs(m, 1, v, cb);
@@ -363,7 +364,7 @@ static leftover *leftovers(hk_diff *df, int s, uint32_t arr, uint32_t *n)
         if (df->s[s].o[o].match != HK_NONE || hkd_kind(&df->s[s], o) == HK_KIND_CLASS) continue;
         uint32_t c = hkd_cls(&df->s[s], o);
         /* the BASE side is keyed by the DUMP class it maps to, so keys compare across sides */
-        if (s == 0) c = c < d->nclasses ? df->cmap[c] : c;
+        if (s == 0) c = c < hk_view(d)->nclasses ? df->cmap[c] : c;
         if (c == HK_NONE) continue;
         if (!v) v = hk_xcalloc(len - k, sizeof *v);
         v[(*n)++] = (leftover){c, k, o};
@@ -396,8 +397,8 @@ static const uint32_t *elements(matcher *m, int s, uint32_t arr, uint32_t *len)
     hk_dump *d = m->df->s[s].d;
     const uint32_t *small = small_elements(m, s, arr, len);
     if (small) return small;
-    const uint8_t *r = d->data + hk_obj_offset(d, arr), *el = hk_rec_obj_array_elems(d, r);
-    const uint32_t n = *r == HPROF_OBJ_ARRAY_DUMP ? hk_rec_array_length(d, r) : 0, idsz = d->id_size;
+    const uint8_t *r = hk_obj_record(d, arr), *el = hk_rec_obj_array_elems(d, r);
+    const uint32_t n = *r == HPROF_OBJ_ARRAY_DUMP ? hk_rec_array_length(d, r) : 0, idsz = hk_view(d)->id_size;
     *len = n;
     m->idx[s] = hk_grow(m->idx[s], &m->cap[s], (size_t)n + 1, sizeof *m->idx[s]);
     uint32_t *idx = m->idx[s], nout, j = 0, nonnull = 0;
@@ -516,13 +517,13 @@ typedef struct slot_set {
 static slot_set *slot_sets(const hk_dump *d)
 {
     const hk_graph *g = hkg_of(d);
-    slot_set *v = hk_xcalloc((size_t)d->nclasses + 1, sizeof *v);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
+    slot_set *v = hk_xcalloc((size_t)hk_view(d)->nclasses + 1, sizeof *v);
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
         const hkg_class_refs *cr = &g->cls[c];
         if (!cr->count || cr->count > 32) continue;
         v[c] = (slot_set){g->ref_offs + cr->start, cr->count, 0};
         for (uint32_t k = 0; k < cr->count; k++)
-            if (v[c].offs[k] + d->id_size > v[c].end) v[c].end = v[c].offs[k] + d->id_size;
+            if (v[c].offs[k] + hk_view(d)->id_size > v[c].end) v[c].end = v[c].offs[k] + hk_view(d)->id_size;
     }
     return v;
 }
@@ -531,7 +532,7 @@ static slot_set *slot_sets(const hk_dump *d)
  * when all its bytes are: no byte order to undo. */
 static uint32_t null_slots(const hk_dump *d, const uint8_t *r, const slot_set *ss)
 {
-    const uint32_t n = ss->n, idsz = d->id_size, *offs = ss->offs;
+    const uint32_t n = ss->n, idsz = hk_view(d)->id_size, *offs = ss->offs;
     if (!n) return 0;
     uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
@@ -568,19 +569,21 @@ typedef struct class_lists {
 
 static void lists_plan(hk_dump *d, class_lists *cl)
 {
-    uint32_t nc = d->nclasses;
+    uint32_t nc = hk_view(d)->nclasses;
     cl->count = hk_xcalloc((size_t)nc + 2, sizeof *cl->count);
-    if (d->by_class || !d->class_counts) return;
+    const uint32_t *start;
+    if (hk_class_lists(d, &start)) return;
     cl->start = hk_xcalloc((size_t)nc + 2, sizeof *cl->start);
     cl->next = hk_xcalloc((size_t)nc + 1, sizeof *cl->next);
     uint64_t total = 0;
     for (uint32_t c = 0; c < nc; c++) {
         uint64_t n = 0;
-        for (int h = 0; h < HK_MAX_HEAPS; h++) n += d->class_counts[(size_t)c * HK_MAX_HEAPS + h];
-        if (c == d->class_class) n = n > nc ? n - nc : 0;
+        hk_tally t = hk_class_tally(d, c);
+        for (int h = 0; h < HK_MAX_HEAPS; h++) n += t.count[h];
+        if (c == hk_view(d)->class_class) n = n > nc ? n - nc : 0;
         cl->start[c] = cl->next[c] = (uint32_t)total;
         total += n;
-        if (total > d->nobjects) total = d->nobjects; /* a bad guess: found short below */
+        if (total > hk_view(d)->nobjects) total = hk_view(d)->nobjects; /* a bad guess: found short below */
     }
     cl->start[nc] = cl->start[nc + 1] = (uint32_t)total;
     cl->out = hk_xmalloc((total ? total : 1) * sizeof *cl->out);
@@ -592,16 +595,12 @@ static void lists_plan(hk_dump *d, class_lists *cl)
  * hk_class_instances, which builds them from the records when first asked. */
 static void lists_finish(hk_dump *d, class_lists *cl)
 {
-    uint32_t nc = d->nclasses;
+    uint32_t nc = hk_view(d)->nclasses;
     int held = cl->out != NULL;
     for (uint32_t c = 0; held && c < nc; c++) held = cl->count[c + 2] == cl->start[c + 1] - cl->start[c];
     free(cl->next);
     free(cl->count);
-    if (held) {
-        d->by_class_start = cl->start;
-        d->by_class = cl->out;
-        return;
-    }
+    if (held && hk_class_lists_adopt(d, cl->start, cl->out) == 0) return;
     free(cl->start);
     free(cl->out);
 }
@@ -614,7 +613,7 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
     uint32_t n = hk_rec_array_length(d, r), bits = 0;
     if (n > HKG_SMALL_MAX) return hkg_array_note(n, 0);
     const uint8_t *p = hk_rec_obj_array_elems(d, r);
-    if (d->id_size == 4)
+    if (hk_view(d)->id_size == 4)
         for (uint32_t k = 0; k < n; k++) {
             uint32_t x;
             memcpy(&x, p + 4 * k, 4);
@@ -633,7 +632,7 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
 static inline int read_record(hk_dump *d, const uint8_t *r, hkg_class_cache *cc, const slot_set *sets, uint32_t *c,
                               uint32_t *bits)
 {
-    const uint32_t idsz = d->id_size;
+    const uint32_t idsz = hk_view(d)->id_size;
     switch (*r) {
     case HPROF_CLASS_DUMP: return HK_KIND_CLASS;
     case HPROF_INSTANCE_DUMP:
@@ -667,17 +666,17 @@ static void read_classes(hk_dump *d, hkd_side *sd)
     slot_set *sets = slot_sets(d);
     class_lists cl = {0};
     lists_plan(d, &cl);
-    const uint32_t nc = d->nclasses;
-    for (uint32_t i = 0; i < d->nobjects; i++) {
+    const uint32_t nc = hk_view(d)->nclasses;
+    for (uint32_t i = 0; i < hk_view(d)->nobjects; i++) {
         /* records a few objects ahead: arrays put each on a page of its own, beyond what
          * the hardware's stride prefetch follows */
-        if (i + 16 < d->nobjects) {
-            const uint8_t *ahead = d->data + hk_obj_offset(d, i + 16);
+        if (i + 16 < hk_view(d)->nobjects) {
+            const uint8_t *ahead = hk_obj_record(d, i + 16);
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 64);
         }
         uint32_t c = HK_NONE, bits = 0;
-        int kind = read_record(d, d->data + hk_obj_offset(d, i), cc, sets, &c, &bits);
+        int kind = read_record(d, hk_obj_record(d, i), cc, sets, &c, &bits);
         sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
         if (c < nc) lists_add(&cl, c, i);
@@ -692,8 +691,8 @@ static void lists_from_notes(hk_dump *d, hkd_side *sd)
 {
     class_lists cl = {0};
     lists_plan(d, &cl);
-    const uint32_t nc = d->nclasses;
-    for (uint32_t i = 0; cl.out && i < d->nobjects; i++) {
+    const uint32_t nc = hk_view(d)->nclasses;
+    for (uint32_t i = 0; cl.out && i < hk_view(d)->nobjects; i++) {
         uint32_t c = hkd_cls(sd, i);
         if (c < nc) lists_add(&cl, c, i);
     }
@@ -737,10 +736,10 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hk_diff *
         uint32_t pu = df->order[q + 16], pv = oa[pu].match;
         __builtin_prefetch(&ob[pv]);
         if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
-            __builtin_prefetch(&da->off_lo[pu]);
-            __builtin_prefetch(&da->off_hi[pu]);
-            __builtin_prefetch(&db->off_lo[pv]);
-            __builtin_prefetch(&db->off_hi[pv]);
+            __builtin_prefetch(&hk_view(da)->off_lo[pu]);
+            __builtin_prefetch(&hk_view(da)->off_hi[pu]);
+            __builtin_prefetch(&hk_view(db)->off_lo[pv]);
+            __builtin_prefetch(&hk_view(db)->off_hi[pv]);
         }
     }
     if (q + 8 < end) {
@@ -748,8 +747,8 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hk_diff *
         __builtin_prefetch(&ga->out_start[pu]);
         __builtin_prefetch(&gb->out_start[pv]);
         if (hkd_kind(&df->s[0], pu) == HK_KIND_OBJ_ARRAY) {
-            if (!(oa[pu].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(da->data + hk_obj_offset(da, pu));
-            if (!(ob[pv].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(db->data + hk_obj_offset(db, pv));
+            if (!(oa[pu].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(hk_obj_record(da, pu));
+            if (!(ob[pv].refbits & HKG_SMALL_ARRAY)) __builtin_prefetch(hk_obj_record(db, pv));
         }
     }
     if (q + 4 < end) {
@@ -764,7 +763,7 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hk_diff *
 static void match_breadth_first(matcher *m)
 {
     hk_diff *df = m->df;
-    uint32_t nobj = df->s[0].d->nobjects, *tmp = NULL;
+    uint32_t nobj = hk_view(df->s[0].d)->nobjects, *tmp = NULL;
     size_t tcap = 0;
     uint64_t *level_bits = hk_xcalloc((size_t)nobj / 64 + 1, sizeof *level_bits);
     for (uint32_t start = 0, end = m->qlen; start < end; start = end, end = m->qlen) {
@@ -791,7 +790,9 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     for (int s = 0; s < 2; s++) {
         hkd_side *sd = &df->s[s];
         sd->d = ds[s];
-        uint32_t n = ds[s]->nobjects + 1;
+        const hk_layout_info *li = hk_dump_layout(ds[s]);
+        sd->jvm = li->jvm ? &li->layout : NULL;
+        uint32_t n = hk_view(ds[s])->nobjects + 1;
         sd->o = hk_xmalloc(n * sizeof *sd->o);
         hk_prefault(sd->o, n * sizeof *sd->o);
         hk_idmap_init(&sd->root_type);
@@ -800,14 +801,14 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         hk_diff_free(df);
         return NULL;
     }
-    df->cmap = hk_xrealloc(NULL, (base->nclasses + 1) * sizeof *df->cmap);
-    memset(df->cmap, 0xff, (base->nclasses + 1) * sizeof *df->cmap);
-    df->order_cap = (size_t)base->nobjects + 1;
+    df->cmap = hk_xrealloc(NULL, (hk_view(base)->nclasses + 1) * sizeof *df->cmap);
+    memset(df->cmap, 0xff, (hk_view(base)->nclasses + 1) * sizeof *df->cmap);
+    df->order_cap = (size_t)hk_view(base)->nobjects + 1;
     df->order = hk_xrealloc(NULL, df->order_cap * sizeof *df->order);
-    matcher m = {.df = df, .fp = hk_xcalloc(base->nclasses + 1, sizeof *m.fp)};
+    matcher m = {.df = df, .fp = hk_xcalloc(hk_view(base)->nclasses + 1, sizeof *m.fp)};
 
     named *ca = sorted_classes(base), *cb = sorted_classes(dump);
-    merge_named(ca, base->nclasses, cb, dump->nclasses, pair_class, &m);
+    merge_named(ca, hk_view(base)->nclasses, cb, hk_view(dump)->nclasses, pair_class, &m);
     free(ca);
     free(cb);
     match_roots(&m);
@@ -819,7 +820,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
             df = NULL;
             break;
         }
-    for (uint32_t c = 0; c < base->nclasses; c++) free(m.fp[c].p);
+    for (uint32_t c = 0; c < hk_view(base)->nclasses; c++) free(m.fp[c].p);
     free(m.fp);
     free(m.idx[0]);
     free(m.idx[1]);
@@ -850,5 +851,5 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side)
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {
-    return obj < df->s[side].d->nobjects ? df->s[side].o[obj].match : HK_NONE;
+    return obj < hk_view(df->s[side].d)->nobjects ? df->s[side].o[obj].match : HK_NONE;
 }

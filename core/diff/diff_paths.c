@@ -14,7 +14,7 @@
 int hkd_entries_by_referrers(const hk_diff *df, int side)
 {
     const hk_dump *d = df->s[side].d;
-    return d->nobjects - df->nmatched < d->nobjects / 2;
+    return hk_view(d)->nobjects - df->nmatched < hk_view(d)->nobjects / 2;
 }
 
 /* An unmatched object's size, as hkd_tally left it in its entry field. */
@@ -107,9 +107,9 @@ int hkd_root_type(hkd_side *sd, uint32_t obj)
 {
     hk_dump *d = sd->d;
     if (!sd->root_type.len)
-        for (uint32_t k = 0; k < d->nroots; k++) {
-            uint32_t o = hk_obj_find(d, d->roots[k].id);
-            if (o != HK_NONE) hk_idmap_put(&sd->root_type, (uint64_t)o + 1, d->roots[k].type, NULL);
+        for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+            uint32_t o = hk_obj_find(d, hk_view(d)->roots[k].id);
+            if (o != HK_NONE) hk_idmap_put(&sd->root_type, (uint64_t)o + 1, hk_view(d)->roots[k].type, NULL);
         }
     uint32_t *t = hk_idmap_get(&sd->root_type, (uint64_t)obj + 1);
     return t ? (int)*t : HPROF_ROOT_UNKNOWN;
@@ -182,7 +182,7 @@ static void matched_path(hkd_side *sd, uint32_t obj, uint32_t entry, hk_buf *out
     uint32_t chain[HKD_MAX_DEPTH], n = 0;
     for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->o[x].via) {
         chain[n++] = x;
-        if (sd->o[x].via >= sd->d->nobjects) break;
+        if (sd->o[x].via >= hk_view(sd->d)->nobjects) break;
     }
     uint32_t top = chain[n - 1], np = 0;
     uint32_t(*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
@@ -194,14 +194,14 @@ static void matched_path(hkd_side *sd, uint32_t obj, uint32_t entry, hk_buf *out
         pairs[np][0] = obj;
         pairs[np++][1] = entry;
     }
-    hkd_render(sd, top, sd->o[top].via < sd->d->nobjects, (const uint32_t(*)[2])pairs, NULL, np, out);
+    hkd_render(sd, top, sd->o[top].via < hk_view(sd->d)->nobjects, (const uint32_t(*)[2])pairs, NULL, np, out);
     free(pairs);
 }
 
 void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
 {
     hkd_side *sd = &df->s[side];
-    if (obj >= sd->d->nobjects) return;
+    if (obj >= hk_view(sd->d)->nobjects) return;
     if (sd->o[obj].match != HK_NONE) {
         matched_path(sd, obj, HK_NONE, out);
         return;

@@ -2,8 +2,7 @@
 #include "diff/diff_internal.h"
 #include "graph/graph.h"
 #include "graph/graph_view.h"
-#include "hprof/hprof_internal.h"
-#include "hprof/hprof_layout.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_mem.h"
 
 #include <stdlib.h>
@@ -16,17 +15,16 @@
 static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint64_t *ret)
 {
     const hk_dump *d = s->d;
-    if (d->obj_sizes) return d->obj_sizes[obj];
+    if (hk_view(d)->obj_sizes) return hk_view(d)->obj_sizes[obj];
     int kind = hkd_kind(s, obj);
     if (kind == HK_KIND_PRIM_ARRAY && ret) return ret[obj];
     if (kind != HK_KIND_INSTANCE && kind != HK_KIND_OBJ_ARRAY) return hk_obj_record_size(d, obj);
     uint32_t c = hkd_cls(s, obj);
-    uint64_t size = c < d->nclasses ? d->classes[c].instance_size : 0;
-    if (kind == HK_KIND_OBJ_ARRAY && d->layout && d->layout->info.jvm) /* a JVM's own layout */
-        return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref,
-                               hk_rec_array_length(d, d->data + hk_obj_offset(d, obj)));
+    uint64_t size = c < hk_view(d)->nclasses ? hk_view(d)->classes[c].instance_size : 0;
+    if (kind == HK_KIND_OBJ_ARRAY && s->jvm) /* a JVM's own layout */
+        return hk_layout_array(s->jvm, s->jvm->ref, hk_rec_array_length(d, hk_obj_record(d, obj)));
     if (kind == HK_KIND_OBJ_ARRAY) /* ART records the array header in the class's size */
-        size += (uint64_t)hk_rec_array_length(d, d->data + hk_obj_offset(d, obj)) * d->id_size;
+        size += (uint64_t)hk_rec_array_length(d, hk_obj_record(d, obj)) * hk_view(d)->id_size;
     return size;
 }
 
@@ -39,7 +37,7 @@ uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
  * then class objects. */
 static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
 {
-    uint32_t c = hkd_cls(sd, i), nc = sd->d->nclasses;
+    uint32_t c = hkd_cls(sd, i), nc = hk_view(sd->d)->nclasses;
     if (c < nc) return c;
     if (hkd_kind(sd, i) == HK_KIND_PRIM_ARRAY) return nc + (c - HKD_PRIM(0)) % 12;
     return nc + 12;
@@ -51,12 +49,11 @@ static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
 static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint64_t *ret)
 {
     const hk_dump *d = sd->d;
-    if (d->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
+    if (hk_view(d)->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
     uint32_t len = hkg_array_note_len(sd->o[i].refbits), c = hkd_cls(sd, i);
     if (len == HK_NONE) return size_of(sd, i, ret);
-    if (d->layout && d->layout->info.jvm)
-        return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref, len);
-    return (uint64_t)len * d->id_size + (c < d->nclasses ? d->classes[c].instance_size : 0);
+    if (sd->jvm) return hk_layout_array(sd->jvm, sd->jvm->ref, len);
+    return (uint64_t)len * hk_view(d)->id_size + (c < hk_view(d)->nclasses ? hk_view(d)->classes[c].instance_size : 0);
 }
 
 /* An unmatched object in the tallies; its size is left in its entry field for the walk of
@@ -91,7 +88,7 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
     char err[256];
     if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
         const hk_graph *g = hkg_of(d);
-        for (uint32_t w = 0, nobj = d->nobjects; w < nobj; w++) {
+        for (uint32_t w = 0, nobj = hk_view(d)->nobjects; w < nobj; w++) {
             if (ob[w].match != HK_NONE) {
                 count_matched(sd, w, ret, total_known);
                 continue;
@@ -107,7 +104,7 @@ static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *r
         }
         return qn;
     }
-    for (uint32_t x = 0, nobj = d->nobjects; x < nobj; x++) {
+    for (uint32_t x = 0, nobj = hk_view(d)->nobjects; x < nobj; x++) {
         if (ob[x].match == HK_NONE) {
             count_unmatched(sd, x, ret);
             continue;
@@ -131,10 +128,10 @@ static void order_entries(const hk_dump *d, uint32_t *q, uint32_t nent)
     uint32_t k = 1;
     while (k < nent && q[k - 1] < q[k]) k++;
     if (k >= nent) return;
-    uint64_t *bits = hk_xcalloc((size_t)d->nobjects / 64 + 1, sizeof *bits);
+    uint64_t *bits = hk_xcalloc((size_t)hk_view(d)->nobjects / 64 + 1, sizeof *bits);
     uint32_t *tmp = NULL;
     size_t tcap = 0;
-    hkd_sort_objects(q, nent, d->nobjects, bits, &tmp, &tcap);
+    hkd_sort_objects(q, nent, hk_view(d)->nobjects, bits, &tmp, &tcap);
     free(tmp);
     free(bits);
 }
@@ -145,15 +142,15 @@ void hkd_tally(hk_diff *df, int side)
     hkd_side *sd = &df->s[side];
     if (sd->tally) return;
     hk_dump *d = sd->d;
-    sd->tally = hk_xcalloc((size_t)d->nclasses + 13, sizeof *sd->tally);
+    sd->tally = hk_xcalloc((size_t)hk_view(d)->nclasses + 13, sizeof *sd->tally);
     /* with dominators, the heap's total is known: the matched bytes are what the unmatched
      * leave of it, and matched arrays' records need not be read */
     const hk_graph *g = hkg_of(d);
     int total_known = g && (g->done & HK_GRAPH_DOM);
     const uint64_t *ret = total_known ? g->retained : NULL;
     /* the matcher's queue is done with: its pages are in already */
-    if (df->order_cap < (size_t)d->nobjects + 1) {
-        df->order_cap = (size_t)d->nobjects + 1;
+    if (df->order_cap < (size_t)hk_view(d)->nobjects + 1) {
+        df->order_cap = (size_t)hk_view(d)->nobjects + 1;
         df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
     }
     uint32_t *q = df->order, n;
@@ -166,7 +163,7 @@ void hkd_tally(hk_diff *df, int side)
             q[nent++] = roots[k];
         }
     /* the totals of the unmatched: the tallies' sums */
-    for (uint32_t k = 0; k < d->nclasses + 13; k++) {
+    for (uint32_t k = 0; k < hk_view(d)->nclasses + 13; k++) {
         sd->unmatched += sd->tally[k].objects;
         sd->unmatched_bytes += sd->tally[k].bytes;
     }
@@ -202,14 +199,14 @@ int hk_diff_by_class(hk_diff *df, int side, hk_diff_class_row **rows, uint32_t *
 {
     hk_dump *d = df->s[side].d;
     hkd_tally(df, side);
-    uint32_t nslots = d->nclasses + 13, k = 0;
+    uint32_t nslots = hk_view(d)->nclasses + 13, k = 0;
     hk_diff_class_row *acc = hk_xcalloc(nslots, sizeof *acc);
     for (uint32_t s = 0; s < nslots; s++) {
         if (!df->s[side].tally[s].objects) continue;
         acc[k] = df->s[side].tally[s];
-        acc[k].cls = s < d->nclasses        ? (d->classes[s].name ? d->classes[s].name : "?")
-                     : s < d->nclasses + 12 ? prim_names[s - d->nclasses]
-                                            : "java.lang.Class";
+        acc[k].cls = s < hk_view(d)->nclasses        ? (hk_view(d)->classes[s].name ? hk_view(d)->classes[s].name : "?")
+                     : s < hk_view(d)->nclasses + 12 ? prim_names[s - hk_view(d)->nclasses]
+                                                     : "java.lang.Class";
         if (!acc[k].cls) acc[k].cls = "?";
         k++;
     }

@@ -36,19 +36,18 @@ typedef struct code_job {
 /* The bytes of the codes of n objects and the virtual root. */
 static size_t codes_bytes(const hk_dump *d, uint32_t n)
 {
-    return ((size_t)n + 1) * (d->nclasses < UINT16_MAX ? sizeof(uint16_t) : sizeof(uint32_t));
+    return ((size_t)n + 1) * (hk_view(d)->nclasses < UINT16_MAX ? sizeof(uint16_t) : sizeof(uint32_t));
 }
 
 /* The codes of objects [lo, hi) from the per-class lists (a query asked for instances): each
  * list is in object order, so the part finds where its range starts in every list and its
  * writes stay in its range rather than going all over the array. */
-static void codes_from_lists(code_job *j, uint32_t lo, uint32_t hi)
+static void codes_from_lists(code_job *j, const uint32_t *list, const uint32_t *start, uint32_t lo, uint32_t hi)
 {
-    const hk_dump *d = j->d;
     for (uint32_t i = lo; i < hi; i++) code_put(&j->cs, i, j->cs.none);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const uint32_t *l = d->by_class + d->by_class_start[c];
-        uint32_t a = 0, b = d->by_class_start[c + 1] - d->by_class_start[c], end = b;
+    for (uint32_t c = 0; c < hk_view(j->d)->nclasses; c++) {
+        const uint32_t *l = list + start[c];
+        uint32_t a = 0, b = start[c + 1] - start[c], end = b;
         if (!b || l[b - 1] < lo || l[0] >= hi) continue;
         while (a < b) {
             uint32_t mid = a + (b - a) / 2;
@@ -67,8 +66,9 @@ static void code_part(void *ctx, int k)
     uint32_t lo, hi;
     hk_class_memo m = HK_CLASS_MEMO;
     hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
-    if (j->d->by_class) {
-        codes_from_lists(j, lo, hi);
+    const uint32_t *start, *list = hk_class_lists(j->d, &start);
+    if (list) {
+        codes_from_lists(j, list, start, lo, hi);
         return;
     }
     for (uint32_t i = lo; i < hi; i++) {
@@ -80,17 +80,17 @@ static void code_part(void *ctx, int k)
 /* Class objects count as java.lang.Class (none when the dump has no such class). */
 static void list_classes(hk_dump *d, codes *cs)
 {
-    uint32_t cc = d->class_class == HK_NONE ? cs->none : d->class_class;
-    for (uint32_t c = 0; c < d->nclasses; c++)
-        if (d->classes[c].object < d->nobjects) code_put(cs, d->classes[c].object, cc);
+    uint32_t cc = hk_view(d)->class_class == HK_NONE ? cs->none : hk_view(d)->class_class;
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++)
+        if (hk_view(d)->classes[c].object < hk_view(d)->nobjects) code_put(cs, hk_view(d)->classes[c].object, cc);
 }
 
 /* Each object's class as a code (slot n, the virtual root: none). */
 static codes object_codes(hk_dump *d, uint32_t n)
 {
-    code_job j = {d, n, {.none = d->nclasses}};
+    code_job j = {d, n, {.none = hk_view(d)->nclasses}};
     void *mem = hk_xmalloc(codes_bytes(d, n));
-    if (d->nclasses < UINT16_MAX) j.cs.c16 = mem;
+    if (hk_view(d)->nclasses < UINT16_MAX) j.cs.c16 = mem;
     else j.cs.c32 = mem;
     hk_parallel(CODE_PARTS, code_part, &j);
     list_classes(d, &j.cs);
@@ -272,7 +272,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     if (walk_dominators(d, err, errlen)) return -1;
     hk_graph *g = hkg_of(d);
     if (!g->kids) hkg_build_kids(g, NULL);
-    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = d->nclasses + 1};
+    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = hk_view(d)->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
     for (uint32_t k = 0; k < g->nroot_kids; k++) {
         if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);

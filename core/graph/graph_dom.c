@@ -22,6 +22,7 @@ typedef struct dom_work {
     uint32_t *vert;          /* preorder -> object */
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
+    uint8_t *flag_runs; /* the flags packed meanwhile (flags_pack), or NULL */
     /* for the per-class walk (hk_graph.walk_classes): vert and semi in one block, label and
      * anc in another, which become the child lists and the retained sizes */
     int walk;
@@ -300,6 +301,54 @@ static void semi_loop(dom_work *s)
     s->later_parts = NULL;
 }
 
+/* The flags are not read from the semidominator seeds to the retained sizes (their sum reads
+ * them): they are kept as runs of equal bytes meanwhile (most objects are strongly reachable
+ * and nothing more), each a byte and its length in 7-bit groups, when the runs take at most a
+ * sixteenth of the array (else the array stays). */
+static void flags_pack(hk_graph *g, dom_work *s)
+{
+    const uint8_t *f = g->flags;
+    size_t cap = g->n / 16, len = 0;
+    uint8_t *b = hk_xmalloc(cap + 1);
+    for (uint32_t i = 0; i < g->n;) {
+        uint32_t j = i + 1;
+        while (j < g->n && f[j] == f[i]) j++;
+        if (len + 6 > cap) {
+            free(b);
+            return;
+        }
+        b[len++] = f[i];
+        uint32_t r = j - i;
+        for (; r >= 0x80; r >>= 7) b[len++] = (uint8_t)(r | 0x80);
+        b[len++] = (uint8_t)r;
+        i = j;
+    }
+    free(g->flags);
+    g->flags = NULL;
+    s->flag_runs = hk_xrealloc(b, len ? len : 1);
+}
+
+static void flags_unpack(hk_graph *g, dom_work *s)
+{
+    if (!s->flag_runs) return;
+    uint8_t *f = g->flags = hk_xmalloc(g->n ? g->n : 1);
+    hk_prefault(f, g->n);
+    const uint8_t *b = s->flag_runs;
+    for (uint32_t i = 0; i < g->n;) {
+        uint8_t v = *b++;
+        uint32_t r = 0;
+        for (int sh = 0;; sh += 7) {
+            uint8_t c = *b++;
+            r |= (uint32_t)(c & 0x7f) << sh;
+            if (!(c & 0x80)) break;
+        }
+        memset(f + i, v, r);
+        i += r;
+    }
+    free(s->flag_runs);
+    s->flag_runs = NULL;
+}
+
 /* Semidominators in reverse preorder.  Unless the caller asked for referrers, their index
  * goes once the seeds are taken (rebuilt if asked for later): the pass then holds vert,
  * parent and semi, while label and anc are touched from the top down as the later referrers
@@ -312,6 +361,7 @@ static void dom_semi(hk_graph *g, dom_work *s)
     dom_job j = {NULL, g, s};
     hk_parallel(DOM_PARTS, semi_seed_part, &j);
     s->semi[0] = 0;
+    flags_pack(g, s);
     hk_mem_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
     if (s->walk) {
@@ -428,7 +478,8 @@ static void finish_part(void *ctx, int k)
  * referrers are rewritten into preorder numbers and num becomes the parents, found with the
  * seeds; the semidominator pass holds vert, parent and semi, the referrers only while its
  * seeds are taken (unless kept), and label and anc grow as the later referrers shrink; the
- * retained sizes (two words) come after label, anc and semi are gone.  For the per-class walk
+ * retained sizes (two words) come after label, anc and semi are gone; the flags are packed from
+ * the seeds to the retained sizes (flags_pack).  For the per-class walk
  * they stay, in two blocks of two words: label and anc's become the retained sizes, vert and
  * semi's the child lists, the same words a fresh block would hold. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
@@ -451,6 +502,7 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
         g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
     }
     hk_parallel(DOM_PARTS, shallow_part, &j);
+    flags_unpack(g, &s);
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);
     if (s.walk) hkg_build_kids(g, (hkg_kid *)(void *)s.vert); /* vert and semi: as big */

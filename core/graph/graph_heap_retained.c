@@ -12,12 +12,12 @@
  * (HK_NONE without one), as the histogram counts them. */
 static void heap_and_class(const hk_dump *d, uint32_t i, hk_class_memo *m, int *heap, uint32_t *cls)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = hk_obj_record(d, i);
     *heap = hk_obj_heap(d, i);
     *cls = hk_obj_class_memo(d, i, m);
     if (*r == HPROF_CLASS_DUMP) {
-        const uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
-        if (c) *heap = d->classes[*c].heap;
+        const uint32_t *c = hk_idmap_get(&hk_view(d)->class_by_id, hk_be_id(d, r + 1));
+        if (c) *heap = hk_view(d)->classes[*c].heap;
     }
     if (*heap < 0) *heap = 0; /* a dump without heap records: one heap, as the index counts it */
 }
@@ -45,7 +45,7 @@ static heap_frame enter(heap_walk *w, uint32_t v)
     int h;
     uint32_t c;
     heap_and_class(w->d, v, &w->memo, &h, &c);
-    if (c == HK_NONE) c = w->d->nclasses;
+    if (c == HK_NONE) c = hk_view(w->d)->nclasses;
     heap_frame f = {w->g->kids[v].first, c, 0, 0};
     if (h == w->heap) {
         f.acc = hkg_shallow(w->d, &w->sz, v);
@@ -93,8 +93,8 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
                    heap,
                    {0},
                    HK_CLASS_MEMO,
-                   hk_xcalloc((size_t)d->nclasses + 1, sizeof(uint32_t)),
-                   hk_xcalloc((size_t)d->nclasses + 1, sizeof(uint64_t))};
+                   hk_xcalloc((size_t)hk_view(d)->nclasses + 1, sizeof(uint32_t)),
+                   hk_xcalloc((size_t)hk_view(d)->nclasses + 1, sizeof(uint64_t))};
     walk(&w);
     free(w.open);
     *out = w.per;

@@ -37,8 +37,8 @@ static int add_roots(const hk_dump *d, uint32_t x, uint32_t *out, uint32_t max, 
 {
     hk_id id = hk_obj_id(d, x);
     int any = 0;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (d->roots[k].id != id) continue;
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (hk_view(d)->roots[k].id != id) continue;
         any = 1;
         if (*n < max) out[*n] = k;
         (*n)++;
@@ -59,8 +59,8 @@ int hk_graph_holding_roots(hk_dump *d, uint32_t obj, uint32_t max_visit, uint32_
     }
     /* which objects some root holds, so most visited objects cost no scan of the roots */
     uint8_t *rooted = hk_xcalloc(g->n / 8 + 1, 1), *seen = hk_xcalloc(g->n / 8 + 1, 1);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        uint32_t t = hkg_find(d, g, hk_view(d)->roots[k].id);
         if (t != HK_NONE) rooted[t >> 3] |= (uint8_t)(1u << (t & 7));
     }
     size_t cap = 64, head = 0, len = 0;

@@ -5,7 +5,7 @@
 
 #include "graph/graph.h"
 #include "graph/graph_view.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_idmap.h"
 
 /* A node of the dominator tree's child lists: HK_NONE ends a list. */

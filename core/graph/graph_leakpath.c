@@ -66,10 +66,10 @@ static int cmp_u32(const void *a, const void *b)
 static void index_threads(search *s)
 {
     const hk_dump *d = s->d;
-    s->threads = hk_xcalloc(d->nroots ? d->nroots : 1, sizeof *s->threads);
-    for (uint32_t k = 0; k < d->nroots; k++)
-        if (d->roots[k].type == HPROF_ROOT_THREAD_OBJECT && d->roots[k].thread)
-            s->threads[s->nthreads++] = d->roots[k].thread;
+    s->threads = hk_xcalloc(hk_view(d)->nroots ? hk_view(d)->nroots : 1, sizeof *s->threads);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++)
+        if (hk_view(d)->roots[k].type == HPROF_ROOT_THREAD_OBJECT && hk_view(d)->roots[k].thread)
+            s->threads[s->nthreads++] = hk_view(d)->roots[k].thread;
     qsort(s->threads, s->nthreads, sizeof *s->threads, cmp_u32);
 }
 
@@ -77,7 +77,7 @@ static void index_threads(search *s)
  * thread it knows last, and library-leak roots (rule >= 0) with them. */
 static int root_tier(const search *s, uint32_t k)
 {
-    const hk_root *r = &s->d->roots[k];
+    const hk_root *r = &hk_view(s->d)->roots[k];
     int32_t rr = s->q->root_rule ? s->q->root_rule[k] : -1;
     int rank = shark_rank(r->type);
     if (rank < 0) return T_LOW;
@@ -90,7 +90,7 @@ static int root_tier(const search *s, uint32_t k)
 
 static int is_sub(const hk_dump *d, uint32_t c, uint32_t anc)
 {
-    for (int depth = 0; c != HK_NONE && depth < 256; depth++, c = d->classes[c].super)
+    for (int depth = 0; c != HK_NONE && depth < 256; depth++, c = hk_view(d)->classes[c].super)
         if (c == anc) return 1;
     return 0;
 }
@@ -167,11 +167,11 @@ static int32_t best_root(search *s, uint32_t obj)
     hk_id id = hk_obj_id(d, obj);
     int32_t best = -1;
     int bkey = 1 << 30;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (d->roots[k].id != id) continue;
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (hk_view(d)->roots[k].id != id) continue;
         int32_t rr = s->q->root_rule ? s->q->root_rule[k] : -1;
         if (rr == -2) continue;
-        int key = root_tier(s, k) * 64 + (rr >= 0) * 32 + shark_rank(d->roots[k].type) + 1;
+        int key = root_tier(s, k) * 64 + (rr >= 0) * 32 + shark_rank(hk_view(d)->roots[k].type) + 1;
         if (key < bkey) {
             bkey = key;
             best = (int32_t)k;
@@ -219,27 +219,27 @@ static void mark_ruled(search *s)
 {
     hk_dump *d = s->d;
     const hk_leak_query *q = s->q;
-    s->cls_flag = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
-    uint8_t *mark = hk_xcalloc(d->nclasses ? d->nclasses : 1, 1);
+    s->cls_flag = hk_xcalloc(hk_view(d)->nclasses ? hk_view(d)->nclasses : 1, 1);
+    uint8_t *mark = hk_xcalloc(hk_view(d)->nclasses ? hk_view(d)->nclasses : 1, 1);
     for (uint32_t r = 0; r < q->nrefs; r++) {
         if (q->refs[r].is_static) s->cls_flag[q->refs[r].cls] |= 2;
         else mark[q->refs[r].cls] = 1;
     }
-    for (uint32_t c = 0; c < d->nclasses; c++)
-        for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = d->classes[a].super, depth++)
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++)
+        for (uint32_t a = c, depth = 0; a != HK_NONE && depth < 256; a = hk_view(d)->classes[a].super, depth++)
             if (mark[a]) {
                 s->cls_flag[c] |= 1;
                 break;
             }
     free(mark);
     s->ruled = hk_xcalloc(s->g->n / 8 + 1, 1);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
         if (s->cls_flag[c] & 1) {
             uint32_t ni;
             const uint32_t *inst = hk_class_instances(d, c, &ni);
             for (uint32_t k = 0; k < ni; k++) s->ruled[inst[k] >> 3] |= (uint8_t)(1u << (inst[k] & 7));
         }
-        uint32_t o = d->classes[c].object;
+        uint32_t o = hk_view(d)->classes[c].object;
         if ((s->cls_flag[c] & 2) && o < s->g->n) s->ruled[o >> 3] |= (uint8_t)(1u << (o & 7));
     }
 }
@@ -264,16 +264,16 @@ static int cmp_seed(const void *a, const void *b)
 static seed_root *sorted_roots(search *s, uint32_t *n)
 {
     hk_dump *d = s->d;
-    seed_root *v = hk_xcalloc(d->nroots ? d->nroots : 1, sizeof *v);
+    seed_root *v = hk_xcalloc(hk_view(d)->nroots ? hk_view(d)->nroots : 1, sizeof *v);
     *n = 0;
-    for (uint32_t k = 0; k < d->nroots; k++) {
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
         if (s->q->root_rule && s->q->root_rule[k] == -2) continue;
-        uint32_t t = hkg_find(d, s->g, d->roots[k].id);
+        uint32_t t = hkg_find(d, s->g, hk_view(d)->roots[k].id);
         if (t == HK_NONE) continue;
-        int rank = shark_rank(d->roots[k].type);
+        int rank = shark_rank(hk_view(d)->roots[k].type);
         const char *name = "";
         if (hk_obj_kind(d, t) == HK_KIND_CLASS) {
-            hk_class *c = hk_class_by_id(d, d->roots[k].id);
+            hk_class *c = hk_class_by_id(d, hk_view(d)->roots[k].id);
             if (c && c->name) name = c->name;
         } else {
             name = hk_obj_class_name(d, t);
@@ -328,7 +328,7 @@ int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, c
     if (hk_graph_ensure(d, HK_GRAPH_REFS, err, errlen)) return -1;
     hk_graph *g = hkg_of(d);
     for (uint32_t r = 0; r < q->nrefs; r++)
-        if (q->refs[r].cls >= d->nclasses || !q->refs[r].field) {
+        if (q->refs[r].cls >= hk_view(d)->nclasses || !q->refs[r].field) {
             snprintf(err, errlen, "leak paths: reference rule %u names no class or field", r);
             return -1;
         }

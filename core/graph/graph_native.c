@@ -59,7 +59,7 @@ int hk_graph_class_native(hk_dump *d, int heap, uint64_t **out, char *err, size_
 {
     if (hk_graph_ensure(d, HK_GRAPH_NATIVE, err, errlen) < 0) return -1;
     hk_graph *g = hkg_of(d);
-    uint64_t *per = hk_xcalloc(d->nclasses ? d->nclasses : 1, sizeof *per);
+    uint64_t *per = hk_xcalloc(hk_view(d)->nclasses ? hk_view(d)->nclasses : 1, sizeof *per);
     for (uint32_t o = 0; g->native && o < g->n; o++) {
         if (!g->native[o] || (heap >= 0 && hk_obj_heap(d, o) != heap) || hk_obj_kind(d, o) == HK_KIND_CLASS) continue;
         uint32_t c = hk_obj_class(d, o);

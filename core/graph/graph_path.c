@@ -118,9 +118,9 @@ static int bfs(const hk_graph *g, hkg_path_search *s, int lists, uint32_t want)
 /* The roots of one rank, each root record's object looked up by its id. */
 static void seed_rank(hk_dump *d, hk_graph *g, hkg_path_search *s, int rank)
 {
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (hk_graph_root_rank(d->roots[k].type) != rank) continue;
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (hk_graph_root_rank(hk_view(d)->roots[k].type) != rank) continue;
+        uint32_t t = hkg_find(d, g, hk_view(d)->roots[k].id);
         if (t == HK_NONE || parent_of(g, t) != HK_NONE) continue;
         set_parent(g, t, HKG_P_ROOT);
         s->q[s->tail++] = t;
@@ -259,9 +259,9 @@ int hk_graph_edge_name(hk_dump *d, uint32_t src, uint32_t dst, char *buf, size_t
         uint32_t c = hk_obj_class(d, src), nf, dl;
         const uint8_t *data = hk_instance_data(d, src, &dl);
         if (c == HK_NONE || !data) return -1;
-        const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+        const hk_field *f = hk_class_layout(d, &hk_view(d)->classes[c], &nf);
         for (uint32_t k = 0; k < nf; k++) {
-            if (f[k].type != HK_T_OBJECT || f[k].offset + d->id_size > dl) continue;
+            if (f[k].type != HK_T_OBJECT || f[k].offset + hk_view(d)->id_size > dl) continue;
             hk_value v;
             hk_read_value(d, data + f[k].offset, HK_T_OBJECT, &v);
             if (v.ref == want) {
@@ -368,12 +368,12 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
     /* the root record: the best-ranked one for the first object */
     hk_id rid = hk_obj_id(d, path->steps[0].obj);
     int best = 99;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        if (d->roots[k].id != rid) continue;
-        int r = hk_graph_root_rank(d->roots[k].type);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        if (hk_view(d)->roots[k].id != rid) continue;
+        int r = hk_graph_root_rank(hk_view(d)->roots[k].type);
         if (r < best) {
             best = r;
-            path->root = &d->roots[k];
+            path->root = &hk_view(d)->roots[k];
         }
     }
     return 0;

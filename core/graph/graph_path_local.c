@@ -39,10 +39,11 @@ static int by_obj_key(const void *pa, const void *pb)
 hkg_root_keys *hkg_root_keys_make(hk_dump *d, hk_graph *g)
 {
     hkg_root_keys *rk = hk_xcalloc(1, sizeof *rk);
-    rk->v = hk_xrealloc(NULL, (d->nroots ? d->nroots : 1) * sizeof *rk->v);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
-        if (t != HK_NONE) rk->v[rk->n++] = (root_key){t, (uint64_t)hk_graph_root_rank(d->roots[k].type) << 32 | k};
+    rk->v = hk_xrealloc(NULL, (hk_view(d)->nroots ? hk_view(d)->nroots : 1) * sizeof *rk->v);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        uint32_t t = hkg_find(d, g, hk_view(d)->roots[k].id);
+        if (t != HK_NONE)
+            rk->v[rk->n++] = (root_key){t, (uint64_t)hk_graph_root_rank(hk_view(d)->roots[k].type) << 32 | k};
     }
     qsort(rk->v, rk->n, sizeof *rk->v, by_obj_key);
     uint32_t m = 0; /* the best key of each object */

@@ -1,7 +1,7 @@
 /* The graph's state, the id -> index finder, forward references and the referrer index. */
 #include "graph/graph_internal.h"
 #include "util/hk_report.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_jobs.h"
 
 #include "util/hk_mem.h"
@@ -44,14 +44,14 @@ static hk_graph *graph_state(hk_dump *d)
     if (g) return g;
     hk_mem_lean();
     g = hk_xcalloc(1, sizeof *g);
-    g->n = d->nobjects;
+    g->n = hk_view(d)->nobjects;
     hk_dump_attach(d, &hkg_key, g, graph_free);
     return g;
 }
 
 uint32_t hkg_find(const hk_dump *d, const hk_graph *g, hk_id id)
 {
-    if (!id || !d->nsegs) return HK_NONE;
+    if (!id || !hk_view(d)->nsegs) return HK_NONE;
     if (!g->finder.bucket) return hk_obj_find(d, id);
     return hk_iddir_find(&g->finder, d, id);
 }
@@ -74,7 +74,7 @@ static int hkg_ref_kind(const hk_dump *d, const hk_class *c)
         if (c->ref_kind && c->ref_kind <= HK_REF_PHANTOM) return by_dump[c->ref_kind];
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             if (c->name && !strcmp(c->name, kinds[k].name)) return kinds[k].kind;
-        c = c->super != HK_NONE ? &d->classes[c->super] : NULL;
+        c = c->super != HK_NONE ? &hk_view(d)->classes[c->super] : NULL;
     }
     return HK_REACH_STRONG;
 }
@@ -86,7 +86,7 @@ static int is_cleaner(const hk_dump *d, const hk_class *c)
     for (int depth = 0; c && depth < 64; depth++) {
         if (c->name && !strcmp(c->name, "sun.misc.Cleaner")) return 2;
         if (c->name && !strcmp(c->name, "jdk.internal.ref.Cleaner")) return 1;
-        c = c->super != HK_NONE ? &d->classes[c->super] : NULL;
+        c = c->super != HK_NONE ? &hk_view(d)->classes[c->super] : NULL;
     }
     return 0;
 }
@@ -106,10 +106,10 @@ static void weak_fields(const hk_field *f, uint32_t nf, int kind, int *wref, int
 
 static void build_class_refs(hk_dump *d, hk_graph *g)
 {
-    g->cls = hk_xcalloc(d->nclasses ? d->nclasses : 1, sizeof *g->cls);
+    g->cls = hk_xcalloc(hk_view(d)->nclasses ? hk_view(d)->nclasses : 1, sizeof *g->cls);
     size_t cap = 0, n = 0;
-    for (uint32_t ci = 0; ci < d->nclasses; ci++) {
-        hk_class *c = &d->classes[ci];
+    for (uint32_t ci = 0; ci < hk_view(d)->nclasses; ci++) {
+        hk_class *c = &hk_view(d)->classes[ci];
         hkg_class_refs *cr = &g->cls[ci];
         uint32_t nf;
         const hk_field *f = hk_class_layout(d, c, &nf);
@@ -148,14 +148,14 @@ static inline void push(edges *e, uint32_t t)
 
 uint64_t hkg_shallow(const hk_dump *d, hkg_sizer *s, uint32_t i)
 {
-    if (d->obj_sizes) return d->obj_sizes[i]; /* per-object sizes (a Perfetto heap graph) */
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    if (hk_view(d)->obj_sizes) return hk_view(d)->obj_sizes[i]; /* per-object sizes (a Perfetto heap graph) */
+    const uint8_t *r = hk_obj_record(d, i);
     if (*r != HPROF_INSTANCE_DUMP) return hk_obj_shallow_size(d, i);
     hk_id cid = hk_rec_instance_class(d, r);
     if (cid != s->cid || !cid) {
-        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+        uint32_t *ci = hk_idmap_get(&hk_view(d)->class_by_id, cid);
         s->cid = cid;
-        s->size = ci ? d->classes[*ci].instance_size : 0;
+        s->size = ci ? hk_view(d)->classes[*ci].instance_size : 0;
     }
     return s->size;
 }
@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) uint32_t scan_instance(refs_job *j,
 {
     hk_dump *d = j->d;
     hk_graph *g = j->g;
-    const uint32_t idsz = d->id_size;
+    const uint32_t idsz = hk_view(d)->id_size;
     if (j->first && c->cleaner) part_cleaner(pt, i);
     uint32_t len, bits = 0;
     const uint8_t *p = hk_rec_instance_data(d, r, &len);
@@ -232,7 +232,7 @@ static inline __attribute__((always_inline)) uint32_t scan_obj_array(const hk_du
 {
     uint32_t cnt = hk_rec_array_length(d, r), bits = 0;
     const uint8_t *p = hk_rec_obj_array_elems(d, r);
-    for (uint32_t k = 0; k < cnt; k++, p += d->id_size) {
+    for (uint32_t k = 0; k < cnt; k++, p += hk_view(d)->id_size) {
         hk_id id = hk_be_id(d, p);
         if (!id) continue;
         if (noting && k < 32) bits |= 1u << k;
@@ -245,9 +245,9 @@ static inline __attribute__((always_inline)) uint32_t scan_obj_array(const hk_du
 /* A class object's references: superclass, loader, static fields of object type. */
 static void scan_class(const hk_dump *d, const hk_graph *g, edges *e, const uint8_t *r)
 {
-    uint32_t *ci = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+    uint32_t *ci = hk_idmap_get(&hk_view(d)->class_by_id, hk_be_id(d, r + 1));
     if (!ci) return;
-    const hk_class *c = &d->classes[*ci];
+    const hk_class *c = &hk_view(d)->classes[*ci];
     hk_id ids[2] = {c->super_id, c->loader_id};
     for (int k = 0; k < 2; k++) {
         uint32_t t = hkg_find(d, g, ids[k]);
@@ -273,12 +273,12 @@ static inline __attribute__((always_inline)) void scan_range(refs_job *j, int pa
     hkg_class_cache nc;
     if (noting) memset(&nc, 0, sizeof nc);
     for (uint32_t i = pt->lo; i < pt->hi; i++) {
-        const uint8_t *r = d->data + hk_obj_offset(d, i);
+        const uint8_t *r = hk_obj_record(d, i);
         uint32_t info = 0, bits = 0;
         if (*r == HPROF_INSTANCE_DUMP) {
             hk_id cid = hk_rec_instance_class(d, r);
             if (cid != last_cid || !cr) {
-                uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
+                uint32_t *ci = hk_idmap_get(&hk_view(d)->class_by_id, cid);
                 cr = ci ? &g->cls[*ci] : NULL;
                 last_cid = cid;
             }
@@ -287,7 +287,8 @@ static inline __attribute__((always_inline)) void scan_range(refs_job *j, int pa
         } else if (*r == HPROF_OBJ_ARRAY_DUMP) {
             bits = scan_obj_array(d, g, &pt->e, r, noting);
             if (noting)
-                info = hkg_note_info(HK_KIND_OBJ_ARRAY, hkg_cached_class(d, &nc, hk_be_id(d, r + 1 + d->id_size + 8)));
+                info = hkg_note_info(HK_KIND_OBJ_ARRAY,
+                                     hkg_cached_class(d, &nc, hk_be_id(d, r + 1 + hk_view(d)->id_size + 8)));
         } else if (*r == HPROF_CLASS_DUMP) {
             scan_class(d, g, &pt->e, r);
             if (noting) info = hkg_note_info(HK_KIND_CLASS, HK_NONE);
@@ -374,9 +375,9 @@ static void join_first(hk_dump *d, hk_graph *g, const refs_part *parts)
             memcpy(g->cleaners + g->ncleaners, parts[k].cleaners, parts[k].ncleaners * sizeof *g->cleaners);
         g->ncleaners += (uint32_t)parts[k].ncleaners;
     }
-    g->roots = hk_xrealloc(NULL, (d->nroots ? d->nroots : 1) * sizeof *g->roots);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hkg_find(d, g, d->roots[k].id);
+    g->roots = hk_xrealloc(NULL, (hk_view(d)->nroots ? hk_view(d)->nroots : 1) * sizeof *g->roots);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        uint32_t t = hkg_find(d, g, hk_view(d)->roots[k].id);
         if (t == HK_NONE || (g->flags[t] & HKG_F_ROOT)) continue;
         g->flags[t] |= HKG_F_ROOT;
         g->roots[g->nroots++] = t;
@@ -387,9 +388,9 @@ static void join_first(hk_dump *d, hk_graph *g, const refs_part *parts)
  * roots; a later one (after dominators dropped the edges to save memory) only the edges. */
 static int hkg_build_refs(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
-    const uint32_t n = d->nobjects;
+    const uint32_t n = hk_view(d)->nobjects;
     const int first = !g->flags;
-    if (d->nsegs) hk_iddir_build(&g->finder, d, 2);
+    if (hk_view(d)->nsegs) hk_iddir_build(&g->finder, d, 2);
     if (first) build_class_refs(d, g);
     g->out_start = hk_xrealloc(NULL, ((size_t)n + 1) * sizeof *g->out_start);
     if (first) g->flags = hk_xcalloc(n ? n : 1, 1);
@@ -446,7 +447,7 @@ static const phase phases[] = {
 static int run_phase(hk_dump *d, hk_graph *g, const phase *ph, char *err, size_t errlen)
 {
     /* a few seconds on a big heap: say what is happening when someone is watching */
-    int shown = d->nobjects > 1000000;
+    int shown = hk_view(d)->nobjects > 1000000;
     if (shown) hk_report(HK_REPORT_PROGRESS, "heap graph: %s...", ph->what);
     int rc = ph->fn(d, g, err, errlen);
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "");
@@ -477,7 +478,7 @@ static void pair_part(void *ctx, int k)
 static int run_search_and_referrers(hk_dump *d, hk_graph *g, int mask, char *err, size_t errlen)
 {
     pair_job j = {d, g, (mask & HK_GRAPH_NATIVE & ~g->done) != 0, 0, err, errlen};
-    int shown = d->nobjects > 1000000;
+    int shown = hk_view(d)->nobjects > 1000000;
     if (shown) hk_report(HK_REPORT_PROGRESS, "%s", "heap graph: referrers and the live heap...");
     hk_parallel(2, pair_part, &j);
     if (!j.rc && (mask & HK_GRAPH_REACH & ~g->done)) {

@@ -6,7 +6,7 @@
 #define HK_GRAPH_VIEW_H
 
 #include "graph/graph.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_idmap.h"
 
 /* Per-class edge layout: which instance-data offsets hold references. */
@@ -73,8 +73,9 @@ static inline uint32_t hkg_array_note_len(uint32_t bits)
 /* The class a primitive array's record notes (see hkg_note_info). */
 static inline uint32_t hkg_prim_class(const hk_dump *d, const uint8_t *r)
 {
-    int t = r[1 + d->id_size + 8];
-    uint32_t c = t < 12 ? d->prim_array_class[t] : HK_NONE;
+    const hk_dump_view *v = hk_view(d);
+    int t = r[1 + v->id_size + 8];
+    uint32_t c = t < 12 ? v->prim_array_class[t] : HK_NONE;
     if (c == HK_NONE) c = HKG_PRIM(*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA ? t : 0);
     return c;
 }
@@ -89,9 +90,8 @@ static inline uint32_t hkg_cached_class(const hk_dump *d, hkg_class_cache *cc, h
 {
     uint32_t h = (uint32_t)((cid * 0x9e3779b97f4a7c15ULL) >> 56);
     if (cc->ids[h] != cid || !cid) {
-        uint32_t *ci = hk_idmap_get(&d->class_by_id, cid);
         cc->ids[h] = cid;
-        cc->idx[h] = ci ? *ci : HK_NONE;
+        cc->idx[h] = hk_class_index(d, cid);
     }
     return cc->idx[h];
 }
@@ -102,7 +102,8 @@ struct hk_graph;
 extern const char hkg_key;
 static inline struct hk_graph *hkg_of(const hk_dump *d)
 {
-    return d->nattached && d->attached[0].key == &hkg_key ? d->attached[0].state : hk_dump_attached(d, &hkg_key);
+    const hk_dump_view *v = hk_view(d);
+    return v->nattached && v->attached[0].key == &hkg_key ? v->attached[0].state : hk_dump_attached(d, &hkg_key);
 }
 
 typedef struct hk_graph {

@@ -11,7 +11,7 @@
 #include "hprof/hprof.h"
 #include "util/hk_file.h"
 #include "util/hk_png.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "open/open.h"
 #include "util/hk_report.h"
 
@@ -110,7 +110,7 @@ static void host_buf_reset(hk_buf *b)
 
 static const char *host_dump_path(hk_dump *d)
 {
-    return d ? d->path : NULL;
+    return d ? hk_dump_path(d) : NULL;
 }
 
 static int host_dump_sdk(hk_dump *d)
@@ -140,7 +140,7 @@ static hk_id host_object_class(hk_dump *d, hk_id obj)
     uint32_t i = d ? hk_obj_find(d, obj) : HK_NONE;
     if (i == HK_NONE) return 0;
     uint32_t c = hk_obj_class(d, i);
-    return c == HK_NONE ? 0 : d->classes[c].id;
+    return c == HK_NONE ? 0 : hk_view(d)->classes[c].id;
 }
 
 static int host_class_static(hk_dump *d, hk_id cls, const char *name, hk_value *out)
@@ -177,8 +177,8 @@ static int host_instances(hk_dump *d, hk_id cls, int with_subclasses, int (*cb)(
     const hk_class *c = d ? hk_class_by_id(d, cls) : NULL;
     if (!c || !cb) return 0;
     if (!with_subclasses) return walk_class(d, c->index, cb, ctx);
-    for (uint32_t k = 0; k < d->nclasses; k++) {
-        if (!hk_class_is_subclass(d, &d->classes[k], c)) continue;
+    for (uint32_t k = 0; k < hk_view(d)->nclasses; k++) {
+        if (!hk_class_is_subclass(d, &hk_view(d)->classes[k], c)) continue;
         int rc = walk_class(d, k, cb, ctx);
         if (rc) return rc;
     }

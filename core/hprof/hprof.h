@@ -2,7 +2,9 @@
  * The HPROF reader and index: one pass over a mapped dump builds a sorted object table
  * (id -> record offset, 9 bytes per object), the class table with field layouts, the GC
  * roots and the heap ranges.  Everything else reads records straight from the mapping.
- * hk_dump is a handle here; its fields are in hprof_internal.h, for the core layers alone.
+ * hk_dump is a handle here: the floors above read its object and class tables through
+ * hprof_view.h (read-only) and the rest through the calls below; its representation
+ * (hprof_internal.h) is private to core/hprof/.
  */
 #ifndef HK_HPROF_H
 #define HK_HPROF_H
@@ -144,12 +146,32 @@ int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, si
 /* Both steps for an HPROF file (.hprof or .hprof.gz), for the test programs; NULL with err. */
 hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, char *err, size_t errlen);
 void hk_dump_close(hk_dump *d);
-/* What the floors above read of a dump without its representation (hprof_internal.h): its
- * path, its objects, its GC roots, and the images that came with it (hk_dump_image). */
+/* What the floors above read of a dump beyond hprof_view.h: its path, the header's format
+ * ("JAVA PROFILE 1.0.3") and time, the map applied to its names (NULL: none), what it was made
+ * from when it was not an HPROF file ("key: value" lines, NULL for an HPROF file), its objects,
+ * its GC roots, its heaps (named by hk_heap_name) and the images that came with it. */
 const char *hk_dump_path(const hk_dump *d);
+const char *hk_dump_format(const hk_dump *d);
+uint64_t hk_dump_timestamp_ms(const hk_dump *d);
+const hk_map *hk_dump_map(const hk_dump *d);
+const char *hk_dump_source(const hk_dump *d);
 uint32_t hk_dump_object_count(const hk_dump *d);
 const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n);
+uint32_t hk_dump_heap_count(const hk_dump *d);
 const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n);
+/* What the index counted in each heap (HK_MAX_HEAPS entries each): the instances of class
+ * index c, the primitive arrays of an element type the dump gives no class ("T[]"), and the
+ * class objects of a dump without java.lang.Class. */
+typedef struct hk_tally {
+    const uint32_t *count;
+    const uint64_t *bytes;
+} hk_tally;
+hk_tally hk_class_tally(const hk_dump *d, uint32_t c);
+hk_tally hk_prim_tally(const hk_dump *d, int type);
+hk_tally hk_class_object_tally(const hk_dump *d);
+/* Gives the page cache back the pages of [p, p + len) of a mapped dump's bytes, read once
+ * (nothing for a dump held in memory). */
+void hk_dump_release(const hk_dump *d, const void *p, size_t len);
 /* State a floor above keeps with a dump (the graph, the bitmap list), under a key of its own
  * (the address of a static object of that floor), so the reader holds no slot for any of them:
  * hk_dump_attach adds it (replacing, after freeing, what the key held), free_fn frees it when
@@ -213,6 +235,13 @@ int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *an
 const hk_static *hk_class_static(const hk_class *c, const char *name);
 /* Instances of class index c (exact class), without copying: a slice of object indices. */
 const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n);
+/* The per-class lists when hk_class_instances has built them, else NULL: class c's instances
+ * are list[start[c]] to list[start[c + 1]] (for a scan that uses them when they are there). */
+const uint32_t *hk_class_lists(const hk_dump *d, const uint32_t **start);
+/* Hands d per-class lists a caller filled in a pass of its own over every object (the heap
+ * diff's matcher), in that form (start: nclasses + 2 entries, the last two the total), when
+ * none are built yet; d then owns and frees them.  Else the caller keeps them: 0 taken, -1 not. */
+int hk_class_lists_adopt(hk_dump *d, uint32_t *start, uint32_t *list);
 /* Each object's class index as hk_class_instances files it (HK_NONE for class objects), as a
  * new array of d->nobjects + 1 entries (the last HK_NONE) the caller frees.  Made while the
  * per-class lists are built when they are not yet, so a caller that needs both pays once. */
@@ -262,6 +291,10 @@ const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len);
 /* ---- roots and heaps ---- */
 const char *hk_root_type_name(int type);
 const char *hk_heap_name(const hk_dump *d, int heap);
+/* The heap called name, -1 when the dump has none of that name; the dump's heap names to out,
+ * separated by ", " (nothing when it names none). */
+int hk_heap_index(const hk_dump *d, const char *name);
+void hk_heap_names(const hk_dump *d, hk_buf *out);
 const char *hk_type_name(int type);
 
 /* ---- origin (Android) ---- */

@@ -28,9 +28,9 @@ const char *hk_string_by_id(hk_dump *d, hk_id sid, uint32_t *len)
 {
     uint64_t body;
     if (!hk_idtab_get(&d->strings, sid, &body)) return NULL;
-    uint32_t reclen = hk_be32(d->data + body - 4);
-    *len = reclen - d->id_size;
-    return (const char *)d->data + body + d->id_size;
+    uint32_t reclen = hk_be32(d->view.data + body - 4);
+    *len = reclen - d->view.id_size;
+    return (const char *)d->view.data + body + d->view.id_size;
 }
 
 static const char *prim_name(char c)
@@ -109,8 +109,8 @@ int hk_obj_heap(const hk_dump *d, uint32_t i)
 
 static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t errlen)
 {
-    const uint32_t idsz = d->id_size;
-    const uint8_t *r = d->data + off;
+    const uint32_t idsz = d->view.id_size;
+    const uint8_t *r = d->view.data + off;
     c->id = hk_be_id(d, r + 1);
     c->super_id = hk_be_id(d, r + 1 + idsz + 4);
     c->loader_id = hk_be_id(d, r + 1 + 2 * idsz + 4);
@@ -165,26 +165,26 @@ static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t 
 
 int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen)
 {
-    d->classes = hk_xcalloc(n, sizeof *d->classes);
-    d->nclasses = (uint32_t)n;
+    d->view.classes = hk_xcalloc(n, sizeof *d->view.classes);
+    d->view.nclasses = (uint32_t)n;
     for (size_t i = 0; i < n; i++) {
-        hk_class *c = &d->classes[i];
+        hk_class *c = &d->view.classes[i];
         c->index = (uint32_t)i;
         if (parse_class(d, c, offs[i], err, errlen) < 0) return -1;
         int ins;
-        hk_idmap_put(&d->class_by_id, c->id, (uint32_t)i, &ins);
+        hk_idmap_put(&d->view.class_by_id, c->id, (uint32_t)i, &ins);
         c->object = hk_obj_find(d, c->id);
         int t = prim_type_of_array_name(c->name);
-        if (t && d->prim_array_class[t] == HK_NONE) d->prim_array_class[t] = (uint32_t)i;
+        if (t && d->view.prim_array_class[t] == HK_NONE) d->view.prim_array_class[t] = (uint32_t)i;
     }
-    d->class_class = d->string_class = HK_NONE;
+    d->view.class_class = d->view.string_class = HK_NONE;
     for (size_t i = 0; i < n; i++) {
-        hk_class *c = &d->classes[i];
-        if (!strcmp(c->name, "java.lang.Class")) d->class_class = (uint32_t)i;
-        if (!strcmp(c->name, "java.lang.String")) d->string_class = (uint32_t)i;
+        hk_class *c = &d->view.classes[i];
+        if (!strcmp(c->name, "java.lang.Class")) d->view.class_class = (uint32_t)i;
+        if (!strcmp(c->name, "java.lang.String")) d->view.string_class = (uint32_t)i;
         c->super = HK_NONE;
         if (c->super_id) {
-            uint32_t *s = hk_idmap_get(&d->class_by_id, c->super_id);
+            uint32_t *s = hk_idmap_get(&d->view.class_by_id, c->super_id);
             if (!s) {
                 snprintf(err, errlen,
                          "%s: at offset %llu: class %s names superclass 0x%llx, which is not in the dump (an id that "
@@ -197,11 +197,11 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
     }
     /* a superclass cycle would make every layout walk loop forever */
     for (size_t i = 0; i < n; i++) {
-        uint32_t k = d->classes[i].super, steps = 0;
-        while (k != HK_NONE && steps++ <= n) k = d->classes[k].super;
+        uint32_t k = d->view.classes[i].super, steps = 0;
+        while (k != HK_NONE && steps++ <= n) k = d->view.classes[k].super;
         if (steps > n) {
             snprintf(err, errlen, "%s: at offset %llu: class %s has a superclass cycle", d->path,
-                     (unsigned long long)offs[i], d->classes[i].name);
+                     (unsigned long long)offs[i], d->view.classes[i].name);
             return -1;
         }
     }
@@ -210,16 +210,16 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
 
 hk_class *hk_class_by_id(const hk_dump *d, hk_id id)
 {
-    uint32_t *i = hk_idmap_get(&d->class_by_id, id);
-    return i ? &d->classes[*i] : NULL;
+    uint32_t *i = hk_idmap_get(&d->view.class_by_id, id);
+    return i ? &d->view.classes[*i] : NULL;
 }
 
 hk_class *hk_class_by_name(const hk_dump *d, const char *name)
 {
-    for (uint32_t i = 0; i < d->nclasses; i++)
-        if (!strcmp(d->classes[i].name, name)) return &d->classes[i];
-    for (uint32_t i = 0; i < d->nclasses; i++) /* the dump's name, when a map renamed it */
-        if (!strcmp(d->classes[i].obf_name, name)) return &d->classes[i];
+    for (uint32_t i = 0; i < d->view.nclasses; i++)
+        if (!strcmp(d->view.classes[i].name, name)) return &d->view.classes[i];
+    for (uint32_t i = 0; i < d->view.nclasses; i++) /* the dump's name, when a map renamed it */
+        if (!strcmp(d->view.classes[i].obf_name, name)) return &d->view.classes[i];
     return NULL;
 }
 
@@ -227,11 +227,11 @@ const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n)
 {
     if (!c->all_fields) {
         uint32_t total = 0;
-        for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) total += d->classes[k].nfields;
+        for (uint32_t k = c->index; k != HK_NONE; k = d->view.classes[k].super) total += d->view.classes[k].nfields;
         hk_field *all = hk_xcalloc(total, sizeof *all);
         uint32_t j = 0, base = 0;
-        for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super) {
-            hk_class *s = &d->classes[k];
+        for (uint32_t k = c->index; k != HK_NONE; k = d->view.classes[k].super) {
+            hk_class *s = &d->view.classes[k];
             for (uint16_t f = 0; f < s->nfields; f++) {
                 all[j] = s->fields[f];
                 all[j].offset += base;
@@ -258,7 +258,7 @@ const hk_field *hk_field_named(const hk_field *f, uint32_t n, const char *name)
 
 int hk_class_is_subclass(const hk_dump *d, const hk_class *c, const hk_class *ancestor)
 {
-    for (uint32_t k = c->index; k != HK_NONE; k = d->classes[k].super)
+    for (uint32_t k = c->index; k != HK_NONE; k = d->view.classes[k].super)
         if (k == ancestor->index) return 1;
     return 0;
 }
@@ -275,13 +275,13 @@ const hk_static *hk_class_static(const hk_class *c, const char *name)
 /* The lists by class, from each object's class (cls, which the caller keeps or frees). */
 static void build_by_class(hk_dump *d, uint32_t *cls)
 {
-    uint32_t nc = d->nclasses;
+    uint32_t nc = d->view.nclasses;
     uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
-    for (uint32_t i = 0; i < d->nobjects; i++)
+    for (uint32_t i = 0; i < d->view.nobjects; i++)
         if (cls[i] != HK_NONE) start[cls[i] + 2]++;
     for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
     uint32_t *out = hk_xmalloc((size_t)start[nc + 1] * sizeof *out);
-    for (uint32_t i = 0; i < d->nobjects; i++)
+    for (uint32_t i = 0; i < d->view.nobjects; i++)
         if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
     d->by_class_start = start;
     d->by_class = out;
@@ -289,15 +289,15 @@ static void build_by_class(hk_dump *d, uint32_t *cls)
 
 uint32_t *hk_class_of_objects(hk_dump *d)
 {
-    uint32_t *cls = hk_xmalloc(((size_t)d->nobjects + 1) * sizeof *cls);
-    cls[d->nobjects] = HK_NONE;
+    uint32_t *cls = hk_xmalloc(((size_t)d->view.nobjects + 1) * sizeof *cls);
+    cls[d->view.nobjects] = HK_NONE;
     if (d->by_class) { /* from the lists: no record read */
-        for (uint32_t i = 0; i < d->nobjects; i++) cls[i] = HK_NONE;
-        for (uint32_t c = 0; c < d->nclasses; c++)
+        for (uint32_t i = 0; i < d->view.nobjects; i++) cls[i] = HK_NONE;
+        for (uint32_t c = 0; c < d->view.nclasses; c++)
             for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) cls[d->by_class[k]] = c;
         return cls;
     }
-    for (uint32_t i = 0; i < d->nobjects; i++)
+    for (uint32_t i = 0; i < d->view.nobjects; i++)
         cls[i] = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
     build_by_class(d, cls);
     return cls;

@@ -12,19 +12,19 @@ static void recount(hk_dump *d, uint32_t i, uint64_t old, uint64_t now)
 {
     int h = hk_obj_heap(d, i);
     if (h < 0) h = 0;
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     uint64_t *slot;
     if (*r == HPROF_CLASS_DUMP) {
-        uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+        uint32_t *c = hk_idmap_get(&d->view.class_by_id, hk_be_id(d, r + 1));
         if (!c) return;
-        h = d->classes[*c].heap;
-        slot = d->class_class != HK_NONE ? &d->class_bytes[(size_t)d->class_class * HK_MAX_HEAPS + h]
-                                         : &d->class_obj_bytes[h];
+        h = d->view.classes[*c].heap;
+        slot = d->view.class_class != HK_NONE ? &d->class_bytes[(size_t)d->view.class_class * HK_MAX_HEAPS + h]
+                                              : &d->class_obj_bytes[h];
     } else {
         uint32_t c = hk_obj_class(d, i);
         if (c != HK_NONE) slot = &d->class_bytes[(size_t)c * HK_MAX_HEAPS + h];
         else if (*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA) {
-            int t = r[1 + d->id_size + 8];
+            int t = r[1 + d->view.id_size + 8];
             if (t < 0 || t >= 12) return;
             slot = &d->prim_bytes[t][h];
         } else return;
@@ -43,29 +43,30 @@ static int whole_pairs(const hk_dump *d, uint32_t len, uint32_t step, uint64_t o
 
 static int apply_sizes(hk_dump *d, const uint8_t *p, uint32_t len, uint64_t off, char *err, size_t errlen)
 {
-    const uint32_t step = d->id_size + 8;
+    const uint32_t step = d->view.id_size + 8;
     if (whole_pairs(d, len, step, off, "object sizes", err, errlen) < 0) return -1;
-    if (!d->obj_sizes) {
-        d->obj_sizes = hk_xcalloc(d->nobjects ? d->nobjects : 1, sizeof *d->obj_sizes);
-        for (uint32_t i = 0; i < d->nobjects; i++) d->obj_sizes[i] = hk_obj_record_size(d, i);
+    uint64_t *sizes = (uint64_t *)d->view.obj_sizes; /* the view's, written only here */
+    if (!sizes) {
+        d->view.obj_sizes = sizes = hk_xcalloc(d->view.nobjects ? d->view.nobjects : 1, sizeof *sizes);
+        for (uint32_t i = 0; i < d->view.nobjects; i++) sizes[i] = hk_obj_record_size(d, i);
     }
     for (uint32_t k = 0; k < len; k += step) {
         uint32_t i = hk_obj_find(d, hk_be_id(d, p + k));
         if (i == HK_NONE) continue; /* a size for an object the dump lacks says nothing */
-        uint64_t now = hk_be64(p + k + d->id_size);
-        recount(d, i, d->obj_sizes[i], now);
-        d->obj_sizes[i] = now;
+        uint64_t now = hk_be64(p + k + d->view.id_size);
+        recount(d, i, sizes[i], now);
+        sizes[i] = now;
     }
     return 0;
 }
 
 static int apply_kinds(hk_dump *d, const uint8_t *p, uint32_t len, uint64_t off, char *err, size_t errlen)
 {
-    const uint32_t step = d->id_size + 1;
+    const uint32_t step = d->view.id_size + 1;
     if (whole_pairs(d, len, step, off, "reference kinds", err, errlen) < 0) return -1;
     for (uint32_t k = 0; k < len; k += step) {
         hk_class *c = hk_class_by_id(d, hk_be_id(d, p + k));
-        uint8_t kind = p[k + d->id_size];
+        uint8_t kind = p[k + d->view.id_size];
         if (c && kind >= HK_REF_SOFT && kind <= HK_REF_PHANTOM) c->ref_kind = kind;
     }
     return 0;
@@ -74,7 +75,7 @@ static int apply_kinds(hk_dump *d, const uint8_t *p, uint32_t len, uint64_t off,
 int hk_ext_apply(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen)
 {
     for (size_t k = 0; k < n; k++) {
-        const uint8_t *r = d->data + offs[k];
+        const uint8_t *r = d->view.data + offs[k];
         uint32_t len = hk_be32(r + 5);
         int rc = *r == HPROF_HK_OBJECT_SIZES ? apply_sizes(d, r + 9, len, offs[k], err, errlen)
                                              : apply_kinds(d, r + 9, len, offs[k], err, errlen);

@@ -56,17 +56,17 @@ static int read_gzip(hk_dump *d, int fd, uint64_t compressed, char *err, size_t 
         free(buf);
         return -1;
     }
-    d->data = buf;
-    d->size = len;
+    d->view.data = buf;
+    d->view.size = len;
     d->mapped = 0;
     return 0;
 }
 
 static int parse_header(hk_dump *d, char *err, size_t errlen)
 {
-    const char *p = (const char *)d->data;
-    size_t n = strnlen(p, d->size < 64 ? d->size : 64);
-    if (d->size < 19 || strncmp(p, "JAVA PROFILE 1.0.", 17) != 0 || n >= d->size || n > 20) {
+    const char *p = (const char *)d->view.data;
+    size_t n = strnlen(p, d->view.size < 64 ? d->view.size : 64);
+    if (d->view.size < 19 || strncmp(p, "JAVA PROFILE 1.0.", 17) != 0 || n >= d->view.size || n > 20) {
         snprintf(err, errlen, "%s: not an HPROF heap dump: expected the header \"JAVA PROFILE 1.0.x\" at offset 0 (%s)",
                  d->path ? d->path : "dump", d->source ? "in the dump the trace embeds" : "nor is it a Perfetto trace");
         return -1;
@@ -78,18 +78,18 @@ static int parse_header(hk_dump *d, char *err, size_t errlen)
         return -1;
     }
     memcpy(d->format, p, n + 1);
-    if (d->size < n + 1 + 12) {
+    if (d->view.size < n + 1 + 12) {
         snprintf(err, errlen, "%s: at offset %zu: truncated header: id size and timestamp expected",
                  d->path ? d->path : "dump", n + 1);
         return -1;
     }
-    d->id_size = hk_be32(d->data + n + 1);
-    if (d->id_size != 4 && d->id_size != 8) {
+    d->view.id_size = hk_be32(d->view.data + n + 1);
+    if (d->view.id_size != 4 && d->view.id_size != 8) {
         snprintf(err, errlen, "%s: at offset %zu: id size %u (expected 4 or 8)", d->path ? d->path : "dump", n + 1,
-                 d->id_size);
+                 d->view.id_size);
         return -1;
     }
-    d->timestamp_ms = hk_be64(d->data + n + 5);
+    d->timestamp_ms = hk_be64(d->view.data + n + 5);
     d->header_size = (uint32_t)(n + 1 + 12);
     return 0;
 }
@@ -98,23 +98,23 @@ static hk_dump *dump_new(const char *path)
 {
     hk_dump *d = hk_xcalloc(1, sizeof *d);
     d->path = hk_xstrdup(path ? path : "dump");
-    for (int t = 0; t < 12; t++) d->prim_array_class[t] = HK_NONE;
+    for (int t = 0; t < 12; t++) d->view.prim_array_class[t] = HK_NONE;
     return d;
 }
 
 const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size)
 {
-    *size = d->size;
-    return d->data;
+    *size = d->view.size;
+    return d->view.data;
 }
 
 int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
                           char *err, size_t errlen)
 {
-    if (d->mapped == 1) munmap((void *)d->data, d->size);
-    else if (d->mapped == 0) free((void *)d->data);
-    d->data = bytes->data;
-    d->size = bytes->len;
+    if (d->mapped == 1) munmap((void *)d->view.data, d->view.size);
+    else if (d->mapped == 0) free((void *)d->view.data);
+    d->view.data = bytes->data;
+    d->view.size = bytes->len;
     d->mapped = 0;
     hk_buf_init(bytes);
     d->source = source;
@@ -122,18 +122,18 @@ int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_du
     d->nimages = nimages;
     if (fd < 0) return 0;
     /* the bytes were written to a file (a big heap graph rebuilt): map it like a dump on disk */
-    free((void *)d->data);
+    free((void *)d->view.data);
     struct stat st;
     void *m = fstat(fd, &st) == 0 && st.st_size > 0 ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
                                                     : MAP_FAILED;
     if (m == MAP_FAILED) {
         snprintf(err, errlen, "%s: cannot map the dump rebuilt from the trace: %s", d->path, strerror(errno));
-        d->data = NULL;
-        d->size = 0;
+        d->view.data = NULL;
+        d->view.size = 0;
         return -1;
     }
-    d->data = m;
-    d->size = (size_t)st.st_size;
+    d->view.data = m;
+    d->view.size = (size_t)st.st_size;
     d->mapped = 1;
     return 0;
 }
@@ -143,7 +143,7 @@ int hk_dump_index(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, si
     if (parse_header(d, err, errlen) < 0 || hk_index_build(d, progress, pctx, err, errlen) < 0 ||
         hk_dump_set_layout(d, NULL, err, errlen) < 0)
         return -1;
-    if (d->mapped == 1) madvise((void *)d->data, d->size, MADV_RANDOM);
+    if (d->mapped == 1) madvise((void *)d->view.data, d->view.size, MADV_RANDOM);
     return 0;
 }
 
@@ -159,8 +159,8 @@ static int map_file(hk_dump *d, int fd, size_t size, char *err, size_t errlen)
         return -1;
     }
     madvise(m, size, MADV_SEQUENTIAL);
-    d->data = m;
-    d->size = size;
+    d->view.data = m;
+    d->view.size = size;
     d->mapped = 1;
     return 0;
 }
@@ -194,8 +194,8 @@ hk_dump *hk_dump_load(const char *path, char *err, size_t errlen)
 hk_dump *hk_dump_load_mem(const uint8_t *data, size_t size)
 {
     hk_dump *d = dump_new("input");
-    d->data = data;
-    d->size = size;
+    d->view.data = data;
+    d->view.size = size;
     d->mapped = 2; /* borrowed */
     return d;
 }
@@ -210,58 +210,36 @@ hk_dump *hk_dump_open(const char *path, hk_progress_fn progress, void *pctx, cha
     return d;
 }
 
-const char *hk_dump_path(const hk_dump *d)
-{
-    return d->path;
-}
-
-uint32_t hk_dump_object_count(const hk_dump *d)
-{
-    return d->nobjects;
-}
-
-const hk_root *hk_dump_roots(const hk_dump *d, uint32_t *n)
-{
-    *n = d->nroots;
-    return d->roots;
-}
-
-const hk_dump_image *hk_dump_images(const hk_dump *d, size_t *n)
-{
-    *n = d->nimages;
-    return d->images;
-}
-
 void *hk_dump_attached(const hk_dump *d, const void *key)
 {
-    for (unsigned i = 0; i < d->nattached; i++)
-        if (d->attached[i].key == key) return d->attached[i].state;
+    for (unsigned i = 0; i < d->view.nattached; i++)
+        if (d->view.attached[i].key == key) return d->view.attached[i].state;
     return NULL;
 }
 
 void hk_dump_attach(hk_dump *d, const void *key, void *state, void (*free_fn)(void *state))
 {
-    for (unsigned i = 0; i < d->nattached; i++)
-        if (d->attached[i].key == key) {
-            d->attached[i].free_fn(d->attached[i].state);
-            d->attached[i] = (struct hk_attached){key, state, free_fn};
+    for (unsigned i = 0; i < d->view.nattached; i++)
+        if (d->view.attached[i].key == key) {
+            d->view.attached[i].free_fn(d->view.attached[i].state);
+            d->view.attached[i] = (struct hk_attached){key, state, free_fn};
             return;
         }
-    if (d->nattached == HK_MAX_ATTACHED) hk_oom(); /* a fixed handful of floors attach: a bug */
-    d->attached[d->nattached++] = (struct hk_attached){key, state, free_fn};
+    if (d->view.nattached == HK_MAX_ATTACHED) hk_oom(); /* a fixed handful of floors attach: a bug */
+    d->view.attached[d->view.nattached++] = (struct hk_attached){key, state, free_fn};
 }
 
 void hk_dump_close(hk_dump *d)
 {
     if (!d) return;
-    for (unsigned i = 0; i < d->nattached; i++) d->attached[i].free_fn(d->attached[i].state);
-    if (d->mapped == 1) munmap((void *)d->data, d->size);
-    else if (d->mapped == 0) free((void *)d->data);
+    for (unsigned i = 0; i < d->view.nattached; i++) d->view.attached[i].free_fn(d->view.attached[i].state);
+    if (d->mapped == 1) munmap((void *)d->view.data, d->view.size);
+    else if (d->mapped == 0) free((void *)d->view.data);
     free(d->path);
-    free(d->id_lo);
-    free(d->off_lo);
-    free(d->off_hi);
-    free(d->segs);
+    free((void *)d->view.id_lo);
+    free((void *)d->view.off_lo);
+    free((void *)d->view.off_hi);
+    free((void *)d->view.segs);
     hk_iddir_free(&d->dir);
     hk_idtab_free(&d->strings);
     hk_idtab_free(&d->load_names);
@@ -269,14 +247,14 @@ void hk_dump_close(hk_dump *d)
     hk_idtab_free(&d->traces);
     hk_idtab_free(&d->class_serials);
     hk_map_free(d->map);
-    for (uint32_t i = 0; i < d->nclasses; i++) {
-        free(d->classes[i].fields);
-        free(d->classes[i].statics);
-        free(d->classes[i].all_fields);
+    for (uint32_t i = 0; i < d->view.nclasses; i++) {
+        free(d->view.classes[i].fields);
+        free(d->view.classes[i].statics);
+        free(d->view.classes[i].all_fields);
     }
-    free(d->classes);
-    hk_idmap_free(&d->class_by_id);
-    free(d->roots);
+    free(d->view.classes);
+    hk_idmap_free(&d->view.class_by_id);
+    free((void *)d->view.roots);
     for (uint32_t i = 0; i < d->nheaps; i++) free(d->heap_names[i]);
     free(d->heap_ranges);
     free(d->class_counts);
@@ -285,7 +263,7 @@ void hk_dump_close(hk_dump *d)
     hk_layout_free(d);
     free(d->by_class_start);
     free(d->by_class);
-    free(d->obj_sizes);
+    free((void *)d->view.obj_sizes);
     free(d->source);
     for (size_t i = 0; i < d->nimages; i++) hk_buf_free(&d->images[i].png);
     free(d->images);

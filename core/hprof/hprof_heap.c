@@ -116,7 +116,7 @@ static int switch_heap(hk_part *p, uint32_t heap_id, uint64_t name_sid, uint64_t
 /* Size of a CLASS_DUMP record starting at r (the tag), or 0 when it runs past end. */
 static uint64_t class_dump_size(const hk_dump *d, const uint8_t *r, const uint8_t *end)
 {
-    uint32_t idsz = d->id_size;
+    uint32_t idsz = d->view.id_size;
     const uint8_t *q = r + 1 + idsz + 4 + 6 * idsz + 4;
     if (q + 2 > end) return 0;
     uint16_t n = hk_be16(q);
@@ -218,7 +218,7 @@ static int64_t class_dump(hk_part *p, const uint8_t *r, const uint8_t *end, uint
         return fail_at(p, off,
                        "CLASS_DUMP runs past the end of its %s record at offset %llu, or has an invalid field type",
                        "heap dump", (unsigned long long)rec_off);
-    hk_objtab_add(&p->objs, hk_be_idn(r + 1, d->id_size), off);
+    hk_objtab_add(&p->objs, hk_be_idn(r + 1, d->view.id_size), off);
     p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + 1, sizeof(uint64_t));
     p->class_offs[p->nclass_offs++] = off;
     return (int64_t)sz;
@@ -227,7 +227,7 @@ static int64_t class_dump(hk_part *p, const uint8_t *r, const uint8_t *end, uint
 /* Roots, and the tags that are none of the above. */
 static int64_t root_record(hk_part *p, const uint8_t *r, uint64_t left, uint64_t off, uint64_t rec_off)
 {
-    uint32_t idsz = p->w->d->id_size;
+    uint32_t idsz = p->w->d->view.id_size;
     int tag = *r, n = root_body_size(tag, idsz);
     if (n < 0)
         return fail_at(p, off,
@@ -244,8 +244,8 @@ static int64_t root_record(hk_part *p, const uint8_t *r, uint64_t left, uint64_t
 static uint64_t heap_records(hk_part *p, const hk_body *b, uint64_t start, uint64_t upto)
 {
     const hk_dump *d = p->w->d;
-    const uint32_t idsz = d->id_size;
-    const uint8_t *base = d->data;
+    const uint32_t idsz = d->view.id_size;
+    const uint8_t *base = d->view.data;
     const uint8_t *r = base + start, *stop = base + upto, *end = base + b->end;
     while (r < stop) {
         int tag = *r;
@@ -282,7 +282,7 @@ static void walked(hk_part *p, int k, uint64_t bytes)
 {
     hk_heap_walk *w = p->w;
     uint64_t done = atomic_fetch_add(&w->done, bytes) + bytes;
-    if (k == 0 && w->progress) w->progress(w->pctx, done, w->d->size);
+    if (k == 0 && w->progress) w->progress(w->pctx, done, w->d->view.size);
 }
 
 void hk_heap_part(void *walk, int k)
@@ -313,7 +313,7 @@ void hk_heap_part(void *walk, int k)
  * for finding where a sub-record starts inside a large body, never for indexing. */
 static uint64_t plausible_size(const hk_dump *d, const uint8_t *r, uint64_t left)
 {
-    uint32_t idsz = d->id_size;
+    uint32_t idsz = d->view.id_size;
     uint64_t sz;
     int t;
     switch (*r) {
@@ -344,7 +344,7 @@ static uint64_t plausible_size(const hk_dump *d, const uint8_t *r, uint64_t left
 static int chain_from(const hk_dump *d, const hk_body *b, uint64_t off)
 {
     for (int i = 0; i < 64 && off < b->end; i++) {
-        uint64_t sz = plausible_size(d, d->data + off, b->end - off);
+        uint64_t sz = plausible_size(d, d->view.data + off, b->end - off);
         if (!sz) return 0;
         off += sz;
     }

@@ -85,7 +85,7 @@ static int set_heap(pass *p, uint32_t heap_id, uint64_t name_sid, uint64_t off)
         const char *name = hk_string_by_id(d, name_sid, &len);
         /* heaps are named when the parts are joined, after every record is read: a name written
          * after its heap's record is one a single walk would not have seen yet */
-        if (name && (uint64_t)((const uint8_t *)name - d->data) > off) name = NULL;
+        if (name && (uint64_t)((const uint8_t *)name - d->view.data) > off) name = NULL;
         char tmp[32];
         if (!name) {
             snprintf(tmp, sizeof tmp, "heap-0x%x", heap_id);
@@ -122,16 +122,17 @@ static int join_part(pass *p, hk_part *part)
     }
     int nslots = part->nslots ? part->nslots : 1;
     for (size_t i = 0; i < part->ncounters; i++) add_counts(p, &part->counters[i], map, nslots);
-    d->roots = hk_grow(d->roots, &p->caproots, d->nroots + part->nroots + 1, sizeof(hk_root));
-    if (part->nroots) memcpy(d->roots + d->nroots, part->roots, part->nroots * sizeof(hk_root));
-    d->nroots += part->nroots;
+    hk_root *roots = hk_grow((hk_root *)d->view.roots, &p->caproots, d->view.nroots + part->nroots + 1, sizeof *roots);
+    if (part->nroots) memcpy(roots + d->view.nroots, part->roots, part->nroots * sizeof *roots);
+    d->view.roots = roots;
+    d->view.nroots += part->nroots;
     p->class_offs = hk_grow(p->class_offs, &p->capclass_offs, p->nclass_offs + part->nclass_offs + 1, sizeof(uint64_t));
     if (part->nclass_offs)
         memcpy(p->class_offs + p->nclass_offs, part->class_offs, part->nclass_offs * sizeof(uint64_t));
     p->nclass_offs += part->nclass_offs;
-    d->ninstances += part->ninstances;
-    d->nobj_arrays += part->nobj_arrays;
-    d->nprim_arrays += part->nprim_arrays;
+    d->view.ninstances += part->ninstances;
+    d->view.nobj_arrays += part->nobj_arrays;
+    d->view.nprim_arrays += part->nprim_arrays;
     if (p->objs.n) hk_objtab_append(&p->objs, &part->objs);
     else { /* the first part's table becomes the walk's: no copy */ hk_objtab_free(&p->objs);
         p->objs = part->objs;
@@ -168,7 +169,7 @@ static int walk_heap(pass *p)
     w.parts = hk_xmalloc((size_t)w.nparts * sizeof *w.parts);
     hk_heap_cut(&w);
     for (int k = 0; k < w.nparts; k++) {
-        hk_part_init(&w.parts[k], &w, p->d->size / 48 / (size_t)w.nparts);
+        hk_part_init(&w.parts[k], &w, p->d->view.size / 48 / (size_t)w.nparts);
         w.parts[k].from = w.cuts[k];
         w.parts[k].to = w.cuts[k + 1];
     }
@@ -199,9 +200,9 @@ static int walk_heap(pass *p)
 static int attach_counters(pass *p)
 {
     hk_dump *d = p->d;
-    d->class_counts = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint32_t));
-    d->class_bytes = hk_xcalloc((size_t)d->nclasses * HK_MAX_HEAPS, sizeof(uint64_t));
-    d->array_res = hk_xcalloc(((size_t)d->nclasses + 12) * 16, sizeof(uint32_t));
+    d->class_counts = hk_xcalloc((size_t)d->view.nclasses * HK_MAX_HEAPS, sizeof(uint32_t));
+    d->class_bytes = hk_xcalloc((size_t)d->view.nclasses * HK_MAX_HEAPS, sizeof(uint64_t));
+    d->array_res = hk_xcalloc(((size_t)d->view.nclasses + 12) * 16, sizeof(uint32_t));
     for (size_t s = 0; s < p->ncounters; s++) {
         uint64_t key = p->counters[s].key;
         uint32_t *n = p->counters[s].n;
@@ -209,22 +210,23 @@ static int attach_counters(pass *p)
         int ci = -1;
         if (key >= HK_PRIM_KEY) {
             key -= HK_PRIM_KEY;
-            if (d->prim_array_class[key] != HK_NONE) ci = (int)d->prim_array_class[key];
+            if (d->view.prim_array_class[key] != HK_NONE) ci = (int)d->view.prim_array_class[key];
             else {
                 for (int h = 0; h < HK_MAX_HEAPS; h++) {
                     d->prim_counts[key][h] += n[h];
                     d->prim_bytes[key][h] += b[h];
                 }
-                for (int r = 0; r < 16; r++) d->array_res[(d->nclasses + key) * 16 + r] += p->counters[s].res[r];
+                for (int r = 0; r < 16; r++) d->array_res[(d->view.nclasses + key) * 16 + r] += p->counters[s].res[r];
                 continue;
             }
         } else {
-            uint32_t *cp = hk_idmap_get(&d->class_by_id, key);
+            uint32_t *cp = hk_idmap_get(&d->view.class_by_id, key);
             if (!cp) {
                 /* find one object that names it, for the message */
-                for (uint32_t i = 0; i < d->nobjects; i++) {
+                for (uint32_t i = 0; i < d->view.nobjects; i++) {
                     int k = hk_obj_kind(d, i);
-                    hk_id c = k == HK_KIND_INSTANCE    ? hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 4)
+                    hk_id c = k == HK_KIND_INSTANCE
+                                  ? hk_be_id(d, d->view.data + hk_obj_offset(d, i) + 1 + d->view.id_size + 4)
                               : k == HK_KIND_OBJ_ARRAY ? hk_obj_array_class_id(d, i)
                                                        : 0;
                     if (c == key)
@@ -244,17 +246,17 @@ static int attach_counters(pass *p)
         for (int r = 0; r < 16; r++) d->array_res[(size_t)ci * 16 + r] += p->counters[s].res[r];
     }
     /* every object weighs its class's recorded size (arrays: ART's header) on top */
-    for (uint32_t c = 0; c < d->nclasses; c++) {
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
         for (int h = 0; h < HK_MAX_HEAPS; h++)
             d->class_bytes[(size_t)c * HK_MAX_HEAPS + h] +=
-                (uint64_t)d->class_counts[(size_t)c * HK_MAX_HEAPS + h] * d->classes[c].instance_size;
+                (uint64_t)d->class_counts[(size_t)c * HK_MAX_HEAPS + h] * d->view.classes[c].instance_size;
     }
     /* class objects count as java.lang.Class, weighing their static values */
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const hk_class *k = &d->classes[c];
-        if (d->class_class != HK_NONE) {
-            d->class_counts[(size_t)d->class_class * HK_MAX_HEAPS + k->heap]++;
-            d->class_bytes[(size_t)d->class_class * HK_MAX_HEAPS + k->heap] += k->static_bytes;
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
+        const hk_class *k = &d->view.classes[c];
+        if (d->view.class_class != HK_NONE) {
+            d->class_counts[(size_t)d->view.class_class * HK_MAX_HEAPS + k->heap]++;
+            d->class_bytes[(size_t)d->view.class_class * HK_MAX_HEAPS + k->heap] += k->static_bytes;
         } else {
             d->class_obj_counts[k->heap]++;
             d->class_obj_bytes[k->heap] += k->static_bytes;
@@ -268,8 +270,8 @@ static int attach_counters(pass *p)
 static int top_records(pass *p)
 {
     hk_dump *d = p->d;
-    const uint8_t *base = d->data;
-    uint64_t off = d->header_size, size = d->size;
+    const uint8_t *base = d->view.data;
+    uint64_t off = d->header_size, size = d->view.size;
     int saw_segment = 0, saw_end = 0;
     while (off < size) {
         if (size - off < 9)
@@ -283,21 +285,21 @@ static int top_records(pass *p)
                            len, (unsigned long long)(size - body));
         switch (tag) {
         case HPROF_STRING:
-            if (len < d->id_size) return fail_at(p, off, "STRING record shorter than an id");
+            if (len < d->view.id_size) return fail_at(p, off, "STRING record shorter than an id");
             hk_idtab_set(&d->strings, hk_be_id(d, base + body), body);
             break;
         case HPROF_LOAD_CLASS:
-            if (len < 8 + 2 * d->id_size) return fail_at(p, off, "LOAD_CLASS record too short");
-            hk_idtab_set(&d->load_names, hk_be_id(d, base + body + 4), hk_be_id(d, base + body + 8 + d->id_size));
+            if (len < 8 + 2 * d->view.id_size) return fail_at(p, off, "LOAD_CLASS record too short");
+            hk_idtab_set(&d->load_names, hk_be_id(d, base + body + 4), hk_be_id(d, base + body + 8 + d->view.id_size));
             hk_idtab_set(&d->class_serials, (uint64_t)hk_be32(base + body) + 1, hk_be_id(d, base + body + 4));
             break;
         case HPROF_STACK_FRAME:
-            if (len < 4 * d->id_size + 8) return fail_at(p, off, "STACK_FRAME record too short");
+            if (len < 4 * d->view.id_size + 8) return fail_at(p, off, "STACK_FRAME record too short");
             hk_idtab_set(&d->frames, hk_be_id(d, base + body) + 1, body);
             break;
         case HPROF_STACK_TRACE:
             if (len < 12) return fail_at(p, off, "STACK_TRACE record too short");
-            if ((len - 12) / d->id_size >= hk_be32(base + body + 8)) /* else: no stack, not no dump */
+            if ((len - 12) / d->view.id_size >= hk_be32(base + body + 8)) /* else: no stack, not no dump */
                 hk_idtab_set(&d->traces, (uint64_t)hk_be32(base + body) + 1, body);
             break;
         case HPROF_HEAP_DUMP:
@@ -341,7 +343,7 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
     if (rc == 0) rc = hk_classes_build(d, p.class_offs, p.nclass_offs, err, errlen);
     if (rc == 0) rc = attach_counters(&p);
     if (rc == 0 && p.next_offs) rc = hk_ext_apply(d, p.ext_offs, p.next_offs, err, errlen);
-    if (rc == 0 && progress) progress(pctx, d->size, d->size);
+    if (rc == 0 && progress) progress(pctx, d->view.size, d->view.size);
     hk_objtab_free(&p.objs);
     free(p.class_offs);
     free(p.ext_offs);
@@ -353,22 +355,23 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
 
 void hk_index_stats_of(const hk_dump *d, hk_index_stats *s)
 {
-    s->objects = d->nobjects;
-    s->object_table_bytes = (uint64_t)d->nobjects * (sizeof *d->id_lo + sizeof *d->off_lo + sizeof *d->off_hi) +
-                            (uint64_t)d->nsegs * sizeof *d->segs + hk_iddir_bytes(&d->dir, d);
-    s->class_bytes = (uint64_t)d->nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
-    for (uint32_t i = 0; i < d->nclasses; i++)
-        s->class_bytes +=
-            (uint64_t)d->classes[i].nfields * sizeof(hk_field) + (uint64_t)d->classes[i].nstatics * sizeof(hk_static);
+    s->objects = d->view.nobjects;
+    s->object_table_bytes =
+        (uint64_t)d->view.nobjects * (sizeof *d->view.id_lo + sizeof *d->view.off_lo + sizeof *d->view.off_hi) +
+        (uint64_t)d->view.nsegs * sizeof *d->view.segs + hk_iddir_bytes(&d->dir, d);
+    s->class_bytes = (uint64_t)d->view.nclasses * (sizeof(hk_class) + HK_MAX_HEAPS * 12);
+    for (uint32_t i = 0; i < d->view.nclasses; i++)
+        s->class_bytes += (uint64_t)d->view.classes[i].nfields * sizeof(hk_field) +
+                          (uint64_t)d->view.classes[i].nstatics * sizeof(hk_static);
     s->name_bytes = (uint64_t)d->narena * 65536;
     s->map_bytes =
         ((uint64_t)d->strings.map.cap + d->load_names.map.cap + d->frames.map.cap + d->traces.map.cap +
          d->class_serials.map.cap) *
             12 +
         ((uint64_t)d->strings.cap + d->load_names.cap + d->frames.cap + d->traces.cap + d->class_serials.cap) * 8 +
-        (uint64_t)d->class_by_id.cap * 12 + (uint64_t)d->nroots * sizeof(hk_root);
+        (uint64_t)d->view.class_by_id.cap * 12 + (uint64_t)d->view.nroots * sizeof(hk_root);
     s->total_bytes = s->object_table_bytes + s->class_bytes + s->name_bytes + s->map_bytes;
-    s->bytes_per_object = d->nobjects ? (double)s->total_bytes / d->nobjects : 0;
+    s->bytes_per_object = d->view.nobjects ? (double)s->total_bytes / d->view.nobjects : 0;
     s->walk_parts = d->walk_parts;
     s->walk_rewalked = d->walk_rewalked;
 }

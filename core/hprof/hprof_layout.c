@@ -104,13 +104,13 @@ static hk_layout_state *keep_own_sizes(hk_dump *d)
 {
     if (d->layout) return d->layout;
     hk_layout_state *st = hk_xcalloc(1, sizeof *st);
-    uint32_t nc = d->nclasses;
+    uint32_t nc = d->view.nclasses;
     st->instance_size = hk_xmalloc((nc + 1) * sizeof *st->instance_size);
     st->static_bytes = hk_xmalloc((nc + 1) * sizeof *st->static_bytes);
     st->class_bytes = hk_xmalloc(((size_t)nc * HK_MAX_HEAPS + 1) * sizeof *st->class_bytes);
     for (uint32_t c = 0; c < nc; c++) {
-        st->instance_size[c] = d->classes[c].instance_size;
-        st->static_bytes[c] = d->classes[c].static_bytes;
+        st->instance_size[c] = d->view.classes[c].instance_size;
+        st->static_bytes[c] = d->view.classes[c].static_bytes;
     }
     memcpy(st->class_bytes, d->class_bytes, (size_t)nc * HK_MAX_HEAPS * sizeof *st->class_bytes);
     memcpy(st->prim_bytes, d->prim_bytes, sizeof st->prim_bytes);
@@ -121,11 +121,11 @@ static hk_layout_state *keep_own_sizes(hk_dump *d)
 
 static void restore_own_sizes(hk_dump *d, const hk_layout_state *st)
 {
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        d->classes[c].instance_size = st->instance_size[c];
-        d->classes[c].static_bytes = st->static_bytes[c];
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
+        d->view.classes[c].instance_size = st->instance_size[c];
+        d->view.classes[c].static_bytes = st->static_bytes[c];
     }
-    memcpy(d->class_bytes, st->class_bytes, (size_t)d->nclasses * HK_MAX_HEAPS * sizeof *st->class_bytes);
+    memcpy(d->class_bytes, st->class_bytes, (size_t)d->view.nclasses * HK_MAX_HEAPS * sizeof *st->class_bytes);
     memcpy(d->prim_bytes, st->prim_bytes, sizeof st->prim_bytes);
     memcpy(d->class_obj_bytes, st->class_obj_bytes, sizeof st->class_obj_bytes);
 }
@@ -133,14 +133,14 @@ static void restore_own_sizes(hk_dump *d, const hk_layout_state *st)
 /* Sizes every class and class object under L, and the histogram with them. */
 static void apply(hk_dump *d, hk_layout_state *st, const hk_layout *L, int jdk)
 {
-    uint32_t nc = d->nclasses ? d->nclasses : 1;
+    uint32_t nc = d->view.nclasses ? d->view.nclasses : 1;
     uint32_t *isz = hk_xcalloc(nc, sizeof *isz);
     uint64_t *msz = hk_xcalloc(nc, sizeof *msz);
     restore_own_sizes(d, st);
     hk_layout_classes(d, L, jdk, isz, msz);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        d->classes[c].instance_size = isz[c];
-        d->classes[c].static_bytes = msz[c];
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
+        d->view.classes[c].instance_size = isz[c];
+        d->view.classes[c].static_bytes = msz[c];
     }
     hk_layout_recount(d, st, L);
     free(isz);
@@ -151,8 +151,8 @@ static void apply(hk_dump *d, hk_layout_state *st, const hk_layout *L, int jdk)
 static void choose_auto(const hk_dump *d, int jdk, hk_layout *L, char *why, size_t n)
 {
     if (hk_layout_detect(d, jdk, L, why, n)) return;
-    uint64_t top = d->nobjects ? hk_obj_id(d, d->nobjects - 1) : 0;
-    if (d->id_size == 4) {
+    uint64_t top = d->view.nobjects ? hk_obj_id(d, d->view.nobjects - 1) : 0;
+    if (d->view.id_size == 4) {
         *L = (hk_layout){8, 4, 8, 1};
         snprintf(why, n, "4-byte ids: a 32-bit JVM (8-byte header, 4-byte references)");
     } else if (top < (32ull << 30)) {
@@ -204,7 +204,8 @@ int hk_dump_set_layout(hk_dump *d, const char *choice, char *err, size_t errlen)
     in->jvm = 1;
     in->layout = L;
     layout_name(&L, in->name, sizeof in->name);
-    if (d->id_size == 4 && L.header == 8 && L.ref == 4 && L.align == 8) snprintf(in->name, sizeof in->name, "32-bit");
+    if (d->view.id_size == 4 && L.header == 8 && L.ref == 4 && L.align == 8)
+        snprintf(in->name, sizeof in->name, "32-bit");
     apply(d, st, &L, in->jdk);
     return 0;
 }

@@ -145,7 +145,7 @@ static void inherit(model *m, uint32_t sup, lay *l)
 {
     blk *all = NULL;
     size_t n = 0, cap = 0;
-    for (uint32_t k = sup; k != HK_NONE; k = m->d->classes[k].super)
+    for (uint32_t k = sup; k != HK_NONE; k = m->d->view.classes[k].super)
         for (uint32_t i = 0; i < m->count[k]; i++) {
             all = hk_grow(all, &cap, n + 1, sizeof *all);
             all[n++] = m->own[m->first[k] + i];
@@ -238,7 +238,7 @@ static int place_contended(lay *l, fld *f, size_t n, uint32_t *offs, const uint8
 /* Lays out class c, whose superclass is done. */
 static void lay_class(model *m, uint32_t c)
 {
-    const hk_class *k = &m->d->classes[c];
+    const hk_class *k = &m->d->view.classes[c];
     uint32_t sup = k->super;
     lay l = {0};
     inherit(m, sup, &l);
@@ -269,10 +269,10 @@ static void lay_class(model *m, uint32_t c)
 /* Every class, each after its superclasses (the index refused superclass cycles). */
 static void lay_all(model *m)
 {
-    uint32_t nc = m->d->nclasses, *chain = hk_xmalloc((nc + 1) * sizeof *chain);
+    uint32_t nc = m->d->view.nclasses, *chain = hk_xmalloc((nc + 1) * sizeof *chain);
     for (uint32_t c = 0; c < nc; c++) {
         uint32_t n = 0;
-        for (uint32_t k = c; k != HK_NONE && !m->state[k] && n < nc; k = m->d->classes[k].super) chain[n++] = k;
+        for (uint32_t k = c; k != HK_NONE && !m->state[k] && n < nc; k = m->d->view.classes[k].super) chain[n++] = k;
         while (n-- > 0) {
             lay_class(m, chain[n]);
             m->state[chain[n]] = 1;
@@ -302,15 +302,15 @@ static uint64_t mirror_size(const model *m, const hk_class *c, uint32_t class_si
 void hk_layout_classes(const hk_dump *d, const hk_layout *L, int jdk, uint32_t *isz, uint64_t *msz)
 {
     model m = {.d = d, .L = L, .jdk = jdk};
-    uint32_t nc = d->nclasses ? d->nclasses : 1;
+    uint32_t nc = d->view.nclasses ? d->view.nclasses : 1;
     m.state = hk_xcalloc(nc, 1);
     m.padded = hk_xcalloc(nc, 1);
     m.size = isz;
     m.first = hk_xcalloc(nc, sizeof *m.first);
     m.count = hk_xcalloc(nc, sizeof *m.count);
     lay_all(&m);
-    uint32_t class_size = d->class_class != HK_NONE ? isz[d->class_class] : (L->header + 7u) / 8 * 8;
-    for (uint32_t c = 0; c < d->nclasses; c++) msz[c] = mirror_size(&m, &d->classes[c], class_size);
+    uint32_t class_size = d->view.class_class != HK_NONE ? isz[d->view.class_class] : (L->header + 7u) / 8 * 8;
+    for (uint32_t c = 0; c < d->view.nclasses; c++) msz[c] = mirror_size(&m, &d->view.classes[c], class_size);
     free(m.state);
     free(m.padded);
     free(m.first);

@@ -33,20 +33,20 @@ static void count_arrays(const hk_layout *L, const arrays *a, uint64_t *out)
 static int prim_type_of(const hk_dump *d, uint32_t c)
 {
     for (int t = 4; t < 12; t++)
-        if (d->prim_array_class[t] == c) return t;
+        if (d->view.prim_array_class[t] == c) return t;
     return 0;
 }
 
 static void count_class(hk_dump *d, const hk_layout_state *st, const hk_layout *L, uint32_t c)
 {
-    const hk_class *k = &d->classes[c];
+    const hk_class *k = &d->view.classes[c];
     const uint32_t *n = &d->class_counts[(size_t)c * HK_MAX_HEAPS];
     uint64_t *out = &d->class_bytes[(size_t)c * HK_MAX_HEAPS];
     const uint32_t *res = d->array_res ? &d->array_res[(size_t)c * 16] : NULL;
     size_t len = strlen(k->obf_name);
     int t = prim_type_of(d, c);
     if (t || (len > 2 && !strcmp(k->obf_name + len - 2, "[]"))) {
-        uint32_t esz = t ? (uint32_t)hk_type_size_fast(8, t) : L->ref, src = t ? esz : d->id_size;
+        uint32_t esz = t ? (uint32_t)hk_type_size_fast(8, t) : L->ref, src = t ? esz : d->view.id_size;
         arrays a = {n, &st->class_bytes[(size_t)c * HK_MAX_HEAPS], st->instance_size[c], src, esz, res};
         count_arrays(L, &a, out);
         return;
@@ -56,14 +56,14 @@ static void count_class(hk_dump *d, const hk_layout_state *st, const hk_layout *
 
 void hk_layout_recount(hk_dump *d, const hk_layout_state *st, const hk_layout *L)
 {
-    for (uint32_t c = 0; c < d->nclasses; c++) count_class(d, st, L, c);
+    for (uint32_t c = 0; c < d->view.nclasses; c++) count_class(d, st, L, c);
     /* class objects: java.lang.Class's row counts them beside its instances */
-    uint64_t *objs =
-        d->class_class != HK_NONE ? &d->class_bytes[(size_t)d->class_class * HK_MAX_HEAPS] : d->class_obj_bytes;
-    if (d->class_class == HK_NONE) memset(d->class_obj_bytes, 0, sizeof d->class_obj_bytes);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const hk_class *k = &d->classes[c];
-        if (d->class_class != HK_NONE) objs[k->heap] -= d->classes[d->class_class].instance_size;
+    uint64_t *objs = d->view.class_class != HK_NONE ? &d->class_bytes[(size_t)d->view.class_class * HK_MAX_HEAPS]
+                                                    : d->class_obj_bytes;
+    if (d->view.class_class == HK_NONE) memset(d->class_obj_bytes, 0, sizeof d->class_obj_bytes);
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
+        const hk_class *k = &d->view.classes[c];
+        if (d->view.class_class != HK_NONE) objs[k->heap] -= d->view.classes[d->view.class_class].instance_size;
         objs[k->heap] += k->static_bytes;
     }
     for (int t = 4; t < 12; t++) {
@@ -73,7 +73,7 @@ void hk_layout_recount(hk_dump *d, const hk_layout_state *st, const hk_layout *L
                     0,
                     esz,
                     esz,
-                    d->array_res ? &d->array_res[((size_t)d->nclasses + (size_t)t) * 16] : NULL};
+                    d->array_res ? &d->array_res[((size_t)d->view.nclasses + (size_t)t) * 16] : NULL};
         count_arrays(L, &a, d->prim_bytes[t]);
     }
 }

@@ -35,7 +35,7 @@ static int sample_of(const hk_dump *d, uint32_t i, sample *s)
 {
     uint64_t gap = hk_obj_id(d, i + 1) - hk_obj_id(d, i);
     if (!gap || gap > (1u << 24)) return 0;
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     s->gap = gap;
     s->kind = *r;
     s->esz = 0;
@@ -43,12 +43,12 @@ static int sample_of(const hk_dump *d, uint32_t i, sample *s)
     s->cls = HK_NONE;
     const uint32_t *c;
     switch (*r) {
-    case HPROF_INSTANCE_DUMP: c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r)); break;
-    case HPROF_CLASS_DUMP: c = hk_idmap_get(&d->class_by_id, hk_obj_id(d, i)); break;
+    case HPROF_INSTANCE_DUMP: c = hk_idmap_get(&d->view.class_by_id, hk_rec_instance_class(d, r)); break;
+    case HPROF_CLASS_DUMP: c = hk_idmap_get(&d->view.class_by_id, hk_obj_id(d, i)); break;
     case HPROF_OBJ_ARRAY_DUMP: s->len = hk_rec_array_length(d, r); return 1;
     default:
         s->len = hk_rec_array_length(d, r);
-        s->esz = (uint8_t)hk_type_size_fast(8, r[1 + d->id_size + 8]);
+        s->esz = (uint8_t)hk_type_size_fast(8, r[1 + d->view.id_size + 8]);
         return 1;
     }
     if (!c) return 0;
@@ -70,8 +70,8 @@ static uint64_t predict(const hk_layout *L, const sample *s, const uint32_t *isz
 static size_t take_samples(const hk_dump *d, sample *out)
 {
     size_t n = 0;
-    if (d->nobjects < 2) return 0;
-    uint32_t last = d->nobjects - 1, step = last / WINDOWS;
+    if (d->view.nobjects < 2) return 0;
+    uint32_t last = d->view.nobjects - 1, step = last / WINDOWS;
     for (uint32_t w = 0; w < WINDOWS; w++) {
         uint32_t from = w * step;
         for (uint32_t i = from; i < last && i < from + WINDOW; i++)
@@ -85,7 +85,7 @@ int hk_layout_detect(const hk_dump *d, int jdk, hk_layout *out, char *why, size_
 {
     sample *s = hk_xmalloc((size_t)WINDOWS * WINDOW * sizeof *s);
     size_t n = take_samples(d, s), score[NCAND] = {0};
-    uint32_t nc = d->nclasses ? d->nclasses : 1;
+    uint32_t nc = d->view.nclasses ? d->view.nclasses : 1;
     uint32_t *isz = hk_xmalloc(nc * sizeof *isz);
     uint64_t *msz = hk_xmalloc(nc * sizeof *msz);
     for (size_t k = 0; k < NCAND && n; k++) {

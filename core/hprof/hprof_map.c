@@ -69,9 +69,9 @@ static int retrace_id(const hk_dump *d, char *out, size_t n)
 {
     static const char tag[] = "go/retraceme ";
     for (uint32_t i = 0; i < d->strings.n; i++) {
-        const uint8_t *body = d->data + d->strings.vals[i];
-        uint32_t len = hk_be32(body - 4) - d->id_size;
-        const uint8_t *s = body + d->id_size;
+        const uint8_t *body = d->view.data + d->strings.vals[i];
+        uint32_t len = hk_be32(body - 4) - d->view.id_size;
+        const uint8_t *s = body + d->view.id_size;
         const uint8_t *p = len >= sizeof tag ? memmem(s, len, tag, sizeof tag - 1) : NULL;
         if (!p) continue;
         p += sizeof tag - 1;
@@ -95,8 +95,8 @@ static void check_fit(const hk_dump *d, const hk_map *m, hk_buf *notes)
     }
     uint32_t short_names = 0, short_known = 0, renamed = 0, already_source = 0, map_renames = 0;
     for (uint32_t i = 0; i < m->nclasses; i++) map_renames += strcmp(m->classes[i].src, m->classes[i].obf) != 0;
-    for (uint32_t i = 0; i < d->nclasses; i++) {
-        const hk_class *c = &d->classes[i];
+    for (uint32_t i = 0; i < d->view.nclasses; i++) {
+        const hk_class *c = &d->view.classes[i];
         uint32_t dims;
         size_t n = strip_dims(c->obf_name, &dims);
         const hk_map_class *mc = hk_map_class_by_obf(m, c->obf_name, n);
@@ -137,10 +137,10 @@ int hk_dump_apply_map(hk_dump *d, hk_map *map, hk_buf *notes, char *err, size_t 
         return -1;
     }
     d->map = map;
-    for (uint32_t i = 0; i < d->nclasses; i++) {
-        rename_class(d, &d->classes[i], map);
-        free(d->classes[i].all_fields); /* layouts copy names: rebuilt on next use */
-        d->classes[i].all_fields = NULL;
+    for (uint32_t i = 0; i < d->view.nclasses; i++) {
+        rename_class(d, &d->view.classes[i], map);
+        free(d->view.classes[i].all_fields); /* layouts copy names: rebuilt on next use */
+        d->view.classes[i].all_fields = NULL;
     }
     if (map->nwarnings) {
         hk_buf_append(notes, map->warnings.data, map->warnings.len);

@@ -12,7 +12,7 @@
 int hk_type_size(const hk_dump *d, int type)
 {
     switch (type) {
-    case HK_T_OBJECT: return (int)d->id_size;
+    case HK_T_OBJECT: return (int)d->view.id_size;
     case HK_T_BOOLEAN:
     case HK_T_BYTE: return 1;
     case HK_T_CHAR:
@@ -72,18 +72,19 @@ void hk_read_value(const hk_dump *d, const uint8_t *p, int type, hk_value *v)
 hk_id hk_obj_id(const hk_dump *d, uint32_t i)
 {
     /* the high word comes from the segment holding i */
-    return (hk_id)d->segs[hk_seg_of(d, i)].hi << 32 | d->id_lo[i];
+    return (hk_id)d->view.segs[hk_seg_of(d, i)].hi << 32 | d->view.id_lo[i];
 }
 
 uint32_t hk_obj_find(const hk_dump *d, hk_id id)
 {
-    if (!id || !d->nsegs) return HK_NONE;
+    if (!id || !d->view.nsegs) return HK_NONE;
     if (d->dir.bucket) return hk_iddir_find(&d->dir, d, id);
     uint32_t hiw = (uint32_t)(id >> 32), low = (uint32_t)id;
     uint32_t s = hk_seg_find(d, hiw);
-    if (d->segs[s].hi != hiw) return HK_NONE;
-    uint32_t a = d->segs[s].start, end = s + 1 < d->nsegs ? d->segs[s + 1].start : d->nobjects, b = end;
-    const uint32_t *ids = d->id_lo;
+    if (d->view.segs[s].hi != hiw) return HK_NONE;
+    uint32_t a = d->view.segs[s].start, end = s + 1 < d->view.nsegs ? d->view.segs[s + 1].start : d->view.nobjects,
+             b = end;
+    const uint32_t *ids = d->view.id_lo;
     while (a < b) {
         uint32_t mid = a + (b - a) / 2;
         if (ids[mid] < low) a = mid + 1;
@@ -104,24 +105,24 @@ int hk_obj_kind(const hk_dump *d, uint32_t i)
 
 hk_id hk_obj_array_class_id(const hk_dump *d, uint32_t i)
 {
-    return hk_be_id(d, d->data + hk_obj_offset(d, i) + 1 + d->id_size + 8);
+    return hk_be_id(d, d->view.data + hk_obj_offset(d, i) + 1 + d->view.id_size + 8);
 }
 
 uint32_t hk_obj_class_memo(const hk_dump *d, uint32_t i, hk_class_memo *memo)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     hk_id id;
     switch (*r) {
     case HPROF_INSTANCE_DUMP: id = hk_rec_instance_class(d, r); break;
-    case HPROF_OBJ_ARRAY_DUMP: id = hk_be_id(d, r + 1 + d->id_size + 8); break;
-    case HPROF_CLASS_DUMP: return d->class_class;
+    case HPROF_OBJ_ARRAY_DUMP: id = hk_be_id(d, r + 1 + d->view.id_size + 8); break;
+    case HPROF_CLASS_DUMP: return d->view.class_class;
     default: {
-        int t = r[1 + d->id_size + 8];
-        return t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
+        int t = r[1 + d->view.id_size + 8];
+        return t >= 0 && t < 12 ? d->view.prim_array_class[t] : HK_NONE;
     }
     }
     if (id != memo->id) {
-        const uint32_t *c = hk_idmap_get(&d->class_by_id, id);
+        const uint32_t *c = hk_idmap_get(&d->view.class_by_id, id);
         memo->id = id;
         memo->cls = c ? *c : HK_NONE;
     }
@@ -136,14 +137,14 @@ uint32_t hk_obj_class(const hk_dump *d, uint32_t i)
 
 const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r == HPROF_CLASS_DUMP) return "java.lang.Class";
     uint32_t c = hk_obj_class(d, i);
-    if (c != HK_NONE) return d->classes[c].name;
+    if (c != HK_NONE) return d->view.classes[c].name;
     if (*r == HPROF_PRIM_ARRAY_DUMP || *r == HPROF_PRIM_ARRAY_NODATA) {
         static const char *const n[12] = {0,         0,          0,        0,         "boolean[]", "char[]",
                                           "float[]", "double[]", "byte[]", "short[]", "int[]",     "long[]"};
-        int t = r[1 + d->id_size + 8];
+        int t = r[1 + d->view.id_size + 8];
         return t >= 4 && t < 12 ? n[t] : "?[]";
     }
     return "?";
@@ -151,71 +152,71 @@ const char *hk_obj_class_name(const hk_dump *d, uint32_t i)
 
 uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i)
 {
-    return d->obj_sizes ? d->obj_sizes[i] : hk_obj_record_size(d, i);
+    return d->view.obj_sizes ? d->view.obj_sizes[i] : hk_obj_record_size(d, i);
 }
 
 uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
-    const uint32_t idsz = d->id_size;
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
+    const uint32_t idsz = d->view.id_size;
     uint32_t *c;
     switch (*r) {
     case HPROF_INSTANCE_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_rec_instance_class(d, r));
-        return c ? d->classes[*c].instance_size : 0;
+        c = hk_idmap_get(&d->view.class_by_id, hk_rec_instance_class(d, r));
+        return c ? d->view.classes[*c].instance_size : 0;
     case HPROF_OBJ_ARRAY_DUMP:
         if (d->layout && d->layout->info.jvm)
             return hk_layout_array(&d->layout->info.layout, d->layout->info.layout.ref, hk_rec_array_length(d, r));
         /* ART records the array header in the array class's instance size, HotSpot 0 */
-        c = hk_idmap_get(&d->class_by_id, hk_obj_array_class_id(d, i));
-        return (uint64_t)hk_rec_array_length(d, r) * idsz + (c ? d->classes[*c].instance_size : 0);
+        c = hk_idmap_get(&d->view.class_by_id, hk_obj_array_class_id(d, i));
+        return (uint64_t)hk_rec_array_length(d, r) * idsz + (c ? d->view.classes[*c].instance_size : 0);
     case HPROF_CLASS_DUMP:
-        c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
-        return c ? d->classes[*c].static_bytes : 0;
+        c = hk_idmap_get(&d->view.class_by_id, hk_be_id(d, r + 1));
+        return c ? d->view.classes[*c].static_bytes : 0;
     default: {
         int t = r[1 + idsz + 8];
         if (d->layout && d->layout->info.jvm)
             return hk_layout_array(&d->layout->info.layout, (uint32_t)hk_type_size(d, t), hk_rec_array_length(d, r));
-        uint32_t k = t >= 0 && t < 12 ? d->prim_array_class[t] : HK_NONE;
+        uint32_t k = t >= 0 && t < 12 ? d->view.prim_array_class[t] : HK_NONE;
         return (uint64_t)hk_rec_array_length(d, r) * (uint64_t)hk_type_size(d, t) +
-               (k != HK_NONE ? d->classes[k].instance_size : 0);
+               (k != HK_NONE ? d->view.classes[k].instance_size : 0);
     }
     }
 }
 
 const uint8_t *hk_instance_data(const hk_dump *d, uint32_t i, uint32_t *len)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r != HPROF_INSTANCE_DUMP) return NULL;
     return hk_rec_instance_data(d, r, len);
 }
 
 uint32_t hk_array_length(const hk_dump *d, uint32_t i)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r == HPROF_INSTANCE_DUMP || *r == HPROF_CLASS_DUMP) return 0;
     return hk_rec_array_length(d, r);
 }
 
 int hk_prim_array_type(const hk_dump *d, uint32_t i)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r != HPROF_PRIM_ARRAY_DUMP && *r != HPROF_PRIM_ARRAY_NODATA) return 0;
-    return r[1 + d->id_size + 8];
+    return r[1 + d->view.id_size + 8];
 }
 
 const uint8_t *hk_prim_array_data(const hk_dump *d, uint32_t i)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r != HPROF_PRIM_ARRAY_DUMP) return NULL;
-    return r + 1 + d->id_size + 9;
+    return r + 1 + d->view.id_size + 9;
 }
 
 hk_id hk_obj_array_at(const hk_dump *d, uint32_t i, uint32_t k)
 {
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = d->view.data + hk_obj_offset(d, i);
     if (*r != HPROF_OBJ_ARRAY_DUMP || k >= hk_rec_array_length(d, r)) return 0;
-    return hk_be_id(d, hk_rec_obj_array_elems(d, r) + (uint64_t)k * d->id_size);
+    return hk_be_id(d, hk_rec_obj_array_elems(d, r) + (uint64_t)k * d->view.id_size);
 }
 
 int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
@@ -226,7 +227,7 @@ int hk_instance_field(hk_dump *d, uint32_t obj, const char *name, hk_value *out)
     uint32_t c = hk_obj_class(d, obj);
     if (c == HK_NONE) return 0;
     uint32_t n;
-    const hk_field *all = hk_class_layout(d, &d->classes[c], &n);
+    const hk_field *all = hk_class_layout(d, &d->view.classes[c], &n);
     const hk_field *f = hk_field_named(all, n, name);
     if (!f || f->offset + (uint32_t)hk_type_size(d, f->type) > len) return 0;
     hk_read_value(d, data + f->offset, f->type, out);
@@ -279,11 +280,11 @@ int hk_string_fields_read(hk_dump *d, uint32_t obj, hk_string_fields *sf)
 {
     memset(sf, 0, sizeof *sf);
     uint32_t c = hk_obj_class(d, obj);
-    if (c == HK_NONE || c != d->string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE) return -1;
+    if (c == HK_NONE || c != d->view.string_class || hk_obj_kind(d, obj) != HK_KIND_INSTANCE) return -1;
     /* one record and one layout for the four fields (this runs once per String in scans) */
     uint32_t dlen, nf;
     const uint8_t *rec = hk_instance_data(d, obj, &dlen);
-    const hk_field *f = hk_class_layout(d, &d->classes[c], &nf);
+    const hk_field *f = hk_class_layout(d, &d->view.classes[c], &nf);
     for (uint32_t k = 0; k < nf && rec; k++) { /* one walk of the layout for the four names */
         hk_value *to = NULL;
         uint8_t *has = NULL;
@@ -437,4 +438,16 @@ const char *hk_heap_name(const hk_dump *d, int heap)
 {
     if (heap < 0 || (uint32_t)heap >= d->nheaps) return d->nheaps ? "?" : "default";
     return d->heap_names[heap];
+}
+
+int hk_heap_index(const hk_dump *d, const char *name)
+{
+    for (uint32_t h = 0; h < d->nheaps; h++)
+        if (!strcmp(d->heap_names[h], name)) return (int)h;
+    return -1;
+}
+
+void hk_heap_names(const hk_dump *d, hk_buf *out)
+{
+    for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(out, "%s%s", h ? ", " : "", d->heap_names[h]);
 }

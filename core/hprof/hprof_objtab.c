@@ -189,10 +189,9 @@ static int radix_table(wide *t, uint64_t file_size)
 
 static void add_seg(hk_dump *d, size_t *cap, uint32_t start, uint32_t hi)
 {
-    d->segs = hk_grow(d->segs, cap, d->nsegs + 1, sizeof *d->segs);
-    d->segs[d->nsegs].start = start;
-    d->segs[d->nsegs].hi = hi;
-    d->nsegs++;
+    hk_idseg *segs = hk_grow((hk_idseg *)d->view.segs, cap, d->view.nsegs + 1, sizeof *segs);
+    segs[d->view.nsegs++] = (hk_idseg){start, hi};
+    d->view.segs = segs;
 }
 
 /* Gives back the pages of a source array once every element on them has been copied:
@@ -316,7 +315,8 @@ typedef struct merged {
 static inline void emit(merged *o, uint64_t id, uint32_t lo, uint8_t hi)
 {
     uint32_t h = (uint32_t)(id >> 32);
-    if (!o->d->nsegs || o->d->segs[o->d->nsegs - 1].hi != h) add_seg(o->d, o->capsegs, (uint32_t)o->n, h);
+    if (!o->d->view.nsegs || o->d->view.segs[o->d->view.nsegs - 1].hi != h)
+        add_seg(o->d, o->capsegs, (uint32_t)o->n, h);
     o->id_lo[o->n] = (uint32_t)id;
     o->off_lo[o->n] = lo;
     o->off_hi[o->n] = hi;
@@ -679,7 +679,7 @@ static int sort_wide(hk_objtab *t, hk_dump *d, size_t *capsegs, uint64_t file_si
     for (size_t i = 0; i < n; i++) {
         uint64_t id = w.ids[i];
         uint32_t h = (uint32_t)(id >> 32);
-        if (!d->nsegs || d->segs[d->nsegs - 1].hi != h) add_seg(d, capsegs, (uint32_t)i, h);
+        if (!d->view.nsegs || d->view.segs[d->view.nsegs - 1].hi != h) add_seg(d, capsegs, (uint32_t)i, h);
         lo[i] = (uint32_t)id;
     }
     t->id_lo = hk_xrealloc(lo, n * sizeof *lo);
@@ -704,7 +704,7 @@ static void fill_buckets(void *ctx, int part)
 {
     dir_job *j = ctx;
     hk_iddir *t = j->t;
-    const uint32_t *id = j->d->id_lo, min = t->min[j->s], sh = t->shift[j->s];
+    const uint32_t *id = j->d->view.id_lo, min = t->min[j->s], sh = t->shift[j->s];
     uint32_t lo, hi, *bk = t->bucket + t->base[j->s], nb = t->base[j->s + 1] - t->base[j->s] - 1;
     hk_part_range(j->b - j->a, part, j->parts, &lo, &hi);
     lo += j->a;
@@ -724,17 +724,17 @@ static void fill_buckets(void *ctx, int part)
 }
 
 /* One allocation: base, min and shift, then the buckets (whose count the first three give).
- * Returns the first object whose id is the one before's, or d->nobjects. */
+ * Returns the first object whose id is the one before's, or d->view.nobjects. */
 static uint32_t build_dir(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
 {
-    uint32_t ns = d->nsegs;
+    uint32_t ns = d->view.nsegs;
     uint32_t *head = hk_xmalloc(((size_t)3 * ns + 1) * sizeof *head), *base = head, *min = head + ns + 1,
              *shift = min + ns;
     uint64_t total = 0;
     for (uint32_t s = 0; s < ns; s++) {
-        uint32_t a = d->segs[s].start, b = s + 1 < ns ? d->segs[s + 1].start : d->nobjects;
+        uint32_t a = d->view.segs[s].start, b = s + 1 < ns ? d->view.segs[s + 1].start : d->view.nobjects;
         uint32_t cnt = b - a, want = cnt / per_bucket + 1;
-        uint32_t lo = cnt ? d->id_lo[a] : 0, span = cnt ? d->id_lo[b - 1] - lo : 0, sh = 0;
+        uint32_t lo = cnt ? d->view.id_lo[a] : 0, span = cnt ? d->view.id_lo[b - 1] - lo : 0, sh = 0;
         /* at most 31: a uint32_t shifted by 32 is undefined (a few ids spread over 2^31 and more) */
         while (sh < 31 && ((uint64_t)span >> sh) >= want) sh++;
         shift[s] = sh;
@@ -749,14 +749,14 @@ static uint32_t build_dir(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
     t->shift = t->min + ns;
     t->bucket = t->shift + ns;
     for (uint32_t s = 0; s < ns; s++) {
-        dir_job j = {t, d, s, d->segs[s].start, s + 1 < ns ? d->segs[s + 1].start : d->nobjects, 1, {0}};
+        dir_job j = {t, d, s, d->view.segs[s].start, s + 1 < ns ? d->view.segs[s + 1].start : d->view.nobjects, 1, {0}};
         /* a large segment on the threads: each part fills the buckets its objects begin */
         if (j.b - j.a >= (1u << 16)) j.parts = hk_jobs();
         hk_parallel(j.parts, fill_buckets, &j);
         for (int k = 0; k < j.parts; k++)
             if (j.dup[k] != UINT32_MAX) return j.dup[k];
     }
-    return d->nobjects;
+    return d->view.nobjects;
 }
 
 void hk_iddir_build(hk_iddir *t, const hk_dump *d, uint32_t per_bucket)
@@ -772,7 +772,7 @@ void hk_iddir_free(hk_iddir *t)
 
 uint64_t hk_iddir_bytes(const hk_iddir *t, const hk_dump *d)
 {
-    return t->base ? ((uint64_t)3 * d->nsegs + 1 + t->base[d->nsegs]) * sizeof *t->base : 0;
+    return t->base ? ((uint64_t)3 * d->view.nsegs + 1 + t->base[d->view.nsegs]) * sizeof *t->base : 0;
 }
 
 /* The first sorted position whose id equals the one before (n when none does): for tables too
@@ -781,8 +781,8 @@ static size_t first_duplicate(const hk_objtab *t, const hk_dump *d)
 {
     uint32_t s = 0;
     for (size_t i = 1; i < t->n; i++) {
-        while (s + 1 < d->nsegs && d->segs[s + 1].start <= i) s++;
-        if (d->segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) return i;
+        while (s + 1 < d->view.nsegs && d->view.segs[s + 1].start <= i) s++;
+        if (d->view.segs[s].start != i && t->id_lo[i] == t->id_lo[i - 1]) return i;
     }
     return t->n;
 }
@@ -793,7 +793,7 @@ static int duplicate_error(const hk_dump *d, const uint32_t *id_lo, const uint32
     uint32_t s = hk_seg_of(d, (uint32_t)i);
     snprintf(err, errlen, "%s: at offset %llu: object id 0x%llx appears twice (also at offset %llu)", d->path,
              (unsigned long long)offset_at(off_lo, off_hi, i),
-             (unsigned long long)((uint64_t)d->segs[s].hi << 32 | id_lo[i]),
+             (unsigned long long)((uint64_t)d->view.segs[s].hi << 32 | id_lo[i]),
              (unsigned long long)offset_at(off_lo, off_hi, i - 1));
     return -1;
 }
@@ -811,15 +811,15 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     if (sorted) {
         for (size_t h = 0; h < t->nhis; h++) add_seg(d, &capsegs, (uint32_t)t->his[h].start, t->his[h].hi);
     } else {
-        rc = sort_in_place(t, d, &capsegs, d->size);
-        if (rc == 0) rc = sort_by_runs(t, d, &capsegs, d->size);
-        if (rc == 0) rc = sort_wide(t, d, &capsegs, d->size);
+        rc = sort_in_place(t, d, &capsegs, d->view.size);
+        if (rc == 0) rc = sort_by_runs(t, d, &capsegs, d->view.size);
+        if (rc == 0) rc = sort_wide(t, d, &capsegs, d->view.size);
     }
     if (rc < 0) {
         snprintf(err, errlen, "%s: cannot sort %zu objects: their ids are spread too far apart", d->path, n);
         return -1;
     }
-    if (n && d->segs[0].hi == 0 && t->id_lo[0] == 0) {
+    if (n && d->view.segs[0].hi == 0 && t->id_lo[0] == 0) {
         snprintf(err, errlen,
                  "%s: at offset %llu: an object with id 0, which is the null reference: the dump is corrupt", d->path,
                  (unsigned long long)offset_at(t->off_lo, t->off_hi, 0));
@@ -827,10 +827,10 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     }
     size_t i = n < 1024 ? first_duplicate(t, d) : n;
     if (i < n) return duplicate_error(d, t->id_lo, t->off_lo, t->off_hi, i, err, errlen);
-    d->id_lo = hk_xrealloc(t->id_lo, (n ? n : 1) * sizeof *d->id_lo);
-    d->off_lo = hk_xrealloc(t->off_lo, (n ? n : 1) * sizeof *d->off_lo);
-    d->off_hi = hk_xrealloc(t->off_hi, n ? n : 1);
-    d->nobjects = (uint32_t)n;
+    d->view.id_lo = hk_xrealloc(t->id_lo, (n ? n : 1) * sizeof *d->view.id_lo);
+    d->view.off_lo = hk_xrealloc(t->off_lo, (n ? n : 1) * sizeof *d->view.off_lo);
+    d->view.off_hi = hk_xrealloc(t->off_hi, n ? n : 1);
+    d->view.nobjects = (uint32_t)n;
     t->id_lo = NULL;
     t->off_lo = NULL;
     t->off_hi = NULL;
@@ -839,7 +839,7 @@ int hk_objtab_finish(hk_objtab *t, hk_dump *d, char *err, size_t errlen)
     i = n >= 1024 ? build_dir(&d->dir, d, 8) : n;
     if (i < n) {
         hk_iddir_free(&d->dir);
-        return duplicate_error(d, d->id_lo, d->off_lo, d->off_hi, i, err, errlen);
+        return duplicate_error(d, d->view.id_lo, d->view.off_lo, d->view.off_hi, i, err, errlen);
     }
     return 0;
 }

@@ -10,7 +10,7 @@
 /* Every object record starts: tag, id, stack serial u4. */
 static uint32_t stack_serial(const hk_dump *d, uint32_t obj)
 {
-    return hk_be32(d->data + hk_obj_offset(d, obj) + 1 + d->id_size);
+    return hk_be32(d->view.data + hk_obj_offset(d, obj) + 1 + d->view.id_size);
 }
 
 static void set_str(hk_dump *d, hk_id sid, const char **s, size_t *n)
@@ -24,8 +24,8 @@ static void set_str(hk_dump *d, hk_id sid, const char **s, size_t *n)
  * u4, line i4.  Appends one frame, or the map's original frames for it. */
 static uint32_t add_frame(hk_dump *d, uint64_t body, hk_frame *out, uint32_t max)
 {
-    const uint8_t *p = d->data + body;
-    uint32_t idsz = d->id_size;
+    const uint8_t *p = d->view.data + body;
+    uint32_t idsz = d->view.id_size;
     hk_frame f;
     memset(&f, 0, sizeof f);
     set_str(d, hk_be_id(d, p + idsz), &f.method, &f.method_len);
@@ -61,13 +61,14 @@ hk_frame *hk_obj_allocation_stack(hk_dump *d, uint32_t obj, uint32_t *n)
     uint64_t trace, frame;
     uint32_t serial = stack_serial(d, obj);
     if (!hk_idtab_get(&d->traces, (uint64_t)serial + 1, &trace)) return NULL;
-    uint32_t nframes = hk_be32(d->data + trace + 8);
+    uint32_t nframes = hk_be32(d->view.data + trace + 8);
     if (!nframes) return NULL;
     /* a frame expands to a handful of inlined ones at most; room is grown as needed */
     size_t cap = (size_t)nframes * 2 + 8, used = 0;
     hk_frame *out = hk_xrealloc(NULL, cap * sizeof *out);
     for (uint32_t i = 0; i < nframes; i++) {
-        if (!hk_idtab_get(&d->frames, hk_be_id(d, d->data + trace + 12 + (uint64_t)i * d->id_size) + 1, &frame))
+        if (!hk_idtab_get(&d->frames, hk_be_id(d, d->view.data + trace + 12 + (uint64_t)i * d->view.id_size) + 1,
+                          &frame))
             continue;
         if (cap - used < 64) out = hk_grow(out, &cap, used + 64, sizeof *out);
         used += add_frame(d, frame, out + used, 64);

@@ -1,7 +1,7 @@
 /* The Class type in Lua: cls.name, cls.super, ..., cls:instances(), cls:field_values(),
  * cls:fields(), cls:statics(), cls:static(), cls:is_subclass_of(). */
 #include "lua/lua_ref.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "lua/lua_open.h"
 
 #include <string.h>
@@ -9,7 +9,7 @@
 static hk_class *cls_of(lua_State *L, int idx)
 {
     hkl_ref *r = hkl_check_class(L, idx);
-    return &r->d->classes[r->index];
+    return &hk_view(r->d)->classes[r->index];
 }
 
 static int cls_name(lua_State *L)
@@ -31,7 +31,7 @@ static int cls_super(lua_State *L)
 static int cls_loader(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
-    hk_id id = r->d->classes[r->index].loader_id;
+    hk_id id = hk_view(r->d)->classes[r->index].loader_id;
     hkl_push_object(L, 1, id ? hk_obj_find(r->d, id) : HK_NONE);
     return 1;
 }
@@ -50,7 +50,8 @@ static int cls_instance_count(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
     uint64_t n = 0;
-    for (int h = 0; h < HK_MAX_HEAPS; h++) n += r->d->class_counts[(size_t)r->index * HK_MAX_HEAPS + h];
+    hk_tally t = hk_class_tally(r->d, r->index);
+    for (int h = 0; h < HK_MAX_HEAPS; h++) n += t.count[h];
     lua_pushinteger(L, (lua_Integer)n);
     return 1;
 }
@@ -98,7 +99,7 @@ static int instances_iter(lua_State *L)
 /* Whether class c is walked for class r: r itself, or (subs) any subclass of it. */
 static int walks(const hk_dump *d, uint32_t c, uint32_t r, int subs)
 {
-    return subs ? hk_class_is_subclass(d, &d->classes[c], &d->classes[r]) : c == r;
+    return subs ? hk_class_is_subclass(d, &hk_view(d)->classes[c], &hk_view(d)->classes[r]) : c == r;
 }
 
 /* cls:instances([with_subclasses]) or cls:instances{subclasses = bool, field = name}
@@ -121,7 +122,7 @@ static int cls_instances(lua_State *L)
         lua_pushnil(L);
         lua_replace(L, 2);
     }
-    uint32_t k = 0, first = subs ? 0 : r->index, end = subs ? r->d->nclasses : r->index + 1;
+    uint32_t k = 0, first = subs ? 0 : r->index, end = subs ? hk_view(r->d)->nclasses : r->index + 1;
     for (uint32_t c = first; c < end; c++) k += walks(r->d, c, r->index, subs);
     lua_pushvalue(L, 1);
     inst_iter *it = lua_newuserdatauv(L, sizeof *it + k * sizeof(uint32_t), 0);
@@ -165,7 +166,7 @@ static int cls_field_values(lua_State *L)
     const char *name = luaL_checkstring(L, 2);
     int subs = lua_toboolean(L, 3);
     hk_dump *d = r->d;
-    uint32_t total = 0, n, first = subs ? 0 : r->index, end = subs ? d->nclasses : r->index + 1;
+    uint32_t total = 0, n, first = subs ? 0 : r->index, end = subs ? hk_view(d)->nclasses : r->index + 1;
     for (uint32_t c = first; c < end; c++) {
         if (!walks(d, c, r->index, subs)) continue;
         hk_class_instances(d, c, &n);

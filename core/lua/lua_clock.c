@@ -76,10 +76,12 @@ static int l_interrupted(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg hk_funcs[] = {
+    {"clock", l_clock}, {"sleep", l_sleep}, {"trap_interrupt", l_trap_interrupt}, {"interrupted", l_interrupted},
+    {NULL, NULL},
+};
+
 void hkl_open_clock(lua_State *L)
 {
-    hkl_add_function(L, "clock", l_clock);
-    hkl_add_function(L, "sleep", l_sleep);
-    hkl_add_function(L, "trap_interrupt", l_trap_interrupt);
-    hkl_add_function(L, "interrupted", l_interrupted);
+    hkl_add_functions(L, hk_funcs);
 }

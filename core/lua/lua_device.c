@@ -184,15 +184,25 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg device_methods[] = {
+    {"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes}, {"dump_heap", l_dump_heap}, {NULL, NULL},
+};
+
+/* the device's own fields first, then its methods (l_index) */
+static const luaL_Reg device_meta[] = {
+    {"__index", l_index},
+    {"__tostring", l_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg hk_funcs[] = {
+    {"devices", l_devices},
+    {"device", l_device},
+    {NULL, NULL},
+};
+
 void hkl_open_device(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"shell", l_shell}, {"pull", l_pull}, {"processes", l_processes}, {"dump_heap", l_dump_heap}, {NULL, NULL}};
-    /* the device's own fields first, then its methods (l_index) */
-    static const luaL_Reg meta[] = {{"__index", l_index}, {"__tostring", l_tostring}, {NULL, NULL}};
-    hkl_new_metatable(L, HK_DEVICE_MT, methods, meta);
-    static const luaL_Reg fns[] = {{"devices", l_devices}, {"device", l_device}, {NULL, NULL}};
-    lua_getglobal(L, "hk");
-    luaL_setfuncs(L, fns, 0);
-    lua_pop(L, 1);
+    hkl_new_metatable(L, HK_DEVICE_MT, device_methods, device_meta);
+    hkl_add_functions(L, hk_funcs);
 }

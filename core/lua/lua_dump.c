@@ -1,7 +1,7 @@
 /* The Dump type in Lua: dump:info(), dump:classes(), dump:class(), dump:object(),
  * dump:objects(), dump:index_stats(), dump:close(). */
 #include "lua/lua_ref.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "analysis/histogram.h"
 #include "lua/lua_open.h"
 
@@ -52,9 +52,10 @@ static void set_origin(lua_State *L, hk_dump *d)
     hkl_set_str_or_null(L, "manufacturer", o.manufacturer);
     hkl_set_str_or_null(L, "model", o.model);
     hkl_set_str_or_null(L, "process", o.process);
-    hkl_set_str_or_null(L, "map", d->map ? d->map->path : NULL);
+    const hk_map *map = hk_dump_map(d);
+    hkl_set_str_or_null(L, "map", map ? map->path : NULL);
     hk_origin_free(&o);
-    if (d->source) push_source(L, d->source);
+    if (hk_dump_source(d)) push_source(L, hk_dump_source(d));
     else hkl_push_null(L);
     lua_setfield(L, -2, "source");
 }
@@ -63,20 +64,21 @@ static int dump_info(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
     lua_createtable(L, 0, 20);
-    hkl_set_str_or_null(L, "path", d->path);
-    hkl_set_str_or_null(L, "format", d->format);
-    hkl_set_int(L, "id_size", d->id_size);
-    hkl_set_int(L, "timestamp", (lua_Integer)d->timestamp_ms);
-    hkl_set_int(L, "file_bytes", (lua_Integer)d->size);
-    hkl_set_int(L, "objects", d->nobjects);
-    hkl_set_int(L, "classes", d->nclasses);
-    hkl_set_int(L, "instances", d->ninstances);
-    hkl_set_int(L, "object_arrays", d->nobj_arrays);
-    hkl_set_int(L, "primitive_arrays", d->nprim_arrays);
-    hkl_set_int(L, "gc_roots", d->nroots);
-    lua_createtable(L, (int)d->nheaps, 0);
-    for (uint32_t h = 0; h < d->nheaps; h++) {
-        lua_pushstring(L, d->heap_names[h]);
+    hkl_set_str_or_null(L, "path", hk_dump_path(d));
+    hkl_set_str_or_null(L, "format", hk_dump_format(d));
+    hkl_set_int(L, "id_size", hk_view(d)->id_size);
+    hkl_set_int(L, "timestamp", (lua_Integer)hk_dump_timestamp_ms(d));
+    hkl_set_int(L, "file_bytes", (lua_Integer)hk_view(d)->size);
+    hkl_set_int(L, "objects", hk_view(d)->nobjects);
+    hkl_set_int(L, "classes", hk_view(d)->nclasses);
+    hkl_set_int(L, "instances", hk_view(d)->ninstances);
+    hkl_set_int(L, "object_arrays", hk_view(d)->nobj_arrays);
+    hkl_set_int(L, "primitive_arrays", hk_view(d)->nprim_arrays);
+    hkl_set_int(L, "gc_roots", hk_view(d)->nroots);
+    uint32_t nheaps = hk_dump_heap_count(d);
+    lua_createtable(L, (int)nheaps, 0);
+    for (uint32_t h = 0; h < nheaps; h++) {
+        lua_pushstring(L, hk_heap_name(d, (int)h));
         lua_rawseti(L, -2, h + 1);
     }
     lua_setfield(L, -2, "heaps");
@@ -86,15 +88,15 @@ static int dump_info(lua_State *L)
 
 static int dump_path(lua_State *L)
 {
-    lua_pushstring(L, hkl_check_dump(L, 1)->path);
+    lua_pushstring(L, hk_dump_path(hkl_check_dump(L, 1)));
     return 1;
 }
 
 static int dump_classes(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    lua_createtable(L, (int)d->nclasses, 0);
-    for (uint32_t i = 0; i < d->nclasses; i++) {
+    lua_createtable(L, (int)hk_view(d)->nclasses, 0);
+    for (uint32_t i = 0; i < hk_view(d)->nclasses; i++) {
         hkl_push_class(L, 1, i);
         lua_rawseti(L, -2, i + 1);
     }
@@ -123,7 +125,7 @@ static int objects_iter(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, lua_upvalueindex(1));
     lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    if (i >= d->nobjects) return 0;
+    if (i >= hk_view(d)->nobjects) return 0;
     lua_pushinteger(L, i + 1);
     lua_replace(L, lua_upvalueindex(2));
     hkl_push_object(L, lua_upvalueindex(1), (uint32_t)i);
@@ -160,7 +162,7 @@ static int dump_index_stats(lua_State *L)
 static int dump_tostring(lua_State *L)
 {
     hkl_dump *u = lua_touserdata(L, 1);
-    lua_pushfstring(L, "hk.Dump(%s)", u->d ? u->d->path : "closed");
+    lua_pushfstring(L, "hk.Dump(%s)", u->d ? hk_dump_path(u->d) : "closed");
     return 1;
 }
 

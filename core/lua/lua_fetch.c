@@ -189,24 +189,17 @@ static int fetch_gc_hook(void *ctx, hk_device *dev, int pid, char *err, size_t e
     return -1;
 }
 
+/* each with the loaded plugins as its upvalue */
+static const luaL_Reg hk_funcs[] = {
+    {"fetch_bitmaps", l_fetch_bitmaps},
+    {"fetchers", l_fetchers},
+    {"fetch_write", l_fetch_write},
+    {NULL, NULL},
+};
+
 void hkl_open_fetch(lua_State *L, hk_plugins *ps)
 {
-    if (lua_getglobal(L, "hk") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setglobal(L, "hk");
-    }
-    lua_pushlightuserdata(L, ps);
-    lua_pushcclosure(L, l_fetch_bitmaps, 1);
-    lua_setfield(L, -2, "fetch_bitmaps");
-    lua_pushlightuserdata(L, ps);
-    lua_pushcclosure(L, l_fetchers, 1);
-    lua_setfield(L, -2, "fetchers");
-    lua_pushcfunction(L, l_fetch_write);
-    lua_setfield(L, -2, "fetch_write");
-    lua_pop(L, 1);
-
+    hkl_add_closures(L, hk_funcs, ps);
     const hk_fetcher **fs;
     void **uds;
     size_t n = hk_plugins_fetchers(ps, &fs, &uds);

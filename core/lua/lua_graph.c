@@ -1,7 +1,7 @@
 /* Lua bindings of the heap graph: Object and Dump methods over hk_graph_*. */
 #include "graph/graph.h"
 #include "lua/lua_host.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "lua/lua_open.h"
 
 #include <fnmatch.h>
@@ -160,16 +160,16 @@ static int dump_path_to_root(lua_State *L)
 static int dump_roots(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    lua_createtable(L, (int)d->nroots, 0);
-    for (uint32_t k = 0; k < d->nroots; k++) {
+    lua_createtable(L, (int)hk_view(d)->nroots, 0);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
         lua_createtable(L, 0, 5);
-        hkl_set_str(L, "type", hk_root_type_name(d->roots[k].type));
-        hkl_push_id(L, d->roots[k].id);
+        hkl_set_str(L, "type", hk_root_type_name(hk_view(d)->roots[k].type));
+        hkl_push_id(L, hk_view(d)->roots[k].id);
         lua_setfield(L, -2, "id");
-        hkl_push_object(L, 1, hk_obj_find(d, d->roots[k].id));
+        hkl_push_object(L, 1, hk_obj_find(d, hk_view(d)->roots[k].id));
         lua_setfield(L, -2, "object");
-        if (d->roots[k].thread) hkl_set_int(L, "thread", d->roots[k].thread);
-        if (d->roots[k].frame) hkl_set_int(L, "frame", d->roots[k].frame);
+        if (hk_view(d)->roots[k].thread) hkl_set_int(L, "thread", hk_view(d)->roots[k].thread);
+        if (hk_view(d)->roots[k].frame) hkl_set_int(L, "frame", hk_view(d)->roots[k].frame);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
     return 1;
@@ -188,9 +188,9 @@ static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
     const class_glob *cg = ctx;
     if (cg->heap >= 0 && hk_obj_heap(d, i) != cg->heap) return 0;
     if (!cg->inst) return 1;
-    const uint8_t *r = d->data + hk_obj_offset(d, i);
+    const uint8_t *r = hk_obj_record(d, i);
     if (*r == HPROF_CLASS_DUMP) {
-        const uint32_t *c = hk_idmap_get(&d->class_by_id, hk_be_id(d, r + 1));
+        const uint32_t *c = hk_idmap_get(&hk_view(d)->class_by_id, hk_be_id(d, r + 1));
         return c && cg->cls[*c];
     }
     uint32_t c = hk_obj_class(d, i);
@@ -200,10 +200,10 @@ static int glob_keeps(const hk_dump *d, uint32_t i, void *ctx)
 /* The glob's marks per class, in userdata left on the stack. */
 static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
 {
-    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)d->nclasses + 1), 0), NULL, glob, -1};
-    cg.cls = cg.inst + d->nclasses + 1;
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+    class_glob cg = {lua_newuserdatauv(L, 2 * ((size_t)hk_view(d)->nclasses + 1), 0), NULL, glob, -1};
+    cg.cls = cg.inst + hk_view(d)->nclasses + 1;
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
+        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
         cg.inst[c] = fnmatch(glob, name, 0) == 0;
         lua_pushfstring(L, "class %s", name);
         cg.cls[c] = fnmatch(glob, lua_tostring(L, -1), 0) == 0;
@@ -215,9 +215,9 @@ static class_glob glob_marks(lua_State *L, const hk_dump *d, const char *glob)
 /* The heap a name means (-1 for "" or "all"); an unknown name is a usage error. */
 static int heap_arg(lua_State *L, const hk_dump *d, const char *name)
 {
-    if (!*name || !strcmp(name, "all") || (!d->nheaps && !strcmp(name, "default"))) return -1;
-    for (uint32_t h = 0; h < d->nheaps; h++)
-        if (!strcmp(hk_heap_name(d, (int)h), name)) return (int)h;
+    if (!*name || !strcmp(name, "all") || (!hk_dump_heap_count(d) && !strcmp(name, "default"))) return -1;
+    int h = hk_heap_index(d, name);
+    if (h >= 0) return h;
     return hkl_usage_error(L, "no heap '%s' in this dump (see `hprofkit info`)", name);
 }
 
@@ -241,7 +241,7 @@ static int dump_top_retained(lua_State *L)
     hk_dump *d = hkl_check_dump(L, 1);
     lua_Integer want = luaL_optinteger(L, 2, 20);
     if (want < 0) want = 0;
-    if ((uint64_t)want > d->nobjects) want = d->nobjects;
+    if ((uint64_t)want > hk_view(d)->nobjects) want = hk_view(d)->nobjects;
     int all = lua_toboolean(L, 3);
     const char *glob = luaL_optstring(L, 4, "");
     int heap = heap_arg(L, d, luaL_optstring(L, 5, ""));
@@ -340,7 +340,7 @@ static int dump_graph_totals(lua_State *L)
     lua_createtable(L, 0, 5);
     hkl_set_int(L, "bytes", (lua_Integer)hk_graph_total_bytes(d));
     hkl_set_int(L, "native", (lua_Integer)hk_graph_total_native(d));
-    hkl_set_int(L, "objects", (lua_Integer)d->nobjects);
+    hkl_set_int(L, "objects", (lua_Integer)hk_view(d)->nobjects);
     hkl_set_int(L, "edges", (lua_Integer)hk_graph_edge_count(d));
     hkl_set_int(L, "roots", (lua_Integer)nr);
     return 1;

@@ -3,7 +3,7 @@
  * carry what the CLI's do. */
 #include "graph/graph.h"
 #include "lua/lua_host.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "analysis/histogram.h"
 #include "util/hk_buf.h"
 #include "lua/lua_open.h"
@@ -17,12 +17,12 @@ static int heap_arg(lua_State *L, hk_dump *d, int idx)
 {
     const char *name = luaL_optstring(L, idx, "");
     if (!*name) return -1;
-    for (uint32_t h = 0; h < d->nheaps; h++)
-        if (!strcmp(d->heap_names[h], name)) return (int)h;
+    int h = hk_heap_index(d, name);
+    if (h >= 0) return h;
     hk_buf b;
     hk_buf_init(&b);
-    for (uint32_t h = 0; h < d->nheaps; h++) hk_buf_printf(&b, "%s%s", h ? ", " : "", d->heap_names[h]);
-    lua_pushstring(L, d->nheaps ? hk_buf_cstr(&b) : "none; this dump does not name its heaps");
+    hk_heap_names(d, &b);
+    lua_pushstring(L, b.len ? hk_buf_cstr(&b) : "none; this dump does not name its heaps");
     hk_buf_free(&b);
     return hkl_usage_error(L, "no heap named '%s' in this dump (heaps: %s)", name, lua_tostring(L, -1));
 }
@@ -35,9 +35,9 @@ static void push_class_retained(lua_State *L, hk_dump *d, int heap)
     if (heap >= 0 ? hk_graph_class_retained_heap(d, heap, &per, err, sizeof err)
                   : hk_graph_class_retained(d, &per, err, sizeof err))
         hkl_fail(L, "%s", err);
-    lua_createtable(L, 0, (int)d->nclasses);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+    lua_createtable(L, 0, (int)hk_view(d)->nclasses);
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
+        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
         lua_getfield(L, -1, name);
         lua_Integer prev = lua_tointeger(L, -1);
         lua_pop(L, 1);
@@ -55,9 +55,9 @@ static void push_class_native(lua_State *L, hk_dump *d, int heap)
     char err[256];
     if (hk_graph_class_native(d, heap, &per, err, sizeof err)) hkl_fail(L, "%s", err);
     lua_newtable(L);
-    for (uint32_t c = 0; c < d->nclasses; c++) {
+    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
         if (!per[c]) continue;
-        const char *name = d->classes[c].name ? d->classes[c].name : "?";
+        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
         lua_getfield(L, -1, name);
         lua_Integer prev = lua_tointeger(L, -1);
         lua_pop(L, 1);
@@ -112,7 +112,7 @@ static int dump_histogram(lua_State *L)
     hk_hist_row *rows;
     size_t n;
     char err[512];
-    if (hk_histogram(d, heap >= 0 ? d->heap_names[heap] : NULL, &rows, &n, err, sizeof err) < 0)
+    if (hk_histogram(d, heap >= 0 ? hk_heap_name(d, heap) : NULL, &rows, &n, err, sizeof err) < 0)
         return hkl_fail(L, "%s", err);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -134,9 +134,14 @@ static int dump_histogram(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg dump_methods[] = {
+    {"histogram", dump_histogram},
+    {"class_retained", dump_class_retained},
+    {"class_native", dump_class_native},
+    {NULL, NULL},
+};
+
 void hkl_open_histogram(lua_State *L)
 {
-    hkl_add_method(L, HKL_DUMP, "histogram", dump_histogram);
-    hkl_add_method(L, HKL_DUMP, "class_retained", dump_class_retained);
-    hkl_add_method(L, HKL_DUMP, "class_native", dump_class_native);
+    hkl_add_methods(L, HKL_DUMP, dump_methods);
 }

@@ -7,7 +7,7 @@
  * after a million objects. */
 #include "graph/graph_holders.h"
 #include "lua/lua_host.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "util/hk_mem.h"
 #include "lua/lua_open.h"
 
@@ -38,7 +38,7 @@ static int obj_holding_roots(lua_State *L)
     lua_createtable(L, 0, 3);
     lua_createtable(L, (int)shown, 0);
     for (uint32_t i = 0; i < shown; i++) {
-        const hk_root *rt = &r->d->roots[out[i]];
+        const hk_root *rt = &hk_view(r->d)->roots[out[i]];
         lua_createtable(L, 0, 4);
         hkl_set_int(L, "index", (lua_Integer)out[i] + 1);
         hkl_set_str(L, "type", hk_root_type_name(rt->type));
@@ -54,8 +54,13 @@ static int obj_holding_roots(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg object_methods[] = {
+    {"retained_count", obj_retained_count},
+    {"holding_roots", obj_holding_roots},
+    {NULL, NULL},
+};
+
 void hkl_open_holders(lua_State *L)
 {
-    hkl_add_method(L, HKL_OBJECT, "retained_count", obj_retained_count);
-    hkl_add_method(L, HKL_OBJECT, "holding_roots", obj_holding_roots);
+    hkl_add_methods(L, HKL_OBJECT, object_methods);
 }

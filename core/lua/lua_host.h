@@ -53,19 +53,28 @@ hk_id hkl_check_id(lua_State *L, int idx);
 /* Push a field value: number, boolean, String value, Object, or nil. */
 void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v);
 
-/* Extension: add a method (called as x:name(...)) or a property (x.name, the getter
- * receives the userdata) to one of the types above. */
-void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn);
-/* The same with the Lua value on top of the stack (popped): a Lua function as a method. */
-void hkl_add_method_value(lua_State *L, const char *type, const char *name);
-void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter);
-/* Add a function to the global hk table. */
-void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn);
-/* The same for each entry of a method table (ended by {NULL, NULL}): the form a binding
- * file's opener uses, so each file ends with its tables and one opener. */
+/* Extension, from a binding file's tables (each ended by {NULL, NULL}): the methods (called as
+ * x:name(...)) or properties (x.name, the getter receives the userdata) of one of the types
+ * above, and functions of the global hk table; hkl_add_closures gives each function ctx as
+ * its one upvalue (the bindings over the loaded plugins).  A binding file ends with its tables
+ * and one opener that makes these calls, so its whole Lua surface is in one place. */
 void hkl_add_methods(lua_State *L, const char *type, const luaL_Reg *fns);
 void hkl_add_properties(lua_State *L, const char *type, const luaL_Reg *getters);
-void hkl_add_functions(lua_State *L, const luaL_Reg *fns);
+static inline void hkl_add_functions(lua_State *L, const luaL_Reg *fns)
+{
+    lua_getglobal(L, "hk");
+    luaL_setfuncs(L, fns, 0);
+    lua_pop(L, 1);
+}
+static inline void hkl_add_closures(lua_State *L, const luaL_Reg *fns, void *ctx)
+{
+    lua_getglobal(L, "hk");
+    lua_pushlightuserdata(L, ctx);
+    luaL_setfuncs(L, fns, 1);
+    lua_pop(L, 1);
+}
+/* A method written in Lua, the function on top of the stack (popped): hk.dump_method. */
+void hkl_add_method_value(lua_State *L, const char *type, const char *name);
 
 /* Fields of the table at the top of the stack, t[k] = v.  hkl_set_str with NULL leaves the
  * key absent; hkl_set_str_or_null sets hk.null (JSON null), for a key every row shows. */
@@ -152,6 +161,8 @@ int hkl_pcall(lua_State *L, int nargs, int nresults);
 int hkl_time_limit_set(const char *seconds, char *err, size_t errlen);
 double hkl_time_limit(void);
 void hkl_limit_enter(lua_State *L);
+/* enter with a caller's own limit (0: none) and the words that tell its user how to change it */
+void hkl_limit_enter_with(lua_State *L, double seconds, const char *hint);
 void hkl_limit_leave(lua_State *L);
 double hkl_limit_left(void);
 void hkl_limit_check(lua_State *L);

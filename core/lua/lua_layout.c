@@ -44,7 +44,12 @@ int hkl_open_layout_option(lua_State *L, int opts, hk_dump *d)
     return 0;
 }
 
+static const luaL_Reg dump_props[] = {
+    {"jvm_layout", dump_jvm_layout},
+    {NULL, NULL},
+};
+
 void hkl_open_layout(lua_State *L)
 {
-    hkl_add_property(L, HKL_DUMP, "jvm_layout", dump_jvm_layout);
+    hkl_add_properties(L, HKL_DUMP, dump_props);
 }

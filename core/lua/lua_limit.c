@@ -15,6 +15,10 @@
 static double g_limit = -1; /* seconds; 0 none; -1 not set (HPROFKIT_LUA_TIME_LIMIT decides) */
 static double g_deadline;
 static int g_depth;
+/* the limit of the call running now and how its user changes it: the global option's, or a
+ * caller's own (the explorer's console: hkl_limit_enter_with) */
+static double g_active;
+static const char *g_hint;
 
 static double now_s(void)
 {
@@ -54,9 +58,8 @@ double hkl_time_limit(void)
 
 static int over_limit(lua_State *L)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "the script ran past its time limit of %g s (--lua-time-limit or HPROFKIT_LUA_TIME_LIMIT)", g_limit);
+    char msg[200];
+    snprintf(msg, sizeof msg, "the script ran past its time limit of %g s (%s)", g_active, g_hint);
     /* a table, not a string: coroutine.wrap would put its position before a string */
     lua_createtable(L, 0, 2);
     lua_pushstring(L, msg);
@@ -74,22 +77,30 @@ static void on_count(lua_State *L, lua_Debug *ar)
     over_limit(L);
 }
 
+void hkl_limit_enter_with(lua_State *L, double seconds, const char *hint)
+{
+    if (g_depth++) return;
+    g_active = seconds;
+    g_hint = hint;
+    if (seconds <= 0) return;
+    g_deadline = now_s() + seconds;
+    lua_sethook(L, on_count, LUA_MASKCOUNT, 10000);
+}
+
 void hkl_limit_enter(lua_State *L)
 {
-    if (g_depth++ || hkl_time_limit() <= 0) return;
-    g_deadline = now_s() + g_limit;
-    lua_sethook(L, on_count, LUA_MASKCOUNT, 10000);
+    hkl_limit_enter_with(L, hkl_time_limit(), "--lua-time-limit or HPROFKIT_LUA_TIME_LIMIT");
 }
 
 void hkl_limit_leave(lua_State *L)
 {
-    if (--g_depth || g_limit <= 0) return;
+    if (--g_depth || g_active <= 0) return;
     lua_sethook(L, NULL, 0, 0);
 }
 
 double hkl_limit_left(void)
 {
-    return g_depth && g_limit > 0 ? g_deadline - now_s() : HUGE_VAL;
+    return g_depth && g_active > 0 ? g_deadline - now_s() : HUGE_VAL;
 }
 
 void hkl_limit_check(lua_State *L)

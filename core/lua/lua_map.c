@@ -1,7 +1,7 @@
 /* The mapped names and allocation stacks in Lua (dumps are opened with their maps by
  * core/open). */
 #include "lua/lua_host.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "lua/lua_open.h"
 
 #include <stdio.h>
@@ -11,7 +11,7 @@
 static int cls_obfuscated_name(lua_State *L)
 {
     hkl_ref *r = hkl_check_class(L, 1);
-    lua_pushstring(L, r->d->classes[r->index].obf_name);
+    lua_pushstring(L, hk_view(r->d)->classes[r->index].obf_name);
     return 1;
 }
 
@@ -49,7 +49,8 @@ static int obj_allocation_stack(lua_State *L)
 static int dump_map(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    if (d->map) lua_pushstring(L, d->map->path);
+    const hk_map *map = hk_dump_map(d);
+    if (map) lua_pushstring(L, map->path);
     else lua_pushnil(L);
     return 1;
 }

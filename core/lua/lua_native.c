@@ -118,7 +118,12 @@ static int l_native_profile(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg hk_funcs[] = {
+    {"native_profile", l_native_profile},
+    {NULL, NULL},
+};
+
 void hkl_open_native(lua_State *L)
 {
-    hkl_add_function(L, "native_profile", l_native_profile);
+    hkl_add_functions(L, hk_funcs);
 }

@@ -1,7 +1,7 @@
 /* The Object type in Lua (obj.id, obj.class, ..., obj:field(), obj:ref(), obj:fields(),
  * arr:at(), arr:id_at(), arr:bytes(), arr:text()) and the reading of field values the Class type shares. */
 #include "lua/lua_ref.h"
-#include "hprof/hprof_internal.h"
+#include "hprof/hprof_view.h"
 #include "lua/lua_open.h"
 
 #include <inttypes.h>
@@ -31,7 +31,7 @@ const hk_field *hkl_find_field(hk_dump *d, uint32_t cls, const char *name)
     if (s->d == d && s->cls == cls && s->key == name && (!strcmp(s->f->name, name) || !strcmp(s->f->obf_name, name)))
         return s->f;
     uint32_t n;
-    const hk_field *all = hk_class_layout(d, &d->classes[cls], &n);
+    const hk_field *all = hk_class_layout(d, &hk_view(d)->classes[cls], &n);
     const hk_field *f = hk_field_named(all, n, name);
     if (f) {
         s->d = d;
@@ -55,8 +55,9 @@ static uint32_t instance_class(const hk_dump *d, const uint8_t *rec)
     hk_id cid = hk_rec_instance_class(d, rec);
     size_t k = (size_t)(cid >> 3 ^ cid >> 9) & 63;
     uint32_t c = cache[k].cls;
-    if (cache[k].d == d && cache[k].cid == cid && c < d->nclasses && d->classes[c].id == cid) return c;
-    uint32_t *cp = hk_idmap_get(&d->class_by_id, cid);
+    if (cache[k].d == d && cache[k].cid == cid && c < hk_view(d)->nclasses && hk_view(d)->classes[c].id == cid)
+        return c;
+    uint32_t *cp = hk_idmap_get(&hk_view(d)->class_by_id, cid);
     c = cp ? *cp : HK_NONE;
     cache[k].d = d;
     cache[k].cid = cid;
@@ -67,9 +68,9 @@ static uint32_t instance_class(const hk_dump *d, const uint8_t *rec)
 /* Pushes the text of object o when it is a String (1), else nothing (0). */
 static int push_if_string(lua_State *L, hk_dump *d, uint32_t o)
 {
-    const uint8_t *rec = d->data + hk_obj_offset(d, o);
-    if (d->string_class == HK_NONE || *rec != HPROF_INSTANCE_DUMP ||
-        hk_rec_instance_class(d, rec) != d->classes[d->string_class].id)
+    const uint8_t *rec = hk_obj_record(d, o);
+    if (hk_view(d)->string_class == HK_NONE || *rec != HPROF_INSTANCE_DUMP ||
+        hk_rec_instance_class(d, rec) != hk_view(d)->classes[hk_view(d)->string_class].id)
         return 0;
     hk_buf b;
     hk_buf_init(&b);
@@ -103,7 +104,7 @@ void hkl_push_value(lua_State *L, int dump_idx, const hk_value *v)
 /* Reads field name of instance obj: 1 found, 0 not */
 static int read_field(hk_dump *d, uint32_t obj, const char *name, hk_value *v)
 {
-    const uint8_t *rec = d->data + hk_obj_offset(d, obj);
+    const uint8_t *rec = hk_obj_record(d, obj);
     if (*rec != HPROF_INSTANCE_DUMP) return 0;
     uint32_t len, c = instance_class(d, rec);
     const uint8_t *data = hk_rec_instance_data(d, rec, &len);
@@ -116,8 +117,8 @@ static int read_field(hk_dump *d, uint32_t obj, const char *name, hk_value *v)
 
 int hkl_class_named(const hk_dump *d, uint32_t cls, const char *name)
 {
-    for (uint32_t k = cls; k != HK_NONE; k = d->classes[k].super)
-        if (!strcmp(d->classes[k].name, name) || !strcmp(d->classes[k].obf_name, name)) return 1;
+    for (uint32_t k = cls; k != HK_NONE; k = hk_view(d)->classes[k].super)
+        if (!strcmp(hk_view(d)->classes[k].name, name) || !strcmp(hk_view(d)->classes[k].obf_name, name)) return 1;
     return 0;
 }
 
@@ -254,7 +255,7 @@ static int obj_fields(lua_State *L)
     lua_newtable(L);
     if (!data || c == HK_NONE) return 1;
     uint32_t n;
-    const hk_field *f = hk_class_layout(r->d, &r->d->classes[c], &n);
+    const hk_field *f = hk_class_layout(r->d, &hk_view(r->d)->classes[c], &n);
     for (uint32_t i = 0; i < n; i++) {
         if (f[i].offset + (uint32_t)hk_type_size(r->d, f[i].type) > len) break;
         hk_value v;

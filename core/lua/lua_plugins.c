@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "lua/lua_host.h"
-#include "host/plugin_internal.h"
+#include "host/plugin_host.h"
+#include "host/registry.h"
 #include "util/hk_report.h"
 #include "lua/lua_open.h"
 
@@ -111,17 +112,11 @@ static int l_call(lua_State *L)
     return 1;
 }
 
-void hkl_open_plugins(lua_State *L, hk_plugins *ps)
+/* hk.PLUGIN.NAME for each function a plugin registered (PLUGIN.NAME) */
+static void add_plugin_functions(lua_State *L, hk_plugins *ps)
 {
-    hkl_set_registry(L, hk_plugins_registry(ps));
     lua_getglobal(L, "hk"); /* the Lua host made it */
     int hk = lua_gettop(L);
-    lua_pushlightuserdata(L, ps);
-    lua_setfield(L, LUA_REGISTRYINDEX, "hk.plugins_ptr");
-    lua_pushlightuserdata(L, ps);
-    lua_pushcclosure(L, l_plugins, 1);
-    lua_setfield(L, hk, "plugins");
-
     const hk_reg_entry *const *fs;
     size_t nf = hk_registry_list(hk_plugins_registry(ps), HK_REG_FUNCTION, &fs);
     for (size_t k = 0; k < nf; k++) {
@@ -156,4 +151,19 @@ hk_plugins *hk_plugins_lua_get(lua_State *L)
     hk_plugins *ps = lua_touserdata(L, -1);
     lua_pop(L, 1);
     return ps;
+}
+
+/* with the loaded plugins as its upvalue */
+static const luaL_Reg hk_funcs[] = {
+    {"plugins", l_plugins},
+    {NULL, NULL},
+};
+
+void hkl_open_plugins(lua_State *L, hk_plugins *ps)
+{
+    hkl_set_registry(L, hk_plugins_registry(ps));
+    lua_pushlightuserdata(L, ps);
+    lua_setfield(L, LUA_REGISTRYINDEX, "hk.plugins_ptr");
+    hkl_add_closures(L, hk_funcs, ps);
+    add_plugin_functions(L, ps);
 }

@@ -136,8 +136,13 @@ static int l_run(lua_State *L)
     return lua_gettop(L) - base;
 }
 
+static const luaL_Reg hk_funcs[] = {
+    {"run", l_run},
+    {"usage_error", l_usage_error},
+    {NULL, NULL},
+};
+
 void hkl_open_query(lua_State *L)
 {
-    hkl_add_function(L, "run", l_run);
-    hkl_add_function(L, "usage_error", l_usage_error);
+    hkl_add_functions(L, hk_funcs);
 }

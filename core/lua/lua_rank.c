@@ -57,7 +57,12 @@ static int cls_ranked_instances(lua_State *L)
     return 2;
 }
 
+static const luaL_Reg class_methods[] = {
+    {"ranked_instances", cls_ranked_instances},
+    {NULL, NULL},
+};
+
 void hkl_open_rank(lua_State *L)
 {
-    hkl_add_method(L, HKL_CLASS, "ranked_instances", cls_ranked_instances);
+    hkl_add_methods(L, HKL_CLASS, class_methods);
 }

@@ -87,12 +87,6 @@ static void get_type_table(lua_State *L, const char *type, const char *table)
     lua_remove(L, -2);
 }
 
-void hkl_add_method(lua_State *L, const char *type, const char *name, lua_CFunction fn)
-{
-    lua_pushcfunction(L, fn);
-    hkl_add_method_value(L, type, name);
-}
-
 void hkl_add_method_value(lua_State *L, const char *type, const char *name)
 {
     get_type_table(L, type, "methods");
@@ -101,34 +95,18 @@ void hkl_add_method_value(lua_State *L, const char *type, const char *name)
     lua_pop(L, 1);
 }
 
-void hkl_add_property(lua_State *L, const char *type, const char *name, lua_CFunction getter)
-{
-    get_type_table(L, type, "props");
-    lua_pushcfunction(L, getter);
-    lua_setfield(L, -2, name);
-    lua_pop(L, 1);
-}
-
 void hkl_add_methods(lua_State *L, const char *type, const luaL_Reg *fns)
 {
-    for (; fns->name; fns++) hkl_add_method(L, type, fns->name, fns->func);
+    for (; fns->name; fns++) {
+        lua_pushcfunction(L, fns->func);
+        hkl_add_method_value(L, type, fns->name);
+    }
 }
 
 void hkl_add_properties(lua_State *L, const char *type, const luaL_Reg *getters)
 {
-    for (; getters->name; getters++) hkl_add_property(L, type, getters->name, getters->func);
-}
-
-void hkl_add_functions(lua_State *L, const luaL_Reg *fns)
-{
-    for (; fns->name; fns++) hkl_add_function(L, fns->name, fns->func);
-}
-
-void hkl_add_function(lua_State *L, const char *name, lua_CFunction fn)
-{
-    lua_getglobal(L, "hk");
-    lua_pushcfunction(L, fn);
-    lua_setfield(L, -2, name);
+    get_type_table(L, type, "props");
+    luaL_setfuncs(L, getters, 0);
     lua_pop(L, 1);
 }
 

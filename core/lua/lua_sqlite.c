@@ -161,12 +161,22 @@ static int l_run(lua_State *L)
     return 1;
 }
 
+static const luaL_Reg db_methods[] = {
+    {"exec", l_exec}, {"rows", l_rows}, {"run", l_run}, {"close", l_close}, {NULL, NULL},
+};
+
+static const luaL_Reg db_meta[] = {
+    {"__gc", l_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg hk_funcs[] = {
+    {"sqlite_open", l_open},
+    {NULL, NULL},
+};
+
 void hkl_open_sqlite(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"exec", l_exec}, {"rows", l_rows}, {"run", l_run}, {"close", l_close}, {NULL, NULL},
-    };
-    static const luaL_Reg meta[] = {{"__gc", l_close}, {NULL, NULL}};
-    hkl_new_metatable(L, HKL_SQLITE, methods, meta);
-    hkl_add_function(L, "sqlite_open", l_open);
+    hkl_new_metatable(L, HKL_SQLITE, db_methods, db_meta);
+    hkl_add_functions(L, hk_funcs);
 }

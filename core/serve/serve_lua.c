@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 static const char runner[] = "local code, dump = ...\n"
                              "local printed = {}\n"
@@ -24,26 +23,6 @@ static const char runner[] = "local code, dump = ...\n"
                              "local text = table.concat(printed, '\\n')\n"
                              "if v == nil then return text, 'null' end\n"
                              "return text, hk.json_encode(v)\n";
-
-static double deadline, limit;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void over_time(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    if (now_s() > deadline) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "the snippet ran past the time limit of %g s (hprofkit serve --time-limit SECONDS)",
-                 limit);
-        luaL_error(L, "%s", msg);
-    }
-}
 
 /* The error's first line (a script error's traceback is not for the page). */
 static void first_line(const char *text, char *msg, size_t n)
@@ -69,11 +48,10 @@ void sv_run_lua(sv_app *a, const char *code, size_t len, sv_result *r)
     hk_dump *d = hkl_check_dump(L, -1);
     lua_pop(L, 1);
     hkl_push_dump(L, d, 1); /* borrowed: the snippet's dump:close() closes its handle, not the dump */
-    limit = a->time_limit;
-    deadline = now_s() + limit;
-    lua_sethook(L, over_time, LUA_MASKCOUNT, 10000);
+    /* the scripts' one limit, at the console's length: past it even a pcall loop is stopped */
+    hkl_limit_enter_with(L, a->time_limit, "hprofkit serve --time-limit SECONDS");
     int rc = lua_pcall(L, 2, 2, 0);
-    lua_sethook(L, NULL, 0, 0);
+    hkl_limit_leave(L);
     if (rc != LUA_OK) {
         first_line(hkl_error_text(L, -1), r->msg, sizeof r->msg);
         r->rc = 1;

@@ -30,7 +30,7 @@ static void touch_objects(hk_dump *d)
 {
     hk_buf b;
     hk_buf_init(&b);
-    for (uint32_t i = 0; i < d->nobjects; i++) {
+    for (uint32_t i = 0; i < d->view.nobjects; i++) {
         (void)hk_obj_shallow_size(d, i);
         (void)hk_obj_class_name(d, i);
         (void)hk_obj_heap(d, i);
@@ -38,7 +38,7 @@ static void touch_objects(hk_dump *d)
         uint32_t c = hk_obj_class(d, i);
         if (hk_obj_kind(d, i) == HK_KIND_INSTANCE && c != HK_NONE) {
             uint32_t n;
-            const hk_field *f = hk_class_layout(d, &d->classes[c], &n);
+            const hk_field *f = hk_class_layout(d, &d->view.classes[c], &n);
             hk_value v;
             for (uint32_t k = 0; k < n && k < 8; k++) hk_instance_field(d, i, f[k].name, &v);
             hk_buf_reset(&b);
@@ -49,7 +49,7 @@ static void touch_objects(hk_dump *d)
         uint32_t len = hk_array_length(d, i);
         if (len && hk_obj_kind(d, i) == HK_KIND_OBJ_ARRAY) (void)hk_obj_array_at(d, i, len - 1);
     }
-    for (uint32_t c = 0; c < d->nclasses; c++) {
+    for (uint32_t c = 0; c < d->view.nclasses; c++) {
         uint32_t n;
         (void)hk_class_instances(d, c, &n);
     }
@@ -86,7 +86,7 @@ static void touch_graph(hk_dump *d)
     const int all =
         HK_GRAPH_REFS | HK_GRAPH_REFERRERS | HK_GRAPH_REACH | HK_GRAPH_NATIVE | HK_GRAPH_DOM | HK_GRAPH_PATHS;
     if (hk_graph_ensure(d, all, err, sizeof err)) return;
-    const uint32_t n = d->nobjects;
+    const uint32_t n = d->view.nobjects;
     /* each object's retained size is at least its dominator-tree children's */
     uint64_t *kids = calloc(n ? n : 1, sizeof *kids);
     if (!kids) return;
@@ -127,7 +127,7 @@ static void touch_graph(hk_dump *d)
         for (uint32_t k = 1; k < nv; k++) CHECK(hk_graph_retained(d, v[k - 1]) >= hk_graph_retained(d, v[k]));
     uint32_t best[8];
     for (int live = 0; live <= 1; live++) {
-        uint32_t nb = hk_graph_top_retained(d, 8, live, NULL, NULL, best);
+        uint32_t nb = hk_graph_top(d, 8, HK_TOP_RETAINED, live, NULL, NULL, best);
         for (uint32_t k = 0; k < nb; k++) {
             CHECK(best[k] < n && (!live || hk_graph_reach(d, best[k]) == HK_REACH_STRONG));
             (void)hk_graph_dominated(d, best[k], &v, &nv, err, sizeof err);
@@ -139,13 +139,13 @@ static void touch_graph(hk_dump *d)
     }
     uint64_t *per;
     if (hk_graph_class_retained(d, &per, err, sizeof err) == 0) {
-        for (uint32_t c = 0; c < d->nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
+        for (uint32_t c = 0; c < d->view.nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
         free(per);
     }
     /* per heap: no class retains more of a heap than the whole graph holds */
     for (uint32_t h = 0; h < d->nheaps && h < 4; h++)
         if (hk_graph_class_retained_heap(d, (int)h, &per, err, sizeof err) == 0) {
-            for (uint32_t c = 0; c < d->nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
+            for (uint32_t c = 0; c < d->view.nclasses; c++) CHECK(per[c] <= hk_graph_total_bytes(d));
             free(per);
         }
     uint64_t count[HK_REACH_COUNT], bytes[HK_REACH_COUNT], sum = 0;

@@ -19,10 +19,10 @@ fuzz_build() {
       local extra=""; [ "$name" == hprof-structured ] && extra="$SRC/tests/fuzz/hprof_mutator.c"
       clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_hprof.c" $extra \
         "$SRC"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c "$SRC"/core/map/map_{parse,frames}.c \
-        "$SRC"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,map,stack,ext}.c \
+        "$SRC"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext}.c \
         "$SRC"/core/hprof/hprof_layout{,_class,_count,_detect}.c "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c \
         "$SRC/core/open/open.c" \
-        "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,path,path_local,class_retained,heap_retained}.c \
+        "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,heap_retained}.c \
         "$SRC/core/bitmap/bitmap_list.c" "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c \
         -lz -lzstd -lprotobuf-c -lpthread -o "$out" ;;
     map)

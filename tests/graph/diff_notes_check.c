@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     hk_diff *noted = diff(a1, b1), *read = diff(a2, b2);
     int bad = 0;
     for (int s = 0; s < 2; s++) {
-        uint32_t n = noted->s[s].d->nobjects;
+        uint32_t n = hk_view(noted->s[s].d)->nobjects;
         for (uint32_t i = 0; i < n && bad < 10; i++) {
             const hkd_obj *x = &noted->s[s].o[i], *y = &read->s[s].o[i];
             int kind = hkd_kind(&noted->s[s], i);
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
             bad++;
         }
     }
-    if (!bad) printf("same %u %u\n", a1->nobjects, b1->nobjects);
+    if (!bad) printf("same %u %u\n", hk_view(a1)->nobjects, hk_view(b1)->nobjects);
     hk_diff_free(noted);
     hk_diff_free(read);
     hk_dump_close(a1);

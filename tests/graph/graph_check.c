@@ -75,11 +75,11 @@ static void class_retained_bench(hk_dump *d)
 /* The live heap, recomputed here: what a BFS from the roots reaches over strong edges. */
 static uint8_t *live_set(hk_dump *d)
 {
-    const uint32_t n = d->nobjects;
+    const uint32_t n = hk_view(d)->nobjects;
     uint8_t *live = calloc(n + 1, 1);
     uint32_t *q = malloc((n + 1) * sizeof *q), head = 0, tail = 0;
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hk_obj_find(d, d->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        uint32_t t = hk_obj_find(d, hk_view(d)->roots[k].id);
         if (t != HK_NONE && !live[t]) {
             live[t] = 1;
             q[tail++] = t;
@@ -104,7 +104,7 @@ static uint8_t *live_set(hk_dump *d)
  * independently of the referrer index. ---- */
 static uint32_t *slow_idom(hk_dump *d)
 {
-    const uint32_t n = d->nobjects, root = n, m = n + 1;
+    const uint32_t n = hk_view(d)->nobjects, root = n, m = n + 1;
     uint8_t *live = live_set(d);
     uint32_t *po = malloc(m * sizeof *po), *order = malloc(m * sizeof *order);
     uint32_t *stk = malloc(m * sizeof *stk), *pos = malloc(m * sizeof *pos);
@@ -203,7 +203,7 @@ static uint32_t *slow_idom(hk_dump *d)
 /* Which objects the virtual root must have as children, recomputed from the rule. */
 static void check_virtual_children(hk_dump *d)
 {
-    const uint32_t n = d->nobjects;
+    const uint32_t n = hk_view(d)->nobjects;
     uint8_t *mark = calloc(n + 1, 1);
     uint32_t *q = malloc((n + 1) * sizeof *q), *indeg = calloc(n + 1, sizeof *indeg), head = 0, tail = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -212,8 +212,8 @@ static void check_virtual_children(hk_dump *d)
         for (uint32_t k = 0; k < nout; k++) indeg[out[k]]++;
     }
     uint8_t *want = calloc(n + 1, 1);
-    for (uint32_t k = 0; k < d->nroots; k++) {
-        uint32_t t = hk_obj_find(d, d->roots[k].id);
+    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
+        uint32_t t = hk_obj_find(d, hk_view(d)->roots[k].id);
         if (t != HK_NONE) {
             want[t] = 1;
             if (!mark[t]) {
@@ -255,7 +255,7 @@ static int cmd_check(const char *path, uint32_t slow_max)
 {
     hk_dump *d = open_dump(path);
     ensure(d, HK_GRAPH_DOM | HK_GRAPH_REACH | HK_GRAPH_PATHS);
-    const uint32_t n = d->nobjects;
+    const uint32_t n = hk_view(d)->nobjects;
     uint64_t total = 0, sum_kids = 0, native = 0;
     uint32_t under_shallow = 0, bad_edges = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -414,7 +414,7 @@ static int cmd_bench(const char *path, int estimate)
         int bit;
         const char *name;
     } ph[] = {{HK_GRAPH_REACH | HK_GRAPH_DOM, "top's graph"}, {0, "class_retained"}, {HK_GRAPH_PATHS, "paths"}};
-    printf("open+index %.3f s, peak %ld MB, %u objects\n", topen, kb_open / 1024, d->nobjects);
+    printf("open+index %.3f s, peak %ld MB, %u objects\n", topen, kb_open / 1024, hk_view(d)->nobjects);
     if (estimate) hk_parallel_profile(1, estimate);
     double all = 0, allc = 0, alle = 0;
     for (size_t k = 0; k < sizeof ph / sizeof ph[0]; k++) {

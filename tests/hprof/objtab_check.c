@@ -58,7 +58,7 @@ static int check(const char *name, int dup)
     hk_dump d;
     memset(&d, 0, sizeof d);
     d.path = "test";
-    d.size = 1000 + 40ULL * N;
+    d.view.size = 1000 + 40ULL * N;
     hk_objtab t;
     hk_objtab_init(&t, 16);
     for (size_t i = 0; i < N; i++) hk_objtab_add(&t, dup && i == N / 2 ? ids[N / 3] : ids[i], 1000 + 40ULL * i);
@@ -67,15 +67,15 @@ static int check(const char *name, int dup)
     int ok = 1;
     if (dup) {
         ok = rc < 0 && strstr(err, "appears twice");
-    } else if (rc < 0 || d.nobjects != N) {
+    } else if (rc < 0 || d.view.nobjects != N) {
         ok = 0;
     } else {
         uint32_t s = 0;
         uint64_t prev = 0;
-        for (uint32_t i = 0; i < d.nobjects && ok; i++) {
-            while (s + 1 < d.nsegs && d.segs[s + 1].start <= i) s++;
-            uint64_t id = (uint64_t)d.segs[s].hi << 32 | d.id_lo[i];
-            uint64_t off = (uint64_t)d.off_hi[i] << 32 | d.off_lo[i];
+        for (uint32_t i = 0; i < d.view.nobjects && ok; i++) {
+            while (s + 1 < d.view.nsegs && d.view.segs[s + 1].start <= i) s++;
+            uint64_t id = (uint64_t)d.view.segs[s].hi << 32 | d.view.id_lo[i];
+            uint64_t off = (uint64_t)d.view.off_hi[i] << 32 | d.view.off_lo[i];
             size_t pos = (off - 1000) / 40;
             if ((i && id <= prev) || pos >= N || ids[pos] != id) ok = 0;
             prev = id;
@@ -84,16 +84,16 @@ static int check(const char *name, int dup)
     /* every id found at its own record, an id between two objects not at all */
     for (size_t i = 0; i < N && ok && !dup; i++) {
         uint32_t j = hk_obj_find(&d, ids[i]);
-        ok = j != HK_NONE && ((uint64_t)d.off_hi[j] << 32 | d.off_lo[j]) == 1000 + 40ULL * i &&
+        ok = j != HK_NONE && ((uint64_t)d.view.off_hi[j] << 32 | d.view.off_lo[j]) == 1000 + 40ULL * i &&
              hk_obj_find(&d, ids[i] + 1) == HK_NONE;
     }
     printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": ",
            ok ? "" : (rc < 0 ? err : "wrong order, offsets or lookups"));
     hk_objtab_free(&t);
-    free(d.id_lo);
-    free(d.off_lo);
-    free(d.off_hi);
-    free(d.segs);
+    free((void *)d.view.id_lo);
+    free((void *)d.view.off_lo);
+    free((void *)d.view.off_hi);
+    free((void *)d.view.segs);
     hk_iddir_free(&d.dir);
     return ok;
 }
@@ -109,7 +109,7 @@ static int check_sparse(void)
     hk_dump d;
     memset(&d, 0, sizeof d);
     d.path = "test";
-    d.size = 1000 + 40ULL * n;
+    d.view.size = 1000 + 40ULL * n;
     hk_objtab t;
     hk_objtab_init(&t, 16);
     for (size_t i = 0; i < n; i++) hk_objtab_add(&t, i < DENSE ? 0x1000 + 16 * i : few[i - DENSE], 1000 + 40ULL * i);
@@ -122,10 +122,10 @@ static int check_sparse(void)
     printf("%s objtab-sparse-segment%s%s\n", ok ? "PASS" : "FAIL", ok ? "" : ": ",
            ok ? "" : (err[0] ? err : "lookups"));
     hk_objtab_free(&t);
-    free(d.id_lo);
-    free(d.off_lo);
-    free(d.off_hi);
-    free(d.segs);
+    free((void *)d.view.id_lo);
+    free((void *)d.view.off_lo);
+    free((void *)d.view.off_hi);
+    free((void *)d.view.segs);
     hk_iddir_free(&d.dir);
     return ok;
 }

@@ -168,6 +168,14 @@ t0 = time.time()
 s, got = post_lua("while true do end")
 dt = time.time() - t0
 check("console-time-limit", s == 400 and "time limit" in got["error"] and dt < 10, "%d %s %.1fs" % (s, got, dt))
+# the scripts' one limit (lua_limit.c): a snippet that swallows the error with pcall is stopped too
+t0 = time.time()
+s, got = post_lua("while true do pcall(function() while true do end end) end")
+dt = time.time() - t0
+check("console-time-limit-through-pcall", s == 400 and "serve --time-limit" in got["error"] and dt < 10,
+      "%d %s %.1fs" % (s, got, dt))
+s, got = post_lua("return 6 * 7")
+check("console-after-time-limit", s == 200 and got["result"] == 42, str(got))
 s, got = post_lua("os.exit(3)")
 check("console-no-exit", s == 400, str(got))
 s, got = post_lua("dump:close() return 1")
