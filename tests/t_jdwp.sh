@@ -68,10 +68,13 @@ if start_app basic basic; then
   PCHK="$BUILD/plugins/jdwp/jdwp_plugin_check"; PSO="$BUILD/plugins/jdwp/jdwp.so"
   if [ -x "$PCHK" ] && [ -f "$PSO" ]; then
     timeout 60 "$PCHK" "$PSO" fetch 127.0.0.1:$APP_PORT "$T/outp" >"$T/p1.out" 2>"$T/p1.err"
-    eq jdwp_plugin_fetch "$(cat "$T/p1.out") $(ls "$T/outp" | wc -l)" \
+    # a crash of the stand-in host shows on its stderr alone: the runner prints ours on a failure
+    [ $? = 0 ] || echo "jdwp_plugin_fetch: $(grep -m3 -E 'ERROR|#[0-9] |error:' "$T/p1.err" | tr '\n' ' ')" >&2
+    eq jdwp_plugin_fetch "$(cat "$T/p1.out") $(ls -A "$T/outp" | wc -l)" \
        "fetcher=jdwp fetched=4 skipped=3 failed=0 stopped_by_budget=0 bytes=$(cat "$OUT"/*.png | wc -c) 4"
     # plugins.ini budget_bytes reaches the fetch when the request gives none.
     timeout 60 "$PCHK" "$PSO" fetch 127.0.0.1:$APP_PORT "$T/outp2" $((big + 1)) >"$T/p2.out" 2>"$T/p2.err"
+    [ $? = 0 ] || echo "jdwp_plugin_config_budget: $(grep -m3 -E 'ERROR|#[0-9] |error:' "$T/p2.err" | tr '\n' ' ')" >&2
     eq jdwp_plugin_config_budget "$(cut -d' ' -f2,5 "$T/p2.out")" "fetched=1 stopped_by_budget=1"
   else
     fail jdwp_plugin_fetch "missing $PCHK or $PSO"

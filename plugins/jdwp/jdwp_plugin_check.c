@@ -1,8 +1,11 @@
 /* jdwp_plugin_check PLUGIN.so fetch|gc HOST:PORT [OUTDIR [budget_bytes]]
  * A minimal stand-in host for tests: loads the plugin the way the host does (ABI symbol first,
  * then init with a table), takes the fetcher it registered and runs it against a JVM on TCP.
+ * The table holds what the plugin calls (the fetch writes its PNGs through write_file_atomic:
+ * the host's own writer, linked from the core); an entry left NULL would crash the plugin.
  * Prints "fetcher=NAME fetched=N skipped=N failed=N stopped_by_budget=N bytes=N" or the error. */
 #include "hprofkit.h"
+#include "util/hk_file.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
     host.mem_realloc = check_realloc;
     host.mem_strdup = check_strdup;
     host.mem_free = free;
+    host.write_file_atomic = hk_file_write_atomic;
     char err[512] = "";
     if (init(&host, (hk_plugin *)&host, err, sizeof err) < 0 || !check_fetcher) {
         fprintf(stderr, "init: %s\n", err[0] ? err : "no fetcher registered");
