@@ -29,17 +29,10 @@ import struct
 import sys
 import zlib
 
+from oracle_check import read_ahat  # ahat's export: kind -> rows of cells
+
 # hprofkit's order of strengths (README: finalizer below weak; ahat ranks it above)
 ORDER = ["strong", "soft", "weak", "finalizer", "phantom"]
-
-
-def read_rows(path):
-    rows = collections.defaultdict(list)
-    with open(path) as f:
-        for line in f:
-            cells = line.rstrip("\n").split("\t")
-            rows[cells[0]].append(cells[1:])
-    return rows
 
 
 class Graph:
@@ -345,7 +338,7 @@ def one(oracle, args, text):
 def main():
     """ORACLE deepest | ORACLE --batch MANIFEST (lines: NAME<TAB>ANSWER-FILE<TAB>QUERY OPTION...)"""
     oracle_path, rest = sys.argv[1], sys.argv[2:]
-    oracle = oracle_path if rest[0] != "deepest" and open(oracle_path).read(5) == "# dum" else Graph(read_rows(oracle_path))
+    oracle = oracle_path if rest[0] != "deepest" and open(oracle_path).read(5) == "# dum" else Graph(read_ahat(oracle_path))
     if rest[0] == "deepest":
         print(deepest(oracle))
         return 0

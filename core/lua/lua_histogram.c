@@ -27,17 +27,15 @@ static int heap_arg(lua_State *L, hk_dump *d, int idx)
     return hkl_usage_error(L, "no heap named '%s' in this dump (heaps: %s)", name, lua_tostring(L, -1));
 }
 
-/* Pushes class name -> retained bytes (classes sharing a name summed), of one heap or all. */
-static void push_class_retained(lua_State *L, hk_dump *d, int heap)
+/* Pushes class name -> per[class index] (classes sharing a name summed; with zeros 0, only the
+ * names with some), and frees per. */
+static void push_by_class_name(lua_State *L, hk_dump *d, uint64_t *per, int zeros)
 {
-    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
-    char err[256];
-    if (heap >= 0 ? hk_graph_class_retained_heap(d, heap, &per, err, sizeof err)
-                  : hk_graph_class_retained(d, &per, err, sizeof err))
-        hkl_fail(L, "%s", err);
-    lua_createtable(L, 0, (int)hk_view(d)->nclasses);
-    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
-        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
+    const hk_dump_view *v = hk_view(d);
+    lua_createtable(L, 0, zeros ? (int)v->nclasses : 0);
+    for (uint32_t c = 0; c < v->nclasses; c++) {
+        if (!zeros && !per[c]) continue;
+        const char *name = v->classes[c].name ? v->classes[c].name : "?";
         lua_getfield(L, -1, name);
         lua_Integer prev = lua_tointeger(L, -1);
         lua_pop(L, 1);
@@ -47,6 +45,17 @@ static void push_class_retained(lua_State *L, hk_dump *d, int heap)
     free(per);
 }
 
+/* Pushes class name -> retained bytes (classes sharing a name summed), of one heap or all. */
+static void push_class_retained(lua_State *L, hk_dump *d, int heap)
+{
+    uint64_t *per; /* the dominators too: asked for by the walk, they hand it their memory */
+    char err[256];
+    if (heap >= 0 ? hk_graph_class_retained_heap(d, heap, &per, err, sizeof err)
+                  : hk_graph_class_retained(d, &per, err, sizeof err))
+        hkl_fail(L, "%s", err);
+    push_by_class_name(L, d, per, 1);
+}
+
 /* Pushes class name -> native bytes of its instances (NativeAllocationRegistry sizes, as
  * obj.native_size), of one heap or all; only the classes with some. */
 static void push_class_native(lua_State *L, hk_dump *d, int heap)
@@ -54,17 +63,7 @@ static void push_class_native(lua_State *L, hk_dump *d, int heap)
     uint64_t *per;
     char err[256];
     if (hk_graph_class_native(d, heap, &per, err, sizeof err)) hkl_fail(L, "%s", err);
-    lua_newtable(L);
-    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++) {
-        if (!per[c]) continue;
-        const char *name = hk_view(d)->classes[c].name ? hk_view(d)->classes[c].name : "?";
-        lua_getfield(L, -1, name);
-        lua_Integer prev = lua_tointeger(L, -1);
-        lua_pop(L, 1);
-        lua_pushinteger(L, prev + (lua_Integer)per[c]);
-        lua_setfield(L, -2, name);
-    }
-    free(per);
+    push_by_class_name(L, d, per, 0);
 }
 
 /* dump:class_retained([heap]): class name -> retained bytes; with a heap, the bytes in that
