@@ -1,6 +1,7 @@
 # The fuzz targets that have no test file of their own to build them (sourced by
 # tests/t_fuzz_*.sh and bench/fuzz_campaign.sh; SRC and BUILD set): fuzz_build NAME OUT builds
-# one with clang (libFuzzer, ASan, UBSan), fuzz_seed NAME DIR writes its seeds.
+# one with clang (libFuzzer, ASan, UBSan; ninja in BUILD/fuzz/, where targets share objects),
+# fuzz_seed NAME DIR writes its seeds.
 #   hprof    reader, index, map, bitmaps and the whole heap graph (fuzz_hprof.c; tests/t_fuzz.sh)
 #   hprof-structured  the same with a mutator that keeps the records' framing (hprof_mutator.c)
 #   map      the R8/ProGuard mapping-file parser (fuzz_map.c)
@@ -12,50 +13,89 @@
 #   facts    facts JSON into fleet-ingest and fleet-report (fuzz_lua.c + drive_facts.lua)
 FUZZ_CFLAGS="-std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 
-fuzz_build() {
-  local name=$1 out=$2
-  case $name in
+# fuzz_parts NAME: the target's sources (a harness of tests/fuzz/ first), then after "--" what
+# it links; each source is compiled once into BUILD/fuzz/ and shared by every target naming it
+fuzz_parts() {
+  local S=$SRC B=$BUILD
+  local util="$S/core/util/hk_buf.c $S/core/util/hk_mem.c $S/core/util/hk_file.c" map="$S/core/map/map_parse.c $S/core/map/map_frames.c"
+  local pb="$B/trace.pb-c.c $B/heap_graph.pb-c.c $B/process_tree.pb-c.c $B/profile.pb-c.c"
+  local trace="$S/core/trace/trace_packets.c $S/core/trace/trace_read.c $S/core/trace/trace_graph.c $S/core/trace/trace_hprof.c"
+  case $1 in
     hprof | hprof-structured)
-      local extra=""; [ "$name" == hprof-structured ] && extra="$SRC/tests/fuzz/hprof_mutator.c"
-      clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_hprof.c" $extra \
-        "$SRC"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c "$SRC"/core/map/map_{parse,frames}.c \
-        "$SRC"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext}.c \
-        "$SRC"/core/hprof/hprof_layout{,_class,_count,_detect}.c "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c \
-        "$SRC/core/open/open.c" \
-        "$SRC"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,heap_retained}.c \
-        "$SRC/core/bitmap/bitmap_list.c" "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c \
-        -lz -lzstd -lprotobuf-c -lpthread -o "$out" ;;
-    map)
-      clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_map.c" \
-        "$SRC"/core/map/map_{parse,frames}.c "$SRC"/core/util/hk_{buf,mem,file}.c -o "$out" ;;
+      echo "$S/tests/fuzz/fuzz_hprof.c" "$([ "$1" == hprof-structured ] && echo "$S/tests/fuzz/hprof_mutator.c")" \
+        "$S"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c $map \
+        "$S"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext}.c \
+        "$S"/core/hprof/hprof_layout{,_class,_count,_detect}.c $trace "$S/core/open/open.c" \
+        "$S"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,heap_retained}.c \
+        "$S/core/bitmap/bitmap_list.c" $pb "$B/hprof_dump.pb-c.c" -- -lz -lzstd -lprotobuf-c -lpthread ;;
+    map) echo "$S/tests/fuzz/fuzz_map.c" $map $util -- ;;
     native)
-      clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_native.c" \
-        "$SRC"/core/native/native_{read,names}.c "$SRC/core/trace/trace_packets.c" "$SRC"/core/map/map_{parse,frames}.c \
-        "$SRC"/core/util/hk_{buf,idmap,mem,file}.c "$BUILD"/{trace,heap_graph,process_tree,profile}.pb-c.c \
-        -lz -lzstd -lprotobuf-c -o "$out" ;;
-    deaths)
-      clang $FUZZ_CFLAGS -I "$SRC/plugins/deaths" -I "$SRC/sdk" "$SRC/tests/fuzz/fuzz_deaths.c" "$SRC"/plugins/deaths/dl_*.c -o "$out" ;;
-    trace)
-      clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" "$SRC/tests/fuzz/fuzz_trace.c" \
-        "$SRC"/core/trace/trace_{packets,read,graph,hprof}.c "$SRC"/core/util/hk_{buf,idmap,mem,file}.c \
-        "$BUILD"/{trace,heap_graph,process_tree,profile,hprof_dump}.pb-c.c -lz -lzstd -lprotobuf-c -o "$out" ;;
+      echo "$S/tests/fuzz/fuzz_native.c" "$S"/core/native/native_{read,names}.c "$S/core/trace/trace_packets.c" $map \
+        $util "$S/core/util/hk_idmap.c" $pb -- -lz -lzstd -lprotobuf-c ;;
+    deaths) echo "$S/tests/fuzz/fuzz_deaths.c" "$S"/plugins/deaths/dl_*.c -- ;;
+    trace) echo "$S/tests/fuzz/fuzz_trace.c" $trace $util "$S/core/util/hk_idmap.c" $pb "$B/hprof_dump.pb-c.c" \
+      -- -lz -lzstd -lprotobuf-c ;;
     meminfo)
-      clang $FUZZ_CFLAGS -I "$SRC/plugins/meminfo" -I "$SRC/sdk" "$SRC/tests/fuzz/fuzz_meminfo.c" \
-        "$SRC"/plugins/meminfo/{meminfo_parse,meminfo_check,meminfo_json,meminfo_text,mi_buf,smaps_parse}.c -o "$out" ;;
+      echo "$S/tests/fuzz/fuzz_meminfo.c" \
+        "$S"/plugins/meminfo/{meminfo_parse,meminfo_check,meminfo_json,meminfo_text,mi_buf,smaps_parse}.c -- ;;
     lua-api | facts)
-      # every source of hprofkit but main.c, as the build compiles them, instrumented for libFuzzer
-      local objs="$out.objs" f
-      mkdir -p "$objs"
-      for f in $(jq -r '.[] | select(.output | test("^(hprofkit|core/lib[^/]*\\.a)\\.p/")) | .file' \
-                   "$BUILD/compile_commands.json" | grep -v '/cli/main\.c$'); do
-        ( cd "$BUILD" && clang ${FUZZ_CFLAGS/fuzzer,/fuzzer-no-link,} -D_FILE_OFFSET_BITS=64 -I. -I.. -I../core -I../sdk -Icore \
-            -I/usr/include/lua5.4 -I/usr/include/libpng16 -c "$f" -o "$objs/o$(echo "$f" | tr / _).o" ) || return 1
-      done
-      clang $FUZZ_CFLAGS -I "$SRC/core" -I "$SRC/sdk" -I "$BUILD" -I/usr/include/lua5.4 "$SRC/tests/fuzz/fuzz_lua.c" \
-        "$objs"/*.o -llua5.4 -lz -lzstd -lprotobuf-c -lpng16 -lsqlite3 -lmicrohttpd -lcrypto -linih -ldl -lm -lpthread \
-        -o "$out" ;;
-    *) echo "fuzz_build: no target $name" >&2; return 2 ;;
+      # every source of hprofkit but main.c, as the build compiles them (compile_commands.json)
+      echo "$S/tests/fuzz/fuzz_lua.c" $(jq -r '.[] | select(.output | test("^(hprofkit|core/lib[^/]*\\.a)\\.p/")) | .file' \
+        "$B/compile_commands.json" | grep -v '/cli/main\.c$' | sed "s|^\.\./|$S/|; s|^[^/]|$B/&|") \
+        -- -llua5.4 -lz -lzstd -lprotobuf-c -lpng16 -lsqlite3 -lmicrohttpd -lcrypto -linih -ldl -lm -lpthread ;;
+    *) return 2 ;;
   esac
+}
+
+# fuzz_ninja: BUILD/fuzz/build.ninja for every target: one object per source (the hprofkit
+# sources of the Lua targets apart: instrumented as the build compiles them, with its defines)
+fuzz_ninja() {
+  local S=$SRC B=$BUILD name src obj kind
+  local inc="-I$S/core -I$S/sdk -I$B"
+  local luainc="-D_FILE_OFFSET_BITS=64 -I$B -I$S -I$S/core -I$S/sdk -I$B/core -I/usr/include/lua5.4 -I/usr/include/libpng16"
+  echo "# written by tests/fuzz/targets.sh (fuzz_build): the libFuzzer targets, clang, ASan and UBSan"
+  echo "cflags = $FUZZ_CFLAGS"
+  echo "rule cc"
+  echo "  command = clang \$cflags \$inc -MD -MF \$out.d -c \$in -o \$out"
+  echo "  deps = gcc"
+  echo "  depfile = \$out.d"
+  echo "rule link"
+  echo "  command = clang \$cflags \$in \$libs -o \$out"
+  declare -A seen
+  for name in hprof hprof-structured map native deaths trace meminfo lua-api facts; do
+    local objs=() parts libs=""
+    [ "${name%-*}" == lua ] || [ "$name" == facts ] && { [ -f "$B/compile_commands.json" ] || continue; }
+    parts=$(fuzz_parts "$name")
+    for src in ${parts%%--*}; do
+      kind=obj; [ "$name" == lua-api ] || [ "$name" == facts ] && [[ "$src" != */tests/fuzz/* ]] && kind=lua
+      obj="$kind/$(echo "${src#"$S"/}" | sed "s|^$B/|build/|; s|/|_|g").o"
+      objs+=("$obj")
+      [ -n "${seen[$obj]:-}" ] && continue
+      seen[$obj]=1
+      echo "build $obj: cc $src"
+      case $kind/$name/$src in   # a plugin's sources and harness see its folder and the SDK only
+        lua/*) echo "  inc = $luainc"; echo "  cflags = ${FUZZ_CFLAGS/fuzzer,/fuzzer-no-link,}" ;;
+        obj/deaths/* | obj/meminfo/*) echo "  inc = -I$S/plugins/$name -I$S/sdk" ;;
+        obj/lua-api/* | obj/facts/*) echo "  inc = $inc -I/usr/include/lua5.4" ;;
+        *) echo "  inc = $inc" ;;
+      esac
+    done
+    echo "build fuzz_$name: link ${objs[*]}"
+    echo "  libs = ${parts#*--}"
+  done
+}
+
+# fuzz_build NAME OUT: builds the target NAME (ninja in BUILD/fuzz, one test file at a time: the
+# files run side by side and share its objects) and copies it to OUT
+fuzz_build() {
+  local name=$1 out=$2 dir="$BUILD/fuzz"
+  fuzz_parts "$name" >/dev/null || { echo "fuzz_build: no target $name" >&2; return 2; }
+  mkdir -p "$dir"
+  (
+    flock 9
+    fuzz_ninja >"$dir/build.ninja.new" && { cmp -s "$dir/build.ninja.new" "$dir/build.ninja" || mv "$dir/build.ninja.new" "$dir/build.ninja"; } \
+      && ninja -C "$dir" --quiet "fuzz_$name" >&2
+  ) 9<"$dir" && cp "$dir/fuzz_$name" "$out"
 }
 
 # the environment a target runs in (the Lua ones: their driver and the scripts)
