@@ -18,3 +18,12 @@ err() {
 }
 
 
+# release_tree: the release build beside the checkout (build-release, as run.sh makes it) in REL,
+# set up when missing and brought up to date by one test file at a time (files run side by side:
+# a lock on its folder); on failure the build's output is in $T/release.log
+release_tree() {
+  REL="$SRC/build-release"
+  mkdir -p "$REL"
+  flock "$REL" bash -c '{ [ -f "$1/build.ninja" ] || meson setup --buildtype=release "$1" "$2"; } && nice ninja -C "$1"' \
+    _ "$REL" "$SRC" >"$T/release.log" 2>&1
+}

@@ -12,12 +12,8 @@ case "$(meson introspect "$BUILD" --buildoptions 2>/dev/null | jq -r '.[] | sele
   none | "") skip asan-speed "$BUILD is not a sanitizer build"; exit 0 ;;
 esac
 
-REL="$SRC/build-release"
-if [ ! -f "$REL/build.ninja" ]; then
-  meson setup --buildtype=release "$REL" "$SRC" >"$T/setup.log" 2>&1 || { fail release-build "$(tail -3 "$T/setup.log")"; exit 0; }
-fi
 # the whole tree, as run.sh builds it (a command without its plugins warns at every start)
-nice ninja -C "$REL" >"$T/ninja.log" 2>&1 || { fail release-build "$(tail -3 "$T/ninja.log")"; exit 0; }
+release_tree || { fail release-build "$(tail -3 "$T/release.log")"; exit 0; }
 
 # cpu BIN ARGS...: user+system seconds of one run
 cpu() {

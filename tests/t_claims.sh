@@ -31,11 +31,7 @@ grep -qE "a compressed block of [0-9]+ bytes expands past [0-9]+ MiB: refused as
   && pass trace-zlib-bomb || fail trace-zlib-bomb "$(head -c 300 zb.err)"
 
 # the release build under ulimit -v 1 GiB (ASan reserves more address space than that)
-REL="$SRC/build-release"
-if [ ! -f "$REL/build.ninja" ]; then
-  meson setup --buildtype=release "$REL" "$SRC" >"$T/setup.log" 2>&1 || { fail release-build "$(tail -3 "$T/setup.log")"; exit 0; }
-fi
-nice ninja -C "$REL" >"$T/ninja.log" 2>&1 || { fail release-build "$(tail -3 "$T/ninja.log")"; exit 0; }
+release_tree || { fail release-build "$(tail -3 "$T/release.log")"; exit 0; }
 limited() { (ulimit -v 1048576; "$@"); }
 if [ -d "$REALDATA/hprof" ]; then
   bad=""
