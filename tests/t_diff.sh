@@ -87,6 +87,37 @@ eq gen-churn-no-grower "$(jq '.growers | length' churn.json)" 0
 u=$(jq .facts.unreachable_objects d.json)
 eq gen-self "$(jq -r '[.summary.added_objects, .summary.removed_objects, (.growers | length)] | map(tostring) | join(",")' self.json)" "$u,$u,0"
 
+# ---- one side after the other (df:side_done): BASE's dominators freed before DUMP's ----
+# what the Diff kept of BASE's retained sizes is held to a second open of BASE (its own graph),
+# and BASE's graph asked again after the drop computes the same figures
+cat > sides.lua <<'LUA'
+local base, dump, fresh = hk.open(arg.base), hk.open(arg.dump), hk.open(arg.base)
+local df, df2 = dump:diff(base), dump:diff(fresh)
+local before = base:class_retained()
+df:side_done("base")
+local rows, bad, n = df:growers{ min_growth = 1, min_bytes = 1 }, 0, 0
+local rows2 = df2:growers{ min_growth = 1, min_bytes = 1 }
+for i, g in ipairs(rows) do
+  n = n + 1
+  if g.base_retained ~= fresh:object(g.base.id):retained_size() or g.base_retained ~= rows2[i].base_retained
+    or g.dump_retained ~= rows2[i].dump_retained or g.path ~= rows2[i].path then bad = bad + 1 end
+end
+print("growers", n, #rows2, bad)
+local t, t2 = df:totals(), df2:totals()
+local same = true
+for k, v in pairs(t2) do same = same and t[k] == v end
+print("totals", same)
+local again, differ = base:class_retained(), 0
+for k, v in pairs(before) do if again[k] ~= v then differ = differ + 1 end end
+local top, top2 = base:top_retained(5), fresh:top_retained(5)
+for i = 1, 5 do if top[i].id ~= top2[i].id or top[i]:retained_size() ~= top2[i]:retained_size() then differ = differ + 1 end end
+print("again", differ)
+LUA
+"$HK" run sides.lua --base g0.hprof --dump g500.hprof > sides.out 2> sides.err || fail side-done-run "$(head -c 300 sides.err)"
+eq side-done-growers "$(grep ^growers sides.out | awk '{print ($2 > 0 && $2 == $3) ? "rows" : $2 "/" $3, $4}')" "rows 0"
+eq side-done-totals "$(grep ^totals sides.out | cut -f2)" true
+eq side-done-base-again "$(grep ^again sides.out | cut -f2)" 0
+
 # ---- by path: which entry an unmatched object several entries reach counts under ----
 # tests/graph/diff_entries_check.lua recomputes every by_path row of both sides from the object
 # API (entries, their order, what each claims) and also tallies the old rule (nearest entry,

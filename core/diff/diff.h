@@ -29,6 +29,13 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen);
 void hk_diff_free(hk_diff *df);
 hk_dump *hk_diff_dump(const hk_diff *df, int side);
 
+/* Says the caller is done with side's dominators (its class retained sizes, leak search and
+ * graph totals are read): the diff tallies that side and keeps the retained sizes its growers
+ * read, 4 bytes an object, and frees the side's dominators, referrers and paths, so that the
+ * other side's are computed without them beside.  The diff's answers stay the same; the
+ * dump's own dominators are computed again if asked for. */
+void hk_diff_side_done(hk_diff *df, int side);
+
 /* The object paired with obj of side, HK_NONE when it was added/removed. */
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj);
 

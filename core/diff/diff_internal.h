@@ -56,13 +56,16 @@ typedef struct hkd_side {
     /* hkd_tally: unmatched objects by class slot, their totals, the bytes of matched ones */
     hk_diff_class_row *tally;
     uint64_t unmatched, unmatched_bytes, same_bytes;
+    /* after hk_diff_side_done: the retained sizes the growers read (the graph's are freed),
+     * HKD_BIG where the size is in ret_big (keyed by object index + 1) */
+    uint32_t *ret32;
+    hk_idtab ret_big;
 } hkd_side;
 
 struct hk_diff {
     hkd_side s[2];
     uint32_t *cmap; /* BASE class index -> DUMP class index, HK_NONE */
-    /* BASE objects in the order they were matched; once matched, the queue of
-     * hkd_find_entries (order_cap entries) */
+    /* BASE objects in the order they were matched (freed once they are) */
     uint32_t *order;
     size_t order_cap;
     uint32_t nmatched;
@@ -91,6 +94,11 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     uint32_t v = s->o[obj].via;
     return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && s->o[v].match != HK_NONE);
 }
+
+/* An object's retained size: the graph's, or what hk_diff_side_done kept of it. */
+uint64_t hkd_retained(const hkd_side *s, uint32_t obj);
+/* The retained sizes of side: 0, or -1 with err when its dominators cannot be computed. */
+int hkd_need_retained(hk_diff *df, int side, char *err, size_t errlen);
 
 /* Sorts v[0..n), distinct object indices below nobj, ascending; bits (nobj / 64 + 1 words) is
  * all zero before and after, *tmp (*tcap values) scratch that grows as needed. */

@@ -796,6 +796,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->o = hk_xmalloc(n * sizeof *sd->o);
         hk_prefault(sd->o, n * sizeof *sd->o);
         hk_idmap_init(&sd->root_type);
+        hk_idtab_init(&sd->ret_big);
     }
     if (notes_or_records(df, err, errlen)) {
         hk_diff_free(df);
@@ -814,6 +815,10 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     match_roots(&m);
     match_breadth_first(&m);
     df->nmatched = m.qlen;
+    /* the queue is done with: hkd_tally takes one of its own while it runs */
+    free(df->order);
+    df->order = NULL;
+    df->order_cap = 0;
     for (int s = 0; s < 2; s++)
         if (hkd_entries_by_referrers(df, s) && hk_graph_plan(ds[s], HK_GRAPH_REFERRERS, NULL, err, errlen)) {
             hk_diff_free(df);
@@ -838,6 +843,8 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].tally);
         hk_idmap_free(&df->s[s].root_type);
         hkd_trie_free(df->s[s].trie);
+        free(df->s[s].ret32);
+        hk_idtab_free(&df->s[s].ret_big);
     }
     free(df->cmap);
     free(df->order);

@@ -158,6 +158,14 @@ static int diff_by_path(lua_State *L)
     return 1;
 }
 
+/* df:side_done(side): the caller is done with that dump's dominators (hk_diff_side_done). */
+static int diff_side_done(lua_State *L)
+{
+    hk_diff *df = check_diff(L);
+    hk_diff_side_done(df, side_arg(L, 2));
+    return 0;
+}
+
 /* df:growers{min_growth=10, min_bytes=65536, n=0} -> rows {base, dump, base_count, dump_count,
  * base_retained, dump_retained, element_class, path} */
 static int diff_growers(lua_State *L)
@@ -266,6 +274,7 @@ void hkl_open_diff(lua_State *L)
         {"by_class", diff_by_class},
         {"by_path", diff_by_path},
         {"growers", diff_growers},
+        {"side_done", diff_side_done},
         {"changes", diff_changes},
         {"close", diff_gc},
         {NULL, NULL},
