@@ -29,12 +29,15 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen);
 void hk_diff_free(hk_diff *df);
 hk_dump *hk_diff_dump(const hk_diff *df, int side);
 
-/* Says the caller is done with side's dominators (its class retained sizes, leak search and
- * graph totals are read): the diff tallies that side and keeps the retained sizes its growers
- * read, 4 bytes an object, and frees the side's dominators, referrers and paths, so that the
- * other side's are computed without them beside.  The diff's answers stay the same; the
- * dump's own dominators are computed again if asked for. */
-void hk_diff_side_done(hk_diff *df, int side);
+/* Says the caller has read what it wants of side but its pairs and paths: its tallies
+ * (hk_diff_by_class, hk_diff_get_totals) and its by-path rows are taken, and the per-object
+ * record shrinks to the counterpart and holder (hk_diff_counterpart, hk_diff_path,
+ * hk_diff_changes, hk_diff_by_path still answer; hk_diff_growers after side DUMP is done does
+ * not).  Unless keep_graph, the caller is also done with the dump's dominators: the retained
+ * sizes the growers read are kept (4 bytes an object) and the dump's dominators, referrers and
+ * paths freed, so that the other side's are computed without them beside; the dump computes
+ * them again if asked. */
+void hk_diff_side_done(hk_diff *df, int side, int keep_graph);
 
 /* The object paired with obj of side, HK_NONE when it was added/removed. */
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj);

@@ -441,10 +441,25 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
     return a;
 }
 
+/* The rows hk_diff_side_done took, copied. */
+static void cached_rows(const hkd_side *sd, hk_diff_group **rows, uint32_t *n)
+{
+    *rows = hk_xcalloc((size_t)sd->ngroups + 1, sizeof **rows);
+    for (uint32_t k = 0; k < sd->ngroups; k++) {
+        (*rows)[k] = sd->groups[k];
+        (*rows)[k].path = hk_xstrdup(sd->groups[k].path);
+    }
+    *n = sd->ngroups;
+}
+
 int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
+    if (!sd->o) {
+        cached_rows(sd, rows, n);
+        return 0;
+    }
     hkd_tally(df, side);
     trie *t = trie_of(sd);
     size_t na;

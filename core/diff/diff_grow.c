@@ -4,6 +4,7 @@
 #include "graph/graph_view.h"
 #include "util/hk_mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,10 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
                     size_t errlen)
 {
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
+    if (!df->s[1].o) {
+        snprintf(err, errlen, "diff: growers asked for after side_done(\"dump\")");
+        return -1;
+    }
     if (hkd_need_retained(df, 0, err, errlen) || hkd_need_retained(df, 1, err, errlen)) return -1;
     uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(hk_view(db)->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */

@@ -60,6 +60,11 @@ typedef struct hkd_side {
      * HKD_BIG where the size is in ret_big (keyed by object index + 1) */
     uint32_t *ret32;
     hk_idtab ret_big;
+    /* after hk_diff_side_done: o is NULL and mv holds each object's match and via (o[]'s first
+     * two words), and groups the rows of hk_diff_by_path, taken before */
+    uint32_t (*mv)[2];
+    hk_diff_group *groups;
+    uint32_t ngroups;
 } hkd_side;
 
 struct hk_diff {
@@ -88,11 +93,20 @@ static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cl
 {
     s->o[obj].info = hkg_note_info(kind, cls);
 }
+/* An object's match and via, also once o[] is compacted (hk_diff_side_done). */
+static inline uint32_t hkd_match(const hkd_side *s, uint32_t obj)
+{
+    return s->o ? s->o[obj].match : s->mv[obj][0];
+}
+static inline uint32_t hkd_via(const hkd_side *s, uint32_t obj)
+{
+    return s->o ? s->o[obj].via : s->mv[obj][1];
+}
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 {
-    uint32_t v = s->o[obj].via;
-    return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && s->o[v].match != HK_NONE);
+    uint32_t v = hkd_via(s, obj);
+    return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && hkd_match(s, v) != HK_NONE);
 }
 
 /* An object's retained size: the graph's, or what hk_diff_side_done kept of it. */

@@ -844,6 +844,8 @@ void hk_diff_free(hk_diff *df)
         hk_idmap_free(&df->s[s].root_type);
         hkd_trie_free(df->s[s].trie);
         free(df->s[s].ret32);
+        free(df->s[s].mv);
+        hk_diff_groups_free(df->s[s].groups, df->s[s].ngroups);
         hk_idtab_free(&df->s[s].ret_big);
     }
     free(df->cmap);
@@ -858,5 +860,5 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side)
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {
-    return obj < hk_view(df->s[side].d)->nobjects ? df->s[side].o[obj].match : HK_NONE;
+    return obj < hk_view(df->s[side].d)->nobjects ? hkd_match(&df->s[side], obj) : HK_NONE;
 }

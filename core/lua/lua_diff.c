@@ -158,11 +158,11 @@ static int diff_by_path(lua_State *L)
     return 1;
 }
 
-/* df:side_done(side): the caller is done with that dump's dominators (hk_diff_side_done). */
+/* df:side_done(side[, keep_graph]): the caller is done with that side (hk_diff_side_done). */
 static int diff_side_done(lua_State *L)
 {
     hk_diff *df = check_diff(L);
-    hk_diff_side_done(df, side_arg(L, 2));
+    hk_diff_side_done(df, side_arg(L, 2), lua_toboolean(L, 3));
     return 0;
 }
 

@@ -336,8 +336,9 @@ function M.beside_baseline(name, dump, args)
 end
 
 -- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
--- min_bytes (65536), object, bitmaps (default true), free_base (BASE's dominators are not
--- asked for after the report: they are freed before DUMP's are computed).  Also used by
+-- min_bytes (65536), object, bitmaps (default true), free_base (neither BASE's graph nor the
+-- Diff's growers are asked for after the report: BASE's dominators are freed before DUMP's are
+-- computed, and both sides' per-object records shrink once read, df:side_done).  Also used by
 -- triage --baseline.
 function M.report(base, dump, opts)
   opts = opts or {}
@@ -349,7 +350,7 @@ function M.report(base, dump, opts)
   local hb, rb = by_name(base, heap), base:class_retained(heap)
   local gb = base:graph_totals()
   local leaks_base = opts.leaks ~= false and dump.leaks and leak_groups(base) or nil
-  if opts.free_base then df:side_done("base") end
+  if opts.free_base then df:side_done("base") end -- its by-path rows taken, its records and graph freed
   local hd, rd = by_name(dump, heap), dump:class_retained(heap)
   local classes = class_deltas(base, dump, hb, hd, rb, rd)
   local t = df:totals()
@@ -379,6 +380,8 @@ function M.report(base, dump, opts)
     removed_by_path = df:by_path("removed", n),
   }
   if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df) end
+  -- DUMP's records too, before its leak search (its graph stays for it)
+  if opts.free_base then df:side_done("dump", true) end
   rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump, leaks_base) or hk.null
   if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
   local top = rec.growers[1]
