@@ -94,9 +94,17 @@ eq gen-self "$(jq -r '[.summary.added_objects, .summary.removed_objects, (.growe
 # same figures.
 cat > sides.lua <<'LUA'
 local base, dump, fresh = hk.open(arg.base), hk.open(arg.dump), hk.open(arg.base)
-local df, df2 = dump:diff(base), dump:diff(fresh)
+local df, df2 = dump:diff(base, { base_first = true }), dump:diff(fresh)
 local before = base:class_retained()
 df:side_done("base")
+-- DUMP's instance lists, filled from the match's notes now, against a second open's (from records)
+local other = hk.open(arg.dump)
+local function ids_of(d)
+  local t = {}
+  for _, c in ipairs(d:classes()) do for o in c:instances() do t[#t + 1] = o.id end end
+  return table.concat(t, ",")
+end
+print("lists", ids_of(dump) == ids_of(other), #ids_of(other) > 1000)
 local rows, bad, n = df:growers{ min_growth = 1, min_bytes = 1 }, 0, 0
 local rows2 = df2:growers{ min_growth = 1, min_bytes = 1 }
 for i, g in ipairs(rows) do
@@ -141,6 +149,7 @@ LUA
 "$HK" run sides.lua --base g0.hprof --dump g500.hprof > sides.out 2> sides.err || fail side-done-run "$(head -c 300 sides.err)"
 eq side-done-growers "$(awk '$1 == "growers" {print ($2 > 0 && $2 == $3) ? "rows" : $2 "/" $3, $4}' sides.out)" "rows 0"
 eq side-done-totals "$(grep ^totals sides.out | cut -f2)" true
+eq side-done-instance-lists "$(grep ^lists sides.out | cut -f2-)" "$(printf 'true\ttrue')"
 eq side-done-rows "$(grep ^rows sides.out | cut -f2-)" "$(printf 'true\ttrue')"
 eq side-done-objects "$(grep ^objects sides.out | cut -f2-)" "$(printf '0\ttrue')"
 eq side-done-no-growers-after "$(grep ^growers-after sides.out | cut -f2)" false

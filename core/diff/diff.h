@@ -26,6 +26,11 @@ typedef struct hk_diff hk_diff;
 /* Matches the objects of base and dump (both stay open while the diff lives).  Builds the
  * references of both graphs.  NULL with err on failure. */
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen);
+/* The same, for a caller that reads BASE's side first and calls hk_diff_side_done on BASE
+ * before reading DUMP's (flags HK_DIFF_BASE_FIRST): DUMP's per-class instance lists
+ * (hk_class_instances) are filled from the match's notes then, not held beside BASE's work. */
+enum { HK_DIFF_BASE_FIRST = 1 };
+hk_diff *hk_diff_new_flags(hk_dump *base, hk_dump *dump, int flags, char *err, size_t errlen);
 void hk_diff_free(hk_diff *df);
 hk_dump *hk_diff_dump(const hk_diff *df, int side);
 

@@ -65,6 +65,7 @@ typedef struct hkd_side {
     uint32_t (*mv)[2];
     hk_diff_group *groups;
     uint32_t ngroups;
+    int lists_later; /* its instance lists are to be filled from o[] (HK_DIFF_BASE_FIRST) */
 } hkd_side;
 
 struct hk_diff {
@@ -109,6 +110,8 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && hkd_match(s, v) != HK_NONE);
 }
 
+/* Fills the instance lists of a side whose filling was put off (lists_later), from o[]. */
+void hkd_lists_now(hk_diff *df, int side);
 /* An object's retained size: the graph's, or what hk_diff_side_done kept of it. */
 uint64_t hkd_retained(const hkd_side *s, uint32_t obj);
 /* The retained sizes of side: 0, or -1 with err when its dominators cannot be computed. */

@@ -702,7 +702,7 @@ static void lists_from_notes(hk_dump *d, hkd_side *sd)
 /* Both sides' references, and o[]: noted by the graph's reference pass while it reads the
  * records (one pass over each file, not two), or read from the records when the references
  * were there before the diff. */
-static int notes_or_records(hk_diff *df, char *err, size_t errlen)
+static int notes_or_records(hk_diff *df, int flags, char *err, size_t errlen)
 {
     hkg_notes notes[2];
     for (int s = 0; s < 2; s++) {
@@ -714,8 +714,9 @@ static int notes_or_records(hk_diff *df, char *err, size_t errlen)
     for (int s = 0; s < 2; s++) {
         hkg_note_next_refs(df->s[s].d, NULL); /* not to be filled later, when the graph is asked again */
         if (rc) continue;
-        if (notes[s].filled) lists_from_notes(df->s[s].d, &df->s[s]);
-        else read_classes(df->s[s].d, &df->s[s]);
+        if (!notes[s].filled) read_classes(df->s[s].d, &df->s[s]);
+        else if (s == HK_DIFF_DUMP && (flags & HK_DIFF_BASE_FIRST)) df->s[s].lists_later = 1;
+        else lists_from_notes(df->s[s].d, &df->s[s]);
     }
     return rc;
 }
@@ -783,7 +784,19 @@ static void match_breadth_first(matcher *m)
     free(level_bits);
 }
 
+void hkd_lists_now(hk_diff *df, int side)
+{
+    if (!df->s[side].lists_later || !df->s[side].o) return;
+    df->s[side].lists_later = 0;
+    lists_from_notes(df->s[side].d, &df->s[side]);
+}
+
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
+{
+    return hk_diff_new_flags(base, dump, 0, err, errlen);
+}
+
+hk_diff *hk_diff_new_flags(hk_dump *base, hk_dump *dump, int flags, char *err, size_t errlen)
 {
     hk_diff *df = hk_xcalloc(1, sizeof *df);
     hk_dump *ds[2] = {base, dump};
@@ -798,7 +811,7 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         hk_idmap_init(&sd->root_type);
         hk_idtab_init(&sd->ret_big);
     }
-    if (notes_or_records(df, err, errlen)) {
+    if (notes_or_records(df, flags, err, errlen)) {
         hk_diff_free(df);
         return NULL;
     }

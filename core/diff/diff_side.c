@@ -63,6 +63,8 @@ void hk_diff_side_done(hk_diff *df, int side, int keep_graph)
         keep_retained(sd);
         hk_graph_drop(sd->d, HK_GRAPH_DOM | HK_GRAPH_REFERRERS | HK_GRAPH_PATHS);
     }
+    hkd_lists_now(df, side);
     compact(sd);
     hk_mem_trim();
+    if (side == HK_DIFF_BASE) hkd_lists_now(df, HK_DIFF_DUMP); /* DUMP's side is read next */
 }

@@ -28,13 +28,16 @@ static int diff_gc(lua_State *L)
     return 0;
 }
 
-/* dump:diff(base) */
+/* dump:diff(base[, {base_first = true}]) */
 static int dump_diff(lua_State *L)
 {
     hk_dump *dump = hkl_check_dump(L, 1), *base = hkl_check_dump(L, 2);
     if (dump == base) return luaL_error(L, "diff: the two dumps are the same handle");
+    int flags = 0;
+    if (lua_istable(L, 3) && lua_getfield(L, 3, "base_first") != LUA_TNIL && lua_toboolean(L, -1))
+        flags |= HK_DIFF_BASE_FIRST;
     char err[256];
-    hk_diff *df = hk_diff_new(base, dump, err, sizeof err);
+    hk_diff *df = hk_diff_new_flags(base, dump, flags, err, sizeof err);
     if (!df) return hkl_fail(L, "%s", err);
     hkl_diff *u = lua_newuserdatauv(L, sizeof *u, 2);
     u->df = df;

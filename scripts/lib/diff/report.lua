@@ -161,10 +161,10 @@ end
 
 -- The diff of a pair, kept while both dumps are (an explorer asks for it page after page).
 local diffs = setmetatable({}, { __mode = "k" })
-local function diff_of(base, dump)
+local function diff_of(base, dump, opts)
   local per = diffs[dump] or setmetatable({}, { __mode = "k" })
   diffs[dump] = per
-  per[base] = per[base] or dump:diff(base)
+  per[base] = per[base] or dump:diff(base, opts)
   return per[base]
 end
 
@@ -343,7 +343,7 @@ end
 function M.report(base, dump, opts)
   opts = opts or {}
   local n = opts.n or 20
-  local df = diff_of(base, dump)
+  local df = diff_of(base, dump, { base_first = opts.free_base })
   local heap = opts.heap ~= "" and opts.heap or nil
   -- one side after the other: all that reads BASE's dominators (its retained bytes by class,
   -- which also give the totals the heap's sum, its leak search) before DUMP's are computed
