@@ -441,7 +441,7 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
     return a;
 }
 
-/* The rows hk_diff_side_done took, copied. */
+/* The rows taken the first time, copied. */
 static void cached_rows(const hkd_side *sd, hk_diff_group **rows, uint32_t *n)
 {
     *rows = hk_xcalloc((size_t)sd->ngroups + 1, sizeof **rows);
@@ -452,14 +452,11 @@ static void cached_rows(const hkd_side *sd, hk_diff_group **rows, uint32_t *n)
     *n = sd->ngroups;
 }
 
-int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+/* The rows of hk_diff_by_path, computed (once: they do not change). */
+static void groups_of(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
-    if (!sd->o) {
-        cached_rows(sd, rows, n);
-        return 0;
-    }
     hkd_tally(df, side);
     trie *t = trie_of(sd);
     size_t na;
@@ -487,6 +484,13 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
     *rows = gr.g;
     *n = (uint32_t)gr.n;
+}
+
+int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+{
+    hkd_side *sd = &df->s[side];
+    if (!sd->groups) groups_of(df, side, &sd->groups, &sd->ngroups);
+    cached_rows(sd, rows, n);
     return 0;
 }
 

@@ -61,7 +61,7 @@ typedef struct hkd_side {
     uint32_t *ret32;
     hk_idtab ret_big;
     /* after hk_diff_side_done: o is NULL and mv holds each object's match and via (o[]'s first
-     * two words), and groups the rows of hk_diff_by_path, taken before */
+     * two words); groups: the rows of hk_diff_by_path once taken */
     uint32_t (*mv)[2];
     hk_diff_group *groups;
     uint32_t ngroups;

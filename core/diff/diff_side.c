@@ -58,7 +58,10 @@ void hk_diff_side_done(hk_diff *df, int side, int keep_graph)
     /* what the leak search left: the tally reads the referrers only when most of the side matched */
     if (!keep_graph && !hkd_entries_by_referrers(df, side)) hk_graph_drop(sd->d, HK_GRAPH_REFERRERS | HK_GRAPH_PATHS);
     hkd_tally(df, side); /* reads the retained sizes, and the referrers when it needs them */
-    hk_diff_by_path(df, side, &sd->groups, &sd->ngroups);
+    hk_diff_group *rows;
+    uint32_t n;
+    hk_diff_by_path(df, side, &rows, &n); /* it keeps them */
+    hk_diff_groups_free(rows, n);
     if (!keep_graph) {
         keep_retained(sd);
         hk_graph_drop(sd->d, HK_GRAPH_DOM | HK_GRAPH_REFERRERS | HK_GRAPH_PATHS);
