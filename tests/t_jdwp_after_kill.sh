@@ -70,6 +70,9 @@ if [ "$rc" = 0 ] && [ "$got" = "5 0" ] && [ -z "$bad" ] &&
   pass "jdwp_after_kill_other_thread (on the worker $(grep -o 'after [0-9.]* s' "$T/ok.err"))"
 else fail jdwp_after_kill_other_thread "exit $rc, fetched/failed [$got], bad [$bad]: $(head -c 400 "$T/ok.err")"; fi
 settled && pass jdwp_after_kill_released || fail jdwp_after_kill_released "the app was left suspended"
+# the GC before a dump holds a thread the same way
+timeout 60 "$BUILD/plugins/jdwp/jdwp_cli" gc --jdwp "127.0.0.1:$APP_PORT" >"$T/gc.json" 2>"$T/gc.err"; rc=$?
+eq jdwp_after_kill_gc "$rc $(jq -r .ok "$T/gc.json" 2>/dev/null)" "0 true"
 kill -9 "$APP_PID" 2>/dev/null
 
 # ---- every bitmap fails: exit 1 and one line with the first failure, not "0 fetched" ----
