@@ -503,6 +503,9 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     (void)err;
     (void)errlen;
     dom_work s;
+    /* the per-class lists (the leak finders') are 4 bytes an object at the dominators' peak;
+     * built again if asked for after.  The per-class walk reads them instead of the records. */
+    if (!g->walk_classes) hk_class_lists_drop(d);
     dom_number(g, &s);
     dom_to_preorder(g, &s);
     dom_semi(g, &s);
