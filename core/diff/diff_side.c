@@ -26,11 +26,11 @@ static void keep_retained(hkd_side *sd)
     const hk_graph *g = hkg_of(sd->d);
     if (!g || !(g->done & HK_GRAPH_DOM) || sd->ret32) return;
     uint32_t n = hk_view(sd->d)->nobjects;
-    const uint64_t *ret = g->retained;
     sd->ret32 = hk_xmalloc(((size_t)n + 1) * sizeof *sd->ret32);
     for (uint32_t i = 0; i < n; i++) {
-        sd->ret32[i] = ret[i] < HKD_BIG ? (uint32_t)ret[i] : HKD_BIG;
-        if (ret[i] >= HKD_BIG) hk_idtab_set(&sd->ret_big, (uint64_t)i + 1, ret[i]);
+        uint64_t r = hkg_retained(g, i);
+        sd->ret32[i] = r < HKD_BIG ? (uint32_t)r : HKD_BIG;
+        if (r >= HKD_BIG) hk_idtab_set(&sd->ret_big, (uint64_t)i + 1, r);
     }
 }
 

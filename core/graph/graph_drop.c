@@ -20,6 +20,7 @@ void hk_graph_drop(hk_dump *d, int mask)
         g->kids = NULL;
         g->nroot_kids = 0;
         g->kid_cap = 0;
+        hk_idtab_free(&g->retained_big);
         hk_idtab_free(&g->retained_native);
         /* the marks of the objects in it: the next dominators set them afresh */
         for (uint32_t i = 0; g->flags && i < g->n; i++) g->flags[i] &= (uint8_t)~HKG_F_RNATIVE;
