@@ -1,7 +1,7 @@
 import android.graphics.Bitmap;
 import java.util.HashMap;
 
-/* A HotSpot heap shaped like an app's, for the benchmarks (issue 35): a HashMap of N entries of a
+/* A HotSpot heap shaped like an app's, for the benchmarks: a HashMap of N entries of a
  * String key and a small byte[] value (4 objects each: the node, the String, its byte[], the
  * value: N HashMap entries and 2 N small byte[]), an N-node linked list (a chain N deep for the
  * dominators) and B Bitmaps holding their pixels in mBuffer as before API 26 (the stand-in class
