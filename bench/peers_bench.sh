@@ -116,6 +116,6 @@ fi
 if want histogram; then
   echo
   echo "Histogram: VisualVM 2.1.5's heap library vs hprofkit's shallow class histogram (best of $runs each)"
-  RUNS=$runs bench/visualvm_bench.sh | grep -v '^machine'
+  RUNS=$runs bench/visualvm_bench.sh | grep -v -e '^machine' -e '^load after'
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
