@@ -107,9 +107,9 @@ void hkd_find_entries(hk_diff *df, int side);
  * unmatched roots) that reaches it through unmatched objects that are not entries themselves.
  * Unmatched objects' sizes are in their entry field (HKD_BIG: read again). */
 #define HKD_BIG UINT32_MAX
-void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret);
-/* An object's shallow size as the graph counts it; ret: the retained sizes, or NULL. */
-uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret);
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint32_t *ret);
+/* An object's shallow size as the graph counts it; ret: the retained sizes (hk_graph.retained), or NULL. */
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint32_t *ret);
 /* 1 when hkd_find_entries takes the entries from the referrers of the unmatched objects (most
  * of the side matched): the matcher then asks the graph to keep the referrers it builds for
  * the dominators, not to build them a second time. */

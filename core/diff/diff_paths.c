@@ -18,7 +18,7 @@ int hkd_entries_by_referrers(const hk_diff *df, int side)
 }
 
 /* An unmatched object's size, as hkd_tally left it in its entry field. */
-static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_t *ret)
+static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint32_t *ret)
 {
     uint32_t v = sd->o[obj].entry;
     return v != HKD_BIG ? v : hkd_shallow(sd, obj, ret);
@@ -31,7 +31,7 @@ static inline uint64_t left_size(const hkd_side *sd, uint32_t obj, const uint64_
  * object goes to the first entry that reaches it whatever the order within one walk; a walk
  * stays among objects stored near its entry, where a breadth-first walk from all the entries
  * at once swept the whole heap once per level.  Returns how many objects were reached. */
-static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t *ret)
+static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint32_t *ret)
 {
     const hk_graph *g = hkg_of(sd->d);
     hkd_obj *ob = sd->o;
@@ -68,7 +68,7 @@ static uint32_t spread(hkd_side *sd, uint32_t *q, uint32_t nent, const uint64_t 
     return total;
 }
 
-void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint64_t *ret)
+void hkd_spread_entries(hk_diff *df, int side, uint32_t *q, uint32_t nent, const uint32_t *ret)
 {
     hkd_side *sd = &df->s[side];
     sd->ent_objects = hk_xcalloc((size_t)nent + 1, sizeof *sd->ent_objects);

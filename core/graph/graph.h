@@ -135,8 +135,8 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
  * objects count as java.lang.Class, in their class's heap. */
 int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err, size_t errlen);
 /* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
- * the dominators then keep their scratch as the walk's child lists and the retained sizes
- * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */
+ * the dominators then keep their scratch as the walk's child lists (memory they already
+ * hold) instead of freeing it for the walk to fault in fresh pages. */
 int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
