@@ -80,7 +80,13 @@ for step in getprop "jdwp:"; do
     : >"$CFG/fault"
     name="fetch-${step%%[ :]*}-$action" lines=$(wc -l <"$T/e")
     files=$(ls -A "$T/bm.hprof.bitmaps" 2>/dev/null)
-    if [ "$rc" = 1 ] && [ "$lines" = 1 ] && [ -z "$files" ]; then pass "$name: $(tail -c 120 "$T/e")"
+    # the JDWP handshake says what came back: noise is no debugger agent, silence no answer
+    case "$step/$action" in
+      jdwp:/garbage) says='answered ".+" instead of the JDWP handshake: that is not a Java debugger agent' ;;
+      jdwp:/stall) says="the app's JDWP port did not answer in 10 s" ;;
+      *) says='' ;;
+    esac
+    if [ "$rc" = 1 ] && [ "$lines" = 1 ] && [ -z "$files" ] && grep -qE -- "$says" "$T/e"; then pass "$name: $(tail -c 120 "$T/e")"
     else fail "$name" "exit $rc, $lines lines, files [$files]: $(head -c 300 "$T/e")"; fi
     if [ "$action" = drop ]; then back; fi
   done

@@ -81,7 +81,9 @@ if start_app basic basic; then
   fi
 
   # ---- a second debugger is refused with a clear error ----
-  if exec 7<>"/dev/tcp/127.0.0.1/$APP_PORT"; then
+  # the agent listens again a moment after the previous debugger left (the client retries too)
+  for _ in $(seq 20); do exec 7<>"/dev/tcp/127.0.0.1/$APP_PORT" 2>/dev/null && break; sleep 0.1; done
+  if { true >&7; } 2>/dev/null; then
     printf 'JDWP-Handshake' >&7
     read -r -t 5 -N 14 hs <&7
     err jdwp_second_debugger 'debugger (is )?(already )?attached' timeout 30 "$CLI" fetch --jdwp 127.0.0.1:$APP_PORT --out "$T/out5"
@@ -94,19 +96,27 @@ else
   fail jdwp_app_start "basic app did not start: $(head -c 300 "$T/basic.log")"
 fi
 
-# ---- something that is not a JDWP agent: the handshake fails ----
+# ---- the handshake: what came back names the cause ----
+# A fake port, one connection per case: noise (not a JDWP agent, e.g. an HTTP server), then a
+# close before any byte (how ART's adbconnection turns away a second debugger).
 FAKE=$(free_port)
 if ! command -v python3 >/dev/null; then
-  skip jdwp_handshake_refused "no python3 for the fake listener"
+  skip jdwp_handshake_noise "no python3 for the fake listener"
 else
 python3 -c "
-import socket,sys
+import socket
 s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1',$FAKE)); s.listen(1)
 print('up', flush=True)
-c,_=s.accept(); c.recv(14); c.sendall(b'HTTP/1.0 400 x\r\n'); c.close()" >"$T/fake.out" 2>&1 &
+for answer in (b'HTTP/1.0 400\\r\\n', b''):
+    c,_=s.accept(); c.recv(14)
+    if answer: c.sendall(answer)
+    c.close()" >"$T/fake.out" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 50); do grep -q up "$T/fake.out" 2>/dev/null && break; sleep 0.1; done
-err jdwp_handshake_refused 'handshake failed: another debugger is attached or the process is not debuggable' \
+err jdwp_handshake_noise 'answered "HTTP/1.0 400\\x0d\\x0a" instead of the JDWP handshake: that is not a Java debugger agent' \
+  timeout 30 "$CLI" fetch --jdwp 127.0.0.1:$FAKE --out "$T/out6"
+if grep -q 'another debugger' "$T/err.err"; then fail jdwp_handshake_noise_not_debugger "noise blamed on another debugger"; else pass jdwp_handshake_noise_not_debugger; fi
+err jdwp_handshake_dropped 'closed the debugger connection without a word: another debugger is attached or the process is not debuggable' \
   timeout 30 "$CLI" fetch --jdwp 127.0.0.1:$FAKE --out "$T/out6"
 fi
 err jdwp_nothing_listens 'connection refused' timeout 30 "$CLI" fetch --jdwp 127.0.0.1:1 --out "$T/out7"

@@ -10,14 +10,14 @@
 
 /* An object's shallow size as the graph counts it (hkg_shallow), with the class the matcher
  * read: an instance's record is not read, an object array's for its length only, and a
- * primitive array's not once the dominators are known (ret: their retained sizes, or NULL),
- * as it dominates nothing: its retained size is its own. */
-static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint64_t *ret)
+ * primitive array's not once the dominators are known (ret: their retained sizes, or NULL;
+ * HKG_RET_BIG where they do not fit), as it dominates nothing: its retained size is its own. */
+static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint32_t *ret)
 {
     const hk_dump *d = s->d;
     if (hk_view(d)->obj_sizes) return hk_view(d)->obj_sizes[obj];
     int kind = hkd_kind(s, obj);
-    if (kind == HK_KIND_PRIM_ARRAY && ret) return ret[obj];
+    if (kind == HK_KIND_PRIM_ARRAY && ret && ret[obj] != HKG_RET_BIG) return ret[obj];
     if (kind != HK_KIND_INSTANCE && kind != HK_KIND_OBJ_ARRAY) return hk_obj_record_size(d, obj);
     uint32_t c = hkd_cls(s, obj);
     uint64_t size = c < hk_view(d)->nclasses ? hk_view(d)->classes[c].instance_size : 0;
@@ -28,7 +28,7 @@ static inline uint64_t size_of(const hkd_side *s, uint32_t obj, const uint64_t *
     return size;
 }
 
-uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint64_t *ret)
+uint64_t hkd_shallow(const hkd_side *s, uint32_t obj, const uint32_t *ret)
 {
     return size_of(s, obj, ret);
 }
@@ -46,7 +46,7 @@ static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
 /* An unmatched object's size in the tallies' pass, while its hkd_obj.refbits still hold the
  * graph's note: an object array's length is there, and its record (far from its neighbours'
  * in the file) is not read. */
-static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint64_t *ret)
+static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint32_t *ret)
 {
     const hk_dump *d = sd->d;
     if (hk_view(d)->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
@@ -58,7 +58,7 @@ static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint64_t
 
 /* An unmatched object in the tallies; its size is left in its entry field for the walk of
  * hkd_spread_entries (which reads that line anyway), HKD_BIG when it does not fit. */
-static inline __attribute__((always_inline)) void count_unmatched(hkd_side *sd, uint32_t i, const uint64_t *ret)
+static inline __attribute__((always_inline)) void count_unmatched(hkd_side *sd, uint32_t i, const uint32_t *ret)
 {
     uint64_t sz = tally_size(sd, i, ret);
     hk_diff_class_row *t = &sd->tally[tally_slot(sd, i)];
@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) void count_unmatched(hkd_side *sd, 
 
 /* A matched object: its bytes unless the heap's total gives them, its path id cleared; an
  * instance's null-slot bits are kept below it when its slots from the 17th on are null. */
-static void count_matched(hkd_side *sd, uint32_t i, const uint64_t *ret, int total_known)
+static void count_matched(hkd_side *sd, uint32_t i, const uint32_t *ret, int total_known)
 {
     if (!total_known) sd->same_bytes += tally_size(sd, i, ret);
     if (sd->o[i].refbits >> 16) sd->o[i].pid = 0;
@@ -79,7 +79,7 @@ static void count_matched(hkd_side *sd, uint32_t i, const uint64_t *ret, int tot
  * (those a matched object holds) queued in q.  They are found from the side with fewer
  * objects: the referrers of the unmatched ones (most of the heap matched), or the references
  * of the matched ones.  Returns how many are queued. */
-static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint64_t *ret, int total_known)
+static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint32_t *ret, int total_known)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
@@ -147,13 +147,9 @@ void hkd_tally(hk_diff *df, int side)
      * leave of it, and matched arrays' records need not be read */
     const hk_graph *g = hkg_of(d);
     int total_known = g && (g->done & HK_GRAPH_DOM);
-    const uint64_t *ret = total_known ? g->retained : NULL;
-    /* the matcher's queue is done with: its pages are in already */
-    if (df->order_cap < (size_t)hk_view(d)->nobjects + 1) {
-        df->order_cap = (size_t)hk_view(d)->nobjects + 1;
-        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
-    }
-    uint32_t *q = df->order, n;
+    const uint32_t *ret = total_known ? g->retained : NULL;
+    /* a queue for this tally only: after it, the other side's dominators need the room */
+    uint32_t *q = hk_xmalloc(((size_t)hk_view(d)->nobjects + 1) * sizeof *q), n;
     uint32_t nent = count_pass(df, side, q, ret, total_known);
     order_entries(d, q, nent);
     const uint32_t *roots = hk_graph_root_objects(d, &n);
@@ -168,6 +164,7 @@ void hkd_tally(hk_diff *df, int side)
         sd->unmatched_bytes += sd->tally[k].bytes;
     }
     hkd_spread_entries(df, side, q, nent, ret);
+    free(q);
     if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
 }
 

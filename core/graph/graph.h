@@ -135,9 +135,14 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
  * objects count as java.lang.Class, in their class's heap. */
 int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err, size_t errlen);
 /* Says, before the dominators are computed, that hk_graph_class_retained will be asked for:
- * the dominators then keep their scratch as the walk's child lists and the retained sizes
- * (memory they already hold) instead of freeing it for the walk to fault in fresh pages. */
+ * the dominators then keep their scratch as the walk's child lists (memory they already
+ * hold) instead of freeing it for the walk to fault in fresh pages. */
 int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
+
+/* Frees the phases in mask (HK_GRAPH_DOM, HK_GRAPH_REFERRERS, HK_GRAPH_PATHS) and what they
+ * hold, for a caller done with them (the heap diff, between its two sides); asked for again,
+ * they are computed again. */
+void hk_graph_drop(hk_dump *d, int mask);
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {

@@ -135,7 +135,8 @@ typedef struct walk_job {
 static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *open, uint64_t *per, walk_stack *s)
 {
     const hkg_kid *node = j->node;
-    const uint64_t *ret = j->g->retained, big = j->big;
+    const hk_graph *g = j->g;
+    const uint64_t big = j->big;
     const codes cs = j->cs;
     walk_stack st = *s; /* in locals: the stores to per[] and open[] could alias its fields */
     size_t sp = 0;
@@ -149,11 +150,12 @@ static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *op
             continue;
         }
         t->u = node[v].next;
-        if (sp == 1 && ret[v] > big) continue; /* the top walk's, not counted in the run */
+        uint64_t rv = hkg_retained(g, v);
+        if (sp == 1 && rv > big) continue; /* the top walk's, not counted in the run */
         t->left--;
         /* the set's retained size: only the topmost instances of a class count */
         uint32_t c = code_at(&cs, v), first = node[v].first;
-        if (!open[c]) per[c] += ret[v];
+        if (!open[c]) per[c] += rv;
         if (first == HK_NONE) continue; /* a leaf: nothing below to close */
         open[c]++;
         /* the call only when full: its register spills cost on every node otherwise */
@@ -224,16 +226,17 @@ static void top_walk(walk_job *j, uint64_t *per)
         if (w != HK_NONE) {
             if (sp > 1) t->u = node[w].next;
             else if (++t->u + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[t->u + 16]]);
-            if (g->retained[w] > j->big) {
+            uint64_t rw = hkg_retained(g, w);
+            if (rw > j->big) {
                 uint32_t c = code_at(&j->cs, w);
-                if (c != j->cs.none && !open[c]++) per[c] += g->retained[w];
+                if (c != j->cs.none && !open[c]++) per[c] += rw;
                 f = hk_grow(f, &cap, sp + 1, sizeof *f);
                 f[sp++] = (top_frame){node[w].first, c, HK_NONE, 0, 0};
                 continue;
             }
             if (!t->count) t->from = w;
             t->count++;
-            uint64_t acc = t->acc + g->retained[w];
+            uint64_t acc = t->acc + rw;
             t->acc = acc < cut ? (uint32_t)acc : cut;
             if (t->acc >= cut) {
                 add_task(j, open, t->from, t->count, t->acc);
@@ -276,7 +279,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
     for (uint32_t k = 0; k < g->nroot_kids; k++) {
         if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);
-        total += g->retained[g->root_kids[k]];
+        total += hkg_retained(g, g->root_kids[k]);
     }
     j.big = total / WALK_TASKS + 1;
     top_walk(&j, per);

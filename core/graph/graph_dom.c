@@ -23,9 +23,10 @@ typedef struct dom_work {
     uint32_t *anc;           /* forest of processed nodes; then idom in preorder */
     uint32_t *semi, *label;
     uint8_t *flag_runs; /* the flags packed meanwhile (flags_pack), or NULL */
-    /* for the per-class walk (hk_graph.walk_classes): vert and semi in one block, label and
-     * anc in another, which become the child lists and the retained sizes */
+    /* for the per-class walk (hk_graph.walk_classes): vert and semi in one block, which
+     * becomes the child lists */
     int walk;
+    int big;                        /* a shallow size of 4 GiB or more was met (shallow_part) */
     struct later_list *later_parts; /* referrers after their node in preorder, per part */
     uint32_t *path;                 /* the search's way back: the objects above the current one */
     size_t npath, path_cap;
@@ -364,18 +365,11 @@ static void dom_semi(hk_graph *g, dom_work *s)
     flags_pack(g, s);
     hk_mem_trim(); /* the lists' earlier, smaller copies */
     if (!g->keep_in) hkg_drop_referrers(g);
-    if (s->walk) {
-        s->label = hk_xmalloc(2 * (size_t)m * sizeof *s->label);
-        s->anc = s->label + m;
-    } else {
-        s->label = hk_xmalloc((size_t)m * sizeof *s->label);
-        s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
-    }
+    s->label = hk_xmalloc((size_t)m * sizeof *s->label);
+    s->anc = hk_xmalloc((size_t)m * sizeof *s->anc);
     semi_loop(s);
-    if (!s->walk) {
-        free(s->label);
-        s->label = NULL;
-    }
+    free(s->label);
+    s->label = NULL;
 }
 
 /* Immediate dominators: from the DFS parent up to the semidominator's depth (into anc). */
@@ -406,14 +400,34 @@ static void to_objects_part(void *ctx, int k)
     }
 }
 
-/* Shallow sizes into the retained sizes' words: each part reads its objects' records. */
+/* Shallow sizes into the retained sizes' words: each part reads its objects' records.  A size
+ * that does not fit is marked, and put in the table of big ones by shallow_big after. */
 static void shallow_part(void *ctx, int k)
 {
     dom_job *j = ctx;
-    uint32_t lo, hi;
+    uint32_t lo, hi, *ret = j->g->retained;
     hk_part_range(j->w->n, k, DOM_PARTS, &lo, &hi);
     hkg_sizer sz = {0};
-    for (uint32_t i = lo; i < hi; i++) j->g->retained[i] = hkg_shallow(j->d, &sz, i);
+    for (uint32_t i = lo; i < hi; i++) {
+        uint64_t b = hkg_shallow(j->d, &sz, i);
+        ret[i] = b < HKG_RET_BIG ? (uint32_t)b : HKG_RET_BIG;
+        if (b >= HKG_RET_BIG) __atomic_store_n(&j->w->big, 1, __ATOMIC_RELAXED);
+    }
+}
+
+static void shallow_big(const hk_dump *d, hk_graph *g, const dom_work *s)
+{
+    hk_idtab_init(&g->retained_big);
+    hkg_sizer sz = {0};
+    for (uint32_t i = 0; s->big && i < s->n; i++)
+        if (g->retained[i] == HKG_RET_BIG) hk_idtab_set(&g->retained_big, (uint64_t)i + 1, hkg_shallow(d, &sz, i));
+}
+
+/* ret[p] += ret[v] where the sum, or either size, does not fit in 4 bytes. */
+static void add_big(hk_graph *g, uint32_t p, uint32_t v)
+{
+    hk_idtab_set(&g->retained_big, (uint64_t)p + 1, hkg_retained(g, p) + hkg_retained(g, v));
+    g->retained[p] = HKG_RET_BIG;
 }
 
 /* Native bytes up the dominator tree: only the few objects above a native allocation. */
@@ -434,7 +448,7 @@ static void retained_native(hk_graph *g, uint32_t v, uint32_t p)
 /* Retained sizes: children before parents in reverse preorder. */
 static void accumulate(hk_graph *g, const dom_work *s)
 {
-    uint64_t *ret = g->retained;
+    uint32_t *ret = g->retained;
     const uint32_t n = s->n, *vert = s->vert, *oid = g->idom;
     ret[n] = 0;
     hk_idtab_init(&g->retained_native);
@@ -454,10 +468,12 @@ static void accumulate(hk_graph *g, const dom_work *s)
             __builtin_prefetch(&ret[o == HK_NONE ? n : o], 1);
         }
         uint32_t v = vert[w], p = oid[v] == HK_NONE ? n : oid[v];
-        ret[p] += ret[v];
+        uint64_t sum = (uint64_t)ret[p] + ret[v]; /* HKG_RET_BIG in either makes it too big */
+        if (sum < HKG_RET_BIG) ret[p] = (uint32_t)sum;
+        else add_big(g, p, v);
         if (natives && (g->flags[v] & HKG_F_RNATIVE)) retained_native(g, v, p);
     }
-    g->total_bytes = ret[n];
+    g->total_bytes = hkg_retained(g, n);
 }
 
 /* Part 0 sums the retained sizes; the others turn the referrers back into object indices. */
@@ -478,15 +494,18 @@ static void finish_part(void *ctx, int k)
  * referrers are rewritten into preorder numbers and num becomes the parents, found with the
  * seeds; the semidominator pass holds vert, parent and semi, the referrers only while its
  * seeds are taken (unless kept), and label and anc grow as the later referrers shrink; the
- * retained sizes (two words) come after label, anc and semi are gone; the flags are packed from
- * the seeds to the retained sizes (flags_pack).  For the per-class walk
- * they stay, in two blocks of two words: label and anc's become the retained sizes, vert and
- * semi's the child lists, the same words a fresh block would hold. */
+ * retained sizes (a word, in anc's: its pages are in) come after label and semi are gone; the
+ * flags are packed from the seeds to the retained sizes (flags_pack).  For the per-class walk
+ * vert and semi stay, in one block of two words, which becomes the child lists: the same words
+ * a fresh block would hold. */
 int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
     dom_work s;
+    /* the per-class lists (the leak finders') are 4 bytes an object at the dominators' peak;
+     * built again if asked for after.  The per-class walk reads them instead of the records. */
+    if (!g->walk_classes) hk_class_lists_drop(d);
     dom_number(g, &s);
     dom_to_preorder(g, &s);
     dom_semi(g, &s);
@@ -495,13 +514,10 @@ int hkg_build_dom(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     hk_parallel(DOM_PARTS, to_objects_part, &j);
     g->idom = s.parent;
     g->idom[s.n] = HK_NONE;
-    if (s.walk) {
-        g->retained = (uint64_t *)(void *)s.label; /* label and anc: as big */
-    } else {
-        free(s.anc);
-        g->retained = hk_xrealloc(NULL, (size_t)s.m * sizeof *g->retained);
-    }
+    g->retained = s.anc; /* idom in preorder is read: as big */
+    s.anc = NULL;
     hk_parallel(DOM_PARTS, shallow_part, &j);
+    shallow_big(d, g, &s);
     flags_unpack(g, &s);
     /* the sum goes first: the longest part, beside the referrers' rewriting */
     hk_parallel(DOM_PARTS + 1, finish_part, &j);

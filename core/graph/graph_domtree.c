@@ -18,7 +18,7 @@ uint64_t hk_graph_retained(hk_dump *d, uint32_t obj)
 {
     hk_graph *g = hkg_of(d);
     if (!g || !g->retained) return 0;
-    return obj == HK_NONE ? g->total_bytes : obj < g->n ? g->retained[obj] : 0;
+    return obj == HK_NONE ? g->total_bytes : obj < g->n ? hkg_retained(g, obj) : 0;
 }
 
 uint64_t hk_graph_retained_native(hk_dump *d, uint32_t obj)
@@ -99,23 +99,25 @@ void hkg_build_kids(hk_graph *g, hkg_kid *mem)
 
 static int by_retained_desc(const void *a, const void *b, void *ctx)
 {
-    const uint64_t *r = ctx;
-    uint64_t x = r[*(const uint32_t *)a], y = r[*(const uint32_t *)b];
+    const hk_graph *g = ctx;
+    uint64_t x = hkg_retained(g, *(const uint32_t *)a), y = hkg_retained(g, *(const uint32_t *)b);
     if (x != y) return x < y ? 1 : -1;
     return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
 /* Sorts a child list by by_retained_desc's order: most lists are short, where an insertion
  * sort beats qsort_r's call per comparison. */
-static void sort_kids(uint32_t *v, uint32_t n, const uint64_t *r)
+static void sort_kids(uint32_t *v, uint32_t n, const hk_graph *g)
 {
     if (n > 16) {
-        qsort_r(v, n, sizeof *v, by_retained_desc, (void *)r);
+        qsort_r(v, n, sizeof *v, by_retained_desc, (void *)g);
         return;
     }
     for (uint32_t i = 1; i < n; i++) {
         uint32_t x = v[i], j = i;
-        for (; j && (r[v[j - 1]] < r[x] || (r[v[j - 1]] == r[x] && v[j - 1] > x)); j--) v[j] = v[j - 1];
+        uint64_t rx = hkg_retained(g, x);
+        for (; j && (hkg_retained(g, v[j - 1]) < rx || (hkg_retained(g, v[j - 1]) == rx && v[j - 1] > x)); j--)
+            v[j] = v[j - 1];
         v[j] = x;
     }
 }
@@ -145,7 +147,7 @@ int hk_graph_dominated(hk_dump *d, uint32_t obj, const uint32_t **out, uint32_t 
         g->kid_buf = hk_grow(g->kid_buf, &g->kid_cap, (size_t)k + 1, sizeof *g->kid_buf);
         g->kid_buf[k++] = v;
     }
-    sort_kids(g->kid_buf, k, g->retained);
+    sort_kids(g->kid_buf, k, g);
     *out = g->kid_buf;
     *n = k;
     return 0;

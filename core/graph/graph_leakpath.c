@@ -325,8 +325,13 @@ static void run_tiers(search *s, uint32_t remaining)
 
 int hk_graph_leak_paths(hk_dump *d, const hk_leak_query *q, hk_leak_path *out, char *err, size_t errlen)
 {
-    if (hk_graph_ensure(d, HK_GRAPH_REFS, err, errlen)) return -1;
+    /* the search is done with the edges when it returns: asking for them plans nothing for
+     * the phases after it (the dominators keep them only when someone else said so) */
+    if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
     hk_graph *g = hkg_of(d);
+    int keep_out = g->keep_out;
+    if (hk_graph_ensure(d, HK_GRAPH_REFS, err, errlen)) return -1;
+    g->keep_out = keep_out;
     for (uint32_t r = 0; r < q->nrefs; r++)
         if (q->refs[r].cls >= hk_view(d)->nclasses || !q->refs[r].field) {
             snprintf(err, errlen, "leak paths: reference rule %u names no class or field", r);

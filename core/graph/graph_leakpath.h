@@ -7,7 +7,8 @@
  *
  * One breadth-first search over strong edges serves every target; it stops when all targets
  * are reached.  It does not use the cached path forest (graph_path.c): its result depends on
- * the rules the caller gives.
+ * the rules the caller gives.  It needs the forward references only while it runs, so asking
+ * for them does not plan them kept past the dominators (hk_graph_plan).
  */
 #ifndef HK_GRAPH_LEAKPATH_H
 #define HK_GRAPH_LEAKPATH_H

@@ -31,6 +31,7 @@ static void graph_free(void *state)
     free(g->idom);
     free(g->retained);
     hk_idtab_free(&g->retained_native);
+    hk_idtab_free(&g->retained_big);
     free(g->kids);
     free(g->root_kids);
     free(g->kid_buf);

@@ -17,7 +17,7 @@ static uint64_t key_of(hk_dump *d, const hk_graph *g, enum hk_top_key key, uint3
     case HK_TOP_SHALLOW: return hk_obj_shallow_size(d, i);
     case HK_TOP_NATIVE: return hk_graph_native_size(d, i);
     case HK_TOP_RETAINED_NATIVE: return hk_graph_retained_native(d, i);
-    default: return g->retained[i];
+    default: return hkg_retained(g, i);
     }
 }
 
@@ -62,7 +62,7 @@ uint32_t hk_graph_top(hk_dump *d, uint32_t want, enum hk_top_key key, int live_o
     top_entry *h = hk_xmalloc((size_t)want * sizeof *h);
     uint32_t n = 0;
     for (uint32_t i = 0; i < g->n; i++) {
-        top_entry e = {key_of(d, g, key, i), g->retained[i], i};
+        top_entry e = {key_of(d, g, key, i), hkg_retained(g, i), i};
         if (n == want && !below(&h[0], &e)) continue;
         if (live_only && hkg_reach(g, i) != HK_REACH_STRONG) continue;
         if (keep && !keep(d, i, ctx)) continue;

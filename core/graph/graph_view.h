@@ -140,7 +140,11 @@ typedef struct hk_graph {
     /* dominators */
     struct dom_work *search; /* their search of the live heap, when run ahead of them */
     uint32_t *idom;          /* HK_NONE: the virtual root */
-    uint64_t *retained;
+    /* retained bytes by object (slot n: the virtual root), read through hkg_retained: in 4
+     * bytes, HKG_RET_BIG for the few objects retaining 4 GiB or more, whose sizes are in
+     * retained_big (keyed by object index + 1) */
+    uint32_t *retained;
+    hk_idtab retained_big;
     /* retained native bytes, only where not 0 (the few objects above a native allocation
      * in the dominator tree), keyed by object index + 1 */
     hk_idtab retained_native;
@@ -155,8 +159,7 @@ typedef struct hk_graph {
     uint32_t *kid_buf; /* a list copied out and sorted for hk_graph_dominated */
     size_t kid_cap;
     /* set by the per-class walk when it asks for dominators: their scratch is not freed to
-     * be faulted in again, but becomes the retained sizes and the child lists (each as big as
-     * two of their arrays) */
+     * be faulted in again, but becomes the child lists (as big as two of their arrays) */
     int walk_classes;
     /* paths */
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
@@ -165,6 +168,16 @@ typedef struct hk_graph {
 } hk_graph;
 
 #define HKG_P_ROOT  (UINT32_MAX - 1)
+#define HKG_RET_BIG UINT32_MAX
+
+/* Retained bytes of object i (n: the virtual root), once the dominators are built. */
+static inline uint64_t hkg_retained(const hk_graph *g, uint32_t i)
+{
+    uint64_t big = 0;
+    if (g->retained[i] != HKG_RET_BIG) return g->retained[i];
+    hk_idtab_get(&g->retained_big, (uint64_t)i + 1, &big);
+    return big;
+}
 #define HKG_IN_MANY 0x80000000u
 
 /* Reachability strength of object i (0 until computed). */

@@ -242,6 +242,10 @@ const uint32_t *hk_class_lists(const hk_dump *d, const uint32_t **start);
  * diff's matcher), in that form (start: nclasses + 2 entries, the last two the total), when
  * none are built yet; d then owns and frees them.  Else the caller keeps them: 0 taken, -1 not. */
 int hk_class_lists_adopt(hk_dump *d, uint32_t *start, uint32_t *list);
+/* Frees the per-class lists (4 bytes an object) for a phase that needs the memory more;
+ * hk_class_instances builds them again when next asked.  A slice taken before is gone: a
+ * caller that may run such a phase between two steps asks for its slice at each step. */
+void hk_class_lists_drop(hk_dump *d);
 /* Each object's class index as hk_class_instances files it (HK_NONE for class objects), as a
  * new array of d->nobjects + 1 entries (the last HK_NONE) the caller frees.  Made while the
  * per-class lists are built when they are not yet, so a caller that needs both pays once. */

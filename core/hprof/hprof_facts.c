@@ -71,6 +71,13 @@ const uint32_t *hk_class_lists(const hk_dump *d, const uint32_t **start)
     return d->by_class;
 }
 
+void hk_class_lists_drop(hk_dump *d)
+{
+    free(d->by_class);
+    free(d->by_class_start);
+    d->by_class = d->by_class_start = NULL;
+}
+
 int hk_class_lists_adopt(hk_dump *d, uint32_t *start, uint32_t *list)
 {
     if (d->by_class) return -1;

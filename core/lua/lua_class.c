@@ -63,7 +63,7 @@ static int cls_instance_count(lua_State *L)
 typedef struct inst_iter {
     hk_dump *d;
     const hkl_dump *owner;
-    const uint32_t *objs;
+    uint32_t cur; /* the class walked: its slice is asked for at each step (hk_class_lists_drop) */
     uint32_t n, pos, ci, nclasses;
     const char *field;
     const hk_field *f; /* field resolved in the current class, NULL when it has none */
@@ -77,11 +77,13 @@ static int instances_iter(lua_State *L)
     while (it->pos >= it->n) {
         if (it->ci >= it->nclasses) return 0;
         uint32_t c = it->classes[it->ci++];
-        it->objs = hk_class_instances(it->d, c, &it->n);
+        it->cur = c;
+        hk_class_instances(it->d, c, &it->n);
         it->pos = 0;
         if (it->field) it->f = hkl_find_field(it->d, c, it->field); /* once per class */
     }
-    uint32_t obj = it->objs[it->pos++];
+    /* the loop's body may have had the lists dropped (the dominators do) and built again */
+    uint32_t n, obj = hk_class_instances(it->d, it->cur, &n)[it->pos++];
     hkl_push_object_of(L, lua_upvalueindex(4), lua_upvalueindex(5), it->owner, obj);
     if (!it->field) return 1;
     uint32_t len;

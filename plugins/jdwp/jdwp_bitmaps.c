@@ -357,6 +357,12 @@ static int jdwp_fetch_all(jdwp_fetch_run *run, char *err, size_t errlen)
     if (step == JDWP_STEP_FAIL) return -1;
     s->stopped_by_budget = s->stopped_by_time || s->stopped_by_bytes;
     if (s->stopped_by_budget) s->not_attempted = s->candidates - s->fetched - s->failed;
+    if (s->failed && !s->fetched) {
+        /* Nothing that was tried came back: a fetch of nothing is a failure, not a result. */
+        snprintf(err, errlen, "none of the %zu bitmaps tried could be fetched; the first failure: %s", s->failed,
+                 s->first_failure);
+        return -1;
+    }
     return 0;
 }
 
@@ -372,7 +378,8 @@ int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summar
         rc = 0;
         goto done;
     }
-    if (jdwp_safe_point(c, o->safe_point_ms, o->nudge, o->nudge_ctx, &run.kit.thread, err, errlen) < 0) goto done;
+    if (jdwp_hold_thread(c, o->safe_point_ms, o->nudge, o->nudge_ctx, &s->hold, &run.kit.thread, err, errlen) < 0)
+        goto done;
     held = 1;
     run.th = jdwp_secs();
     s->seconds_safe_point = run.th - run.t0;

@@ -2,7 +2,7 @@
 #ifndef JDWP_BITMAPS_H
 #define JDWP_BITMAPS_H
 
-#include "jdwp_session.h"
+#include "jdwp_hold.h"
 
 #define JDWP_BUDGET_SECONDS 60.0
 #define JDWP_BUDGET_BYTES   ((uint64_t)64 << 20)
@@ -42,11 +42,13 @@ typedef struct jdwp_fetch_summary {
     double seconds_safe_point;  /* call start to the app held */
     double seconds_first_image; /* call start to the first image written (0 if none) */
     char first_failure[256];    /* why the first failed bitmap failed */
+    jdwp_hold_info hold;        /* waits for a thread an earlier debugger left busy */
 } jdwp_fetch_summary;
 
 /* Runs the fetch on an open connection. Returns 0 when the fetch ran (some bitmaps may have
- * failed or been left by a budget: see the summary), -1 with err when it could not start or the
- * connection was lost (images already written are kept; the summary says how far it got).
+ * failed or been left by a budget: see the summary), -1 with err when it could not start, the
+ * connection was lost, or every bitmap it tried failed (images already written are kept; the
+ * summary says how far it got).
  * The VM is resumed before returning; the caller closes the connection (which disposes). */
 int jdwp_fetch_bitmaps(jdwp_conn *c, const jdwp_fetch_opts *o, jdwp_fetch_summary *s, char *err, size_t errlen);
 

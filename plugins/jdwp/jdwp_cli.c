@@ -108,6 +108,13 @@ int main(int argc, char **argv)
                s.stopped_by_bytes ? "true" : "false", s.lost_connection ? "true" : "false", s.classes_loaded,
                (unsigned long long)s.bytes, t_attach, t_attach + s.seconds_safe_point,
                s.fetched ? t_attach + s.seconds_first_image : 0.0, cli_secs() - t0);
+        printf(",\"busy_waits\":%d,\"seconds_busy\":%.4f", s.hold.busy, s.hold.seconds_busy);
+        if (s.hold.busy) {
+            printf(",\"busy_thread\":");
+            cli_json_str(s.hold.busy_thread);
+            printf(",\"thread\":");
+            cli_json_str(s.hold.thread);
+        }
         if (s.first_failure[0]) {
             printf(",\"first_failure\":");
             cli_json_str(s.first_failure);

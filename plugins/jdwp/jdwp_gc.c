@@ -35,7 +35,8 @@ static int jdwp_gc_runtime(jdwp_conn *c, uint64_t thread, char *err, size_t errl
 int jdwp_gc(jdwp_conn *c, int safe_point_ms, jdwp_nudge_fn nudge, void *nudge_ctx, char *err, size_t errlen)
 {
     uint64_t thread;
-    if (jdwp_safe_point(c, safe_point_ms, nudge, nudge_ctx, &thread, err, errlen) < 0) return -1;
+    jdwp_hold_info hold;
+    if (jdwp_hold_thread(c, safe_point_ms, nudge, nudge_ctx, &hold, &thread, err, errlen) < 0) return -1;
     jdwp_invoke_result res;
     jdwp_value ms = {'J', 100};
     int rc = 0;

@@ -2,7 +2,7 @@
 #ifndef JDWP_GC_H
 #define JDWP_GC_H
 
-#include "jdwp_session.h"
+#include "jdwp_hold.h"
 
 /* On an event-stopped thread: Runtime.getRuntime().gc(), Thread.sleep(100),
  * System.runFinalization(), Runtime.getRuntime().gc(); then resumes the VM. safe_point_ms 0 =

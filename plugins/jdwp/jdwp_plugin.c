@@ -100,7 +100,14 @@ static int jdwp_plugin_fetch(void *ud, const hk_fetch_request *req, hk_fetch_res
     res->stopped_by_budget = s.stopped_by_budget;
     res->bytes = s.bytes;
     res->seconds = s.seconds_total;
-    if (s.failed && s.first_failure[0])
+    if (rc == 0 && s.hold.busy)
+        hk_api->log(jdwp_self, HK_LOG_WARN,
+                    "the app's thread \"%s\" refuses to run code for a debugger (JDWP ALREADY_INVOKING: a "
+                    "debugger went away while it ran a call for it) until the app restarts; the fetch ran on "
+                    "thread \"%s\" after %.1f s",
+                    s.hold.busy_thread, s.hold.thread, s.hold.seconds_busy);
+    /* When every bitmap failed, err says so with the first failure: one line, not two. */
+    if (s.failed && s.first_failure[0] && s.fetched)
         hk_api->log(jdwp_self, HK_LOG_WARN, "%zu bitmaps failed; the first: %s", s.failed, s.first_failure);
     if (s.stopped_by_budget)
         hk_api->log(jdwp_self, HK_LOG_INFO,

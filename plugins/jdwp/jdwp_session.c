@@ -1,26 +1,16 @@
-/* JDWP debugger operations: classes, fields, instances, invokes, arrays, the safe point. */
+/* JDWP debugger operations: classes, fields, instances, invokes, arrays. */
 #include "jdwp_session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Outstanding pipelined requests; bounded so neither side's socket buffer fills while the other
  * waits (a VM blocked writing replies stops reading commands). */
-#define JDWP_PIPELINE       256
-#define JDWP_ARRAY_CHUNK    (512u << 10)
-#define JDWP_NUDGE_EVERY_MS 5000
-/* JDWP constants: Count modifier, class object tag. */
-#define JDWP_MOD_COUNT         1
+#define JDWP_PIPELINE    256
+#define JDWP_ARRAY_CHUNK (512u << 10)
+/* JDWP constants: the capability index of canGetInstanceInfo. */
 #define JDWP_CAP_INSTANCE_INFO 15
-
-static int64_t jdwp_session_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* One command's reply being read: the packet stays alive until jdwp_reply_end. */
 typedef struct jdwp_reply {
@@ -292,99 +282,43 @@ int jdwp_static_value(jdwp_conn *c, uint64_t ref, uint64_t field, jdwp_value *ou
     return jdwp_reply_end(&rp, err, errlen);
 }
 
-static int jdwp_clear_request(jdwp_conn *c, uint8_t kind, uint32_t req)
-{
-    jdwp_out o = {0};
-    jdwp_out_u8(&o, kind);
-    jdwp_out_u32(&o, req);
-    char e[200];
-    return jdwp_cmd_ack(c, JDWP_ER, JDWP_ER_CLEAR, &o, "EventRequest.Clear", e, sizeof e);
-}
-
-/* Looks into a Composite event for our MethodEntry; 1 = found (*thread set), -2 = VM death. */
-static int jdwp_event_thread(jdwp_conn *c, const jdwp_packet *ev, uint32_t req, uint64_t *thread)
-{
-    if (ev->cmdset != JDWP_EV || ev->cmd != JDWP_EV_COMPOSITE) return 0;
-    jdwp_in in;
-    jdwp_in_init(&in, ev);
-    jdwp_in_u8(&in);
-    uint32_t n = jdwp_in_u32(&in);
-    for (uint32_t i = 0; i < n && !in.bad; i++) {
-        uint8_t kind = jdwp_in_u8(&in);
-        uint32_t id = jdwp_in_u32(&in);
-        if (kind == JDWP_EK_VM_DEATH) return -2;
-        if (kind != JDWP_EK_METHOD_ENTRY) return 0; /* unknown layout: cannot read further */
-        uint64_t t = jdwp_in_id(&in, jdwp_id_size(c, JDWP_ID_OBJECT));
-        jdwp_in_tagged_ref(&in, c);
-        jdwp_in_id(&in, jdwp_id_size(c, JDWP_ID_METHOD));
-        jdwp_in_u64(&in);
-        if (!in.bad && id == req) {
-            *thread = t;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
-                    size_t errlen)
-{
-    if (timeout_ms == 0) timeout_ms = JDWP_SAFE_POINT_MS;
-    jdwp_out o = {0};
-    jdwp_out_u8(&o, JDWP_EK_METHOD_ENTRY);
-    jdwp_out_u8(&o, JDWP_SUSPEND_ALL);
-    jdwp_out_u32(&o, 1);
-    jdwp_out_u8(&o, JDWP_MOD_COUNT);
-    jdwp_out_u32(&o, 1);
-    jdwp_reply rp;
-    if (jdwp_cmd(c, JDWP_ER, JDWP_ER_SET, &o, -1, "EventRequest.Set(MethodEntry)", &rp, err, errlen) < 0) return -1;
-    uint32_t req = jdwp_in_u32(&rp.in);
-    jdwp_packet_free(rp.pkt);
-    int64_t start = jdwp_session_now_ms(), next_nudge = start;
-    for (;;) {
-        int64_t now = jdwp_session_now_ms();
-        if (nudge && now >= next_nudge) {
-            char e[200];
-            nudge(ctx, e, sizeof e); /* a failed nudge only means we wait for the app on its own */
-            next_nudge = jdwp_session_now_ms() + JDWP_NUDGE_EVERY_MS;
-            now = jdwp_session_now_ms();
-        }
-        int64_t left = start + timeout_ms - now;
-        if (left <= 0) break;
-        int64_t slice = nudge && next_nudge - now < left ? next_nudge - now : left;
-        jdwp_packet *ev;
-        int got = jdwp_next_event(c, (int)(slice > 0 ? slice : 1), &ev, err, errlen);
-        if (got < 0) return -1;
-        if (got == 0) continue;
-        int hit = jdwp_event_thread(c, ev, req, thread);
-        jdwp_packet_free(ev);
-        if (hit == -2) {
-            snprintf(err, errlen, "the VM exited while waiting for it to run code");
-            return -1;
-        }
-        if (hit == 1) {
-            jdwp_clear_request(c, JDWP_EK_METHOD_ENTRY, req); /* Count=1 expired it; clear is tidy */
-            return 0;
-        }
-    }
-    jdwp_clear_request(c, JDWP_EK_METHOD_ENTRY, req);
-    /* The event may have fired just before the clear: take it if it is already here. */
-    jdwp_packet *ev;
-    while (jdwp_next_event(c, 200, &ev, err, errlen) == 1) {
-        int hit = jdwp_event_thread(c, ev, req, thread);
-        jdwp_packet_free(ev);
-        if (hit == 1) return 0;
-    }
-    snprintf(err, errlen,
-             "the app ran no code for %d s; touching it makes it run something "
-             "(open it, or scroll), then try again",
-             timeout_ms / 1000);
-    return -1;
-}
-
 int jdwp_vm_resume(jdwp_conn *c, char *err, size_t errlen)
 {
     return jdwp_cmd_ack(c, JDWP_VM, JDWP_VM_RESUME, NULL, "VirtualMachine.Resume", err, errlen);
+}
+
+int jdwp_all_threads(jdwp_conn *c, uint64_t **ids, size_t *n, char *err, size_t errlen)
+{
+    *ids = NULL;
+    *n = 0;
+    jdwp_reply rp;
+    if (jdwp_cmd(c, JDWP_VM, JDWP_VM_ALL_THREADS, NULL, -1, "VirtualMachine.AllThreads", &rp, err, errlen) < 0)
+        return -1;
+    uint32_t count = jdwp_in_u32(&rp.in);
+    size_t each = jdwp_id_size(c, JDWP_ID_OBJECT);
+    if (rp.in.bad || count > (rp.in.len - rp.in.pos) / each) {
+        jdwp_packet_free(rp.pkt);
+        snprintf(err, errlen, "VirtualMachine.AllThreads: reply shorter than its count");
+        return -1;
+    }
+    uint64_t *v = hk_alloc(sizeof *v * (count ? count : 1));
+    for (uint32_t i = 0; i < count; i++) v[i] = jdwp_in_id(&rp.in, each);
+    jdwp_packet_free(rp.pkt);
+    *ids = v;
+    *n = count;
+    return 0;
+}
+
+int jdwp_thread_name(jdwp_conn *c, uint64_t thread, char *name, size_t n, char *err, size_t errlen)
+{
+    jdwp_reply rp;
+    if (jdwp_cmd_id(c, JDWP_TR, JDWP_TR_NAME, jdwp_id_size(c, JDWP_ID_OBJECT), thread, "ThreadReference.Name", &rp, err,
+                    errlen) < 0)
+        return -1;
+    char *s = jdwp_in_str(&rp.in);
+    snprintf(name, n, "%s", s ? s : "");
+    hk_free(s);
+    return jdwp_reply_end(&rp, err, errlen);
 }
 
 /* The class signature of an object (for messages); *sig malloc'd. */

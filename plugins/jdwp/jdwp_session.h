@@ -4,12 +4,6 @@
 
 #include "jdwp_wire.h"
 
-/* Called while waiting for the app to run code; through adb it runs `dumpsys meminfo PID` so the
- * framework calls into the app. Returns 0, or -1 with err (the wait goes on regardless). */
-typedef int (*jdwp_nudge_fn)(void *ctx, char *err, size_t errlen);
-
-#define JDWP_SAFE_POINT_MS 20000
-
 /* VirtualMachine.CapabilitiesNew: *ok = canGetInstanceInfo. */
 int jdwp_can_list_instances(jdwp_conn *c, int *ok, char *err, size_t errlen);
 /* ClassesBySignature ("Landroid/graphics/Bitmap;"): *ref = 0 when not loaded. */
@@ -29,12 +23,11 @@ int jdwp_get_values_many(jdwp_conn *c, const uint64_t *objs, size_t n, const uin
 /* ReferenceType.GetValues for one static field. */
 int jdwp_static_value(jdwp_conn *c, uint64_t ref, uint64_t field, jdwp_value *out, char *err, size_t errlen);
 
-/* Requests one MethodEntry (Count=1, suspend all), calls nudge now and every few seconds, and
- * waits up to timeout_ms (0: JDWP_SAFE_POINT_MS) for the event. Success leaves the VM suspended
- * by the event with *thread able to invoke; jdwp_vm_resume (or jdwp_conn_close) undoes it. */
-int jdwp_safe_point(jdwp_conn *c, int timeout_ms, jdwp_nudge_fn nudge, void *ctx, uint64_t *thread, char *err,
-                    size_t errlen);
 int jdwp_vm_resume(jdwp_conn *c, char *err, size_t errlen);
+/* VirtualMachine.AllThreads: the live threads; *ids malloc'd. */
+int jdwp_all_threads(jdwp_conn *c, uint64_t **ids, size_t *n, char *err, size_t errlen);
+/* ThreadReference.Name into name (truncated to n). */
+int jdwp_thread_name(jdwp_conn *c, uint64_t thread, char *name, size_t n, char *err, size_t errlen);
 
 /* Invocation results: a thrown exception fails with its class name in err and *exc set. */
 typedef struct jdwp_invoke_result {

@@ -466,19 +466,73 @@ int jdwp_next_event(jdwp_conn *c, int timeout_ms, jdwp_packet **ev, char *err, s
 
 /* ---- connection ---- */
 
+/* Up to n received bytes for a message: printable ASCII as is, anything else as \xNN. */
+static void jdwp_show_bytes(const uint8_t *b, size_t n, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < outlen; i++)
+        o += (size_t)(b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' ? snprintf(out + o, outlen - o, "%c", b[i])
+                                                                 : snprintf(out + o, outlen - o, "\\x%02x", b[i]));
+    out[o] = 0;
+}
+
+/* Reads the peer's answer to our handshake into buf until it is whole, differs, closes or the
+ * deadline passes; returns the bytes read, *closed set when the peer closed. */
+static size_t jdwp_handshake_read(int fd, uint8_t *buf, size_t n, int64_t deadline, int *closed)
+{
+    size_t got = 0;
+    *closed = 0;
+    while (got < n && !memcmp(buf, JDWP_HANDSHAKE, got)) {
+        if (jdwp_io_wait(fd, POLLIN, deadline) <= 0) break;
+        ssize_t k = read(fd, buf + got, n - got);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (k <= 0) {
+            *closed = 1;
+            break;
+        }
+        got += (size_t)k;
+    }
+    return got;
+}
+
+/* Sends "JDWP-Handshake" and expects it back. What comes instead tells the causes apart: a close
+ * before any byte is how ART's adbconnection turns away a second debugger (and how a process
+ * that is not debuggable ends the stream); other bytes mean the other end is no JDWP agent;
+ * silence is a VM that does not answer. */
+static int jdwp_handshake(int fd, int timeout_ms, char *err, size_t errlen)
+{
+    int64_t deadline = jdwp_now_ms() + timeout_ms;
+    uint8_t buf[sizeof JDWP_HANDSHAKE - 1];
+    char e[200];
+    int closed = 1;
+    size_t got = 0;
+    if (jdwp_write_all(fd, (const uint8_t *)JDWP_HANDSHAKE, sizeof buf, deadline, e, sizeof e) == 0)
+        got = jdwp_handshake_read(fd, buf, sizeof buf, deadline, &closed);
+    if (got == sizeof buf && !memcmp(buf, JDWP_HANDSHAKE, got)) return 0;
+    if (got > 0) {
+        char shown[4 * sizeof buf + 1];
+        jdwp_show_bytes(buf, got, shown, sizeof shown);
+        snprintf(err, errlen,
+                 "JDWP handshake failed: the app's JDWP port answered \"%s\"%s instead of the JDWP "
+                 "handshake: that is not a Java debugger agent (check the port or process)",
+                 shown, closed ? " and closed" : "");
+    } else if (closed)
+        snprintf(err, errlen,
+                 "JDWP handshake failed: the app closed the debugger connection without a word: "
+                 "another debugger is attached or the process is not debuggable (close Android "
+                 "Studio's debugger, use a debuggable build)");
+    else
+        snprintf(err, errlen,
+                 "JDWP handshake failed: the app's JDWP port did not answer in %d s (the VM is "
+                 "stopped or busy, or that is not a Java debugger agent)",
+                 timeout_ms / 1000);
+    return -1;
+}
+
 int jdwp_conn_open(jdwp_conn **out, int fd, int timeout_ms, char *err, size_t errlen)
 {
     *out = NULL;
-    int64_t deadline = jdwp_now_ms() + timeout_ms;
-    char e[200];
-    uint8_t buf[sizeof JDWP_HANDSHAKE - 1];
-    int to;
-    if (jdwp_write_all(fd, (const uint8_t *)JDWP_HANDSHAKE, sizeof buf, deadline, e, sizeof e) < 0 ||
-        jdwp_read_all(fd, buf, sizeof buf, deadline, &to, e, sizeof e) < 0 ||
-        memcmp(buf, JDWP_HANDSHAKE, sizeof buf) != 0) {
-        snprintf(err, errlen,
-                 "JDWP handshake failed: another debugger is attached or the process is "
-                 "not debuggable (close Android Studio's debugger, use a debuggable build)");
+    if (jdwp_handshake(fd, timeout_ms, err, errlen) < 0) {
         close(fd);
         return -1;
     }

@@ -13,6 +13,7 @@
 enum {
     JDWP_VM = 1,
     JDWP_VM_CLASSES_BY_SIG = 2,
+    JDWP_VM_ALL_THREADS = 4,
     JDWP_VM_DISPOSE = 6,
     JDWP_VM_IDSIZES = 7,
     JDWP_VM_RESUME = 9,
@@ -38,6 +39,8 @@ enum {
     JDWP_AR = 13,
     JDWP_AR_LENGTH = 1,
     JDWP_AR_GET_VALUES = 2,
+    JDWP_TR = 11,
+    JDWP_TR_NAME = 1,
     JDWP_ER = 15,
     JDWP_ER_SET = 1,
     JDWP_ER_CLEAR = 2,
@@ -60,6 +63,7 @@ enum {
     JDWP_ERR_INVALID_CLASS = 21,
     JDWP_ERR_NOT_IMPLEMENTED = 99,
     JDWP_ERR_VM_DEAD = 112,
+    JDWP_ERR_ALREADY_INVOKING = 502,
     /* Not a JDWP code: the last wait timed out (jdwp_last_error). */
     JDWP_ERR_TIMEOUT = -1,
 };

@@ -73,7 +73,8 @@ hk.query {
   name = "fetch-bitmaps",
   help = "Fetch the pixels of DUMP's bitmaps from the live process into DUMP.bitmaps/0x<ptr>.png.\n"
       .. "API 26-34: the jdwp plugin attaches as a debugger (the app must be debuggable, with no other\n"
-      .. "debugger attached) and has the app compress each Bitmap, largest first, within the budgets.\n"
+      .. "debugger attached) and has the app compress each Bitmap, largest first, within the budgets;\n"
+      .. "it fails when none of the bitmaps it tried came back.\n"
       .. "API 35+: a second dump with -b png (no GC) gives the images, then is deleted.\n"
       .. "The process is the dump's own (looked up by name on the device) unless --pid or --jdwp.\n"
       .. "Then `hprofkit bitmaps DUMP` shows them (a reused pointer counts as a mismatch).",

@@ -19,6 +19,8 @@ import java.util.List;
  * then DIR/ready, and keeps DIR/heartbeat advancing from a looper-like loop (a tick every
  * 50 ms) so a debugger's MethodEntry request is hit. Touching DIR/reuse-now replaces bitmap
  * 0x7a002000 with one of another size at the same pointer (a pointer reused after recycle).
+ * Touching DIR/worker-now starts, -Djdwpapp.workerDelayMs (default 0) later, a second thread
+ * "worker" that runs code every 50 ms too (as an app's background or binder threads do).
  */
 public final class JdwpApp {
     static final List<Bitmap> live = new ArrayList<>();
@@ -26,6 +28,8 @@ public final class JdwpApp {
     static long ticks;
     static Path dir;
     static boolean reused;
+    static long workerAt;
+    static Thread worker;
 
     static int pixel(int x, int y, int seed) {
         int a = (x + y + seed) % 5 == 0 ? 0x80 : 0xff;
@@ -79,6 +83,24 @@ public final class JdwpApp {
             live.removeIf(b -> b.getNativePtr() == 0x7a002000L);
             writeRef(make(0x7a002000L, 33, 44, 9));
             writeAtomic(dir.resolve("reused"), new byte[0]);
+        }
+        if (workerAt == 0 && Files.exists(dir.resolve("worker-now")))
+            workerAt = System.currentTimeMillis() + Long.getLong("jdwpapp.workerDelayMs", 0);
+        if (workerAt > 0 && worker == null && System.currentTimeMillis() >= workerAt) {
+            worker = new Thread(JdwpApp::work, "worker");
+            worker.setDaemon(true);
+            worker.start();
+        }
+    }
+
+    /** The second thread's loop. */
+    static void work() {
+        for (;;) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                return;
+            }
         }
     }
 

@@ -392,6 +392,10 @@ local function analyse(dump)
   local leaking, by_id = find_candidates(dump)
   local result = { leaks = {} }
   if #leaking == 0 then return result end
+  -- the traces' holding roots walk the referrers after the dominators: said before those run,
+  -- the graph keeps the referrers through them instead of building them again from the
+  -- forward references (which it then need not keep: the path search is over by then)
+  dump:graph_plan{ "referrers" }
   local types, serials = dump:root_columns()
   local threads = threads_of(dump, types, serials)
   local refs, ref_matcher, root_rules = path_rules(dump, matchers, types, serials, threads)

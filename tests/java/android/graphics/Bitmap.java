@@ -9,7 +9,9 @@ import javax.imageio.ImageIO;
  * A stand-in for Android's Bitmap, for tests on a desktop JVM: the instance fields carry Android's
  * names (API 26-34 layout, no mBuffer) so heap dumps and the JDWP client see the same shape as on a
  * device, and compress() writes a real PNG. The pixels live in a Java int[] (straight ARGB) that
- * stands for the native pixel memory mNativePtr points to.
+ * stands for the native pixel memory mNativePtr points to. For tests of a fetch that fails:
+ * -Djdwpapp.compressDelayMs=MS makes compress slow, -Djdwpapp.compressMarker=FILE creates FILE
+ * when a compress starts, -Djdwpapp.compressFails=true makes every compress return false.
  */
 public final class Bitmap {
     public enum CompressFormat {
@@ -57,6 +59,15 @@ public final class Bitmap {
         if (stream == null) throw new NullPointerException();
         if (quality < 0 || quality > 100) throw new IllegalArgumentException("quality must be 0..100");
         if (format != CompressFormat.PNG) return false;
+        if (Boolean.getBoolean("jdwpapp.compressFails")) return false;
+        String marker = System.getProperty("jdwpapp.compressMarker");
+        if (marker != null) {
+            try {
+                new java.io.File(marker).createNewFile();
+            } catch (IOException e) {
+                return false;
+            }
+        }
         int delay = Integer.getInteger("jdwpapp.compressDelayMs", 0);
         if (delay > 0) {
             try { Thread.sleep(delay); } catch (InterruptedException e) { return false; }
