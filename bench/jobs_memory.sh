@@ -5,24 +5,32 @@
 # SIZE_MB (default 1024: 23.5 M objects) and, for diff, a second one (another seed, a list grown
 # by 10000 pages).  One run each (memory does not depend on the load; the wall and CPU beside it
 # do).  Targets: top, histogram <= 30; triage <= 40; leaks <= 36; diff <= 40 B/object.
-# Usage: bench/jobs_memory.sh [SIZE_MB]      (JOBS="top leaks" for some of them)
+# Instead of SIZE_MB: `app`, the app-shaped HotSpot dump (bench/AppHeap.java, made once), or a
+# DUMP file; then diff runs only against OTHER=DUMP2.
+# Usage: bench/jobs_memory.sh [SIZE_MB | app | DUMP]      (JOBS="top leaks" for some of them)
 set -eu
 cd "$(dirname "$0")/.."
 size_mb=${1:-1024}
 . bench/lib.sh
 bench_machine
-dump=$(bench_generated_dump "$size_mb")
-other=$work/big-${size_mb}-seed1.hprof
-[ -s "$other" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" --grow 10000 --seed 1 -o "$other" >/dev/null 2>&1
+if [ "$size_mb" = app ]; then
+  dump=$(bench_app_dump 3000000) other=${OTHER:-}
+elif [ -f "$size_mb" ]; then
+  dump=$size_mb other=${OTHER:-}
+else
+  dump=$(bench_generated_dump "$size_mb")
+  other=$work/big-${size_mb}-seed1.hprof
+  [ -s "$other" ] || build-release/fixtures/genhprof --scenario big --size-mb "$size_mb" --grow 10000 --seed 1 -o "$other" >/dev/null 2>&1
+fi
 od=$("$HK" info "$dump" --json | jq .objects)
-oo=$("$HK" info "$other" --json | jq .objects)
-echo "dumps: $dump ($od objects), $other ($oo objects)"
+oo=$([ -z "$other" ] || "$HK" info "$other" --json | jq .objects)
+echo "dumps: $dump ($od objects)${other:+, $other ($oo objects)}"
 echo "| job | peak anon | B/object | target | wall | CPU | load |"
 echo "|---|---|---|---|---|---|---|"
 job() { # NAME TARGET OBJECTS ARGS...: one run under peak_anon.py
   local name=$1 target=$2 n=$3
   shift 3
-  cat "$dump" "$other" >/dev/null
+  cat "$dump" ${other:+"$other"} >/dev/null
   bench/peak_anon.py nice "$HK" "$@" >/dev/null 2>"$work/peak.txt" || { echo "| $name | failed: $(tail -1 "$work/peak.txt") |"; return; }
   read -r _ peak _ _ _ w _ c _ l < <(grep '^peak_anon_bytes' "$work/peak.txt")
   awk -v j="$name" -v p="$peak" -v n="$n" -v t="$target" -v w="$w" -v c="$c" -v l="$l" 'BEGIN {
@@ -34,6 +42,6 @@ for j in ${JOBS:-top histogram triage leaks diff}; do
   histogram) job "histogram" 30 "$od" histogram "$dump" --json ;;
   triage) job "triage --report" 40 "$od" triage "$dump" --json -o "$work/facts.json" --report "$work/report.html" ;;
   leaks) job "leaks" 36 "$od" leaks "$dump" --json ;;
-  diff) job "diff (both dumps' objects)" 40 $((od + oo)) diff "$dump" "$other" --json ;;
+  diff) [ -z "$other" ] || job "diff (both dumps' objects)" 40 $((od + oo)) diff "$dump" "$other" --json ;;
   esac
 done

@@ -14,11 +14,15 @@
 #    shared ahat pair (with its R8 map) and a generated pair (the leaks scenario at N and N*1.1).
 #    Same answer: the per-class instance-count deltas, summed over heaps (ahat counts only
 #    reachable objects: a class whose unreachable count changed differs, and is listed).
+#  - Histogram: VisualVM's heap library (open + every class's count and size) against hprofkit's
+#    shallow class histogram, through bench/visualvm_bench.sh on the benchmark's HotSpot dumps:
+#    the app-shaped one (bench/AppHeap.java) and IndexBig's.  Same answer: every class's count.
 # Times: wall and CPU (user + sys) of the whole process (JVM start included for the peers), best
 # of RUNS (default 3) for hprofkit, best of PEER_RUNS (default 1: Shark takes minutes on a loaded
 # machine) for the peers; the peer's own figure of its analysis beside it.  Ratio = peer / hprofkit.
 # Usage: bench/peers_bench.sh     (LEAK_OBJECTS=N, RUNS=N, PEER_RUNS=N, AHAT_HEAP=10g: ahat's -Xmx,
-# 4g runs out on the generated pair; SECTIONS="leaks diff" or one; BENCH_DIR for the scratch)
+# 4g runs out on the generated pair; SECTIONS="leaks diff histogram" or some; BENCH_DIR for the
+# scratch)
 set -eu
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
@@ -59,7 +63,7 @@ row() { # LABEL PEER_TIMES HK_TIMES PEER_OWN CHECK: one table row with the ratio
       l, pw, pc, pr, own, hw, hc, hr, pw / hw, pc / hc, ck }'
 }
 
-want() { [[ " ${SECTIONS:-leaks diff} " == *" $1 "* ]]; }
+want() { [[ " ${SECTIONS:-leaks diff histogram} " == *" $1 "* ]]; }
 if want leaks; then
 echo
 echo "Leaks: Shark 2.7 vs hprofkit leaks --json (peer runs $peer_runs, hprofkit best of $runs)"
@@ -82,8 +86,7 @@ for dump in "$R/leakcanary-leak_service_binder.hprof" "$(gen leaks "$nobj")"; do
   row "$base ($(du -m "$dump" | cut -f1) MB)" "$st" "$ht" "$own" "Shark $ns traces, hprofkit $nh; $ck"
 done
 fi
-want diff || exit 0
-
+if want diff; then
 echo
 echo "Diff: ahat --baseline (parse both, Diff.snapshots) vs hprofkit diff -n 0 --json (index, retained sizes, matching, leaks and bitmaps of both)"
 echo "| pair | ahat: wall (CPU, peak RSS; its parse+diff) | hprofkit diff: wall (CPU, peak RSS) | wall ratio | CPU ratio | per-class count deltas |"
@@ -109,4 +112,10 @@ pair "ahat test pair (base, dump)" "$R/aosp-art-ahat-test-dump-base.hprof" "$R/a
 big_base=$(gen leaks "$nobj")
 big_dump=$(gen leaks $((nobj * 11 / 10)))
 pair "generated leaks $(du -m "$big_base" | cut -f1) MB, $(du -m "$big_dump" | cut -f1) MB" "$big_base" "$big_dump"
+fi
+if want histogram; then
+  echo
+  echo "Histogram: VisualVM 2.1.5's heap library vs hprofkit's shallow class histogram (best of $runs each)"
+  RUNS=$runs bench/visualvm_bench.sh | grep -v -e '^machine' -e '^load after'
+fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

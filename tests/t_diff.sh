@@ -87,6 +87,74 @@ eq gen-churn-no-grower "$(jq '.growers | length' churn.json)" 0
 u=$(jq .facts.unreachable_objects d.json)
 eq gen-self "$(jq -r '[.summary.added_objects, .summary.removed_objects, (.growers | length)] | map(tostring) | join(",")' self.json)" "$u,$u,0"
 
+# ---- one side after the other (df:side_done): BASE's dominators freed before DUMP's, the
+# per-object records shrunk once read.  What the Diff kept of BASE's retained sizes is held to a
+# second open of BASE (its own graph); everything the Diff answers after is held to a second
+# Diff of the same pair that freed nothing; BASE's graph asked again after the drop computes the
+# same figures.
+cat > sides.lua <<'LUA'
+local base, dump, fresh = hk.open(arg.base), hk.open(arg.dump), hk.open(arg.base)
+local df, df2 = dump:diff(base, { base_first = true }), dump:diff(fresh)
+local before = base:class_retained()
+df:side_done("base")
+-- DUMP's instance lists, filled from the match's notes now, against a second open's (from records)
+local other = hk.open(arg.dump)
+local function ids_of(d)
+  local t = {}
+  for _, c in ipairs(d:classes()) do for o in c:instances() do t[#t + 1] = o.id end end
+  return table.concat(t, ",")
+end
+print("lists", ids_of(dump) == ids_of(other), #ids_of(other) > 1000)
+local rows, bad, n = df:growers{ min_growth = 1, min_bytes = 1 }, 0, 0
+local rows2 = df2:growers{ min_growth = 1, min_bytes = 1 }
+for i, g in ipairs(rows) do
+  n = n + 1
+  if g.base_retained ~= fresh:object(g.base.id):retained_size() or g.base_retained ~= rows2[i].base_retained
+    or g.dump_retained ~= rows2[i].dump_retained or g.path ~= rows2[i].path then bad = bad + 1 end
+end
+print("growers", n, #rows2, bad)
+df:side_done("dump", true)
+local t, t2 = df:totals(), df2:totals()
+local same = true
+for k, v in pairs(t2) do same = same and t[k] == v end
+print("totals", same)
+local function rows_of(d, side)
+  local out = {}
+  for _, r in ipairs(d:by_path(side)) do out[#out + 1] = table.concat({ r.path, r.class, r.entries, r.objects, r.bytes }, "|") end
+  for _, r in ipairs(d:by_class(side)) do out[#out + 1] = table.concat({ r.class, r.objects, r.bytes }, "|") end
+  return table.concat(out, "\n")
+end
+print("rows", rows_of(df, "added") == rows_of(df2, "added") and rows_of(df, "removed") == rows_of(df2, "removed"),
+  #rows_of(df, "added") > 0 and #rows_of(df, "removed") > 0)
+-- every object's status and path, on both sides (BASE's objects through the second open)
+local differ, k = 0, 0
+for o in dump:objects() do
+  k = k + 1
+  if k % 7 == 0 and (df:status(o) ~= df2:status(o) or df:path(o) ~= df2:path(o)) then differ = differ + 1 end
+end
+for o in base:objects() do
+  k = k + 1
+  local f = fresh:object(o.id)
+  if k % 7 == 0 and (df:status(o) ~= df2:status(f) or df:path(o) ~= df2:path(f)) then differ = differ + 1 end
+end
+print("objects", differ, k > 1000)
+print("growers-after", (pcall(df.growers, df)))
+local again = base:class_retained()
+differ = 0
+for c, v in pairs(before) do if again[c] ~= v then differ = differ + 1 end end
+local top, top2 = base:top_retained(5), fresh:top_retained(5)
+for i = 1, 5 do if top[i].id ~= top2[i].id or top[i]:retained_size() ~= top2[i]:retained_size() then differ = differ + 1 end end
+print("again", differ)
+LUA
+"$HK" run sides.lua --base g0.hprof --dump g500.hprof > sides.out 2> sides.err || fail side-done-run "$(head -c 300 sides.err)"
+eq side-done-growers "$(awk '$1 == "growers" {print ($2 > 0 && $2 == $3) ? "rows" : $2 "/" $3, $4}' sides.out)" "rows 0"
+eq side-done-totals "$(grep ^totals sides.out | cut -f2)" true
+eq side-done-instance-lists "$(grep ^lists sides.out | cut -f2-)" "$(printf 'true\ttrue')"
+eq side-done-rows "$(grep ^rows sides.out | cut -f2-)" "$(printf 'true\ttrue')"
+eq side-done-objects "$(grep ^objects sides.out | cut -f2-)" "$(printf '0\ttrue')"
+eq side-done-no-growers-after "$(grep ^growers-after sides.out | cut -f2)" false
+eq side-done-base-again "$(grep ^again sides.out | cut -f2)" 0
+
 # ---- by path: which entry an unmatched object several entries reach counts under ----
 # tests/graph/diff_entries_check.lua recomputes every by_path row of both sides from the object
 # API (entries, their order, what each claims) and also tallies the old rule (nearest entry,

@@ -5,7 +5,7 @@ MKBAD="$BUILD/tests/mkbad"
 
 # ---- the object table's sort: in order, long runs with short ones among them, no order ----
 if [ -x "$BUILD/tests/objtab_check" ]; then
-  "$BUILD/tests/objtab_check" || true
+  "$BUILD/tests/objtab_check" || fail objtab-check-exit "objtab_check ended with status $?"
 else
   fail objtab-check-built "$BUILD/tests/objtab_check not built"
 fi

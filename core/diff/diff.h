@@ -26,8 +26,23 @@ typedef struct hk_diff hk_diff;
 /* Matches the objects of base and dump (both stay open while the diff lives).  Builds the
  * references of both graphs.  NULL with err on failure. */
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen);
+/* The same, for a caller that reads BASE's side first and calls hk_diff_side_done on BASE
+ * before reading DUMP's (flags HK_DIFF_BASE_FIRST): DUMP's per-class instance lists
+ * (hk_class_instances) are filled from the match's notes then, not held beside BASE's work. */
+enum { HK_DIFF_BASE_FIRST = 1 };
+hk_diff *hk_diff_new_flags(hk_dump *base, hk_dump *dump, int flags, char *err, size_t errlen);
 void hk_diff_free(hk_diff *df);
 hk_dump *hk_diff_dump(const hk_diff *df, int side);
+
+/* Says the caller has read what it wants of side but its pairs and paths: its tallies
+ * (hk_diff_by_class, hk_diff_get_totals) and its by-path rows are taken, and the per-object
+ * record shrinks to the counterpart and holder (hk_diff_counterpart, hk_diff_path,
+ * hk_diff_changes, hk_diff_by_path still answer; hk_diff_growers after side DUMP is done does
+ * not).  Unless keep_graph, the caller is also done with the dump's dominators: the retained
+ * sizes the growers read are kept (4 bytes an object) and the dump's dominators, referrers and
+ * paths freed, so that the other side's are computed without them beside; the dump computes
+ * them again if asked. */
+void hk_diff_side_done(hk_diff *df, int side, int keep_graph);
 
 /* The object paired with obj of side, HK_NONE when it was added/removed. */
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj);

@@ -441,7 +441,19 @@ static acc *accumulate(trie *t, hkd_side *sd, size_t *nacc)
     return a;
 }
 
-int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+/* The rows taken the first time, copied. */
+static void cached_rows(const hkd_side *sd, hk_diff_group **rows, uint32_t *n)
+{
+    *rows = hk_xcalloc((size_t)sd->ngroups + 1, sizeof **rows);
+    for (uint32_t k = 0; k < sd->ngroups; k++) {
+        (*rows)[k] = sd->groups[k];
+        (*rows)[k].path = hk_xstrdup(sd->groups[k].path);
+    }
+    *n = sd->ngroups;
+}
+
+/* The rows of hk_diff_by_path, computed (once: they do not change). */
+static void groups_of(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
@@ -472,6 +484,13 @@ int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
     if (gr.n > 1) qsort(gr.g, gr.n, sizeof *gr.g, group_cmp);
     *rows = gr.g;
     *n = (uint32_t)gr.n;
+}
+
+int hk_diff_by_path(hk_diff *df, int side, hk_diff_group **rows, uint32_t *n)
+{
+    hkd_side *sd = &df->s[side];
+    if (!sd->groups) groups_of(df, side, &sd->groups, &sd->ngroups);
+    cached_rows(sd, rows, n);
     return 0;
 }
 

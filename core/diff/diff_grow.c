@@ -4,6 +4,7 @@
 #include "graph/graph_view.h"
 #include "util/hk_mem.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,8 +159,8 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, uin
                 uint64_t ret[2])
 {
     if (c1 <= c0) return 0;
-    ret[0] = hk_graph_retained(df->s[0].d, u);
-    ret[1] = hk_graph_retained(df->s[1].d, v);
+    ret[0] = hkd_retained(&df->s[0], u);
+    ret[1] = hkd_retained(&df->s[1], v);
     return (uint64_t)(c1 - c0) >= min_growth || (ret[1] > ret[0] && ret[1] - ret[0] >= min_bytes);
 }
 
@@ -186,7 +187,8 @@ static void prefetch_pair(const hk_diff *df, uint32_t v)
         uint32_t pu = o[v + 16].match;
         int k = hkd_kind(&df->s[1], v + 16);
         if (k == HK_KIND_OBJ_ARRAY) __builtin_prefetch(&hkg_of(da)->out_start[pu]);
-        if (k == HK_KIND_PRIM_ARRAY) __builtin_prefetch(&hkg_of(da)->retained[pu]);
+        if (k == HK_KIND_PRIM_ARRAY)
+            __builtin_prefetch(df->s[0].ret32 ? (const void *)&df->s[0].ret32[pu] : &hkg_of(da)->retained[pu]);
     }
 }
 
@@ -233,7 +235,11 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
                     size_t errlen)
 {
     hk_dump *da = df->s[0].d, *db = df->s[1].d;
-    if (hk_graph_ensure(da, HK_GRAPH_DOM, err, errlen) || hk_graph_ensure(db, HK_GRAPH_DOM, err, errlen)) return -1;
+    if (!df->s[1].o) {
+        snprintf(err, errlen, "diff: growers asked for after side_done(\"dump\")");
+        return -1;
+    }
+    if (hkd_need_retained(df, 0, err, errlen) || hkd_need_retained(df, 1, err, errlen)) return -1;
     uint64_t ret[2];
     uint8_t *kind = hk_xcalloc(hk_view(db)->nclasses + 1, 1); /* 0 unknown, 1 other, 2 collection */
     found f = {0};
@@ -267,7 +273,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
         } else if (k == HK_KIND_PRIM_ARRAY) {
             /* its length grew only if its size did: a primitive array dominates nothing, its
              * retained size is its own */
-            if (hk_graph_retained(db, v) <= hk_graph_retained(da, u)) continue;
+            if (hkd_retained(&df->s[1], v) <= hkd_retained(&df->s[0], u)) continue;
             p.v[p.n++] = v;
             if (p.n == PEND) flush_prims(df, &p, min_growth, min_bytes, kind, &f);
             continue;

@@ -56,13 +56,22 @@ typedef struct hkd_side {
     /* hkd_tally: unmatched objects by class slot, their totals, the bytes of matched ones */
     hk_diff_class_row *tally;
     uint64_t unmatched, unmatched_bytes, same_bytes;
+    /* after hk_diff_side_done: the retained sizes the growers read (the graph's are freed),
+     * HKD_BIG where the size is in ret_big (keyed by object index + 1) */
+    uint32_t *ret32;
+    hk_idtab ret_big;
+    /* after hk_diff_side_done: o is NULL and mv holds each object's match and via (o[]'s first
+     * two words); groups: the rows of hk_diff_by_path once taken */
+    uint32_t (*mv)[2];
+    hk_diff_group *groups;
+    uint32_t ngroups;
+    int lists_later; /* its instance lists are to be filled from o[] (HK_DIFF_BASE_FIRST) */
 } hkd_side;
 
 struct hk_diff {
     hkd_side s[2];
     uint32_t *cmap; /* BASE class index -> DUMP class index, HK_NONE */
-    /* BASE objects in the order they were matched; once matched, the queue of
-     * hkd_find_entries (order_cap entries) */
+    /* BASE objects in the order they were matched (freed once they are) */
     uint32_t *order;
     size_t order_cap;
     uint32_t nmatched;
@@ -85,12 +94,28 @@ static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cl
 {
     s->o[obj].info = hkg_note_info(kind, cls);
 }
+/* An object's match and via, also once o[] is compacted (hk_diff_side_done). */
+static inline uint32_t hkd_match(const hkd_side *s, uint32_t obj)
+{
+    return s->o ? s->o[obj].match : s->mv[obj][0];
+}
+static inline uint32_t hkd_via(const hkd_side *s, uint32_t obj)
+{
+    return s->o ? s->o[obj].via : s->mv[obj][1];
+}
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
 {
-    uint32_t v = s->o[obj].via;
-    return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && s->o[v].match != HK_NONE);
+    uint32_t v = hkd_via(s, obj);
+    return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && hkd_match(s, v) != HK_NONE);
 }
+
+/* Fills the instance lists of a side whose filling was put off (lists_later), from o[]. */
+void hkd_lists_now(hk_diff *df, int side);
+/* An object's retained size: the graph's, or what hk_diff_side_done kept of it. */
+uint64_t hkd_retained(const hkd_side *s, uint32_t obj);
+/* The retained sizes of side: 0, or -1 with err when its dominators cannot be computed. */
+int hkd_need_retained(hk_diff *df, int side, char *err, size_t errlen);
 
 /* Sorts v[0..n), distinct object indices below nobj, ascending; bits (nobj / 64 + 1 words) is
  * all zero before and after, *tmp (*tcap values) scratch that grows as needed. */

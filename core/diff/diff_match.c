@@ -702,7 +702,7 @@ static void lists_from_notes(hk_dump *d, hkd_side *sd)
 /* Both sides' references, and o[]: noted by the graph's reference pass while it reads the
  * records (one pass over each file, not two), or read from the records when the references
  * were there before the diff. */
-static int notes_or_records(hk_diff *df, char *err, size_t errlen)
+static int notes_or_records(hk_diff *df, int flags, char *err, size_t errlen)
 {
     hkg_notes notes[2];
     for (int s = 0; s < 2; s++) {
@@ -714,8 +714,9 @@ static int notes_or_records(hk_diff *df, char *err, size_t errlen)
     for (int s = 0; s < 2; s++) {
         hkg_note_next_refs(df->s[s].d, NULL); /* not to be filled later, when the graph is asked again */
         if (rc) continue;
-        if (notes[s].filled) lists_from_notes(df->s[s].d, &df->s[s]);
-        else read_classes(df->s[s].d, &df->s[s]);
+        if (!notes[s].filled) read_classes(df->s[s].d, &df->s[s]);
+        else if (s == HK_DIFF_DUMP && (flags & HK_DIFF_BASE_FIRST)) df->s[s].lists_later = 1;
+        else lists_from_notes(df->s[s].d, &df->s[s]);
     }
     return rc;
 }
@@ -783,7 +784,19 @@ static void match_breadth_first(matcher *m)
     free(level_bits);
 }
 
+void hkd_lists_now(hk_diff *df, int side)
+{
+    if (!df->s[side].lists_later || !df->s[side].o) return;
+    df->s[side].lists_later = 0;
+    lists_from_notes(df->s[side].d, &df->s[side]);
+}
+
 hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
+{
+    return hk_diff_new_flags(base, dump, 0, err, errlen);
+}
+
+hk_diff *hk_diff_new_flags(hk_dump *base, hk_dump *dump, int flags, char *err, size_t errlen)
 {
     hk_diff *df = hk_xcalloc(1, sizeof *df);
     hk_dump *ds[2] = {base, dump};
@@ -796,8 +809,9 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
         sd->o = hk_xmalloc(n * sizeof *sd->o);
         hk_prefault(sd->o, n * sizeof *sd->o);
         hk_idmap_init(&sd->root_type);
+        hk_idtab_init(&sd->ret_big);
     }
-    if (notes_or_records(df, err, errlen)) {
+    if (notes_or_records(df, flags, err, errlen)) {
         hk_diff_free(df);
         return NULL;
     }
@@ -814,6 +828,10 @@ hk_diff *hk_diff_new(hk_dump *base, hk_dump *dump, char *err, size_t errlen)
     match_roots(&m);
     match_breadth_first(&m);
     df->nmatched = m.qlen;
+    /* the queue is done with: hkd_tally takes one of its own while it runs */
+    free(df->order);
+    df->order = NULL;
+    df->order_cap = 0;
     for (int s = 0; s < 2; s++)
         if (hkd_entries_by_referrers(df, s) && hk_graph_plan(ds[s], HK_GRAPH_REFERRERS, NULL, err, errlen)) {
             hk_diff_free(df);
@@ -838,6 +856,10 @@ void hk_diff_free(hk_diff *df)
         free(df->s[s].tally);
         hk_idmap_free(&df->s[s].root_type);
         hkd_trie_free(df->s[s].trie);
+        free(df->s[s].ret32);
+        free(df->s[s].mv);
+        hk_diff_groups_free(df->s[s].groups, df->s[s].ngroups);
+        hk_idtab_free(&df->s[s].ret_big);
     }
     free(df->cmap);
     free(df->order);
@@ -851,5 +873,5 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side)
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {
-    return obj < hk_view(df->s[side].d)->nobjects ? df->s[side].o[obj].match : HK_NONE;
+    return obj < hk_view(df->s[side].d)->nobjects ? hkd_match(&df->s[side], obj) : HK_NONE;
 }

@@ -115,10 +115,16 @@ int hkd_root_type(hkd_side *sd, uint32_t obj)
     return t ? (int)*t : HPROF_ROOT_UNKNOWN;
 }
 
+/* An anchor's kind: from o[], or from its record once o[] is compacted. */
+static int anchor_kind(const hkd_side *sd, uint32_t obj)
+{
+    return sd->o ? hkd_kind(sd, obj) : hk_obj_kind(sd->d, obj);
+}
+
 /* Appends "class X" or "root TYPE" for an anchor. */
 static void hkd_anchor_name(hkd_side *sd, uint32_t obj, hk_buf *out)
 {
-    if (hkd_kind(sd, obj) == HK_KIND_CLASS) {
+    if (anchor_kind(sd, obj) == HK_KIND_CLASS) {
         hk_class *c = hk_class_by_id(sd->d, hk_obj_id(sd->d, obj));
         hk_buf_printf(out, "class %s", c && c->name ? c->name : "?");
     } else {
@@ -134,7 +140,7 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
         return;
     }
     if (cut) hk_buf_puts(out, "… > ");
-    else if (hkd_kind(sd, top) != HK_KIND_CLASS) {
+    else if (anchor_kind(sd, top) != HK_KIND_CLASS) {
         hkd_anchor_name(sd, top, out);
         hk_buf_puts(out, " > ");
     }
@@ -180,9 +186,9 @@ void hkd_render(hkd_side *sd, uint32_t top, int cut, const uint32_t (*pairs)[2],
 static void matched_path(hkd_side *sd, uint32_t obj, uint32_t entry, hk_buf *out)
 {
     uint32_t chain[HKD_MAX_DEPTH], n = 0;
-    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = sd->o[x].via) {
+    for (uint32_t x = obj; n < HKD_MAX_DEPTH; x = hkd_via(sd, x)) {
         chain[n++] = x;
-        if (sd->o[x].via >= hk_view(sd->d)->nobjects) break;
+        if (hkd_via(sd, x) >= hk_view(sd->d)->nobjects) break;
     }
     uint32_t top = chain[n - 1], np = 0;
     uint32_t(*pairs)[2] = hk_xcalloc(n, sizeof *pairs);
@@ -194,7 +200,7 @@ static void matched_path(hkd_side *sd, uint32_t obj, uint32_t entry, hk_buf *out
         pairs[np][0] = obj;
         pairs[np++][1] = entry;
     }
-    hkd_render(sd, top, sd->o[top].via < hk_view(sd->d)->nobjects, (const uint32_t(*)[2])pairs, NULL, np, out);
+    hkd_render(sd, top, hkd_via(sd, top) < hk_view(sd->d)->nobjects, (const uint32_t(*)[2])pairs, NULL, np, out);
     free(pairs);
 }
 
@@ -202,17 +208,17 @@ void hk_diff_path(hk_diff *df, int side, uint32_t obj, hk_buf *out)
 {
     hkd_side *sd = &df->s[side];
     if (obj >= hk_view(sd->d)->nobjects) return;
-    if (sd->o[obj].match != HK_NONE) {
+    if (hkd_match(sd, obj) != HK_NONE) {
         matched_path(sd, obj, HK_NONE, out);
         return;
     }
     hkd_find_entries(df, side);
-    uint32_t e = hkd_is_entry(sd, obj) ? obj : sd->o[obj].via;
+    uint32_t e = hkd_is_entry(sd, obj) ? obj : hkd_via(sd, obj);
     if (e == HKD_UNSEEN) {
         hk_buf_puts(out, "(not reached from the matched heap)");
         return;
     }
-    uint32_t h = sd->o[e].via;
+    uint32_t h = hkd_via(sd, e);
     if (h == HKD_ANCHOR) {
         hkd_anchor_name(sd, e, out);
         return;

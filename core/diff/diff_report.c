@@ -148,12 +148,8 @@ void hkd_tally(hk_diff *df, int side)
     const hk_graph *g = hkg_of(d);
     int total_known = g && (g->done & HK_GRAPH_DOM);
     const uint32_t *ret = total_known ? g->retained : NULL;
-    /* the matcher's queue is done with: its pages are in already */
-    if (df->order_cap < (size_t)hk_view(d)->nobjects + 1) {
-        df->order_cap = (size_t)hk_view(d)->nobjects + 1;
-        df->order = hk_xrealloc(df->order, df->order_cap * sizeof *df->order);
-    }
-    uint32_t *q = df->order, n;
+    /* a queue for this tally only: after it, the other side's dominators need the room */
+    uint32_t *q = hk_xmalloc(((size_t)hk_view(d)->nobjects + 1) * sizeof *q), n;
     uint32_t nent = count_pass(df, side, q, ret, total_known);
     order_entries(d, q, nent);
     const uint32_t *roots = hk_graph_root_objects(d, &n);
@@ -168,6 +164,7 @@ void hkd_tally(hk_diff *df, int side)
         sd->unmatched_bytes += sd->tally[k].bytes;
     }
     hkd_spread_entries(df, side, q, nent, ret);
+    free(q);
     if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
 }
 

@@ -139,6 +139,11 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
  * hold) instead of freeing it for the walk to fault in fresh pages. */
 int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
 
+/* Frees the phases in mask (HK_GRAPH_DOM, HK_GRAPH_REFERRERS, HK_GRAPH_PATHS) and what they
+ * hold, for a caller done with them (the heap diff, between its two sides); asked for again,
+ * they are computed again. */
+void hk_graph_drop(hk_dump *d, int mask);
+
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {
     uint32_t obj; /* object index */

@@ -262,27 +262,19 @@ static void append_runs(hk_objtab *t, const hk_objtab *src)
     t->last = src->last;
 }
 
-typedef struct copy_job {
+typedef struct move_job {
     hk_objtab *t;
-    const hk_objtab *src;
-    size_t nchunks;
-} copy_job;
+    hk_objtab *src;
+} move_job;
 
-enum { COPY_CHUNK = 1 << 20 };
-
-/* Chunk k of src copied behind t's elements, its pages given back: the peak stays one table. */
-static void copy_chunk(void *ctx, int k)
+/* Array k of src put behind t's elements, its pages moved rather than copied. */
+static void move_array(void *ctx, int k)
 {
-    copy_job *j = ctx;
-    const hk_objtab *src = j->src;
-    hk_objtab *t = j->t;
-    size_t a = (size_t)k * COPY_CHUNK, b = a + COPY_CHUNK < src->n ? a + COPY_CHUNK : src->n;
-    memcpy(t->id_lo + t->n + a, src->id_lo + a, (b - a) * sizeof *t->id_lo);
-    memcpy(t->off_lo + t->n + a, src->off_lo + a, (b - a) * sizeof *t->off_lo);
-    memcpy(t->off_hi + t->n + a, src->off_hi + a, b - a);
-    hk_release(src->id_lo, a * sizeof *src->id_lo, b * sizeof *src->id_lo);
-    hk_release(src->off_lo, a * sizeof *src->off_lo, b * sizeof *src->off_lo);
-    hk_release(src->off_hi, a, b);
+    move_job *j = ctx;
+    hk_objtab *t = j->t, *src = j->src;
+    if (k == 0) hk_move_append(t->id_lo, t->n * sizeof *t->id_lo, src->id_lo, src->n * sizeof *src->id_lo);
+    if (k == 1) hk_move_append(t->off_lo, t->n * sizeof *t->off_lo, src->off_lo, src->n * sizeof *src->off_lo);
+    if (k == 2) hk_move_append(t->off_hi, t->n, src->off_hi, src->n);
 }
 
 void hk_objtab_append(hk_objtab *t, hk_objtab *src)
@@ -290,14 +282,14 @@ void hk_objtab_append(hk_objtab *t, hk_objtab *src)
     size_t n = src->n;
     if (n) {
         append_runs(t, src);
-        if (t->n + n > t->cap) {
-            t->cap = t->n + n;
+        if (t->n + n + HK_MOVE_SLACK > t->cap) {
+            t->cap = t->n + n + HK_MOVE_SLACK;
             t->id_lo = hk_xrealloc(t->id_lo, t->cap * sizeof *t->id_lo);
             t->off_lo = hk_xrealloc(t->off_lo, t->cap * sizeof *t->off_lo);
             t->off_hi = hk_xrealloc(t->off_hi, t->cap);
         }
-        copy_job j = {t, src, (n + COPY_CHUNK - 1) / COPY_CHUNK};
-        hk_parallel((int)j.nchunks, copy_chunk, &j);
+        move_job j = {t, src};
+        hk_parallel(3, move_array, &j);
         t->n += n;
     }
     hk_objtab_free(src);

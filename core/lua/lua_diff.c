@@ -28,13 +28,16 @@ static int diff_gc(lua_State *L)
     return 0;
 }
 
-/* dump:diff(base) */
+/* dump:diff(base[, {base_first = true}]) */
 static int dump_diff(lua_State *L)
 {
     hk_dump *dump = hkl_check_dump(L, 1), *base = hkl_check_dump(L, 2);
     if (dump == base) return luaL_error(L, "diff: the two dumps are the same handle");
+    int flags = 0;
+    if (lua_istable(L, 3) && lua_getfield(L, 3, "base_first") != LUA_TNIL && lua_toboolean(L, -1))
+        flags |= HK_DIFF_BASE_FIRST;
     char err[256];
-    hk_diff *df = hk_diff_new(base, dump, err, sizeof err);
+    hk_diff *df = hk_diff_new_flags(base, dump, flags, err, sizeof err);
     if (!df) return hkl_fail(L, "%s", err);
     hkl_diff *u = lua_newuserdatauv(L, sizeof *u, 2);
     u->df = df;
@@ -158,6 +161,14 @@ static int diff_by_path(lua_State *L)
     return 1;
 }
 
+/* df:side_done(side[, keep_graph]): the caller is done with that side (hk_diff_side_done). */
+static int diff_side_done(lua_State *L)
+{
+    hk_diff *df = check_diff(L);
+    hk_diff_side_done(df, side_arg(L, 2), lua_toboolean(L, 3));
+    return 0;
+}
+
 /* df:growers{min_growth=10, min_bytes=65536, n=0} -> rows {base, dump, base_count, dump_count,
  * base_retained, dump_retained, element_class, path} */
 static int diff_growers(lua_State *L)
@@ -266,6 +277,7 @@ void hkl_open_diff(lua_State *L)
         {"by_class", diff_by_class},
         {"by_path", diff_by_path},
         {"growers", diff_growers},
+        {"side_done", diff_side_done},
         {"changes", diff_changes},
         {"close", diff_gc},
         {NULL, NULL},

@@ -117,6 +117,33 @@ void hk_prefault(void *p, size_t len)
 #endif
 }
 
+void hk_move_append(void *dst, size_t at, void *src, size_t n)
+{
+    uint8_t *d = (uint8_t *)dst + at, *s = src;
+#ifdef MREMAP_FIXED
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t s0 = ((uintptr_t)s + pg - 1) & ~(pg - 1), s1 = ((uintptr_t)s + n) & ~(pg - 1);
+    if (s1 > s0 && s1 - s0 >= 4 * pg && pg <= HK_MOVE_SLACK) {
+        /* src's whole pages [s0, s1) go to the first page boundary at or after where their
+         * bytes belong (t), then slide down the less than a page between */
+        uint8_t *t = d + (s0 - (uintptr_t)s);
+        uintptr_t d0 = ((uintptr_t)t + pg - 1) & ~(pg - 1);
+        size_t len = s1 - s0;
+        if (mremap((void *)s0, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)d0) != MAP_FAILED) {
+            /* src's block stays whole memory: fresh zero pages where the moved ones were */
+            if (mmap((void *)s0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+                MAP_FAILED)
+                hk_oom();
+            memmove(t, (void *)d0, len);
+            memcpy(d, s, s0 - (uintptr_t)s);
+            memcpy(t + len, (uint8_t *)s1, (uintptr_t)s + n - s1);
+            return;
+        }
+    }
+#endif
+    memcpy(d, s, n);
+}
+
 void hk_mem_trim(void)
 {
 #ifdef __GLIBC__

@@ -33,6 +33,15 @@ void hk_release(const void *p, size_t from, size_t to);
  * fault costs several times clearing the page, most of all under a hypervisor.  A hint: where
  * the system cannot (MADV_POPULATE_WRITE is Linux 5.14), the pages fault in as written. */
 void hk_prefault(void *p, size_t len);
+/* Puts src's n bytes at dst + at, where dst's block holds at least at + n + HK_MOVE_SLACK
+ * bytes, moving src's whole pages there (mremap) rather than copying them: the destination
+ * needs no first touch, which costs a page fault a page (bench/RESULTS.md measures it on a
+ * guest where a fault can cost ten times a page's clearing), and the memory is never held
+ * twice.  Both are the caller's malloc blocks; src's bytes are left undefined (its moved pages
+ * read as zero) and it is freed as usual.  Where pages cannot move (other systems, a few
+ * pages), a plain copy. */
+enum { HK_MOVE_SLACK = 1 << 16 }; /* a page of any size Linux uses */
+void hk_move_append(void *dst, size_t at, void *src, size_t n);
 /* Lists grown on threads live in the threads' own malloc arenas, which keep freed blocks
  * mapped: once such lists are joined and freed, this gives their memory back. */
 void hk_mem_trim(void);

@@ -114,6 +114,7 @@ hk.query{
     local rec = D.report(base, dump, {
       n = args.n, heap = args.heap, min_growth = args.min_growth, min_bytes = args.min_bytes, object = args.object,
       bitmaps = args.bitmaps, leaks = args.leaks,
+      free_base = not D.kept(args.base), -- opened for this run only: nothing asks for its graph after
     })
     return rec, { subcolumns = SUBCOLUMNS }
   end,

@@ -1,10 +1,13 @@
 /* The object table's sort, checked on every order it handles: ids already in order, a few long
  * ascending runs with short runs between them (real dumps; the long runs out of order or in
  * order), and no order at all (the radix
- * sort); 4-byte ids and 8-byte ids spread over several 4 GB segments.  Every id must come out
- * in order with its own offset, be found by id through the index's directory (one id segment or
- * several), and duplicates must be refused.  Prints one line per case. */
+ * sort); 4-byte ids and 8-byte ids spread over several 4 GB segments; filled in one table, or in
+ * three joined as the threaded walk joins its parts (hk_objtab_append, which moves pages).
+ * Every id must come out in order with its own offset, be found by id through the index's
+ * directory (one id segment or several), and duplicates must be refused.  hk_move_append
+ * itself is held to memcpy at every alignment of both ends.  Prints one line per case. */
 #include "hprof/hprof_objtab.h"
+#include "util/hk_mem.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,15 +56,27 @@ static void make(const char *order, int wide)
     }
 }
 
-static int check(const char *name, int dup)
+/* The table of ids[a, b) in pass order, its offsets 1000 + 40 * position. */
+static void fill(hk_objtab *t, size_t a, size_t b, int dup)
+{
+    hk_objtab_init(t, 16);
+    for (size_t i = a; i < b; i++) hk_objtab_add(t, dup && i == N / 2 ? ids[N / 3] : ids[i], 1000 + 40ULL * i);
+}
+
+static int check(const char *name, int dup, int parts)
 {
     hk_dump d;
     memset(&d, 0, sizeof d);
     d.path = "test";
     d.view.size = 1000 + 40ULL * N;
     hk_objtab t;
-    hk_objtab_init(&t, 16);
-    for (size_t i = 0; i < N; i++) hk_objtab_add(&t, dup && i == N / 2 ? ids[N / 3] : ids[i], 1000 + 40ULL * i);
+    /* parts cut at uneven places, so that each join meets the pages at another alignment */
+    fill(&t, 0, parts > 1 ? N / 3 + 777 : N, dup);
+    for (int p = 1; p < parts; p++) {
+        hk_objtab part;
+        fill(&part, p == 1 ? N / 3 + 777 : 2 * N / 3 + 4095, p == 1 ? 2 * N / 3 + 4095 : N, dup);
+        hk_objtab_append(&t, &part);
+    }
     char err[256] = "";
     int rc = hk_objtab_finish(&t, &d, err, sizeof err);
     int ok = 1;
@@ -130,18 +145,52 @@ static int check_sparse(void)
     return ok;
 }
 
+/* hk_move_append against memcpy: destinations and sources at every offset within a page that
+ * matters (0, 1, 4 bytes short of and past a page boundary) and lengths below and above the
+ * pages it moves. */
+static int check_move(void)
+{
+    static const size_t offs[] = {0, 1, 3, 4, 100, 4092, 4095, 4096, 4100};
+    static const size_t lens[] = {0, 1, 4096, 5 * 4096 + 7, 300000, 1 << 20};
+    int ok = 1;
+    for (size_t a = 0; a < sizeof offs / sizeof *offs && ok; a++)
+        for (size_t b = 0; b < sizeof offs / sizeof *offs && ok; b++)
+            for (size_t l = 0; l < sizeof lens / sizeof *lens && ok; l++) {
+                size_t at = 12345 + offs[a], n = lens[l];
+                uint8_t *dst = malloc(at + n + HK_MOVE_SLACK), *raw = malloc(n + offs[b] + 1);
+                uint8_t *src = raw + offs[b], *want = malloc(n + 1);
+                uint64_t seed = a * 131 + b * 17 + l;
+                for (size_t i = 0; i < at; i++) dst[i] = (uint8_t)(i * 7);
+                for (size_t i = 0; i < n; i++) src[i] = want[i] = (uint8_t)mix(&seed);
+                hk_move_append(dst, at, src, n);
+                for (size_t i = 0; i < at && ok; i++) ok = dst[i] == (uint8_t)(i * 7);
+                ok = ok && memcmp(dst + at, want, n) == 0;
+                if (!ok) printf("FAIL objtab-move-append: at %zu, source offset %zu, %zu bytes\n", at, offs[b], n);
+                free(dst);
+                free(raw);
+                free(want);
+            }
+    if (ok) printf("PASS objtab-move-append\n");
+    return ok;
+}
+
 int main(void)
 {
     static const char *orders[] = {"sorted", "runs", "heap", "random"};
-    int all = 1;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each line out before any crash */
+    int all = check_move();           /* first: the joined tables below rely on it */
     char name[64];
     for (int wide = 0; wide < 2; wide++)
         for (int o = 0; o < 4; o++) {
             make(orders[o], wide);
             snprintf(name, sizeof name, "objtab-%s-%s", orders[o], wide ? "ids8" : "ids4");
-            all &= check(name, 0);
+            all &= check(name, 0, 1);
             snprintf(name, sizeof name, "objtab-%s-%s-duplicate", orders[o], wide ? "ids8" : "ids4");
-            all &= check(name, 1);
+            all &= check(name, 1, 1);
+            snprintf(name, sizeof name, "objtab-%s-%s-joined", orders[o], wide ? "ids8" : "ids4");
+            all &= check(name, 0, 3);
+            snprintf(name, sizeof name, "objtab-%s-%s-joined-duplicate", orders[o], wide ? "ids8" : "ids4");
+            all &= check(name, 1, 3);
         }
     all &= check_sparse();
     return all ? 0 : 1;

@@ -16,9 +16,8 @@ local function by_name(dump, heap)
   return t
 end
 
-local function class_deltas(df, base, dump, heap)
-  local hb, hd = by_name(base, heap), by_name(dump, heap)
-  local rb, rd = base:class_retained(heap), dump:class_retained(heap)
+-- hb, hd: by_name of each side; rb, rd: class_retained of each side
+local function class_deltas(base, dump, hb, hd, rb, rd)
   local names, rows = {}, {}
   for n in pairs(hb) do names[n] = true end
   for n in pairs(hd) do names[n] = true end
@@ -126,9 +125,11 @@ local function leak_groups(d)
   return t
 end
 
-local function leak_signatures(base, dump)
+-- gb: BASE's leak_groups when they were taken already
+local function leak_signatures(base, dump, gb)
   if not dump.leaks then return nil end
-  local gb, gd = leak_groups(base), leak_groups(dump)
+  gb = gb or leak_groups(base)
+  local gd = leak_groups(dump)
   local in_base, in_dump, new, gone = {}, {}, {}, {}
   for _, g in ipairs(gb) do in_base[g.signature] = true end
   for _, g in ipairs(gd) do
@@ -160,10 +161,10 @@ end
 
 -- The diff of a pair, kept while both dumps are (an explorer asks for it page after page).
 local diffs = setmetatable({}, { __mode = "k" })
-local function diff_of(base, dump)
+local function diff_of(base, dump, opts)
   local per = diffs[dump] or setmetatable({}, { __mode = "k" })
   diffs[dump] = per
-  per[base] = per[base] or dump:diff(base)
+  per[base] = per[base] or dump:diff(base, opts)
   return per[base]
 end
 
@@ -335,13 +336,23 @@ function M.beside_baseline(name, dump, args)
 end
 
 -- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
--- min_bytes (65536), object, bitmaps (default true).  Also used by triage --baseline.
+-- min_bytes (65536), object, bitmaps (default true), free_base (neither BASE's graph nor the
+-- Diff's growers are asked for after the report: BASE's dominators are freed before DUMP's are
+-- computed, and both sides' per-object records shrink once read, df:side_done).  Also used by
+-- triage --baseline.
 function M.report(base, dump, opts)
   opts = opts or {}
   local n = opts.n or 20
-  local df = diff_of(base, dump)
-  -- the per-class deltas first: their dominators give the totals the heap's sum for free
-  local classes = class_deltas(df, base, dump, opts.heap ~= "" and opts.heap or nil)
+  local df = diff_of(base, dump, { base_first = opts.free_base })
+  local heap = opts.heap ~= "" and opts.heap or nil
+  -- one side after the other: all that reads BASE's dominators (its retained bytes by class,
+  -- which also give the totals the heap's sum, its leak search) before DUMP's are computed
+  local hb, rb = by_name(base, heap), base:class_retained(heap)
+  local gb = base:graph_totals()
+  local leaks_base = opts.leaks ~= false and dump.leaks and leak_groups(base) or nil
+  if opts.free_base then df:side_done("base") end -- its by-path rows taken, its records and graph freed
+  local hd, rd = by_name(dump, heap), dump:class_retained(heap)
+  local classes = class_deltas(base, dump, hb, hd, rb, rd)
   local t = df:totals()
   local added_classes, removed_classes = 0, 0
   for _, r in ipairs(classes) do
@@ -349,7 +360,7 @@ function M.report(base, dump, opts)
     if r.status == "removed" then removed_classes = removed_classes + 1 end
   end
   local bi, di = base:info(), dump:info()
-  local gb, gd = base:graph_totals(), dump:graph_totals()
+  local gd = dump:graph_totals()
   local rec = {
     base = bi.path, dump = di.path,
     summary = {
@@ -369,7 +380,9 @@ function M.report(base, dump, opts)
     removed_by_path = df:by_path("removed", n),
   }
   if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df) end
-  rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump) or hk.null
+  -- DUMP's records too, before its leak search (its graph stays for it)
+  if opts.free_base then df:side_done("dump", true) end
+  rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump, leaks_base) or hk.null
   if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
   local top = rec.growers[1]
   rec.summary.top_grower = top and (top.path .. " (+" .. top.count_delta .. " " .. (top.element_class ~= hk.null and top.element_class or "elements") .. ")") or hk.null
