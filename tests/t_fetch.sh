@@ -7,12 +7,7 @@
 
 CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
-for c in adb javac java jcmd jq; do
-  command -v $c >/dev/null || { skip fetch "$c not installed"; exit 0; }
-done
-for f in "$ADBD" "$CMP" "$PSO" "$HK"; do
-  [ -e "$f" ] || { fail fetch_build "missing $f"; exit 0; }
-done
+needs fetch adb javac java jcmd jq "$ADBD" "$CMP" "$PSO" "$HK" || exit 0
 if ! "$HK" queries 2>/dev/null | grep -q '^ *fetch-bitmaps '; then
   fail fetch_query "hprofkit has no fetch-bitmaps query"; exit 0
 fi
