@@ -180,11 +180,18 @@ static int grew(hk_diff *df, uint32_t u, uint32_t v, int64_t c0, int64_t c1, con
 
 /* A primitive array's length grew only if its size did: it dominates nothing, its retained
  * size is its own (the graph's shallow size, known before the dominators). */
+static uint64_t prim_size(const hkd_side *s, uint32_t obj)
+{
+    /* the graph's note, while the records hold it (a matched one's, when the tally left it) */
+    if (!hk_view(s->d)->obj_sizes && s->o && s->o[obj].refbits) return s->o[obj].refbits;
+    hkg_sizer z = {0};
+    return hkg_shallow(s->d, &z, obj);
+}
+
 static int prim_grew(hk_diff *df, uint32_t u, uint32_t v, const limits *lim)
 {
     if (lim) return hkd_retained(&df->s[1], v) > hkd_retained(&df->s[0], u);
-    hkg_sizer sa = {0}, sb = {0};
-    return hkg_shallow(df->s[1].d, &sb, v) > hkg_shallow(df->s[0].d, &sa, u);
+    return prim_size(&df->s[1], v) > prim_size(&df->s[0], u);
 }
 
 /* 1 when a DUMP array is reported otherwise: a String's, or a collection's (as its
@@ -216,15 +223,24 @@ static void prefetch_pair(const hk_diff *df, uint32_t v, const limits *lim)
     }
 }
 
-/* The growers found so far. */
+/* The growers found so far; for candidates (more not NULL) what names an element's class,
+ * looked up for those reported only: a collection's inner object, an array's last element. */
 typedef struct found {
     hk_diff_grower *v;
     size_t n, cap;
+    uint32_t (*more)[2];
+    size_t mcap;
 } found;
 
-static void add_row(found *f, uint32_t u, uint32_t v, int64_t c0, int64_t c1, const uint64_t ret[2], const char *ec)
+static void add_row(found *f, uint32_t u, uint32_t v, int64_t c0, int64_t c1, const uint64_t ret[2], const char *ec,
+                    const uint32_t *more)
 {
     f->v = hk_grow(f->v, &f->cap, f->n + 1, sizeof *f->v);
+    if (more) {
+        f->more = hk_grow(f->more, &f->mcap, f->n + 1, sizeof *f->more);
+        f->more[f->n][0] = more[0];
+        f->more[f->n][1] = more[1];
+    }
     f->v[f->n++] = (hk_diff_grower){{u, v}, {(uint64_t)c0, (uint64_t)c1}, {ret[0], ret[1]}, ec};
 }
 
@@ -249,7 +265,9 @@ static void flush_prims(hk_diff *df, pending *p, const limits *lim, uint8_t *kin
     for (uint32_t k = 0; k < p->n; k++) {
         uint32_t v = p->v[k], u = hkd_match(&df->s[1], v);
         int64_t c0 = hk_array_length(da, u), c1 = hk_array_length(db, v);
-        if (grew(df, u, v, c0, c1, lim, ret) && !held_apart(df, v, kind)) add_row(f, u, v, c0, c1, ret, NULL);
+        static const uint32_t none[2] = {HK_NONE, HK_NONE};
+        if (grew(df, u, v, c0, c1, lim, ret) && !held_apart(df, v, kind))
+            add_row(f, u, v, c0, c1, ret, NULL, lim ? NULL : none);
     }
     p->n = 0;
 }
@@ -269,6 +287,7 @@ static void find_growers(hk_diff *df, const limits *lim, found *f)
         int k = hkd_kind(&df->s[1], v);
         int64_t c0, c1;
         const char *ec = NULL;
+        uint32_t more[2] = {HK_NONE, HK_NONE};
         if (k == HK_KIND_INSTANCE) {
             uint32_t c = hkd_cls(&df->s[1], v);
             if (c >= hk_view(db)->nclasses) continue;
@@ -278,7 +297,8 @@ static void find_growers(hk_diff *df, const limits *lim, found *f)
             c0 = coll_size(da, u, 0, &ia);
             c1 = coll_size(db, v, 0, &ib);
             if (c0 < 0 || c1 < 0 || !grew(df, u, v, c0, c1, lim, ret)) continue;
-            ec = elem_class(db, v, ib);
+            if (lim) ec = elem_class(db, v, ib);
+            else more[0] = ib;
         } else if (k == HK_KIND_OBJ_ARRAY) {
             /* elements: the non-null ones, the graph's edges */
             uint32_t ea, eb;
@@ -287,14 +307,15 @@ static void find_growers(hk_diff *df, const limits *lim, found *f)
             c0 = ea;
             c1 = eb;
             if (!grew(df, u, v, c0, c1, lim, ret) || held_apart(df, v, kind)) continue;
-            if (eb) ec = hk_obj_class_name(db, el[eb - 1]);
+            if (eb && lim) ec = hk_obj_class_name(db, el[eb - 1]);
+            else if (eb) more[1] = el[eb - 1];
         } else if (k == HK_KIND_PRIM_ARRAY) {
             if (!prim_grew(df, u, v, lim)) continue;
             p.v[p.n++] = v;
             if (p.n == PEND) flush_prims(df, &p, lim, kind, f);
             continue;
         } else continue;
-        add_row(f, u, v, c0, c1, ret, ec);
+        add_row(f, u, v, c0, c1, ret, ec, lim ? NULL : more);
     }
     flush_prims(df, &p, lim, kind, f);
     free(kind);
@@ -306,6 +327,7 @@ void hkd_grow_candidates(hk_diff *df)
     found f = {0};
     find_growers(df, NULL, &f);
     df->grow = f.v;
+    df->grow_more = f.more;
     df->ngrow = (uint32_t)f.n;
     df->grow_taken = 1;
     hkd_grow_sizes(df, HK_DIFF_BASE);
@@ -330,10 +352,15 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             if (!(df->grow_sized & (1 << s)) && hkd_need_retained(df, s, err, errlen)) return -1;
             hkd_grow_sizes(df, s);
         }
+        hk_dump *db = df->s[1].d;
         for (uint32_t k = 0; k < df->ngrow; k++) {
             const hk_diff_grower *c = &df->grow[k];
-            if (enough(&lim, (int64_t)c->count[0], (int64_t)c->count[1], c->retained))
-                add_row(&f, c->obj[0], c->obj[1], (int64_t)c->count[0], (int64_t)c->count[1], c->retained, c->elem_class);
+            const uint32_t *m = df->grow_more[k];
+            if (!enough(&lim, (int64_t)c->count[0], (int64_t)c->count[1], c->retained)) continue;
+            const char *ec = m[1] != HK_NONE ? hk_obj_class_name(db, m[1])
+                             : m[0] != HK_NONE ? elem_class(db, c->obj[1], m[0])
+                                               : NULL;
+            add_row(&f, c->obj[0], c->obj[1], (int64_t)c->count[0], (int64_t)c->count[1], c->retained, ec, NULL);
         }
     } else {
         const hkd_side *sb = &df->s[1];

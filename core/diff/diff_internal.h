@@ -85,6 +85,7 @@ struct hk_diff {
     /* hkd_grow_candidates: the pairs that gained elements, taken before the dominators, and
      * which sides' retained sizes are in them (bit side) */
     hk_diff_grower *grow;
+    uint32_t (*grow_more)[2]; /* what names each one's element class (diff_grow.c) */
     uint32_t ngrow;
     int grow_taken, grow_sized;
 };

@@ -868,6 +868,7 @@ void hk_diff_free(hk_diff *df)
     free(df->cmap);
     free(df->order);
     free(df->grow);
+    free(df->grow_more);
     free(df);
 }
 

@@ -113,12 +113,11 @@ void hk_diff_side_done(hk_diff *df, int side, int flags)
         uint32_t n;
         hk_diff_by_path(df, side, &rows, &n); /* it keeps them */
         hk_diff_groups_free(rows, n);
-        int growers = side == HK_DIFF_DUMP && (flags & HK_DIFF_GROWERS);
-        if (growers) hkd_grow_candidates(df);
+        if (flags & HK_DIFF_GROWERS) hkd_grow_candidates(df);
         /* the kinds for the instance lists still to be filled; the pairs, unless forgotten,
          * and the holders for the paths, unless forgotten with no growers to name */
-        int keep = (sd->lists_later ? KEEP_INFO : 0) | (forgetting ? 0 : KEEP_MATCH) |
-                   (forgetting && !growers ? 0 : KEEP_VIA);
+        int paths = !forgetting || (side == HK_DIFF_DUMP && (flags & HK_DIFF_GROWERS));
+        int keep = (sd->lists_later ? KEEP_INFO : 0) | (forgetting ? 0 : KEEP_MATCH) | (paths ? KEEP_VIA : 0);
         if (!(keep & KEEP_INFO)) hkd_lists_now(df, side);
         compact(sd, keep);
     } else if (forgetting && sd->cw) {

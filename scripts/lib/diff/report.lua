@@ -350,24 +350,27 @@ function M.report(base, dump, opts)
   -- one side after the other (free_base): both sides' tallies and by-path rows, and the
   -- growers' candidates, before the dominators, the records then shrunk (to a bit an object,
   -- and DUMP's holders for the growers' paths, when no one object's path is asked for); all
-  -- that reads BASE's dominators (its leak search, its retained bytes by class, which also give
-  -- the totals the heap's sum) before DUMP's are computed; then DUMP's growers and its class walk
+  -- that reads BASE's dominators (its retained bytes by class, which also give the totals the
+  -- heap's sum, its leak search) before DUMP's are computed
   local forget = opts.free_base and not (opts.object and opts.object ~= "") and "forget" or nil
   local hb, rb, gb, leaks_base, bitmaps_base, hd, rd, gd, grow
   local want_leaks = opts.leaks ~= false and dump.leaks
   if opts.free_base then
-    df:side_done("base", true, forget)
+    -- the growers' candidates taken with BASE's, while both sides' records are whole
+    df:side_done("base", true, forget and "forget growers" or "growers")
     df:side_done("dump", true, forget and "forget growers" or "growers")
-    hb, gb = by_name(base, heap), base:graph_totals()
+    -- the class walk asked for first, as the dominators are computed: they keep the instance
+    -- lists for it, which the leak search reads too
+    hb, rb = by_name(base, heap), base:class_retained(heap)
+    gb = base:graph_totals()
     leaks_base = want_leaks and leak_groups(base) or nil
-    rb = base:class_retained(heap)
     -- BASE's bitmaps before its instance lists go with its graph
     bitmaps_base = opts.bitmaps ~= false and dump.bitmap_scan and bitmap_side(base, df, "removed") or nil
     df:side_done("base") -- its graph and instance lists freed
+    hd, rd = by_name(dump, heap), dump:class_retained(heap)
     gd = dump:graph_totals()
     grow = growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n })
     df:side_done("dump", true, forget) -- its holders and kinds freed
-    hd, rd = by_name(dump, heap), dump:class_retained(heap)
   else
     hb, rb = by_name(base, heap), base:class_retained(heap)
     gb = base:graph_totals()
