@@ -357,7 +357,7 @@ int hk_diff_growers(hk_diff *df, uint64_t min_growth, uint64_t min_bytes, hk_dif
             const hk_diff_grower *c = &df->grow[k];
             const uint32_t *m = df->grow_more[k];
             if (!enough(&lim, (int64_t)c->count[0], (int64_t)c->count[1], c->retained)) continue;
-            const char *ec = m[1] != HK_NONE ? hk_obj_class_name(db, m[1])
+            const char *ec = m[1] != HK_NONE   ? hk_obj_class_name(db, m[1])
                              : m[0] != HK_NONE ? elem_class(db, c->obj[1], m[0])
                                                : NULL;
             add_row(&f, c->obj[0], c->obj[1], (int64_t)c->count[0], (int64_t)c->count[1], c->retained, ec, NULL);

@@ -25,8 +25,8 @@ typedef struct hkd_obj {
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
     /* While matching and until hkd_tally, refbits: the graph's note bits (hkg_array_note):
      * for instances, bit k set when strong reference slot k is non-null; for short object
-     * arrays the same for element k, with their length; for long ones their length.
-     * Once matched: for an unmatched object reached from the matched heap the number of its
+     * arrays the same for element k, with their length; for long ones their length; for
+     * primitive arrays their size (0 when it does not fit).  Once matched: for an unmatched object reached from the matched heap the number of its
      * entry (hkd_find_entries; its size until then); for a matched object, in the high half
      * its path id in the by-path trie, 0 before it has one, and in the low half its refbits
      * when they fit there, else 0 (hkd_tally; diff_groups.c). */
