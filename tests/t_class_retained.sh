@@ -33,6 +33,9 @@ if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
   done
   got=$("$HK" -j 2 run "$HWALK" "$T/wide.hprof" --heap zygote --lists 1 2>&1)
   case "$got" in "classes "*" differ 0 "*) pass heap_retained_wide_lists ;; *) fail heap_retained_wide_lists "$got" ;; esac
+  # the whole dump's figures as the walk within a heap finds them on its way, kept for the query
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --heap_first app 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass class_retained_wide_heap_first ;; *) fail class_retained_wide_heap_first "$got" ;; esac
 else
   fail class_retained_wide_fixture "genhprof --scenario big failed"
 fi
@@ -86,5 +89,7 @@ for f in "$REALDATA"/hprof/*.hprof; do
   for h in $("$HK" info "$f" --json --no-map | jq -r '.heaps[]?'); do
     got=$("$HK" -j 3 run "$HWALK" "$f" --heap "$h" 2>&1 | grep '^classes ')
     case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_$h" ;; *) fail "${name}_heap_$h" "$got" ;; esac
+    got=$("$HK" -j 2 run "$WALK" "$f" --heap_first "$h" --lists 1 2>&1 | grep '^classes ')
+    case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_first_$h" ;; *) fail "${name}_heap_first_$h" "$got" ;; esac
   done
 done

@@ -187,6 +187,11 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     *out = NULL;
     if (walk_dominators(d, err, errlen)) return -1;
     hk_graph *g = hkg_of(d);
+    if (g->class_retained) { /* a walk within a heap found them */
+        size_t bytes = ((size_t)hk_view(d)->nclasses + 1) * sizeof **out;
+        *out = memcpy(hk_xmalloc(bytes), g->class_retained, bytes);
+        return 0;
+    }
     if (!g->kids) hkg_build_kids(g, NULL);
     walk_job j = {.g = g, .node = g->kids, .cs = hkg_object_codes(d, g->n), .nc = hk_view(d)->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);

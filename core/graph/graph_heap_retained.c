@@ -11,7 +11,8 @@
 /* The walk goes depth first and meets the objects at random, so it reads no record nor the
  * index: an object's class comes from the codes, whether it is in the heap from a bit an
  * object made first in object order, and its shallow bytes from the retained sizes (its own
- * less its children's, which the walk reads as it enters them). */
+ * less its children's, which the walk reads as it enters them).  The whole dump's figure by
+ * class comes on the way (a topmost instance's retained bytes), kept for its query. */
 enum { BIT_PARTS = 32, WALK_PARTS = 16 };
 
 typedef struct heap_walk {
@@ -21,6 +22,7 @@ typedef struct heap_walk {
     hkg_codes cs;
     uint64_t *in;              /* a bit an object: in the heap */
     uint64_t *per[WALK_PARTS]; /* per class and part (slot none: objects without a class) */
+    uint64_t *all[WALK_PARTS]; /* the same for the whole dump's figure, found on the way */
 } heap_walk;
 
 /* The bits of objects [64 lo, 64 hi) from their records' offsets, which come in file order:
@@ -86,13 +88,14 @@ static void walk_part(void *ctx, int k)
     const hkg_kid *kids = g->kids;
     uint32_t lo, hi, nc = w->cs.none + 1;
     hk_part_range(g->nroot_kids, k, WALK_PARTS, &lo, &hi);
-    uint64_t *per = w->per[k] = hk_xcalloc(nc, sizeof *per);
+    uint64_t *per = w->per[k] = hk_xcalloc(nc, sizeof *per), *all = w->all[k] = hk_xcalloc(nc, sizeof *all);
     uint32_t *open = hk_xcalloc(nc, sizeof *open);
     heap_frame *st = NULL;
     size_t cap = 0, sp = 0;
     for (uint32_t r = lo; r < hi; r++) {
         st = hk_grow(st, &cap, 1, sizeof *st);
         st[sp] = enter(w, open, g->root_kids[r]);
+        all[st[sp].c] += st[sp].own;
         open[st[sp++].c]++;
         while (sp) {
             heap_frame *t = &st[sp - 1];
@@ -103,6 +106,7 @@ static void walk_part(void *ctx, int k)
                 st[sp] = enter(w, open, v);
                 t = &st[sp - 1];
                 t->own -= st[sp].own;
+                if (!open[st[sp].c]) all[st[sp].c] += st[sp].own;
                 open[st[sp++].c]++;
                 continue;
             }
@@ -127,11 +131,14 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
     hk_parallel(BIT_PARTS, bit_part, &w);
     class_bits(&w);
     hk_parallel(WALK_PARTS, walk_part, &w);
-    uint64_t *per = w.per[0];
+    uint64_t *per = w.per[0], *all = w.all[0];
     for (int k = 1; k < WALK_PARTS; k++) {
-        for (uint32_t c = 0; c <= w.cs.none; c++) per[c] += w.per[k][c];
+        for (uint32_t c = 0; c <= w.cs.none; c++) per[c] += w.per[k][c], all[c] += w.all[k][c];
         free(w.per[k]);
+        free(w.all[k]);
     }
+    free(g->class_retained);
+    g->class_retained = all;
     hkg_codes_free(&w.cs);
     free(w.in);
     hk_mem_trim();

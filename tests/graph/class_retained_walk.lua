@@ -2,7 +2,7 @@
 -- dominator tree (an explicit stack: chains run a million deep) adding an object's retained
 -- size when no instance of its class is above it on the path. Prints the classes whose sum
 -- differs from dump:class_retained(), which cuts the tree into tasks for the threads.
--- Usage: hprofkit [-j N] run THIS DUMP [--lists 1] [--early 1] [--plan 1]
+-- Usage: hprofkit [-j N] run THIS DUMP [--lists 1] [--early 1] [--plan 1] [--heap_first HEAP]
 local d = hk.open(arg.dump)
 -- with --lists: the per-class instance lists exist first, where class_retained takes each
 -- object's class from them instead of its record
@@ -15,6 +15,9 @@ if arg.plan then
   d:graph_plan{ "class_retained" }
   d:graph_totals()
 end
+-- with --heap_first H: a walk within heap H first, which finds the whole dump's figures on its
+-- way and keeps them for class_retained
+if arg.heap_first then d:class_retained(arg.heap_first) end
 -- with --early: class_retained before anything computed the dominators: it asks for them,
 -- and their memory becomes its child lists and codes
 local early = arg.early and d:class_retained()
