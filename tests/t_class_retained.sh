@@ -5,7 +5,6 @@
 # arrays at depth and the real dumps; and within one heap, against a walk by ahat's definition.
 source "$SRC/tests/lib.sh"
 WALK="$SRC/tests/graph/class_retained_walk.lua"
-HWALK="$SRC/tests/graph/heap_retained_walk.lua"
 
 # the demo heap with filler: big nodes whose children are handed out as tasks at depth
 if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
@@ -28,10 +27,10 @@ if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
   # within one heap (ahat's figure): each object's shallow bytes from the retained sizes and
   # its heap from a bit, against a walk adding the records' sizes of the heap's objects
   for j in 1 2 3; do
-    got=$("$HK" -j "$j" run "$HWALK" "$T/wide.hprof" --heap app 2>&1)
+    got=$("$HK" -j "$j" run "$WALK" "$T/wide.hprof" --heap app 2>&1)
     case "$got" in "classes "*" differ 0 "*) pass "heap_retained_wide_j$j" ;; *) fail "heap_retained_wide_j$j" "$got" ;; esac
   done
-  got=$("$HK" -j 2 run "$HWALK" "$T/wide.hprof" --heap zygote --lists 1 2>&1)
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --heap zygote --lists 1 2>&1)
   case "$got" in "classes "*" differ 0 "*) pass heap_retained_wide_lists ;; *) fail heap_retained_wide_lists "$got" ;; esac
   # the whole dump's figures as the walk within a heap finds them on its way, kept for the query
   got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --heap_first app 2>&1)
@@ -87,7 +86,7 @@ for f in "$REALDATA"/hprof/*.hprof; do
   got=$("$HK" -j 2 run "$WALK" "$f" --plan 1 2>&1 | grep '^classes ')
   case "$got" in "classes "*" differ 0 "*) pass "${name}_plan" ;; *) fail "${name}_plan" "$got" ;; esac
   for h in $("$HK" info "$f" --json --no-map | jq -r '.heaps[]?'); do
-    got=$("$HK" -j 3 run "$HWALK" "$f" --heap "$h" 2>&1 | grep '^classes ')
+    got=$("$HK" -j 3 run "$WALK" "$f" --heap "$h" 2>&1 | grep '^classes ')
     case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_$h" ;; *) fail "${name}_heap_$h" "$got" ;; esac
     got=$("$HK" -j 2 run "$WALK" "$f" --heap_first "$h" --lists 1 2>&1 | grep '^classes ')
     case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_first_$h" ;; *) fail "${name}_heap_first_$h" "$got" ;; esac
