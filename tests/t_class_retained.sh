@@ -2,7 +2,7 @@
 # Per-class retained bytes cut into tasks below the virtual root (a big node's children handed
 # out in runs, with the classes open above them): the same sums as a one-thread walk by the
 # definition, for several -j, on a wide heap, a chain a million deep, a HotSpot chain with wide
-# arrays at depth and the real dumps.
+# arrays at depth and the real dumps; and within one heap, against a walk by ahat's definition.
 source "$SRC/tests/lib.sh"
 WALK="$SRC/tests/graph/class_retained_walk.lua"
 
@@ -24,6 +24,17 @@ if "$GEN" --scenario big --size-mb 8 -o "$T/wide.hprof" >/dev/null 2>&1; then
       *) fail "class_retained_wide_early${lists:+_lists}" "$got" ;;
     esac
   done
+  # within one heap (ahat's figure): each object's shallow bytes from the retained sizes and
+  # its heap from a bit, against a walk adding the records' sizes of the heap's objects
+  for j in 1 2 3; do
+    got=$("$HK" -j "$j" run "$WALK" "$T/wide.hprof" --heap app 2>&1)
+    case "$got" in "classes "*" differ 0 "*) pass "heap_retained_wide_j$j" ;; *) fail "heap_retained_wide_j$j" "$got" ;; esac
+  done
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --heap zygote --lists 1 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass heap_retained_wide_lists ;; *) fail heap_retained_wide_lists "$got" ;; esac
+  # the whole dump's figures as the walk within a heap finds them on its way, kept for the query
+  got=$("$HK" -j 2 run "$WALK" "$T/wide.hprof" --heap_first app 2>&1)
+  case "$got" in "classes "*" differ 0 "*) pass class_retained_wide_heap_first ;; *) fail class_retained_wide_heap_first "$got" ;; esac
 else
   fail class_retained_wide_fixture "genhprof --scenario big failed"
 fi
@@ -36,6 +47,8 @@ if "$GEN" --scenario chain --objects 1000000 -o "$T/chain.hprof" --expect "$T/ch
     eq "class_retained_chain_j$j" "$("$HK" -j "$j" histogram "$T/chain.hprof" --json |
       jq '.[] | select(.class == "test.Link") | .retained_bytes')" "$want"
   done
+  eq heap_retained_chain "$("$HK" -j 2 histogram "$T/chain.hprof" --heap app --json |
+    jq '.[] | select(.class == "test.Link") | .retained_bytes')" "$want"
 else
   fail class_retained_chain_fixture "genhprof --scenario chain failed"
 fi
@@ -72,4 +85,10 @@ for f in "$REALDATA"/hprof/*.hprof; do
   case "$got" in "classes "*" differ 0 "*) pass "${name}_early" ;; *) fail "${name}_early" "$got" ;; esac
   got=$("$HK" -j 2 run "$WALK" "$f" --plan 1 2>&1 | grep '^classes ')
   case "$got" in "classes "*" differ 0 "*) pass "${name}_plan" ;; *) fail "${name}_plan" "$got" ;; esac
+  for h in $("$HK" info "$f" --json --no-map | jq -r '.heaps[]?'); do
+    got=$("$HK" -j 3 run "$WALK" "$f" --heap "$h" 2>&1 | grep '^classes ')
+    case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_$h" ;; *) fail "${name}_heap_$h" "$got" ;; esac
+    got=$("$HK" -j 2 run "$WALK" "$f" --heap_first "$h" --lists 1 2>&1 | grep '^classes ')
+    case "$got" in "classes "*" differ 0 "*) pass "${name}_heap_first_$h" ;; *) fail "${name}_heap_first_$h" "$got" ;; esac
+  done
 done

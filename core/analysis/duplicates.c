@@ -139,7 +139,7 @@ static int str_fields(hk_dump *d, const str_layout *lay, uint32_t obj, hk_string
     if (*r != HPROF_INSTANCE_DUMP) return hk_string_fields_read(d, obj, sf);
     const uint8_t *data = hk_rec_instance_data(d, r, &dlen);
     if (dlen < lay->end) return hk_string_fields_read(d, obj, sf);
-    memset(sf, 0, sizeof *sf);
+    sf->has_value = sf->has_count = sf->has_offset = sf->has_coder = 0; /* the values only count where set */
     hk_value *to[4] = {&sf->value, &sf->count, &sf->offset, &sf->coder};
     uint8_t *has[4] = {&sf->has_value, &sf->has_count, &sf->has_offset, &sf->has_coder};
     for (int j = 0; j < 4; j++) {
@@ -212,6 +212,31 @@ static int same_value(scan *sc, const entry *a, const entry *b)
         if (array_key(sc->d, a->rec, &x) < 0 || array_key(sc->d, b->rec, &y) < 0) return 0;
     } else if (key_of(sc, a->obj, &x) < 0 || key_of(sc, b->obj, &y) < 0) return 0;
     return x.type == y.type && x.n == y.n && !memcmp(x.p, y.p, x.n);
+}
+
+/* Keeps (in place, in order) the entries whose hash's low bits another entry shares: a value met
+ * once is a hash met once, and nearly every value is met once.  Two bits a slot (seen, seen
+ * again), about 4 slots an entry, set and read in two passes over the entries in their order
+ * with no chain of misses, which the bucket sort below has on every entry it moves; what
+ * shares low bits only by chance is dropped there. */
+static size_t drop_unique(entry *e, size_t n)
+{
+    uint64_t slots = 32;
+    while (slots < 4 * (uint64_t)n && slots < (1ull << 32)) slots *= 2;
+    uint64_t *w = hk_xcalloc(slots / 32, sizeof *w);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = e[i].hash & (slots - 1), *p = &w[x >> 5];
+        unsigned sh = 2 * (unsigned)(x & 31);
+        *p |= (*p >> sh & 1) << (sh + 1) | 1ull << sh;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = e[i].hash & (slots - 1);
+        e[kept] = e[i];
+        kept += w[x >> 5] >> (2 * (x & 31) + 1) & 1;
+    }
+    free(w);
+    return kept;
 }
 
 /* Puts the entries in bucket order (by the hash's top bits) in place, with start[b] the first
@@ -486,6 +511,7 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const ui
     h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
     else hash_arrays(&sc, &h, skip);
+    h.n = drop_unique(h.e, h.n);
     size_t start[NBUCKETS + 1], most = by_bucket(h.e, h.n, start);
     size_t cap = 16, ngroups;
     while (cap < 2 * most) cap *= 2;

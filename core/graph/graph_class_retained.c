@@ -8,94 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CODE_PARTS = 32, WALK_PARTS = 16, WALK_TASKS = 64 };
-
-/* Each object's class as a code for the walk: the class index, or `none` (a slot past the
- * classes, so the walk counts it without a test).  16 bits when the classes fit, nearly every
- * dump. */
-typedef struct codes {
-    uint16_t *c16;
-    uint32_t *c32;
-    uint32_t none;
-} codes;
-static inline uint32_t code_at(const codes *s, uint32_t i)
-{
-    return s->c16 ? s->c16[i] : s->c32[i];
-}
-static inline void code_put(codes *s, uint32_t i, uint32_t v)
-{
-    if (s->c16) s->c16[i] = (uint16_t)v;
-    else s->c32[i] = v;
-}
-typedef struct code_job {
-    const hk_dump *d;
-    uint32_t n;
-    codes cs;
-} code_job;
-
-/* The bytes of the codes of n objects and the virtual root. */
-static size_t codes_bytes(const hk_dump *d, uint32_t n)
-{
-    return ((size_t)n + 1) * (hk_view(d)->nclasses < UINT16_MAX ? sizeof(uint16_t) : sizeof(uint32_t));
-}
-
-/* The codes of objects [lo, hi) from the per-class lists (a query asked for instances): each
- * list is in object order, so the part finds where its range starts in every list and its
- * writes stay in its range rather than going all over the array. */
-static void codes_from_lists(code_job *j, const uint32_t *list, const uint32_t *start, uint32_t lo, uint32_t hi)
-{
-    for (uint32_t i = lo; i < hi; i++) code_put(&j->cs, i, j->cs.none);
-    for (uint32_t c = 0; c < hk_view(j->d)->nclasses; c++) {
-        const uint32_t *l = list + start[c];
-        uint32_t a = 0, b = start[c + 1] - start[c], end = b;
-        if (!b || l[b - 1] < lo || l[0] >= hi) continue;
-        while (a < b) {
-            uint32_t mid = a + (b - a) / 2;
-            if (l[mid] < lo) a = mid + 1;
-            else b = mid;
-        }
-        for (; a < end && l[a] < hi; a++) code_put(&j->cs, l[a], c);
-    }
-}
-
-/* Parts over objects: each one's class from its record unless the per-class lists give them.
- * Class objects are set apart below. */
-static void code_part(void *ctx, int k)
-{
-    code_job *j = ctx;
-    uint32_t lo, hi;
-    hk_class_memo m = HK_CLASS_MEMO;
-    hk_part_range(j->n + 1, k, CODE_PARTS, &lo, &hi);
-    const uint32_t *start, *list = hk_class_lists(j->d, &start);
-    if (list) {
-        codes_from_lists(j, list, start, lo, hi);
-        return;
-    }
-    for (uint32_t i = lo; i < hi; i++) {
-        uint32_t c = i < j->n ? hk_obj_class_memo(j->d, i, &m) : HK_NONE;
-        code_put(&j->cs, i, c == HK_NONE ? j->cs.none : c);
-    }
-}
-
-/* Class objects count as java.lang.Class (none when the dump has no such class). */
-static void list_classes(hk_dump *d, codes *cs)
-{
-    uint32_t cc = hk_view(d)->class_class == HK_NONE ? cs->none : hk_view(d)->class_class;
-    for (uint32_t c = 0; c < hk_view(d)->nclasses; c++)
-        if (hk_view(d)->classes[c].object < hk_view(d)->nobjects) code_put(cs, hk_view(d)->classes[c].object, cc);
-}
-
-/* Each object's class as a code (slot n, the virtual root: none). */
-static codes object_codes(hk_dump *d, uint32_t n)
-{
-    code_job j = {d, n, {.none = hk_view(d)->nclasses}};
-    void *mem = hk_xmalloc(codes_bytes(d, n));
-    if (hk_view(d)->nclasses < UINT16_MAX) j.cs.c16 = mem;
-    else j.cs.c32 = mem;
-    hk_parallel(CODE_PARTS, code_part, &j);
-    list_classes(d, &j.cs);
-    return j.cs;
-}
+enum { WALK_PARTS = 16, WALK_TASKS = 64 };
 
 /* The walk, in tasks of about equal retained bytes: one object can hold most of the heap (a
  * map's table, a list), so the cut goes below the virtual root. A short sequential top walk
@@ -120,7 +33,7 @@ typedef struct walk_stack {
 typedef struct walk_job {
     const hk_graph *g;
     const hkg_kid *node; /* the child lists */
-    codes cs;
+    hkg_codes cs;
     uint32_t nc;  /* classes, with the slot for none */
     uint64_t big; /* a node retaining more is walked by the top walk */
     walk_task *tasks;
@@ -137,7 +50,7 @@ static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *op
     const hkg_kid *node = j->node;
     const hk_graph *g = j->g;
     const uint64_t big = j->big;
-    const codes cs = j->cs;
+    const hkg_codes cs = j->cs;
     walk_stack st = *s; /* in locals: the stores to per[] and open[] could alias its fields */
     size_t sp = 0;
     st.f = hk_grow(st.f, &st.cap, 1, sizeof *st.f);
@@ -154,7 +67,7 @@ static void walk_run(const walk_job *j, uint32_t u, uint32_t count, uint32_t *op
         if (sp == 1 && rv > big) continue; /* the top walk's, not counted in the run */
         t->left--;
         /* the set's retained size: only the topmost instances of a class count */
-        uint32_t c = code_at(&cs, v), first = node[v].first;
+        uint32_t c = hkg_code_at(&cs, v), first = node[v].first;
         if (!open[c]) per[c] += rv;
         if (first == HK_NONE) continue; /* a leaf: nothing below to close */
         open[c]++;
@@ -228,7 +141,7 @@ static void top_walk(walk_job *j, uint64_t *per)
             else if (++t->u + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[t->u + 16]]);
             uint64_t rw = hkg_retained(g, w);
             if (rw > j->big) {
-                uint32_t c = code_at(&j->cs, w);
+                uint32_t c = hkg_code_at(&j->cs, w);
                 if (c != j->cs.none && !open[c]++) per[c] += rw;
                 f = hk_grow(f, &cap, sp + 1, sizeof *f);
                 f[sp++] = (top_frame){node[w].first, c, HK_NONE, 0, 0};
@@ -274,8 +187,13 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     *out = NULL;
     if (walk_dominators(d, err, errlen)) return -1;
     hk_graph *g = hkg_of(d);
+    if (g->class_retained) { /* a walk within a heap found them */
+        size_t bytes = ((size_t)hk_view(d)->nclasses + 1) * sizeof **out;
+        *out = memcpy(hk_xmalloc(bytes), g->class_retained, bytes);
+        return 0;
+    }
     if (!g->kids) hkg_build_kids(g, NULL);
-    walk_job j = {.g = g, .node = g->kids, .cs = object_codes(d, g->n), .nc = hk_view(d)->nclasses + 1};
+    walk_job j = {.g = g, .node = g->kids, .cs = hkg_object_codes(d, g->n), .nc = hk_view(d)->nclasses + 1};
     uint64_t total = 0, *per = hk_xcalloc(j.nc, sizeof *per);
     for (uint32_t k = 0; k < g->nroot_kids; k++) {
         if (k + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[k + 16]]);
@@ -290,8 +208,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     }
     free(j.tasks);
     free(j.snaps);
-    free(j.cs.c16);
-    free(j.cs.c32);
+    hkg_codes_free(&j.cs);
     hk_mem_trim();
     *out = per;
     return 0;

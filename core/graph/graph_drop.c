@@ -15,6 +15,8 @@ void hk_graph_drop(hk_dump *d, int mask)
         free(g->kids);
         free(g->root_kids);
         free(g->kid_buf);
+        free(g->class_retained);
+        g->class_retained = NULL;
         g->idom = g->root_kids = g->kid_buf = NULL;
         g->retained = NULL;
         g->kids = NULL;

@@ -37,6 +37,21 @@ void hkg_reach_after_search(hk_graph *g);
 /* The dominator tree's child lists (hk_graph.kids), in object order within a list: in mem
  * (n + 1 entries) when given, else in memory of their own. */
 void hkg_build_kids(hk_graph *g, hkg_kid *mem);
+/* graph_codes.c: each object's class as a code for the walks (slot n, the virtual root, and
+ * objects without a class: `none`, a slot past the classes, so a walk counts them without a
+ * test); 16 bits when the classes fit, nearly every dump.  From the per-class lists when they
+ * are kept, else from the records; class objects count as java.lang.Class. */
+typedef struct hkg_codes {
+    uint16_t *c16;
+    uint32_t *c32;
+    uint32_t none;
+} hkg_codes;
+static inline uint32_t hkg_code_at(const hkg_codes *s, uint32_t i)
+{
+    return s->c16 ? s->c16[i] : s->c32[i];
+}
+hkg_codes hkg_object_codes(hk_dump *d, uint32_t n);
+void hkg_codes_free(hkg_codes *cs);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
 /* graph_path_local.c: the path to one strongly reachable object found by the same search run

@@ -35,6 +35,7 @@ static void graph_free(void *state)
     free(g->kids);
     free(g->root_kids);
     free(g->kid_buf);
+    free(g->class_retained);
     hkg_paths_free(g);
     free(g);
 }

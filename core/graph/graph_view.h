@@ -162,6 +162,9 @@ typedef struct hk_graph {
     /* set by the per-class walk when it asks for dominators: their scratch is not freed to
      * be faulted in again, but becomes the child lists (as big as two of their arrays) */
     int walk_classes;
+    /* the whole dump's retained bytes by class (slot nclasses: none) as a walk within one heap
+     * finds them on its way (graph_heap_retained.c), for the whole dump's walk to hand out */
+    uint64_t *class_retained;
     /* paths */
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */

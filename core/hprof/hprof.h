@@ -211,6 +211,9 @@ uint64_t hk_obj_shallow_size(const hk_dump *d, uint32_t i);
 /* The size the records give, before HPROF_HK_OBJECT_SIZES. */
 uint64_t hk_obj_record_size(const hk_dump *d, uint32_t i);
 int hk_obj_heap(const hk_dump *d, uint32_t i); /* heap index, -1 none */
+/* The heap of the record at file offset off (-1: none), and the offsets [*lo, *hi) around it
+ * that are of the same heap: a pass over objects in file order looks the heap up once a run. */
+int hk_heap_at(const hk_dump *d, uint64_t off, uint64_t *lo, uint64_t *hi);
 /* Class name of an object, including primitive arrays ("byte[]"). */
 const char *hk_obj_class_name(const hk_dump *d, uint32_t i);
 

@@ -89,9 +89,9 @@ static int prim_type_of_array_name(const char *name)
     return 0;
 }
 
-static int heap_of_offset(const hk_dump *d, uint64_t off)
+/* The heap range holding off: the last starting at or before it (-1: none does). */
+static int64_t range_of_offset(const hk_dump *d, uint64_t off)
 {
-    /* binary search the last range starting at or before off */
     uint32_t lo = 0, hi = d->nheap_ranges;
     if (!hi || d->heap_ranges[0].offset > off) return -1;
     while (hi - lo > 1) {
@@ -99,12 +99,26 @@ static int heap_of_offset(const hk_dump *d, uint64_t off)
         if (d->heap_ranges[mid].offset <= off) lo = mid;
         else hi = mid;
     }
-    return d->heap_ranges[lo].heap;
+    return lo;
+}
+
+static int heap_of_offset(const hk_dump *d, uint64_t off)
+{
+    int64_t k = range_of_offset(d, off);
+    return k < 0 ? -1 : d->heap_ranges[k].heap;
 }
 
 int hk_obj_heap(const hk_dump *d, uint32_t i)
 {
     return heap_of_offset(d, hk_obj_offset(d, i));
+}
+
+int hk_heap_at(const hk_dump *d, uint64_t off, uint64_t *lo, uint64_t *hi)
+{
+    int64_t k = range_of_offset(d, off);
+    *lo = k < 0 ? 0 : d->heap_ranges[k].offset;
+    *hi = k + 1 < (int64_t)d->nheap_ranges ? d->heap_ranges[k + 1].offset : UINT64_MAX;
+    return k < 0 ? -1 : d->heap_ranges[k].heap;
 }
 
 static int parse_class(hk_dump *d, hk_class *c, uint64_t off, char *err, size_t errlen)

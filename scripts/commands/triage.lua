@@ -353,16 +353,18 @@ hk.query{
     facts.heap = heap ~= "" and heap or hk.null
     facts.top = top_of(dump, heap)
     progress("histogram")
-    local hist = run("histogram", dump, {})
-    facts.totals = totals_of(dump, info, hist)
     -- the class table of the heap asked for; the report's opens on the app heap of an Android
-    -- dump, as Android Studio's does, unless --heap says otherwise
-    local heap_hist = heap ~= "" and run("histogram", dump, { heap = heap }) or hist
-    facts.histogram = histogram_of(heap_hist)
+    -- dump, as Android Studio's does, unless --heap says otherwise.  That heap's table first:
+    -- its walk of the dominator tree finds the whole dump's retained bytes by class on the way
     local has_app = false
     for _, h in ipairs(info.heaps or {}) do has_app = has_app or h == "app" end
     local report_heap = heap ~= "" and heap or (args.heap == "" and has_app and "app" or nil)
-    local report_hist = report_heap == heap and heap_hist or report_heap and run("histogram", dump, { heap = report_heap }) or hist
+    local report_hist = report_heap and run("histogram", dump, { heap = report_heap })
+    local hist = run("histogram", dump, {})
+    facts.totals = totals_of(dump, info, hist)
+    local heap_hist = heap ~= "" and report_hist or hist
+    facts.histogram = histogram_of(heap_hist)
+    report_hist = report_hist or hist
     progress("leaks")
     facts.leaks = leaks_of(dump)
     progress("bitmaps")

@@ -26,7 +26,7 @@ fuzz_parts() {
         "$S"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c $map \
         "$S"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext}.c \
         "$S"/core/hprof/hprof_layout{,_class,_count,_detect}.c $trace "$S/core/open/open.c" \
-        "$S"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,heap_retained}.c \
+        "$S"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,codes,heap_retained}.c \
         "$S/core/bitmap/bitmap_list.c" $pb "$B/hprof_dump.pb-c.c" -- -lz -lzstd -lprotobuf-c -lpthread ;;
     map) echo "$S/tests/fuzz/fuzz_map.c" $map $util -- ;;
     native)
