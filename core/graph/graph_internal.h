@@ -39,6 +39,9 @@ void hkg_reach_after_search(hk_graph *g);
 void hkg_build_kids(hk_graph *g, hkg_kid *mem);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
+/* Runs the path search (built) to its end: hk_graph_plan_paths_first's work. */
+void hkg_paths_whole(hk_dump *d, hk_graph *g);
+int hkg_paths_complete(const hk_graph *g); /* the search has run to its end */
 /* graph_path_local.c: the path to one strongly reachable object found by the same search run
  * over its ancestors only (through the referrers), when they are at most max: *chain gets the
  * objects from obj to the root (caller frees), the count is returned (0: not found within
