@@ -49,6 +49,9 @@ int hkg_paths_complete(const hk_graph *g); /* the search has run to its end */
 typedef struct hkg_root_keys hkg_root_keys;
 hkg_root_keys *hkg_root_keys_make(hk_dump *d, hk_graph *g);
 void hkg_root_keys_free(hkg_root_keys *rk);
+/* The root record (an index into d->roots) obj is seeded from: the first of its best rank; -1
+ * when no record names it. */
+int64_t hkg_root_keys_record(const hkg_root_keys *rk, uint32_t obj);
 uint32_t hkg_path_local(const hk_graph *g, const hkg_root_keys *rk, uint32_t obj, uint32_t max, uint32_t **chain,
                         uint32_t *visited);
 

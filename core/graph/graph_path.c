@@ -388,17 +388,13 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
             snprintf(path->steps[k].via, sizeof path->steps[k].via, "?");
     }
     free(chain);
-    /* the root record: the best-ranked one for the first object */
-    hk_id rid = hk_obj_id(d, path->steps[0].obj);
-    int best = 99;
-    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
-        if (hk_view(d)->roots[k].id != rid) continue;
-        int r = hk_graph_root_rank(hk_view(d)->roots[k].type);
-        if (r < best) {
-            best = r;
-            path->root = &hk_view(d)->roots[k];
-        }
-    }
+    /* the root record: the best-ranked one for the first object, the first of that rank (the
+     * search's seeding order, kept sorted by object: a report asks thousands of paths of a dump
+     * with a hundred thousand root records) */
+    hkg_path_search *s = g->psearch;
+    if (!s->rk) s->rk = hkg_root_keys_make(d, g);
+    int64_t k = hkg_root_keys_record(s->rk, path->steps[0].obj);
+    if (k >= 0) path->root = &hk_view(d)->roots[k];
     return 0;
 }
 
