@@ -2,10 +2,10 @@
 # The fuzz campaign off the suite: every libFuzzer target (tests/fuzz/targets.sh) for SECONDS
 # each (default 600), starting from its corpus kept in the repo (tests/fuzz/campaign/NAME/) and
 # the inputs that once crashed it; afterwards the corpus is minimised (libFuzzer -merge=1) and
-# kept when it stays within 5 MB, crashes are copied to tests/fuzz/corpus-NAME/ (the suite's
-# fuzz tests run them as seeds: commit them with the fix), and one line per target goes to
-# bench/RESULTS.md as each target ends: seconds, the CPU seconds it got (user + system), runs,
-# crashes, coverage (edges, features), corpus files and bytes.
+# kept (over 5 MB, its smallest inputs up to 5 MB), crashes are copied to tests/fuzz/corpus-NAME/
+# (the suite's fuzz tests run them as seeds: commit them with the fix), and one line per target
+# goes to bench/RESULTS.md as each target ends: seconds, the CPU seconds it got (user + system),
+# runs, crashes, coverage (edges, features), corpus files and bytes.
 #   bench/fuzz_campaign.sh [SECONDS] [TARGET...]   (from the project's root, the ASan build in build/)
 # One target at a time (libFuzzer uses one core), at the lowest priority: on a shared machine a
 # CPU-hour per target takes more than an hour of SECONDS, which the CPU column says.
@@ -59,11 +59,19 @@ for name in $targets; do
   crashes=$(find "$work/crashes-$name" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'leak-*' \
             -o -maxdepth 1 -name 'timeout-*' -o -maxdepth 1 -name 'oom-*' | wc -l)
   if [ "$crashes" -gt 0 ]; then mkdir -p "$regress"; cp "$work/crashes-$name"/* "$regress"/; fi
-  # minimise: the smallest set of inputs with the same coverage, kept if within 5 MB
+  # minimise: the smallest set of inputs with the same coverage, all of it kept if within 5 MB
   rm -rf "$work/min-$name"; mkdir -p "$work/min-$name"
   env $(fuzz_env "$name") "$bin" -merge=1 -close_fd_mask=1 "$work/min-$name" "$run" > "$work/merge-$name.log" 2>&1
   bytes=$(du -sb "$work/min-$name" | cut -f1); files=$(ls "$work/min-$name" | wc -l)
-  if [ "$bytes" -le $((5 << 20)) ]; then rm -rf "$kept"; cp -r "$work/min-$name" "$kept"; kept_note="$files files, $((bytes / 1024)) KiB"
-  else kept_note="$files files, $((bytes / 1024)) KiB: over 5 MB, not kept"; fi
+  if [ "$files" == 0 ]; then kept_note="the merge kept nothing (see $work/merge-$name.log): old corpus left"
+  elif [ "$bytes" -le $((5 << 20)) ]; then rm -rf "$kept"; cp -r "$work/min-$name" "$kept"; kept_note="$files files, $((bytes / 1024)) KiB"
+  else  # over the cap: the smallest inputs up to 5 MB (they reach the most features per byte)
+    n=0 total=0; rm -rf "$kept"; mkdir -p "$kept"
+    while read -r size f; do
+      [ $((total + size)) -le $((5 << 20)) ] || break
+      cp "$f" "$kept"/; n=$((n + 1)) total=$((total + size))
+    done < <(find "$work/min-$name" -maxdepth 1 -type f -printf '%s %p\n' | sort -n)
+    kept_note="$n of $files files, $((total / 1024)) of $((bytes / 1024)) KiB: the smallest up to 5 MB"
+  fi
   row "| $name | ${secs} s | $cpu | ${runs:-?} | $crashes | ${cov:-?} | $kept_note |"
 done

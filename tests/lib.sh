@@ -3,6 +3,19 @@ REALDATA="$SRC/../shared/realdata"
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
+# needs NAME WHAT... || exit 0: whether every tool and file the test needs is there.  The first
+# one missing gives one line: a SKIP for a command (WHAT without a slash) or a file from outside
+# the build (a peer's jar, a JDK's), a FAIL for a file the build should have made (under $BUILD).
+needs() {
+  local name=$1 w; shift
+  for w in "$@"; do
+    case $w in
+    "$BUILD"/*) [ -e "$w" ] || { fail "${name}_build" "missing $w"; return 1; } ;;
+    */*) [ -e "$w" ] || { skip "$name" "$w is absent (tools/deps.sh --test)"; return 1; } ;;
+    *) command -v "$w" >/dev/null || { skip "$name" "$w is not installed (tools/deps.sh --test)"; return 1; } ;;
+    esac
+  done
+}
 # eq NAME GOT WANT
 eq() { if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
 # ok NAME CMD... : passes when CMD exits 0

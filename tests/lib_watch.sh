@@ -6,10 +6,7 @@ APP=${APP:-com.example.app}
 # watch_device SDK: the daemon as an API-SDK device, connected; S is its serial.  Fails (after
 # a skip or fail line) when a tool is missing or it does not come online.
 watch_device() {
-  if [ ! -x "$ADBD" ] || [ ! -x "$HK" ]; then skip watch "hk-adbd/hprofkit not built"; return 1; fi
-  for c in adb jq xmllint python3; do
-    command -v $c >/dev/null || { skip watch "$c not installed"; return 1; }
-  done
+  needs watch adb jq xmllint python3 "$ADBD" "$HK" || return 1
   adb_env
   export HK_DUMP_POLL_MS=100
   CFG="$T/cfg"

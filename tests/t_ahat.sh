@@ -6,8 +6,7 @@
 # instance size to each (README, "Why a number differs from another tool's").
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
-command -v java >/dev/null || { skip ahat "java is not installed"; exit 0; }
-[ -f "$AHAT" ] || { skip ahat "$AHAT is absent"; exit 0; }
+needs ahat java "$AHAT" || exit 0
 
 # compare NAME: $T/NAME.hk (ours) against $T/NAME.objects.tsv (ahat).  Prints one line,
 #   compared N retained R shallow S reach C missing M classsize K byclass B

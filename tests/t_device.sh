@@ -6,10 +6,7 @@
 . "$SRC/tests/lib_device.sh"
 
 TOOL="$BUILD/core/device/adbtool"
-if [ ! -x "$ADBD" ] || [ ! -x "$TOOL" ]; then skip device "hk-adbd/adbtool not built"; exit 0; fi
-for c in adb javac java jcmd; do
-  command -v $c >/dev/null || { skip device "$c not installed"; exit 0; }
-done
+needs device adb javac java jcmd "$ADBD" "$TOOL" || exit 0
 
 adb_env
 export HK_DUMP_POLL_MS=500

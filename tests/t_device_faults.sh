@@ -8,8 +8,7 @@
 . "$SRC/tests/lib_device.sh"
 
 PSO="$BUILD/plugins/jdwp/jdwp.so"
-command -v adb >/dev/null || { skip device_faults "adb not installed"; exit 0; }
-for f in "$ADBD" "$PSO"; do [ -e "$f" ] || { fail device_faults_build "missing $f"; exit 0; }; done
+needs device_faults adb "$ADBD" "$PSO" || exit 0
 adb_env
 export HK_DUMP_POLL_MS=100 HK_ADB_TIMEOUT=1 HK_DUMP_TIMEOUT=2
 

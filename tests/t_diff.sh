@@ -155,6 +155,56 @@ eq side-done-objects "$(grep ^objects sides.out | cut -f2-)" "$(printf '0\ttrue'
 eq side-done-no-growers-after "$(grep ^growers-after sides.out | cut -f2)" false
 eq side-done-base-again "$(grep ^again sides.out | cut -f2)" 0
 
+# ---- the diff command's order: both sides' tallies and the growers' candidates taken before
+# any dominators, the pairs forgotten (a bit an object); held to a Diff that freed nothing ----
+cat > early.lua <<'LUA'
+local base, dump, fresh = hk.open(arg.base), hk.open(arg.dump), hk.open(arg.base)
+local df, df2 = dump:diff(base, { base_first = true }), dump:diff(fresh)
+df:side_done("base", true, "forget")
+df:side_done("dump", true, "forget growers")
+base:class_retained()
+df:side_done("base")
+local function flat(rows, keys)
+  local out = {}
+  for _, r in ipairs(rows) do
+    local v = {}
+    for _, k in ipairs(keys) do v[#v + 1] = tostring(r[k]) end
+    out[#out + 1] = table.concat(v, "|")
+  end
+  return table.concat(out, "\n")
+end
+local gk = { "path", "base_count", "dump_count", "base_retained", "dump_retained", "element_class" }
+local g, g2 = df:growers{ min_growth = 1, min_bytes = 1 }, df2:growers{ min_growth = 1, min_bytes = 1 }
+print("growers", #g > 0 and flat(g, gk) == flat(g2, gk))
+df:side_done("dump", true, "forget")
+local t, t2, same = df:totals(), df2:totals(), true
+for k, v in pairs(t2) do same = same and t[k] == v end
+print("totals", same)
+local pk = { "path", "class", "entries", "objects", "bytes" }
+print("rows", flat(df:by_path("added"), pk) == flat(df2:by_path("added"), pk)
+  and flat(df:by_path("removed"), pk) == flat(df2:by_path("removed"), pk))
+local differ, k = 0, 0
+for o in dump:objects() do
+  k = k + 1
+  if k % 7 == 0 and df:status(o) ~= df2:status(o) then differ = differ + 1 end
+end
+for o in base:objects() do
+  k = k + 1
+  local f = fresh:object(o.id)
+  if k % 7 == 0 and df:status(o) ~= df2:status(f) then differ = differ + 1 end
+end
+print("status", differ, k > 1000)
+local first
+for o in base:objects() do first = o; break end
+print("path-after", (pcall(df.path, df, first)))
+LUA
+"$HK" run early.lua --base g0.hprof --dump g500.hprof > early.out 2> early.err || fail early-run "$(head -c 300 early.err)"
+eq early-growers "$(grep ^growers early.out | cut -f2)" true
+eq early-totals "$(grep ^totals early.out | cut -f2)" true
+eq early-rows "$(grep ^rows early.out | cut -f2)" true
+eq early-status "$(grep ^status early.out | cut -f2-)" "$(printf '0\ttrue')"
+eq early-no-path-after "$(grep ^path-after early.out | cut -f2)" false
+
 # ---- by path: which entry an unmatched object several entries reach counts under ----
 # tests/graph/diff_entries_check.lua recomputes every by_path row of both sides from the object
 # API (entries, their order, what each claims) and also tallies the old rule (nearest entry,

@@ -7,12 +7,7 @@
 
 CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
-for c in adb javac java jcmd jq; do
-  command -v $c >/dev/null || { skip fetch "$c not installed"; exit 0; }
-done
-for f in "$ADBD" "$CMP" "$PSO" "$HK"; do
-  [ -e "$f" ] || { fail fetch_build "missing $f"; exit 0; }
-done
+needs fetch adb javac java jcmd jq "$ADBD" "$CMP" "$PSO" "$HK" || exit 0
 if ! "$HK" queries 2>/dev/null | grep -q '^ *fetch-bitmaps '; then
   fail fetch_query "hprofkit has no fetch-bitmaps query"; exit 0
 fi
@@ -259,6 +254,14 @@ LUA
   cp "$T/a35src.hprof" "$T/a35b.hprof"
   hk fetch-bitmaps "$T/a35b.hprof" -s "$SERIAL" --budget-bytes 1 --json >"$T/a2.json" 2>"$T/a2.err"
   eq fetch_api35_budget "$(json '[.fetched,.stopped_by_budget]|join(" ")' "$T/a2.json") $(ls "$T/a35b.hprof.bitmaps" 2>/dev/null | wc -l)" "0 true 0"
+  # a second dump whose every image is not a PNG (the magic overwritten): one line, exit 1,
+  # nothing written, the temporary dump gone
+  python3 -c 'import sys; b = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(b.replace(b"\x89PNG", b"\x89XXX"))' \
+    "$T/a35src.hprof" "$T/a35bad.hprof"
+  echo "$T/a35bad.hprof" >"$CFG/bitmap_dump"
+  cp "$T/a35src.hprof" "$T/a35c.hprof"
+  hk fetch-bitmaps "$T/a35c.hprof" -s "$SERIAL" >"$T/a3.out" 2>"$T/a3.err"
+  eq fetch_api35_all_bad "$? $(wc -l <"$T/a3.err") $(grep -c 'none of the 5 images' "$T/a3.err") $(ls "$T/a35c.hprof.bitmaps" 2>/dev/null | wc -l) $(ls -A "$T" | grep -c 'a35c.hprof.second')" "1 1 1 0 0"
   rm -f "$CFG/bitmap_dump"
 else
   fail fetch_api35_gen "$(head -c 200 "$T/gen.err")"

@@ -4,8 +4,7 @@
 # lists, pixels, PNGs, Cleaners, graph edges) are really in the file.
 source "$SRC/tests/lib.sh"
 WALK="$BUILD/fixtures/hprof_walk"
-if [ ! -x "$GEN" ] || [ ! -x "$WALK" ]; then fail fixtures_built "genhprof or hprof_walk missing under $BUILD/fixtures"; exit 0; fi
-if ! command -v jq >/dev/null; then skip fixtures "jq not installed"; exit 0; fi
+needs fixtures "$GEN" "$WALK" jq || exit 0
 PY=$(command -v python3 || true)
 
 # walk-value KEY FILE.walk

@@ -2,12 +2,9 @@
 # and the whole heap graph (fuzz_hprof.c), seeded with generated and malformed dumps, Perfetto
 # traces (the trace reader turns those into HPROF first) and inputs that once crashed it.
 . "$SRC/tests/lib.sh"
-if ! command -v clang >/dev/null; then skip fuzz-hprof "clang is not installed"; exit 0; fi
+needs fuzz-hprof clang || exit 0
 . "$SRC/tests/fuzz/targets.sh"
-if ! fuzz_build hprof ./fuzz_hprof 2>build.err; then
-  fail fuzz-build "$(head -c 600 build.err)"; exit 0
-fi
-pass fuzz-build
+fuzz_test_build fuzz hprof ./fuzz_hprof || exit 0
 mkdir -p corpus
 cp "$SRC"/tests/fuzz/corpus/* corpus/ 2>/dev/null   # inputs that once crashed it: regressions
 if [ -x "$GEN" ]; then

@@ -6,9 +6,9 @@
 # counts, dump:index_stats()), that -j 1 and -j 3 give the same histogram on every grown input,
 # and then fuzzes from the grown inputs.
 . "$SRC/tests/lib.sh"
-if ! command -v clang >/dev/null; then skip fuzz-cuts "clang is not installed"; exit 0; fi
+needs fuzz-cuts clang || exit 0
 . "$SRC/tests/fuzz/targets.sh"
-fuzz_build hprof-structured ./fuzz_hs 2>build.err || { fail fuzz-cuts-build "$(head -c 600 build.err)"; exit 0; }
+fuzz_test_build fuzz-cuts hprof-structured ./fuzz_hs || exit 0
 mkdir -p seeds grown
 "$GEN" --scenario demo -o seeds/demo.hprof >/dev/null
 "$GEN" --scenario demo --id-size 8 -o seeds/demo8.hprof >/dev/null

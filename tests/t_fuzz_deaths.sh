@@ -2,12 +2,9 @@
 # event-log payloads, exit-info), seeded with the real device text in
 # ../shared/reference/logcat/ and the formats FORMATS.md describes, cut and joined.
 . "$SRC/tests/lib.sh"
-if ! command -v clang >/dev/null; then skip fuzz-deaths "clang is not installed"; exit 0; fi
+needs fuzz-deaths clang || exit 0
 . "$SRC/tests/fuzz/targets.sh"
-if ! fuzz_build deaths ./fuzz_deaths 2>build.err; then
-  fail fuzz-deaths-build "$(head -c 600 build.err)"; exit 0
-fi
-pass fuzz-deaths-build
+fuzz_test_build fuzz-deaths deaths ./fuzz_deaths || exit 0
 mkdir -p corpus
 cp "$SRC"/tests/fuzz/corpus-deaths/* corpus/ 2>/dev/null   # inputs that once crashed it
 REF="$SRC/../shared/reference/logcat"

@@ -4,12 +4,9 @@
 # test traces and inputs that once crashed it (tests/fuzz/corpus-native/).  HK_FUZZ_NATIVE_SECONDS
 # sets the time (15 s here; bench/ runs it longer).
 . "$SRC/tests/lib.sh"
-if ! command -v clang >/dev/null; then skip fuzz-native "clang is not installed"; exit 0; fi
+needs fuzz-native clang || exit 0
 . "$SRC/tests/fuzz/targets.sh"
-if ! fuzz_build native ./fuzz_native 2>build.err; then
-  fail fuzz-native-build "$(head -c 600 build.err)"; exit 0
-fi
-pass fuzz-native-build
+fuzz_test_build fuzz-native native ./fuzz_native || exit 0
 mkdir -p corpus
 cp "$SRC"/tests/fuzz/corpus-native/* corpus/ 2>/dev/null
 PF="$SRC/../shared/reference/perfetto"

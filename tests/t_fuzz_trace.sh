@@ -4,12 +4,11 @@
 # crashed them (tests/fuzz/corpus-NAME/) and the corpus bench/fuzz_campaign.sh keeps
 # (tests/fuzz/campaign/NAME/).  HK_FUZZ_TRACE_SECONDS sets the time (5 s each here).
 . "$SRC/tests/lib.sh"
-if ! command -v clang >/dev/null; then skip fuzz-trace "clang is not installed"; exit 0; fi
+needs fuzz-trace clang || exit 0
 . "$SRC/tests/fuzz/targets.sh"
 secs=${HK_FUZZ_TRACE_SECONDS:-5}
 for name in trace meminfo; do
-  if ! fuzz_build $name ./fuzz_$name 2>build-$name.err; then fail "fuzz-$name-build" "$(head -c 600 build-$name.err)"; continue; fi
-  pass "fuzz-$name-build"
+  fuzz_test_build "fuzz-$name" $name ./fuzz_$name || continue
   fuzz_seed $name corpus-$name
   cp "$SRC"/tests/fuzz/corpus-$name/* "$SRC"/tests/fuzz/campaign/$name/* corpus-$name/ 2>/dev/null   # + the campaign's
   ./fuzz_$name -max_total_time=$secs -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 corpus-$name >fuzz-$name.log 2>&1

@@ -9,10 +9,7 @@
 
 CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
-for c in javac java jq; do
-  command -v $c >/dev/null || { skip jdwp_after_kill "$c not installed"; exit 0; }
-done
-for f in "$ADBD" "$CMP" "$PSO"; do [ -e "$f" ] || { fail jdwp_after_kill_build "missing $f"; exit 0; }; done
+needs jdwp_after_kill javac java jq "$ADBD" "$CMP" "$PSO" || exit 0
 CLS="$T/classes"
 if ! compile_java "$CLS" "$SRC/tests/java/JdwpApp.java" "$SRC/tests/java/android/graphics/Bitmap.java"; then
   fail jdwp_after_kill_javac "$(head -c 300 "$T/javac.err")"; exit 0

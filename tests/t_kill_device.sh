@@ -8,10 +8,7 @@
 
 CMP="$BUILD/tests/bitmap/bm_pngcmp"
 PSO="$BUILD/plugins/jdwp/jdwp.so"
-for c in adb javac java; do
-  command -v $c >/dev/null || { skip kill_device "$c not installed"; exit 0; }
-done
-for f in "$ADBD" "$CMP" "$PSO"; do [ -e "$f" ] || { fail kill_device_build "missing $f"; exit 0; }; done
+needs kill_device adb javac java "$ADBD" "$CMP" "$PSO" || exit 0
 kills=${HK_KILLS:-9}
 RANDOM=3636   # the same moments every run
 adb_env

@@ -16,8 +16,7 @@
 #   and the objects it dominates); `object` on the biggest objects; `diff`'s per-class counts, shallow and retained bytes of both dumps.
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
-command -v javac >/dev/null || { skip oracle-heap "javac is not installed"; exit 0; }
-command -v python3 >/dev/null || { skip oracle-heap "python3 is not installed"; exit 0; }
+needs oracle-heap javac python3 || exit 0
 CHECK="$SRC/tests/oracle_check.py"
 # sizes as the dump records them, ahat's convention (a HotSpot dump's JVM layout is held to the
 # JVM's own histogram by t_jvm_layout.sh)

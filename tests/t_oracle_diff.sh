@@ -7,9 +7,7 @@
 # `diff --json`'s added_by_class and removed_by_class to the objects and ahat's sizes.
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
-command -v javac >/dev/null || { skip oracle-diff "javac is not installed"; exit 0; }
-command -v python3 >/dev/null || { skip oracle-diff "python3 is not installed"; exit 0; }
-[ -f "$AHAT" ] || { skip oracle-diff "$AHAT is absent"; exit 0; }
+needs oracle-diff javac python3 "$AHAT" || exit 0
 if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatOracle.java" 2>"$T/javac.err"; then
   fail oracle-diff-javac "$(head -c 300 "$T/javac.err")"; exit 0
 fi

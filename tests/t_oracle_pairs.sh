@@ -8,9 +8,7 @@
 . "$SRC/tests/lib.sh"
 AHAT="$SRC/../shared/peer/ahat/ahat.jar"
 SHARK="$SRC/../shared/peer/shark"
-command -v javac >/dev/null || { skip oracle-pairs "javac is not installed"; exit 0; }
-command -v python3 >/dev/null || { skip oracle-pairs "python3 is not installed"; exit 0; }
-[ -f "$AHAT" ] || { skip oracle-pairs "$AHAT is absent"; exit 0; }
+needs oracle-pairs javac python3 "$AHAT" || exit 0
 CHECK="$SRC/tests/oracle_pairs.py"
 if ! javac -nowarn -cp "$AHAT" -d "$T/hr" "$SRC/tests/java/AhatOracle.java" 2>"$T/javac.err"; then
   fail oracle-pairs-javac "$(head -c 300 "$T/javac.err")"; exit 0

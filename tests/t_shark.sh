@@ -7,11 +7,7 @@
 . "$SRC/tests/lib.sh"
 SHARK="$SRC/../shared/peer/shark"
 CP="$SHARK/shark27-all.jar:$SHARK/harness27.jar:/usr/share/java/kotlin-stdlib.jar:/usr/share/java/okio.jar"
-command -v java >/dev/null || { skip shark "java is not installed"; exit 0; }
-[ -f "$SHARK/harness27.jar" ] || { skip shark "$SHARK/harness27.jar is absent"; exit 0; }
-for j in kotlin-stdlib okio; do
-  [ -f "/usr/share/java/$j.jar" ] || { skip shark "/usr/share/java/$j.jar is absent (tools/deps.sh --test)"; exit 0; }
-done
+needs shark java "$SHARK/harness27.jar" /usr/share/java/kotlin-stdlib.jar /usr/share/java/okio.jar || exit 0
 
 # side NAME DUMP: Shark's and hprofkit's analyses of DUMP compared, one line per check
 side() {

@@ -8,11 +8,7 @@
 . "$SRC/tests/lib.sh"
 SHARK="$SRC/../shared/peer/shark"
 CP="$SHARK/shark27-all.jar:$SHARK/harness27.jar:/usr/share/java/kotlin-stdlib.jar:/usr/share/java/okio.jar"
-command -v java >/dev/null || { skip shark-scenarios "java is not installed"; exit 0; }
-[ -f "$SHARK/harness27.jar" ] || { skip shark-scenarios "$SHARK/harness27.jar is absent"; exit 0; }
-for j in kotlin-stdlib okio; do
-  [ -f "/usr/share/java/$j.jar" ] || { skip shark-scenarios "/usr/share/java/$j.jar is absent (tools/deps.sh --test)"; exit 0; }
-done
+needs shark-scenarios java "$SHARK/harness27.jar" /usr/share/java/kotlin-stdlib.jar /usr/share/java/okio.jar || exit 0
 
 for args in "leaks --objects 20000" "leaks-api31 --objects 20000" "fleet --index 0" "fleet --index 3"; do
   s=$(echo "$args" | sed 's/ --objects.*//; s/ --index /-/')

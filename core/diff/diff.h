@@ -38,11 +38,25 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side);
  * (hk_diff_by_class, hk_diff_get_totals) and its by-path rows are taken, and the per-object
  * record shrinks to the counterpart and holder (hk_diff_counterpart, hk_diff_path,
  * hk_diff_changes, hk_diff_by_path still answer; hk_diff_growers after side DUMP is done does
- * not).  Unless keep_graph, the caller is also done with the dump's dominators: the retained
- * sizes the growers read are kept (4 bytes an object) and the dump's dominators, referrers and
- * paths freed, so that the other side's are computed without them beside; the dump computes
- * them again if asked. */
-void hk_diff_side_done(hk_diff *df, int side, int keep_graph);
+ * not, unless HK_DIFF_GROWERS took its candidates then: every matched pair that gained
+ * elements, their retained sizes read from each side's dominators when there are, BASE's before
+ * hk_diff_side_done frees them).  Called before the dump's dominators, the tallies are taken
+ * without them (the matched bytes wait for them: the heap's total less the unmatched).
+ * HK_DIFF_FORGET: the caller is done with the pairs and paths too, but for which objects are
+ * paired (one bit an object; the holders stay for the growers' paths when HK_DIFF_GROWERS):
+ * hk_diff_paired answers, hk_diff_counterpart too by a pass over the other side's records
+ * while it has its pairs, hk_diff_path of that side's objects does not (hk_diff_forgotten).
+ * Unless HK_DIFF_KEEP_GRAPH, the caller is also done with the dump's dominators: the retained
+ * sizes the growers read are kept (4 bytes an object) and the dump's dominators, referrers,
+ * paths and instance lists freed, so that the other side's are computed without them beside;
+ * the dump computes them again if asked.  It may be called again with more of these flags as
+ * the caller is done with more. */
+enum { HK_DIFF_KEEP_GRAPH = 1, HK_DIFF_FORGET = 2, HK_DIFF_GROWERS = 4 };
+void hk_diff_side_done(hk_diff *df, int side, int flags);
+/* 1 when the paths of the side's objects were forgotten (HK_DIFF_FORGET). */
+int hk_diff_forgotten(const hk_diff *df, int side);
+/* 1 when obj of side has a counterpart (its status). */
+int hk_diff_paired(const hk_diff *df, int side, uint32_t obj);
 
 /* The object paired with obj of side, HK_NONE when it was added/removed. */
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj);

@@ -45,7 +45,7 @@ static int same_value(hk_diff *df, const hk_value *a, const hk_value *b)
     if (!a->ref || !b->ref) return !a->ref && !b->ref;
     uint32_t oa = hk_obj_find(df->s[0].d, a->ref), ob = hk_obj_find(df->s[1].d, b->ref);
     if (oa == HK_NONE || ob == HK_NONE) return oa == ob;
-    if (hkd_match(&df->s[0], oa) == ob) return 1;
+    if (hk_diff_counterpart(df, HK_DIFF_BASE, oa) == ob) return 1;
     hk_buf ta, tb;
     hk_buf_init(&ta);
     hk_buf_init(&tb);

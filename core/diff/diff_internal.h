@@ -25,8 +25,8 @@ typedef struct hkd_obj {
     uint32_t info; /* enum hk_kind << 29 | class index (see hkd_cls) */
     /* While matching and until hkd_tally, refbits: the graph's note bits (hkg_array_note):
      * for instances, bit k set when strong reference slot k is non-null; for short object
-     * arrays the same for element k, with their length; for long ones their length.
-     * Once matched: for an unmatched object reached from the matched heap the number of its
+     * arrays the same for element k, with their length; for long ones their length; for
+     * primitive arrays their size (0 when it does not fit).  Once matched: for an unmatched object reached from the matched heap the number of its
      * entry (hkd_find_entries; its size until then); for a matched object, in the high half
      * its path id in the by-path trie, 0 before it has one, and in the low half its refbits
      * when they fit there, else 0 (hkd_tally; diff_groups.c). */
@@ -60,12 +60,18 @@ typedef struct hkd_side {
      * HKD_BIG where the size is in ret_big (keyed by object index + 1) */
     uint32_t *ret32;
     hk_idtab ret_big;
-    /* after hk_diff_side_done: o is NULL and mv holds each object's match and via (o[]'s first
-     * two words); groups: the rows of hk_diff_by_path once taken */
-    uint32_t (*mv)[2];
+    /* after hk_diff_side_done: o is NULL and cw holds cstride words an object of what o[]
+     * held: its match (unless paired stands for it), its via (at via_at, unless HK_NONE) and
+     * its kind and class (at info_at, unless HK_NONE); cw is NULL when none is kept.  paired:
+     * one bit an object, set when it has a counterpart, once the match is not kept. */
+    uint32_t *cw, cstride, via_at, info_at;
+    uint64_t *paired;
     hk_diff_group *groups;
     uint32_t ngroups;
     int lists_later; /* its instance lists are to be filled from o[] (HK_DIFF_BASE_FIRST) */
+    /* the tally ran before the dominators: same_bytes waits for the heap's total */
+    int same_later, same_pending;
+    int dropped; /* its dominators were freed by hk_diff_side_done */
 } hkd_side;
 
 struct hk_diff {
@@ -76,32 +82,54 @@ struct hk_diff {
     size_t order_cap;
     uint32_t nmatched;
     uint64_t anchors_classes, anchors_roots;
+    /* hkd_grow_candidates: the pairs that gained elements, taken before the dominators, and
+     * which sides' retained sizes are in them (bit side) */
+    hk_diff_grower *grow;
+    uint32_t (*grow_more)[2]; /* what names each one's element class (diff_grow.c) */
+    uint32_t ngrow;
+    int grow_taken, grow_sized;
 };
 
 #define HKD_PRIM(t) HKG_PRIM(t)
 
+/* An object's kind and class word (hkg_note_info), also once o[] is compacted with them. */
+static inline uint32_t hkd_info(const hkd_side *s, uint32_t obj)
+{
+    return s->o ? s->o[obj].info : s->cw[(size_t)obj * s->cstride + s->info_at];
+}
 static inline int hkd_kind(const hkd_side *s, uint32_t obj)
 {
-    return (int)(s->o[obj].info >> 29);
+    return (int)(hkd_info(s, obj) >> 29);
 }
 /* The class index; primitive arrays without a class: HKD_PRIM(type); class objects: HK_NONE. */
 static inline uint32_t hkd_cls(const hkd_side *s, uint32_t obj)
 {
-    uint32_t c = s->o[obj].info & 0x1fffffff;
+    uint32_t c = hkd_info(s, obj) & 0x1fffffff;
     return c >= 0x1fffffe0 ? c | 0xe0000000 : c;
 }
 static inline void hkd_set_info(hkd_side *s, uint32_t obj, int kind, uint32_t cls)
 {
     s->o[obj].info = hkg_note_info(kind, cls);
 }
+/* 1 when the side's records say each object's kind and class (o[], or kept in cw). */
+static inline int hkd_has_kinds(const hkd_side *s)
+{
+    return s->o || (s->cw && s->info_at != HK_NONE);
+}
+/* A paired object of a side whose matches are not kept (only which objects are paired):
+ * hk_diff_counterpart finds its counterpart in the other side's records. */
+#define HKD_PAIRED (UINT32_MAX - 2)
 /* An object's match and via, also once o[] is compacted (hk_diff_side_done). */
 static inline uint32_t hkd_match(const hkd_side *s, uint32_t obj)
 {
-    return s->o ? s->o[obj].match : s->mv[obj][0];
+    if (s->o) return s->o[obj].match;
+    if (s->paired) return s->paired[obj >> 6] >> (obj & 63) & 1 ? HKD_PAIRED : HK_NONE;
+    return s->cw[(size_t)obj * s->cstride];
 }
 static inline uint32_t hkd_via(const hkd_side *s, uint32_t obj)
 {
-    return s->o ? s->o[obj].via : s->mv[obj][1];
+    if (s->o) return s->o[obj].via;
+    return s->cw && s->via_at != HK_NONE ? s->cw[(size_t)obj * s->cstride + s->via_at] : HKD_UNSEEN;
 }
 /* 1 when obj is the first unmatched object on its path (its via is its holder). */
 static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
@@ -110,6 +138,13 @@ static inline int hkd_is_entry(const hkd_side *s, uint32_t obj)
     return v == HKD_ANCHOR || (v < hk_view(s->d)->nobjects && hkd_match(s, v) != HK_NONE);
 }
 
+/* The growers' candidates (hk_diff_growers without its thresholds) while DUMP's kinds are in
+ * o[], so that its records shrink before the dominators; their sizes are read from each side's
+ * dominators by hkd_grow_sizes (before BASE's are freed), the thresholds applied when asked. */
+void hkd_grow_candidates(hk_diff *df);
+void hkd_grow_sizes(hk_diff *df, int side);
+/* The matched bytes of a side whose tally ran before its dominators (same_pending). */
+void hkd_same_bytes(hk_diff *df, int side);
 /* Fills the instance lists of a side whose filling was put off (lists_later), from o[]. */
 void hkd_lists_now(hk_diff *df, int side);
 /* An object's retained size: the graph's, or what hk_diff_side_done kept of it. */

@@ -629,8 +629,8 @@ static uint32_t null_elements(const hk_dump *d, const uint8_t *r)
 }
 
 /* An object's kind and class from its record (instances: with their null slots in *bits). */
-static inline int read_record(hk_dump *d, const uint8_t *r, hkg_class_cache *cc, const slot_set *sets, uint32_t *c,
-                              uint32_t *bits)
+static inline int read_record(hk_dump *d, uint32_t i, const uint8_t *r, hkg_class_cache *cc, const slot_set *sets,
+                              uint32_t *c, uint32_t *bits)
 {
     const uint32_t idsz = hk_view(d)->id_size;
     switch (*r) {
@@ -646,6 +646,8 @@ static inline int read_record(hk_dump *d, const uint8_t *r, hkg_class_cache *cc,
     default:
         /* primitive arrays without a class in the dump: their element type stands for it */
         *c = hkg_prim_class(d, r);
+        uint64_t size = hk_obj_record_size(d, i);
+        *bits = size < UINT32_MAX ? (uint32_t)size : 0;
         return HK_KIND_PRIM_ARRAY;
     }
 }
@@ -676,7 +678,7 @@ static void read_classes(hk_dump *d, hkd_side *sd)
             __builtin_prefetch(ahead + 64);
         }
         uint32_t c = HK_NONE, bits = 0;
-        int kind = read_record(d, hk_obj_record(d, i), cc, sets, &c, &bits);
+        int kind = read_record(d, i, hk_obj_record(d, i), cc, sets, &c, &bits);
         sd->o[i] = (hkd_obj){.match = HK_NONE, .via = HKD_UNSEEN, .refbits = bits};
         hkd_set_info(sd, i, kind, c);
         if (c < nc) lists_add(&cl, c, i);
@@ -786,7 +788,8 @@ static void match_breadth_first(matcher *m)
 
 void hkd_lists_now(hk_diff *df, int side)
 {
-    if (!df->s[side].lists_later || !df->s[side].o) return;
+    const hkd_side *sd = &df->s[side];
+    if (!sd->lists_later || !hkd_has_kinds(sd)) return;
     df->s[side].lists_later = 0;
     lists_from_notes(df->s[side].d, &df->s[side]);
 }
@@ -857,12 +860,15 @@ void hk_diff_free(hk_diff *df)
         hk_idmap_free(&df->s[s].root_type);
         hkd_trie_free(df->s[s].trie);
         free(df->s[s].ret32);
-        free(df->s[s].mv);
+        free(df->s[s].cw);
+        free(df->s[s].paired);
         hk_diff_groups_free(df->s[s].groups, df->s[s].ngroups);
         hk_idtab_free(&df->s[s].ret_big);
     }
     free(df->cmap);
     free(df->order);
+    free(df->grow);
+    free(df->grow_more);
     free(df);
 }
 
@@ -873,5 +879,22 @@ hk_dump *hk_diff_dump(const hk_diff *df, int side)
 
 uint32_t hk_diff_counterpart(const hk_diff *df, int side, uint32_t obj)
 {
-    return obj < hk_view(df->s[side].d)->nobjects ? hkd_match(&df->s[side], obj) : HK_NONE;
+    uint32_t m = obj < hk_view(df->s[side].d)->nobjects ? hkd_match(&df->s[side], obj) : HK_NONE;
+    if (m != HKD_PAIRED) return m;
+    /* a forgotten side: the other side's records say it, one pass (a user's one object) */
+    const hkd_side *o = &df->s[!side];
+    if (!o->o && (!o->cw || o->paired)) return HK_NONE;
+    for (uint32_t v = 0, n = hk_view(o->d)->nobjects; v < n; v++)
+        if (hkd_match(o, v) == obj) return v;
+    return HK_NONE;
+}
+
+int hk_diff_paired(const hk_diff *df, int side, uint32_t obj)
+{
+    return obj < hk_view(df->s[side].d)->nobjects && hkd_match(&df->s[side], obj) != HK_NONE;
+}
+
+int hk_diff_forgotten(const hk_diff *df, int side)
+{
+    return !df->s[side].o && (!df->s[side].cw || df->s[side].via_at == HK_NONE);
 }

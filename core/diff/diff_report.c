@@ -44,12 +44,14 @@ static uint32_t tally_slot(const hkd_side *sd, uint32_t i)
 }
 
 /* An unmatched object's size in the tallies' pass, while its hkd_obj.refbits still hold the
- * graph's note: an object array's length is there, and its record (far from its neighbours'
- * in the file) is not read. */
+ * graph's note: an object array's length is there, a primitive array's size, and its record
+ * (far from its neighbours' in the file) is not read. */
 static inline uint64_t tally_size(const hkd_side *sd, uint32_t i, const uint32_t *ret)
 {
     const hk_dump *d = sd->d;
-    if (hk_view(d)->obj_sizes || hkd_kind(sd, i) != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
+    int kind = hkd_kind(sd, i);
+    if (!hk_view(d)->obj_sizes && kind == HK_KIND_PRIM_ARRAY && sd->o[i].refbits) return sd->o[i].refbits;
+    if (hk_view(d)->obj_sizes || kind != HK_KIND_OBJ_ARRAY) return size_of(sd, i, ret);
     uint32_t len = hkg_array_note_len(sd->o[i].refbits), c = hkd_cls(sd, i);
     if (len == HK_NONE) return size_of(sd, i, ret);
     if (sd->jvm) return hk_layout_array(sd->jvm, sd->jvm->ref, len);
@@ -76,47 +78,37 @@ static void count_matched(hkd_side *sd, uint32_t i, const uint32_t *ret, int tot
 }
 
 /* One pass in object order: the tallies, and the first unmatched objects on their paths
- * (those a matched object holds) queued in q.  They are found from the side with fewer
- * objects: the referrers of the unmatched ones (most of the heap matched), or the references
- * of the matched ones.  Returns how many are queued. */
-static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint32_t *ret, int total_known)
+ * (those a matched object holds) queued in q: each unmatched object a matched one holds,
+ * with the first matched holder in object order as its via (what the first matched referrer
+ * is, referrers being listed in object order).  Which objects are matched is read from a
+ * bitmap of one bit an object: the references of the matched objects are read in order, and
+ * the records of the few they hold unmatched only.  Returns how many are queued. */
+static uint32_t count_pass(hk_diff *df, int side, uint32_t *q, const uint32_t *ret, int skip_same)
 {
     hkd_side *sd = &df->s[side];
     hk_dump *d = sd->d;
     hkd_obj *ob = sd->o;
+    const uint32_t nobj = hk_view(d)->nobjects;
+    uint64_t *un = hk_xcalloc((size_t)nobj / 64 + 1, sizeof *un); /* set: unmatched */
+    for (uint32_t x = 0; x < nobj; x++)
+        if (ob[x].match == HK_NONE) un[x >> 6] |= (uint64_t)1 << (x & 63);
     uint32_t qn = 0, n;
-    char err[256];
-    if (hkd_entries_by_referrers(df, side) && hk_graph_ensure(d, HK_GRAPH_REFERRERS, err, sizeof err) == 0) {
-        const hk_graph *g = hkg_of(d);
-        for (uint32_t w = 0, nobj = hk_view(d)->nobjects; w < nobj; w++) {
-            if (ob[w].match != HK_NONE) {
-                count_matched(sd, w, ret, total_known);
-                continue;
-            }
-            count_unmatched(sd, w, ret);
-            const uint32_t *in = hkg_in(g, w, &n);
-            for (uint32_t k = 0; k < n; k++)
-                if (ob[in[k]].match != HK_NONE) {
-                    ob[w].via = in[k];
-                    q[qn++] = w;
-                    break;
-                }
-        }
-        return qn;
-    }
-    for (uint32_t x = 0, nobj = hk_view(d)->nobjects; x < nobj; x++) {
-        if (ob[x].match == HK_NONE) {
+    for (uint32_t x = 0; x < nobj; x++) {
+        if (un[x >> 6] >> (x & 63) & 1) {
             count_unmatched(sd, x, ret);
             continue;
         }
-        count_matched(sd, x, ret, total_known);
+        count_matched(sd, x, ret, skip_same);
         const uint32_t *out = hk_graph_out(d, x, &n);
-        for (uint32_t k = 0; k < n; k++)
-            if (ob[out[k]].match == HK_NONE && ob[out[k]].via == HKD_UNSEEN) {
-                ob[out[k]].via = x;
-                q[qn++] = out[k];
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t y = out[k];
+            if (un[y >> 6] >> (y & 63) & 1 && ob[y].via == HKD_UNSEEN) {
+                ob[y].via = x;
+                q[qn++] = y;
             }
+        }
     }
+    free(un);
     return qn;
 }
 
@@ -148,9 +140,10 @@ void hkd_tally(hk_diff *df, int side)
     const hk_graph *g = hkg_of(d);
     int total_known = g && (g->done & HK_GRAPH_DOM);
     const uint32_t *ret = total_known ? g->retained : NULL;
-    /* a queue for this tally only: after it, the other side's dominators need the room */
-    uint32_t *q = hk_xmalloc(((size_t)hk_view(d)->nobjects + 1) * sizeof *q), n;
-    uint32_t nent = count_pass(df, side, q, ret, total_known);
+    /* a queue for this tally only, with room for every unmatched object (entries and those
+     * below them are all unmatched, each queued once) */
+    uint32_t *q = hk_xmalloc(((size_t)hk_view(d)->nobjects - df->nmatched + 1) * sizeof *q), n;
+    uint32_t nent = count_pass(df, side, q, ret, total_known || sd->same_later);
     order_entries(d, q, nent);
     const uint32_t *roots = hk_graph_root_objects(d, &n);
     for (uint32_t k = 0; k < n; k++)
@@ -166,6 +159,7 @@ void hkd_tally(hk_diff *df, int side)
     hkd_spread_entries(df, side, q, nent, ret);
     free(q);
     if (total_known) sd->same_bytes = hk_graph_total_bytes(d) - sd->unmatched_bytes;
+    else sd->same_pending = sd->same_later;
 }
 
 void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
@@ -173,6 +167,7 @@ void hk_diff_get_totals(hk_diff *df, hk_diff_totals *t)
     memset(t, 0, sizeof *t);
     for (int s = 0; s < 2; s++) {
         hkd_tally(df, s);
+        hkd_same_bytes(df, s);
         t->objects[s] = df->s[s].unmatched;
         t->bytes[s] = df->s[s].unmatched_bytes;
         t->same_bytes[s] = df->s[s].same_bytes;

@@ -34,6 +34,7 @@
 #define HK_GRAPH_H
 
 #include "hprof/hprof.h"
+#include "util/hk_idmap.h"
 
 /* Reachability strength, weakest first so that "stronger" compares greater. */
 enum hk_reach {
@@ -155,6 +156,9 @@ void hk_graph_drop_kids(hk_dump *d);
  * hold, for a caller done with them (the heap diff, between its two sides); asked for again,
  * they are computed again. */
 void hk_graph_drop(hk_dump *d, int mask);
+/* Hands over the retained sizes (4 bytes an object, HKG_RET_BIG where the size is in *big,
+ * keyed by object index + 1) and frees the rest of the dominators; NULL when there are none. */
+uint32_t *hk_graph_take_retained(hk_dump *d, hk_idtab *big);
 
 /* ---- paths (HK_GRAPH_PATHS) ---- */
 typedef struct hk_graph_step {

@@ -51,3 +51,15 @@ void hk_graph_drop_kids(hk_dump *d)
     g->nroot_kids = 0;
     hk_mem_trim();
 }
+
+uint32_t *hk_graph_take_retained(hk_dump *d, hk_idtab *big)
+{
+    hk_graph *g = hkg_of(d);
+    if (!g || !(g->done & HK_GRAPH_DOM)) return NULL;
+    uint32_t *r = g->retained;
+    *big = g->retained_big;
+    hk_idtab_init(&g->retained_big);
+    g->retained = NULL;
+    hk_graph_drop(d, HK_GRAPH_DOM);
+    return r;
+}

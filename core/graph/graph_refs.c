@@ -295,6 +295,8 @@ static inline __attribute__((always_inline)) void scan_range(refs_job *j, int pa
             if (noting) info = hkg_note_info(HK_KIND_CLASS, HK_NONE);
         } else if (noting) {
             info = hkg_note_info(HK_KIND_PRIM_ARRAY, hkg_prim_class(d, r));
+            uint64_t size = hk_obj_record_size(d, i); /* its record is in hand */
+            bits = size < UINT32_MAX ? (uint32_t)size : 0;
         }
         if (noting) {
             uint32_t *w = words + (size_t)HKG_NOTE_WORDS * i;

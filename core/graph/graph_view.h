@@ -56,6 +56,7 @@ static inline uint32_t hkg_note_info(int kind, uint32_t cls)
  * non-null, for a class of 1 to 32 such slots (else 0).  Of an object array: for one of up
  * to HKG_SMALL_MAX elements, HKG_SMALL_ARRAY | its length << HKG_SMALL_MAX | bit k set when
  * element k is non-null; for a longer one its length, 0 when it does not fit in 31 bits.
+ * Of a primitive array: its record's size (hk_obj_record_size), 0 when it does not fit.
  * Other objects: 0. */
 #define HKG_SMALL_ARRAY 0x80000000u
 #define HKG_SMALL_MAX   26

@@ -80,9 +80,7 @@ static int diff_status(lua_State *L)
     hk_diff *df = check_diff(L);
     uint32_t obj;
     int side = side_of(L, df, 2, &obj);
-    lua_pushstring(L, hk_diff_counterpart(df, side, obj) != HK_NONE ? "same"
-                      : side == HK_DIFF_DUMP                        ? "added"
-                                                                    : "removed");
+    lua_pushstring(L, hk_diff_paired(df, side, obj) ? "same" : side == HK_DIFF_DUMP ? "added" : "removed");
     return 1;
 }
 
@@ -91,6 +89,7 @@ static int diff_path(lua_State *L)
     hk_diff *df = check_diff(L);
     uint32_t obj;
     int side = side_of(L, df, 2, &obj);
+    if (hk_diff_forgotten(df, side)) return luaL_error(L, "diff: path asked for after side_done(..., \"forget\")");
     hk_buf b;
     hk_buf_init(&b);
     hk_diff_path(df, side, obj, &b);
@@ -161,11 +160,15 @@ static int diff_by_path(lua_State *L)
     return 1;
 }
 
-/* df:side_done(side[, keep_graph]): the caller is done with that side (hk_diff_side_done). */
+/* df:side_done(side[, keep_graph[, "forget"|"growers"|"forget growers"]]): the caller is done
+ * with that side (hk_diff_side_done: HK_DIFF_FORGET, HK_DIFF_GROWERS). */
 static int diff_side_done(lua_State *L)
 {
+    static const char *const modes[] = {"", "forget", "growers", "forget growers", NULL};
+    static const int flags[] = {0, HK_DIFF_FORGET, HK_DIFF_GROWERS, HK_DIFF_FORGET | HK_DIFF_GROWERS};
     hk_diff *df = check_diff(L);
-    hk_diff_side_done(df, side_arg(L, 2), lua_toboolean(L, 3));
+    int side = side_arg(L, 2), mode = luaL_checkoption(L, 4, "", modes);
+    hk_diff_side_done(df, side, (lua_toboolean(L, 3) ? HK_DIFF_KEEP_GRAPH : 0) | flags[mode]);
     return 0;
 }
 

@@ -65,6 +65,11 @@ local function fetch_dumpdata(dev, process, out_dir, dump_path, budget_bytes)
   end)
   os.remove(tmp)
   if not ok then error(e, 0) end
+  -- as the live fetch does: nothing fetched of what was tried is a failure, not an empty success
+  if r.fetched == 0 and r.failed > 0 then
+    error(string.format("none of the %d images in the second dump's Bitmap.dumpData is a PNG: "
+      .. "nothing fetched (the device wrote something else; take the dump again)", r.failed), 0)
+  end
   r.seconds = os.time() - t0
   return r
 end
@@ -75,7 +80,8 @@ hk.query {
       .. "API 26-34: the jdwp plugin attaches as a debugger (the app must be debuggable, with no other\n"
       .. "debugger attached) and has the app compress each Bitmap, largest first, within the budgets;\n"
       .. "it fails when none of the bitmaps it tried came back.\n"
-      .. "API 35+: a second dump with -b png (no GC) gives the images, then is deleted.\n"
+      .. "API 35+: a second dump with -b png (no GC) gives the images, then is deleted; it fails\n"
+      .. "when none of its images is a PNG.\n"
       .. "The process is the dump's own (looked up by name on the device) unless --pid or --jdwp.\n"
       .. "Then `hprofkit bitmaps DUMP` shows them (a reused pointer counts as a mismatch).",
   args = { serial = "", pid = 0, jdwp = "", budget_seconds = 0, budget_bytes = 0, fetcher = "" },

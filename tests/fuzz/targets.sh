@@ -98,6 +98,13 @@ fuzz_build() {
   ) 9<"$dir" && cp "$dir/fuzz_$name" "$out"
 }
 
+# fuzz_test_build TEST NAME OUT: fuzz_build in a test file (tests/lib.sh's pass and fail): one
+# line TEST-build, passed or failed with the compiler's first lines; false when it did not build
+fuzz_test_build() {
+  if fuzz_build "$2" "$3" 2>"$T/build-$2.err"; then pass "$1-build"
+  else fail "$1-build" "$(head -c 600 "$T/build-$2.err")"; return 1; fi
+}
+
 # the environment a target runs in (the Lua ones: their driver and the scripts)
 fuzz_env() {
   case $1 in

@@ -103,9 +103,11 @@ local function bitmap_side(d, df, status)
   return t
 end
 
-local function bitmaps(base, dump, df)
+-- b: BASE's side when it was taken already
+local function bitmaps(base, dump, df, b)
   if not dump.bitmap_scan then return nil end
-  local b, d = bitmap_side(base, df, "removed"), bitmap_side(dump, df, "added")
+  b = b or bitmap_side(base, df, "removed")
+  local d = bitmap_side(dump, df, "added")
   return {
     count_base = b.count, count_dump = d.count, bytes_base = b.bytes, bytes_dump = d.bytes,
     added = d.new, added_bytes = d.new_bytes, removed = b.new, removed_bytes = b.new_bytes,
@@ -345,13 +347,36 @@ function M.report(base, dump, opts)
   local n = opts.n or 20
   local df = diff_of(base, dump, { base_first = opts.free_base })
   local heap = opts.heap ~= "" and opts.heap or nil
-  -- one side after the other: all that reads BASE's dominators (its retained bytes by class,
-  -- which also give the totals the heap's sum, its leak search) before DUMP's are computed
-  local hb, rb = by_name(base, heap), base:class_retained(heap)
-  local gb = base:graph_totals()
-  local leaks_base = opts.leaks ~= false and dump.leaks and leak_groups(base) or nil
-  if opts.free_base then df:side_done("base") end -- its by-path rows taken, its records and graph freed
-  local hd, rd = by_name(dump, heap), dump:class_retained(heap)
+  -- one side after the other (free_base): both sides' tallies and by-path rows, and the
+  -- growers' candidates, before the dominators, the records then shrunk (to a bit an object,
+  -- and DUMP's holders for the growers' paths, when no one object's path is asked for); all
+  -- that reads BASE's dominators (its retained bytes by class, which also give the totals the
+  -- heap's sum, its leak search) before DUMP's are computed
+  local forget = opts.free_base and not (opts.object and opts.object ~= "") and "forget" or nil
+  local hb, rb, gb, leaks_base, bitmaps_base, hd, rd, gd, grow
+  local want_leaks = opts.leaks ~= false and dump.leaks
+  if opts.free_base then
+    -- the growers' candidates taken with BASE's, while both sides' records are whole
+    df:side_done("base", true, forget and "forget growers" or "growers")
+    df:side_done("dump", true, forget and "forget growers" or "growers")
+    -- the class walk asked for first, as the dominators are computed: they keep the instance
+    -- lists for it, which the leak search reads too
+    hb, rb = by_name(base, heap), base:class_retained(heap)
+    gb = base:graph_totals()
+    leaks_base = want_leaks and leak_groups(base) or nil
+    -- BASE's bitmaps before its instance lists go with its graph
+    bitmaps_base = opts.bitmaps ~= false and dump.bitmap_scan and bitmap_side(base, df, "removed") or nil
+    df:side_done("base") -- its graph and instance lists freed
+    hd, rd = by_name(dump, heap), dump:class_retained(heap)
+    gd = dump:graph_totals()
+    grow = growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n })
+    df:side_done("dump", true, forget) -- its holders and kinds freed
+  else
+    hb, rb = by_name(base, heap), base:class_retained(heap)
+    gb = base:graph_totals()
+    leaks_base = want_leaks and leak_groups(base) or nil
+    hd, rd = by_name(dump, heap), dump:class_retained(heap)
+  end
   local classes = class_deltas(base, dump, hb, hd, rb, rd)
   local t = df:totals()
   local added_classes, removed_classes = 0, 0
@@ -360,7 +385,7 @@ function M.report(base, dump, opts)
     if r.status == "removed" then removed_classes = removed_classes + 1 end
   end
   local bi, di = base:info(), dump:info()
-  local gd = dump:graph_totals()
+  gd = gd or dump:graph_totals()
   local rec = {
     base = bi.path, dump = di.path,
     summary = {
@@ -373,15 +398,13 @@ function M.report(base, dump, opts)
     },
     heaps = heap_deltas(base, dump),
     classes = head(classes, n),
-    growers = growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n }),
+    growers = grow or growers(df, { min_growth = opts.min_growth, min_bytes = opts.min_bytes, n = n }),
     added_by_class = head(df:by_class("added"), n),
     removed_by_class = head(df:by_class("removed"), n),
     added_by_path = df:by_path("added", n),
     removed_by_path = df:by_path("removed", n),
   }
-  if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df) end
-  -- DUMP's records too, before its leak search (its graph stays for it)
-  if opts.free_base then df:side_done("dump", true) end
+  if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df, bitmaps_base) end
   rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump, leaks_base) or hk.null
   if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
   local top = rec.growers[1]
