@@ -140,6 +140,18 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
  * hold) instead of freeing it for the walk to fault in fresh pages. */
 int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
 
+/* Says, before the dominators are computed, that paths (hk_graph_path_to) will be asked for
+ * after them: the whole search from the roots then runs ahead of them, while the forward
+ * references are there anyway, and its parents (4 bytes an object) stay instead of the
+ * references (4 bytes an object and one a reference), which the dominators then free unless
+ * references were planned too.  The paths are the same as a search resumed on demand gives. */
+int hk_graph_plan_paths_first(hk_dump *d, char *err, size_t errlen);
+
+/* Frees the dominator tree's child lists (8 bytes an object), for a caller done with the
+ * per-class walk that wants the memory for other work first; hk_graph_dominated and the walk
+ * build them again when asked. */
+void hk_graph_drop_kids(hk_dump *d);
+
 /* Frees the phases in mask (HK_GRAPH_DOM, HK_GRAPH_REFERRERS, HK_GRAPH_PATHS) and what they
  * hold, for a caller done with them (the heap diff, between its two sides); asked for again,
  * they are computed again. */

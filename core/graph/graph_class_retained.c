@@ -114,39 +114,47 @@ static void add_task(walk_job *j, const uint32_t *open, uint32_t from, uint32_t 
     }
 }
 
-/* The sequential top walk over the big nodes: a frame is a node's next child, its class, and
- * the run of its small children not yet handed out (count from `from`, `acc` bytes). A run is
- * handed out once it holds a task's bytes, and a big node's last short run when it ends. */
-typedef struct top_frame { /* 20 bytes: one per level of a chain millions deep */
-    uint32_t u, c, from, count;
+/* The sequential top walk over the big nodes.  A chain of big nodes can be millions deep (a
+ * linked list: each node retains the rest), so the walk keeps no frame per level: it goes down
+ * a big node's child list and back up through the immediate dominators, and a level holds
+ * memory only while it has a run of small children not yet handed out (count from `from`,
+ * `acc` bytes).  A run is handed out once it holds a task's bytes, and a level's last short
+ * run when the level ends. */
+typedef struct top_run {
+    size_t depth; /* the level it belongs to */
+    uint32_t from, count;
     uint32_t acc; /* at most the cut below */
-} top_frame;
+} top_run;
 static void top_walk(walk_job *j, uint64_t *per)
 {
     const hk_graph *g = j->g;
     const hkg_kid *node = j->node;
     uint32_t *open = hk_xcalloc(j->nc, sizeof *open);
-    top_frame *f = NULL;
+    top_run *r = NULL;
     /* a run's bytes to hand it out, in 32 bits (a heap over 256 GB gets more tasks) */
     const uint32_t cut = j->big < UINT32_MAX ? (uint32_t)j->big : UINT32_MAX;
-    size_t cap = 0, sp = 0;
-    f = hk_grow(f, &cap, 1, sizeof *f);
-    /* the root's frame goes through its array: u is a position there */
-    f[sp++] = (top_frame){0, j->cs.none, HK_NONE, 0, 0};
-    while (sp) {
-        top_frame *t = &f[sp - 1];
-        uint32_t w = sp > 1 ? t->u : t->u < g->nroot_kids ? g->root_kids[t->u] : HK_NONE;
+    size_t cap = 0, nr = 0, depth = 0;
+    /* the root's level goes through its array (pos); below it u is the next child of up */
+    uint32_t pos = 0, up = HK_NONE, u = HK_NONE;
+    for (;;) {
+        uint32_t w = depth ? u : pos < g->nroot_kids ? g->root_kids[pos] : HK_NONE;
         if (w != HK_NONE) {
-            if (sp > 1) t->u = node[w].next;
-            else if (++t->u + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[t->u + 16]]);
+            if (depth) u = node[w].next;
+            else if (++pos + 16 < g->nroot_kids) __builtin_prefetch(&g->retained[g->root_kids[pos + 16]]);
             uint64_t rw = hkg_retained(g, w);
             if (rw > j->big) {
                 uint32_t c = hkg_code_at(&j->cs, w);
                 if (c != j->cs.none && !open[c]++) per[c] += rw;
-                f = hk_grow(f, &cap, sp + 1, sizeof *f);
-                f[sp++] = (top_frame){node[w].first, c, HK_NONE, 0, 0};
+                up = w;
+                u = node[w].first;
+                depth++;
                 continue;
             }
+            if (!nr || r[nr - 1].depth != depth) {
+                r = hk_grow(r, &cap, nr + 1, sizeof *r);
+                r[nr++] = (top_run){depth, w, 0, 0};
+            }
+            top_run *t = &r[nr - 1];
             if (!t->count) t->from = w;
             t->count++;
             uint64_t acc = t->acc + rw;
@@ -157,12 +165,19 @@ static void top_walk(walk_job *j, uint64_t *per)
             }
             continue;
         }
-        if (t->count) add_task(j, open, t->from, t->count, t->acc);
-        if (t->c != j->cs.none) open[t->c]--;
-        sp--;
+        if (nr && r[nr - 1].depth == depth) {
+            top_run *t = &r[--nr];
+            if (t->count) add_task(j, open, t->from, t->count, t->acc);
+        }
+        if (!depth) break;
+        uint32_t c = code_at(&j->cs, up);
+        if (c != j->cs.none) open[c]--;
+        u = node[up].next;
+        up = g->idom[up];
+        depth--;
     }
     free(open);
-    free(f);
+    free(r);
 }
 
 /* Dominators when not computed yet, asked for by the walk: their scratch becomes the retained

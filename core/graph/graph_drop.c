@@ -2,6 +2,8 @@
  * is written that side's dominators need not stay beside the other's. */
 #include "graph/graph_internal.h"
 
+#include "util/hk_mem.h"
+
 #include <stdlib.h>
 
 void hk_graph_drop(hk_dump *d, int mask)
@@ -38,6 +40,18 @@ void hk_graph_drop(hk_dump *d, int mask)
         g->keep_in = 0;
         hkg_drop_referrers(g);
     }
+}
+
+void hk_graph_drop_kids(hk_dump *d)
+{
+    hk_graph *g = hkg_of(d);
+    if (!g || !g->kids) return;
+    free(g->kids);
+    free(g->root_kids);
+    g->kids = NULL;
+    g->root_kids = NULL;
+    g->nroot_kids = 0;
+    hk_mem_trim();
 }
 
 uint32_t *hk_graph_take_retained(hk_dump *d, hk_idtab *big)

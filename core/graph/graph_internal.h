@@ -54,6 +54,9 @@ hkg_codes hkg_object_codes(hk_dump *d, uint32_t n);
 void hkg_codes_free(hkg_codes *cs);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
+/* Runs the path search (built) to its end: hk_graph_plan_paths_first's work. */
+void hkg_paths_whole(hk_dump *d, hk_graph *g);
+int hkg_paths_complete(const hk_graph *g); /* the search has run to its end */
 /* graph_path_local.c: the path to one strongly reachable object found by the same search run
  * over its ancestors only (through the referrers), when they are at most max: *chain gets the
  * objects from obj to the root (caller frees), the count is returned (0: not found within
@@ -61,6 +64,9 @@ void hkg_paths_free(hk_graph *g);
 typedef struct hkg_root_keys hkg_root_keys;
 hkg_root_keys *hkg_root_keys_make(hk_dump *d, hk_graph *g);
 void hkg_root_keys_free(hkg_root_keys *rk);
+/* The root record (an index into d->roots) obj is seeded from: the first of its best rank; -1
+ * when no record names it. */
+int64_t hkg_root_keys_record(const hkg_root_keys *rk, uint32_t obj);
 uint32_t hkg_path_local(const hk_graph *g, const hkg_root_keys *rk, uint32_t obj, uint32_t max, uint32_t **chain,
                         uint32_t *visited);
 

@@ -232,6 +232,27 @@ int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen)
     return 0;
 }
 
+/* The whole search, both parts to their ends: after it no path needs the forward references
+ * (an object it did not reach has no path). */
+int hkg_paths_complete(const hk_graph *g)
+{
+    return g->psearch && g->psearch->stage == STAGE_DONE && g->psearch->wstage == 2;
+}
+
+void hkg_paths_whole(hk_dump *d, hk_graph *g)
+{
+    strong_until(d, g, g->psearch, g->n);
+    weak_until(d, g, g->psearch, g->n);
+}
+
+int hk_graph_plan_paths_first(hk_dump *d, char *err, size_t errlen)
+{
+    if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
+    hk_graph *g = hkg_of(d);
+    if (!(g->done & HK_GRAPH_DOM)) g->paths_first = 1;
+    return 0;
+}
+
 void hkg_paths_free(hk_graph *g)
 {
     hkg_path_search *s = g->psearch;
@@ -351,6 +372,8 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
         snprintf(err, errlen, "graph: no object with index %u", obj);
         return -1;
     }
+    /* a search still to resume walks the references, which the dominators may have freed */
+    if (!hkg_paths_complete(g) && hk_graph_ensure(d, HK_GRAPH_REFS, err, errlen)) return -1;
     uint32_t *chain, len = chain_to_root(d, g, obj, &chain);
     if (!len) return 0;
     path->steps = hk_xcalloc(len, sizeof *path->steps);
@@ -365,17 +388,13 @@ int hk_graph_path_to(hk_dump *d, uint32_t obj, hk_graph_path *path, char *err, s
             snprintf(path->steps[k].via, sizeof path->steps[k].via, "?");
     }
     free(chain);
-    /* the root record: the best-ranked one for the first object */
-    hk_id rid = hk_obj_id(d, path->steps[0].obj);
-    int best = 99;
-    for (uint32_t k = 0; k < hk_view(d)->nroots; k++) {
-        if (hk_view(d)->roots[k].id != rid) continue;
-        int r = hk_graph_root_rank(hk_view(d)->roots[k].type);
-        if (r < best) {
-            best = r;
-            path->root = &hk_view(d)->roots[k];
-        }
-    }
+    /* the root record: the best-ranked one for the first object, the first of that rank (the
+     * search's seeding order, kept sorted by object: a report asks thousands of paths of a dump
+     * with a hundred thousand root records) */
+    hkg_path_search *s = g->psearch;
+    if (!s->rk) s->rk = hkg_root_keys_make(d, g);
+    int64_t k = hkg_root_keys_record(s->rk, path->steps[0].obj);
+    if (k >= 0) path->root = &hk_view(d)->roots[k];
     return 0;
 }
 

@@ -53,6 +53,13 @@ hkg_root_keys *hkg_root_keys_make(hk_dump *d, hk_graph *g)
     return rk;
 }
 
+int64_t hkg_root_keys_record(const hkg_root_keys *rk, uint32_t obj)
+{
+    root_key want = {obj, 0};
+    const root_key *r = bsearch(&want, rk->v, rk->n, sizeof *rk->v, by_obj_only);
+    return r ? (int64_t)(r->key & UINT32_MAX) : -1;
+}
+
 void hkg_root_keys_free(hkg_root_keys *rk)
 {
     if (rk) free(rk->v);

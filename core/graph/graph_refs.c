@@ -524,6 +524,16 @@ int hk_graph_ensure(hk_dump *d, int mask, char *err, size_t errlen)
         mask |= HK_GRAPH_REFS;
     for (size_t k = 0; k < sizeof phases / sizeof phases[0]; k++) {
         const phase *ph = &phases[k];
+        /* the paths planned first: their whole search once the references are there, before
+         * anything the dominators build (its queue is gone before their peak) */
+        if (ph->bit != HK_GRAPH_REFS && g->paths_first && (mask & HK_GRAPH_DOM & ~g->done) &&
+            (g->done & HK_GRAPH_REFS) && !hkg_paths_complete(g)) {
+            if (!(g->done & HK_GRAPH_PATHS) &&
+                run_phase(d, g, &phases[sizeof phases / sizeof phases[0] - 1], err, errlen))
+                return -1;
+            hkg_paths_whole(d, g);
+            hk_mem_trim(); /* its queue */
+        }
         if (!(mask & ph->bit) || (g->done & ph->bit)) continue;
         if (ph->bit == HK_GRAPH_REFERRERS && (mask & HK_GRAPH_DOM & ~g->done)) {
             if (run_search_and_referrers(d, g, mask, err, errlen)) return -1;

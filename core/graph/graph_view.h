@@ -166,6 +166,8 @@ typedef struct hk_graph {
      * finds them on its way (graph_heap_retained.c), for the whole dump's walk to hand out */
     uint64_t *class_retained;
     /* paths */
+    /* set by hk_graph_plan_paths_first: the whole search runs ahead of the dominators */
+    int paths_first;
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
     struct hkg_path_search *psearch; /* the search that fills them, resumed on demand */

@@ -311,8 +311,10 @@ uint32_t *hk_class_of_objects(hk_dump *d)
             for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) cls[d->by_class[k]] = c;
         return cls;
     }
+    /* one read of each record, the last class looked up remembered (hk_obj_class forgets it) */
+    hk_class_memo memo = HK_CLASS_MEMO;
     for (uint32_t i = 0; i < d->view.nobjects; i++)
-        cls[i] = hk_obj_kind(d, i) == HK_KIND_CLASS ? HK_NONE : hk_obj_class(d, i);
+        cls[i] = hk_obj_kind_tag(d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(d, i, &memo);
     build_by_class(d, cls);
     return cls;
 }

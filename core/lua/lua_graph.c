@@ -294,11 +294,16 @@ static int dump_graph_plan(lua_State *L)
             lua_pop(L, 1);
             continue;
         }
+        if (!strcmp(want, "paths_first")) { /* the paths, searched whole before the dominators */
+            if (hk_graph_plan_paths_first(d, err, sizeof err)) return hkl_fail(L, "%s", err);
+            lua_pop(L, 1);
+            continue;
+        }
         while (k < nn && strcmp(names[k].name, want)) k++;
         if (k == nn)
             return luaL_error(L,
                               "graph_plan: no graph phase '%s' (references, referrers, reachability, native, "
-                              "dominators, paths, class_retained)",
+                              "dominators, paths, class_retained, paths_first)",
                               want);
         mask |= names[k].bit;
         lua_pop(L, 1);
@@ -346,6 +351,23 @@ static int dump_graph_totals(lua_State *L)
     return 1;
 }
 
+/* dump:release({what, ...}): frees what the script is done with for now, each made again when
+ * next asked for: "instances" (the per-class instance lists, 4 bytes an object) and
+ * "dominator_children" (the dominator tree's child lists, 8 bytes an object). */
+static int dump_release(lua_State *L)
+{
+    hk_dump *d = hkl_check_dump(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    for (lua_Integer i = 1; lua_rawgeti(L, 2, i) != LUA_TNIL; i++) {
+        const char *what = luaL_checkstring(L, -1);
+        if (!strcmp(what, "instances")) hk_class_lists_drop(d);
+        else if (!strcmp(what, "dominator_children")) hk_graph_drop_kids(d);
+        else return luaL_error(L, "release: nothing called '%s' (instances, dominator_children)", what);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
 static const luaL_Reg object_methods[] = {
     {"retained_size", obj_retained_size}, {"retained_native", obj_retained_native},
     {"dominator", obj_dominator},         {"dominated", obj_dominated},
@@ -359,10 +381,9 @@ static const luaL_Reg object_props[] = {
 };
 
 static const luaL_Reg dump_methods[] = {
-    {"path_to_root", dump_path_to_root}, {"roots", dump_roots},
-    {"top_retained", dump_top_retained}, {"dominated_by_root", dump_dominated_by_root},
-    {"graph_plan", dump_graph_plan},     {"reachability", dump_reachability},
-    {"graph_totals", dump_graph_totals}, {NULL, NULL},
+    {"path_to_root", dump_path_to_root},           {"roots", dump_roots},           {"top_retained", dump_top_retained},
+    {"dominated_by_root", dump_dominated_by_root}, {"graph_plan", dump_graph_plan}, {"reachability", dump_reachability},
+    {"graph_totals", dump_graph_totals},           {"release", dump_release},       {NULL, NULL},
 };
 
 void hkl_open_graph(lua_State *L)

@@ -336,17 +336,23 @@ hk.query{
     facts.app = require("fleet.app_version")(dump, facts.origin)
     facts.route = require("fleet.route")(dump)
     progress("classes")
-    -- the leak search, the duplicates' holders and the report's panels walk the forward
-    -- references and the referrers after the dominators: said up front, the graph keeps them
-    -- instead of freeing them after the dominators and building them again; the histogram's
-    -- per-class walk gets the dominators' scratch as its child lists and retained sizes
-    dump:graph_plan{ "references", "referrers", "reachability", "dominators", "class_retained",
-                     args.report ~= "" and "paths" or nil }
-    -- the per-class instance lists (the leak finders and the duplicates walk them) made
-    -- first: the histogram's retained bytes per class then take each object's class from
-    -- them instead of reading every object's record a second time
+    -- the duplicates' holders and the report's panels walk the referrers after the
+    -- dominators: said up front, the graph keeps them instead of building them again; the
+    -- histogram's per-class walk gets the dominators' scratch as its child lists and retained
+    -- sizes.  The forward references are not kept: what walks them (the leak search, the
+    -- report's paths) runs before the dominators
+    dump:graph_plan{ "referrers", "reachability", "dominators", "class_retained",
+                     args.report ~= "" and "paths_first" or nil }
+    -- the per-class instance lists, which the leak finders walk, made first
     local string_class = dump:class("java.lang.String")
     if string_class then for _ in string_class:instances() do break end end
+    -- the leak finders and the leak path search, before the dominators (the rest of the leak
+    -- analysis, which reads retained sizes, runs where facts.leaks is filled)
+    progress("leak search")
+    if dump.leaks then dump:leaks{ search_first = true } end
+    -- the lists are 4 bytes an object at the dominators' peak: the per-class walk reads the
+    -- records instead, and the bitmaps make them again after
+    dump:release{ "instances" }
     -- top first: it asks for the dominators and reachability together, so reachability comes
     -- from the dominators' search of the live heap instead of a search of its own
     progress("heap graph and top retainers")
@@ -367,12 +373,17 @@ hk.query{
     report_hist = report_hist or hist
     progress("leaks")
     facts.leaks = leaks_of(dump)
+    -- the per-class walks and the leak traces' retained counts were the child lists' last
+    -- readers before the report: their 8 bytes an object go back for the duplicates
+    dump:release{ "dominator_children" }
     progress("bitmaps")
     facts.bitmaps = bitmaps_of(dump)
     progress("duplicate strings")
     facts.duplicate_strings = duplicates_of(dump, "duplicate-strings")
     progress("duplicate arrays")
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
+    -- the lists' 4 bytes an object back before the report (its thumbnails may make them again)
+    dump:release{ "instances" }
     facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps, info.pid) or hk.null
     facts.native = hk.null
     if args.native ~= "" then

@@ -1,6 +1,8 @@
 -- require "leaks.analysis": the leak analysis behind dump:leaks() and the leaks query
 -- (commands/leaks.lua registers it as dump:leaks): leak traces, judged the way LeakCanary's
--- Shark judges them.  Returns analyse(dump).
+-- Shark judges them.  Returns analyse(dump).  analyse(dump, {search_first = true}) runs steps 1
+-- and 2 alone and keeps them for the dump's next analyse (triage runs them before the
+-- dominators, while the forward references are there, so that those need not outlive them).
 --
 -- 1. Leak finders (hk.leak_finder, scripts/leak_rules/finder_*.lua) name the objects that
 --    should be gone; those still strongly reachable are leaks.
@@ -381,7 +383,8 @@ local function below_other_leaks(leaking, paths)
   return below
 end
 
-local function analyse(dump)
+-- The finders and the path search: all that needs the forward references, none the dominators.
+local function search(dump)
   local info = dump:info()
   local matchers = {}
   for _, m in ipairs(hk.reference_matchers()) do
@@ -390,18 +393,36 @@ local function analyse(dump)
   -- a candidate is a leak when the path search reaches it over strong references (which is
   -- also how weakly reachable candidates drop out, with no reachability pass of its own)
   local leaking, by_id = find_candidates(dump)
-  local result = { leaks = {} }
-  if #leaking == 0 then return result end
+  local s = { leaking = leaking, by_id = by_id, matchers = matchers }
+  if #leaking == 0 then return s end
   -- the traces' holding roots walk the referrers after the dominators: said before those run,
   -- the graph keeps the referrers through them instead of building them again from the
   -- forward references (which it then need not keep: the path search is over by then)
   dump:graph_plan{ "referrers" }
   local types, serials = dump:root_columns()
-  local threads = threads_of(dump, types, serials)
-  local refs, ref_matcher, root_rules = path_rules(dump, matchers, types, serials, threads)
+  s.threads = threads_of(dump, types, serials)
+  local refs, root_rules
+  refs, s.ref_matcher, root_rules = path_rules(dump, matchers, types, serials, s.threads)
   local targets = {}
   for i, c in ipairs(leaking) do targets[i] = c.object end
-  local paths = dump:leak_paths(targets, refs, root_rules)
+  s.paths = dump:leak_paths(targets, refs, root_rules)
+  return s
+end
+
+-- searched ahead (dump:leaks{search_first = true}), by dump, for its next dump:leaks()
+local searched = setmetatable({}, { __mode = "k" })
+
+local function analyse(dump, opts)
+  if opts and opts.search_first then
+    searched[dump] = search(dump)
+    return nil
+  end
+  local s = searched[dump] or search(dump)
+  searched[dump] = nil
+  local leaking, by_id, matchers = s.leaking, s.by_id, s.matchers
+  local result = { leaks = {} }
+  if #leaking == 0 then return result end
+  local threads, ref_matcher, paths = s.threads, s.ref_matcher, s.paths
   local groups, order, cache, counts = {}, {}, {}, {}
   local below = below_other_leaks(leaking, paths)
   for i, c in ipairs(leaking) do

@@ -480,6 +480,9 @@ function M.write(dump, facts, opts)
   local phase = opts.progress or function() end
   phase("report: dominator tree")
   local tree = dominator_tree(dump)
+  -- nothing below walks the tree's child lists: their 8 bytes an object go back before the
+  -- panels' paths and the thumbnails (which may make the instance lists again) need memory
+  dump:release{ "dominator_children" }
   phase("report: objects")
   local objects, order = {}, collect_ids(facts, tree)
   for _, id in ipairs(order) do
