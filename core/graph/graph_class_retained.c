@@ -170,7 +170,7 @@ static void top_walk(walk_job *j, uint64_t *per)
             if (t->count) add_task(j, open, t->from, t->count, t->acc);
         }
         if (!depth) break;
-        uint32_t c = code_at(&j->cs, up);
+        uint32_t c = hkg_code_at(&j->cs, up);
         if (c != j->cs.none) open[c]--;
         u = node[up].next;
         up = g->idom[up];
