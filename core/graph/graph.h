@@ -146,6 +146,9 @@ int hk_graph_plan_class_retained(hk_dump *d, char *err, size_t errlen);
  * references (4 bytes an object and one a reference), which the dominators then free unless
  * references were planned too.  The paths are the same as a search resumed on demand gives. */
 int hk_graph_plan_paths_first(hk_dump *d, char *err, size_t errlen);
+/* Says that the per-class instance lists (hk_class_instances) will be asked for after the walks
+ * by class: a walk that finds them gone makes them from its class codes (no record read). */
+int hk_graph_plan_class_lists(hk_dump *d, char *err, size_t errlen);
 
 /* Frees the dominator tree's child lists (8 bytes an object), for a caller done with the
  * per-class walk that wants the memory for other work first; hk_graph_dominated and the walk

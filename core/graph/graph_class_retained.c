@@ -223,7 +223,7 @@ int hk_graph_class_retained(hk_dump *d, uint64_t **out, char *err, size_t errlen
     }
     free(j.tasks);
     free(j.snaps);
-    hkg_codes_free(&j.cs);
+    hkg_codes_done(d, g, &j.cs);
     hk_mem_trim();
     *out = per;
     return 0;

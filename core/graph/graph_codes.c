@@ -90,3 +90,59 @@ void hkg_codes_free(hkg_codes *cs)
     cs->c16 = NULL;
     cs->c32 = NULL;
 }
+
+int hk_graph_plan_class_lists(hk_dump *d, char *err, size_t errlen)
+{
+    if (hk_graph_plan(d, 0, NULL, err, errlen)) return -1;
+    hkg_of(d)->lists_after = 1;
+    return 0;
+}
+
+/* Kept, not made into lists yet: the lists are twice the codes' bytes, and the walks' peak is
+ * no place for them; the dominator tree's child lists going (hk_graph_drop_kids) is. */
+void hkg_codes_done(hk_dump *d, hk_graph *g, hkg_codes *cs)
+{
+    const uint32_t *have;
+    if (g->lists_after && g->n == hk_view(d)->nobjects && !hk_class_lists(d, &have) && !g->codes) {
+        g->codes = hk_xmalloc(sizeof *g->codes);
+        *g->codes = *cs;
+        *cs = (hkg_codes){0};
+    }
+    hkg_codes_free(cs);
+}
+
+/* The lists as hk_class_instances files them: each class's objects in object order, class
+ * objects (coded java.lang.Class) in none. */
+void hkg_codes_lists(hk_dump *d, hk_graph *g)
+{
+    const uint32_t *have;
+    const hkg_codes *cs = g->codes;
+    uint32_t nc = hk_view(d)->nclasses, n = g->n;
+    if (!cs) return;
+    if (!hk_class_lists(d, &have)) {
+        uint64_t *cls_obj = hk_xcalloc((size_t)n / 64 + 1, sizeof *cls_obj);
+        for (uint32_t c = 0; c < nc; c++) {
+            uint32_t o = hk_view(d)->classes[c].object;
+            if (o < n) cls_obj[o / 64] |= 1ull << (o % 64);
+        }
+        uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t c = hkg_code_at(cs, i);
+            if (c != cs->none && !(cls_obj[i / 64] >> (i % 64) & 1)) start[c + 2]++;
+        }
+        for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
+        uint32_t *list = hk_xmalloc(((size_t)start[nc + 1] ? start[nc + 1] : 1) * sizeof *list);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t c = hkg_code_at(cs, i);
+            if (c != cs->none && !(cls_obj[i / 64] >> (i % 64) & 1)) list[start[c + 1]++] = i;
+        }
+        free(cls_obj);
+        if (hk_class_lists_adopt(d, start, list)) {
+            free(start);
+            free(list);
+        }
+    }
+    hkg_codes_free(g->codes);
+    free(g->codes);
+    g->codes = NULL;
+}

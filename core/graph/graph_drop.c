@@ -45,13 +45,19 @@ void hk_graph_drop(hk_dump *d, int mask)
 void hk_graph_drop_kids(hk_dump *d)
 {
     hk_graph *g = hkg_of(d);
-    if (!g || !g->kids) return;
+    if (!g) return;
+    if (!g->kids) {
+        hkg_codes_lists(d, g);
+        return;
+    }
     free(g->kids);
     free(g->root_kids);
     g->kids = NULL;
     g->root_kids = NULL;
     g->nroot_kids = 0;
     hk_mem_trim();
+    /* the lists planned after the walks take the room */
+    hkg_codes_lists(d, g);
 }
 
 uint32_t *hk_graph_take_retained(hk_dump *d, hk_idtab *big)

@@ -139,7 +139,7 @@ int hk_graph_class_retained_heap(hk_dump *d, int heap, uint64_t **out, char *err
     }
     free(g->class_retained);
     g->class_retained = all;
-    hkg_codes_free(&w.cs);
+    hkg_codes_done(d, g, &w.cs);
     free(w.in);
     hk_mem_trim();
     *out = per;

@@ -52,6 +52,11 @@ static inline uint32_t hkg_code_at(const hkg_codes *s, uint32_t i)
 }
 hkg_codes hkg_object_codes(hk_dump *d, uint32_t n);
 void hkg_codes_free(hkg_codes *cs);
+/* Done with a walk's codes of all objects: the graph keeps them (g->codes) when the per-class
+ * lists are planned (hk_graph_plan_class_lists) and gone, else they are freed. */
+void hkg_codes_done(hk_dump *d, hk_graph *g, hkg_codes *cs);
+/* The kept codes made into the dump's per-class lists (when it has none), then freed. */
+void hkg_codes_lists(hk_dump *d, hk_graph *g);
 int hkg_build_paths(hk_dump *d, hk_graph *g, char *err, size_t errlen);
 void hkg_paths_free(hk_graph *g);
 /* Runs the path search (built) to its end: hk_graph_plan_paths_first's work. */

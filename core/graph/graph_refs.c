@@ -36,6 +36,8 @@ static void graph_free(void *state)
     free(g->root_kids);
     free(g->kid_buf);
     free(g->class_retained);
+    if (g->codes) hkg_codes_free(g->codes);
+    free(g->codes);
     hkg_paths_free(g);
     free(g);
 }

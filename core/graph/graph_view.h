@@ -168,6 +168,11 @@ typedef struct hk_graph {
     /* paths */
     /* set by hk_graph_plan_paths_first: the whole search runs ahead of the dominators */
     int paths_first;
+    /* set by hk_graph_plan_class_lists: the per-class lists, asked for again after the walks
+     * by class, made from the walks' class codes instead of every object's record; the
+     * codes kept for them (graph_codes.c) */
+    int lists_after;
+    struct hkg_codes *codes;
     uint32_t *parent;                /* ~BFS parent (~HKG_P_ROOT: a root; 0: not reached yet) */
     uint8_t *pweak;                  /* reached only through weak edges or list links */
     struct hkg_path_search *psearch; /* the search that fills them, resumed on demand */

@@ -299,11 +299,16 @@ static int dump_graph_plan(lua_State *L)
             lua_pop(L, 1);
             continue;
         }
+        if (!strcmp(want, "class_lists")) { /* the instance lists, asked for again after the walks */
+            if (hk_graph_plan_class_lists(d, err, sizeof err)) return hkl_fail(L, "%s", err);
+            lua_pop(L, 1);
+            continue;
+        }
         while (k < nn && strcmp(names[k].name, want)) k++;
         if (k == nn)
             return luaL_error(L,
                               "graph_plan: no graph phase '%s' (references, referrers, reachability, native, "
-                              "dominators, paths, class_retained, paths_first)",
+                              "dominators, paths, class_retained, paths_first, class_lists)",
                               want);
         mask |= names[k].bit;
         lua_pop(L, 1);

@@ -340,8 +340,10 @@ hk.query{
     -- dominators: said up front, the graph keeps them instead of building them again; the
     -- histogram's per-class walk gets the dominators' scratch as its child lists and retained
     -- sizes.  The forward references are not kept: what walks them (the leak search, the
-    -- report's paths) runs before the dominators
-    dump:graph_plan{ "referrers", "reachability", "dominators", "class_retained",
+    -- report's paths) runs before the dominators.  The instance lists, given back for the
+    -- dominators, come back from the per-class walk's class codes for the bitmaps and the
+    -- duplicates, not from every object's record
+    dump:graph_plan{ "referrers", "reachability", "dominators", "class_retained", "class_lists",
                      args.report ~= "" and "paths_first" or nil }
     -- the per-class instance lists, which the leak finders walk, made first
     local string_class = dump:class("java.lang.String")
@@ -351,7 +353,7 @@ hk.query{
     progress("leak search")
     if dump.leaks then dump:leaks{ search_first = true } end
     -- the lists are 4 bytes an object at the dominators' peak: the per-class walk reads the
-    -- records instead, and the bitmaps make them again after
+    -- records instead, and makes them again from its codes
     dump:release{ "instances" }
     -- top first: it asks for the dominators and reachability together, so reachability comes
     -- from the dominators' search of the live heap instead of a search of its own

@@ -1,12 +1,12 @@
 -- The triage order against the lazy one: one dump gets triage's plan (the leak search and
 -- the whole path search ahead of the dominators, the forward references not kept, the instance
--- lists and the dominator tree's child lists freed and made again), a second copy of the same
--- dump none.  Prints how many objects were compared and how many answers differ in each:
--- path_to_root (of every k-th object, reached or not), the leak traces, class retained bytes,
--- the virtual root's children.
+-- lists and the dominator tree's child lists freed and made again, the lists from the class
+-- walk's codes), a second copy of the same dump none.  Prints how many objects were compared
+-- and how many answers differ in each: path_to_root (of every k-th object, reached or not), the
+-- leak traces, class retained bytes, the virtual root's children, each class's instances.
 local a, b = hk.open(arg.dump), hk.open(arg.dump)
 local step = tonumber(arg.step or "7")
-a:graph_plan{ "referrers", "reachability", "dominators", "class_retained", "paths_first" }
+a:graph_plan{ "referrers", "reachability", "dominators", "class_retained", "class_lists", "paths_first" }
 a:leaks{ search_first = true }
 a:release{ "instances" }
 a:top_retained(5)
@@ -40,5 +40,12 @@ for k, v in pairs(crb) do if cra[k] ~= v then classes = classes + 1 end end
 local ka, kb, kids = a:dominated_by_root(), b:dominated_by_root(), 0
 if #ka ~= #kb then kids = 1 end
 for i = 1, math.min(#ka, #kb) do if ka[i].id ~= kb[i].id then kids = kids + 1 end end
-print(string.format("objects %d weak %d leaks %d paths %d classes %d kids %d traces %d", n, weak, leaks, paths,
-  classes, kids, #la.leaks))
+local function ids(c)
+  local t = {}
+  for o in c:instances() do t[#t + 1] = o.id end
+  return table.concat(t, " ")
+end
+local inst, cb = 0, b:classes()
+for k, c in ipairs(a:classes()) do if ids(c) ~= ids(cb[k]) then inst = inst + 1 end end
+print(string.format("objects %d weak %d leaks %d paths %d classes %d kids %d instances %d traces %d", n, weak, leaks,
+  paths, classes, kids, inst, #la.leaks))
