@@ -314,8 +314,8 @@ static int l_read_file(lua_State *L)
     while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) luaL_addlstring(&b, tmp, n);
     int bad = ferror(f);
     fclose(f);
+    luaL_pushresult(&b); /* the buffer closed before any error (lua_json.c says why) */
     if (bad) return hkl_fail(L, "%s: read error", path);
-    luaL_pushresult(&b);
     return 1;
 }
 
