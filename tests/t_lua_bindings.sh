@@ -65,3 +65,21 @@ want=$(cat <<'EOF'
 EOF
 )
 eq json-decode "$(cat json.out)" "$want"
+
+# A long string that fails inside nested values, at every depth: the decoder's string buffer
+# (a to-be-closed box past 1 KB) closed while unwinding used to leave Lua's stack top dangling
+# at some depths ("error in error handling", or a crash in the facts fuzz target)
+cat > json_unwind.lua <<'LUA'
+local s, n = string.rep("x", 2000), 0
+for rep = 1, 3 do
+  for d = 1, 190 do
+    for _, t in ipairs { string.rep("[", d) .. '{"k":"' .. s .. '\\uZZ', string.rep('{"a":', d) .. '"' .. s .. '\\uZZ',
+                         string.rep("[", d) .. '"' .. s .. '\\' } do
+      local ok, e = pcall(hk.json_decode, t)
+      if not ok and tostring(e):find("invalid JSON", 1, true) then n = n + 1 end
+    end
+  end
+end
+print(n)
+LUA
+eq json-decode-unwind "$("$HK" run json_unwind.lua 2>&1)" "1710"

@@ -42,8 +42,8 @@ static int hex4(const char *s, unsigned *out)
 
 /* A string that fails midway closes its buffer first: the buffer's box is a to-be-closed slot,
  * and Lua 5.4.4's lua_settop, which would otherwise close it when the caller unwinds, can write
- * through a stale stack pointer (fixed in 5.4.5): the likely cause of a crash the facts fuzz
- * target met once, in a long run, that its input alone does not repeat. */
+ * through a stale stack pointer when closing reallocates the stack (fixed in 5.4.5): a
+ * use-after-free that the facts fuzz target hit once (t_lua_bindings json-decode-unwind). */
 static int bad_string(lua_State *L, luaL_Buffer *b, jp *p, const char *what, const char *start)
 {
     luaL_pushresult(b);
