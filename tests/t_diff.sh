@@ -220,6 +220,14 @@ entry_rule() {
 "$GEN" --scenario leaks -o rule-leaks.hprof >/dev/null 2>&1
 entry_rule by-path-first-entry-gen --base rule-base.hprof --dump g0.hprof
 entry_rule by-path-first-entry-gen-leaks --base g0.hprof --dump rule-leaks.hprof
+# a chain of 100,000 matched links and 10,000 more in DUMP: path ids past the 16 bits an object
+# keeps them in (HKD_PID_BIG), kept aside by object, first hashed then in a table by object;
+# one child per trie node (the node holds it).  The rows, the paths (df:path climbs the chain
+# itself) and the sums are recomputed from the object API.
+"$GEN" --scenario leaks --objects 100000 -o chain-base.hprof >/dev/null 2>&1
+"$GEN" --scenario leaks --objects 110000 -o chain-dump.hprof >/dev/null 2>&1
+"$HK" run "$SRC/tests/graph/diff_entries_check.lua" --base chain-base.hprof --dump chain-dump.hprof > chain-rule.out 2>&1
+eq by-path-deep-chain "$(grep -c '^ok ' chain-rule.out) $(grep -m1 -v '^ok \|^nearest-differs ' chain-rule.out)" "2 "
 HAHA="$REALDATA/hprof/haha-sun_jdk5_64bit.hprof" RI="$REALDATA/hprof/hotspot-ahat-RI.hprof"
 if [ -f "$HAHA" ] && [ -f "$RI" ]; then
   entry_rule by-path-first-entry-real --base "$HAHA" --dump "$RI"

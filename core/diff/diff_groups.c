@@ -21,8 +21,11 @@ static inline uint32_t memo_slot(uint64_t key, uint32_t parent)
     return (uint32_t)(((key ^ (uint64_t)parent << 40 ^ parent) * 0x9e3779b97f4a7c15ULL) >> 54) & (MEMO - 1);
 }
 
+/* kid, kid_step: the node's first child and its step, kept in the node, not in trie.nodes: most
+ * nodes have one child, and a chain of objects (a long linked list) is a path one node longer
+ * per object, which hashed cost a random probe and a table of its own per object. */
 typedef struct tnode {
-    uint32_t parent, src, dst, step;
+    uint32_t parent, src, dst, step, kid, kid_step;
 } tnode; /* dst HK_NONE: an anchor */
 
 /* A step's key, and its string once made: one string stands for every (src, dst) with the key,
@@ -49,6 +52,7 @@ typedef struct slot_map {
 typedef struct hkd_trie {
     hkd_side *sd;
     hk_idmap big_pids;   /* object + 1 -> path id, where it does not fit */
+    uint32_t *big_dense; /* by object: path id, instead of big_pids once many do not fit */
     slot_map *smap;      /* by class index */
     uint32_t *layout_at; /* by strong slot: its field's index in the layout */
     size_t layout_n, layout_cap;
@@ -60,7 +64,7 @@ typedef struct hkd_trie {
     uint32_t (*pairs)[2];
     const char **names;
     size_t pairs_cap, names_cap;
-    hk_idmap nodes; /* parent << 32 | step id -> path id */
+    hk_idmap nodes; /* parent << 32 | step id -> path id, for a node's children after its first */
     tnode *node;    /* by path id; 0 is unused */
     size_t nnode, cap;
     /* the steps interned last, by a hash of (parent, step key): entries come by holder, and
@@ -178,29 +182,51 @@ static uint32_t intern(trie *t, uint32_t parent, uint64_t key, uint32_t src, uin
         t->step = hk_grow(t->step, &t->step_cap, (size_t)t->nsteps + 1, sizeof *t->step);
         t->step[t->nsteps] = (step_info){key, NULL};
     }
-    uint32_t step = *sid;
-    uint32_t *p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | step, (uint32_t)t->nnode, &inserted);
-    if (inserted) {
-        t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
-        t->node[t->nnode++] = (tnode){parent, src, dst, step};
+    uint32_t step = *sid, id;
+    if (t->node[parent].kid && t->node[parent].kid_step == step) id = t->node[parent].kid;
+    else {
+        uint32_t *p = NULL;
+        inserted = 1;
+        if (t->node[parent].kid)
+            p = hk_idmap_put(&t->nodes, (uint64_t)parent << 32 | step, (uint32_t)t->nnode, &inserted);
+        id = p ? *p : (uint32_t)t->nnode;
+        if (inserted) {
+            t->node = hk_grow(t->node, &t->cap, t->nnode + 1, sizeof *t->node);
+            t->node[t->nnode++] = (tnode){parent, src, dst, step, 0, 0};
+            if (!p) {
+                t->node[parent].kid = id;
+                t->node[parent].kid_step = step;
+            }
+        }
     }
     t->memo[ms].key = key;
     t->memo[ms].parent = parent;
-    return t->memo[ms].id = *p;
+    return t->memo[ms].id = id;
 }
 
 static uint32_t pid_get(const trie *t, uint32_t obj)
 {
     uint32_t p = t->sd->o[obj].pid >> 16;
-    return p != HKD_PID_BIG ? p : *hk_idmap_get(&t->big_pids, (uint64_t)obj + 1);
+    if (p != HKD_PID_BIG) return p;
+    return t->big_dense ? t->big_dense[obj] : *hk_idmap_get(&t->big_pids, (uint64_t)obj + 1);
 }
 
 static void pid_set(trie *t, uint32_t obj, uint32_t pid)
 {
     hkd_obj *o = &t->sd->o[obj];
     if (pid >= HKD_PID_BIG) {
-        int inserted;
-        *hk_idmap_put(&t->big_pids, (uint64_t)obj + 1, pid, &inserted) = pid;
+        size_t nobj = hk_view(t->sd->d)->nobjects;
+        if (!t->big_dense && t->big_pids.len >= nobj / 16) { /* 4 bytes an object beat ~20 an entry */
+            t->big_dense = hk_xcalloc(nobj, sizeof *t->big_dense);
+            for (size_t k = 0; k < t->big_pids.cap; k++)
+                if (t->big_pids.keys[k]) t->big_dense[t->big_pids.keys[k] - 1] = t->big_pids.vals[k];
+            hk_idmap_free(&t->big_pids);
+        }
+        if (t->big_dense) t->big_dense[obj] = pid;
+        else {
+            int inserted;
+            *hk_idmap_put(&t->big_pids, (uint64_t)obj + 1, pid, &inserted) = pid;
+        }
         pid = HKD_PID_BIG;
     }
     o->pid = (o->pid & 0xffff) | pid << 16;
@@ -345,6 +371,7 @@ static trie *trie_of(hkd_side *sd)
     hk_idmap_init(&t->nodes);
     hk_idmap_init(&t->big_pids);
     t->node = hk_grow(NULL, &t->cap, 1, sizeof *t->node);
+    t->node[0] = (tnode){0, HK_NONE, HK_NONE, 0, 0, 0}; /* the anchors' parent: kid is read */
     return sd->trie = t;
 }
 
@@ -354,6 +381,7 @@ void hkd_trie_free(trie *t)
     hk_idmap_free(&t->steps);
     hk_idmap_free(&t->nodes);
     hk_idmap_free(&t->big_pids);
+    free(t->big_dense);
     free(t->smap);
     free(t->layout_at);
     for (uint32_t k = 1; k <= t->nsteps; k++) free(t->step[k].name);

@@ -70,8 +70,10 @@ local function check(d, status)
         local o = rt.object
         if o and unm[o.id] and not entry[o.id] then entry[o.id] = true; q[#q + 1] = o end
     end
+    local key_of = {} -- an entry's key, made once: df:path walks the whole chain above it
     local function add(groups, e, o)
-        local key = df:path(e) .. "\0" .. (e.class_name or e.label)
+        local key = key_of[e.id]
+        if not key then key = df:path(e) .. "\0" .. (e.class_name or e.label); key_of[e.id] = key end
         local g = groups[key]
         if not g then g = {entries = {}, objects = 0, bytes = 0}; groups[key] = g end
         g.entries[e.id] = true
