@@ -161,6 +161,13 @@ jqeq extra_section_kept '.sections["Unreachable memory"] | length' "$f" '2'
 jqeq extra_object_kept '.objects.Gadgets' "$f" '9'
 jqeq extra_warned '[.warnings[] | select(test("col9|Mystery|Unreachable"))] | length' "$f" '3'
 
+# ---- a row longer than the header when the next extra column's name is taken (fuzz target meminfo
+# found it: the columns stopped growing while the values went on, past the 32 a row holds) ----
+f="$IN/header_col_name_taken.txt"
+jqeq col_name_taken_columns '.columns' "$f" '["Pss","col5","Rss","col4"]'
+jqeq col_name_taken_values '.rows[0].values' "$f" '{"Pss":1000,"col5":900,"Rss":1200,"col4":1}'
+jqeq col_name_taken_warned '[.warnings[] | select(test("extra ones are dropped .*col5.* is taken"))] | length' "$f" '1'
+
 # ---- a deliberately broken TOTAL (and App Summary) ----
 f="$IN/broken_total.txt"
 jqeq broken_total_pss_flagged '.checks[] | select(.name == "TOTAL Pss Total") | [.ok, (.detail | test("off by 100"))]' "$f" '[false,true]'

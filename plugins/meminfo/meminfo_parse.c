@@ -246,7 +246,13 @@ static int mi_table_extra_col(mi_meminfo *m, const mi_row *r, int c)
     if (c < m->table.ncols) return 0;
     char nm[32];
     snprintf(nm, sizeof nm, "col%d", c + 1);
-    if (mi_table_add_col(m, &m->table, nm) < 0) return -1;
+    int got = mi_table_add_col(m, &m->table, nm);
+    if (got < 0) return -1;
+    if (got != c) { /* a header column is already called so (an unnamed one, or a header saying it) */
+        mi_warn(m, "row '%s' has more values than the header has columns; the extra ones are dropped ('%s' is taken)",
+                r->name, nm);
+        return -1;
+    }
     mi_warn(m, "row '%s' has more values than the header has columns; extra column kept as '%s'", r->name, nm);
     return 0;
 }
