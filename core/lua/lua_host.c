@@ -390,6 +390,7 @@ hkl_host *hkl_host_new(char *err, size_t errlen)
                                    {"watcher", l_watcher},
                                    {"watchers", l_watchers},
                                    {"json_decode", l_json_decode},
+                                   {"json_encode", hkl_json_encode},
                                    {"hex", l_hex},
                                    {"warn", l_warn},
                                    {"isatty", l_isatty},

@@ -131,6 +131,8 @@ static inline void hkl_new_metatable(lua_State *L, const char *name, const luaL_
 
 /* JSON text to Lua values (null -> hk.null); pushes the value or returns -1 with err. */
 int hkl_push_json(lua_State *L, const char *text, size_t len, char *err, size_t errlen);
+/* hk.json_encode(value[, key_order[, compact]]): Lua values to JSON text (lua_json_encode.c). */
+int hkl_json_encode(lua_State *L);
 
 /* The host */
 typedef struct hkl_host hkl_host;

@@ -375,8 +375,9 @@ hk.query{
     report_hist = report_hist or hist
     progress("leaks")
     facts.leaks = leaks_of(dump)
-    -- the per-class walks and the leak traces' retained counts were the child lists' last
-    -- readers before the report: their 8 bytes an object go back for the duplicates
+    -- the report's treemap is the child lists' last reader: made now, it does not make them
+    -- again after the duplicates; their 8 bytes an object then go back for the duplicates
+    local report_tree = args.report ~= "" and load_report().dominator_tree(dump) or nil
     dump:release{ "dominator_children" }
     progress("bitmaps")
     facts.bitmaps = bitmaps_of(dump)
@@ -416,6 +417,7 @@ hk.query{
         write_file(args.report, load_report().write(dump, result, {
           samples = args.samples ~= "" and args.samples or nil,
           histogram = report_hist,
+          tree = report_tree,
           histogram_heap = report_heap,
           gate_help = gate_help(),
           progress = progress,

@@ -1,9 +1,6 @@
 -- JSON: an array of row objects, or one object for a record (lib/text/json.lua).
 local json = require "text.json"
 
--- hk.json_encode(value[, key_order[, compact]]), for users' scripts (docs/lua-api.md)
-hk.json_encode = json.encode
-
 hk.renderer{
   name = "json",
   help = "JSON: an array of objects (or one object), ids as hex strings, null for absent",

@@ -476,10 +476,14 @@ local function native_html(facts)
     "</section>"
 end
 
+-- The treemap's tree, for a caller that makes it while the dominator tree's child lists are
+-- still there (triage), rather than have write() make them again.
+M.dominator_tree = dominator_tree
+
 function M.write(dump, facts, opts)
   local phase = opts.progress or function() end
   phase("report: dominator tree")
-  local tree = dominator_tree(dump)
+  local tree = opts.tree or dominator_tree(dump)
   -- nothing below walks the tree's child lists: their 8 bytes an object go back before the
   -- panels' paths and the thumbnails (which may make the instance lists again) need memory
   dump:release{ "dominator_children" }
