@@ -182,6 +182,10 @@ EOF
 eq lua-root-columns "$("$HK" run cols.lua leaks.hprof)" "true	0	true	false"
 echo 'print(hk.json_encode(hk.open(arg.dump):leaks()))' > same.lua
 eq lua-same-as-json "$("$HK" run same.lua leaks.hprof | jq -S -c .)" "$(jq -S -c . l.json)"
+# {roots = false} (the diff's leak signatures): the same leaks less each trace's holding roots
+echo 'print(hk.json_encode(hk.open(arg.dump):leaks{ roots = false }))' > noroots.lua
+eq lua-leaks-without-roots "$("$HK" run noroots.lua leaks.hprof | jq -S -c .)" "$(jq -S -c 'del(.leaks[].traces[].roots)' l.json)"
+eq lua-leaks-with-roots "$(jq '[.leaks[].traces[] | select((.roots | length) > 0)] | length > 0' l.json)" true
 "$HK" leaks leaks.hprof > l.txt
 grep -q "^├─ com.example.Holder instance" l.txt && grep -q "│    ↓ Holder.ctx" l.txt && grep -q "Leaking: YES (Activity#mDestroyed is true)" l.txt \
   && pass leaks-text || fail leaks-text "$(head -c 400 l.txt)"

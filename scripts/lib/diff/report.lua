@@ -116,11 +116,12 @@ local function bitmaps(base, dump, df, b)
   }
 end
 
--- Leak signatures new in DUMP and gone since BASE, from the leak search on each side.
--- Leak signatures (the leaks query's groups) new in DUMP and gone since BASE.
+-- Leak signatures (the leaks query's groups) new in DUMP and gone since BASE, from the leak
+-- search on each side.  The groups only: not the roots that hold each leak, which would
+-- build the referrers of the whole heap.
 local function leak_groups(d)
   local t = {}
-  for _, g in ipairs(d:leaks().leaks or {}) do
+  for _, g in ipairs(d:leaks{ roots = false }.leaks or {}) do
     t[#t + 1] = { signature = g.signature, kind = g.kind, description = g.description,
                   count = g.count, retained_bytes = g.retained_bytes }
   end

@@ -281,7 +281,9 @@ local function count_of(counts, obj)
   return n
 end
 
-local function build_trace(dump, path, leak, candidates, threads, cache, counts)
+-- roots: whether to list the GC roots that hold the leaking object (the referrers of the
+-- whole heap are built for them)
+local function build_trace(dump, path, leak, candidates, threads, cache, counts, roots)
   local nodes = {}
   local root = { type = path.root and path.root.type or hk.null, thread = hk.null }
   local steps = path.steps
@@ -328,7 +330,7 @@ local function build_trace(dump, path, leak, candidates, threads, cache, counts)
   local obj = leak.object
   return {
     object = obj.id, class = class_name_of(obj), retained_bytes = obj:retained_size(),
-    retained_objects = count_of(counts, obj), roots = roots_of(obj, threads),
+    retained_objects = count_of(counts, obj), roots = roots and roots_of(obj, threads) or nil,
     retained_for_ms = leak.retained_for_ms or hk.null, root = root, steps = out,
     found_by = leak.finders, key = leak.key or hk.null,
   }, suspects
@@ -428,7 +430,8 @@ local function analyse(dump, opts)
   for i, c in ipairs(leaking) do
     local path = paths[i]
     if path and not below[i] then
-      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache, counts)
+      local trace, suspects = build_trace(dump, path, c, by_id, threads, cache, counts,
+                                          not (opts and opts.roots == false))
       local m = path.rule and matchers[path.rule_root and path.rule or ref_matcher[path.rule]]
       local g
       if m then
