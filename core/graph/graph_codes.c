@@ -125,17 +125,8 @@ void hkg_codes_lists(hk_dump *d, hk_graph *g)
             uint32_t o = hk_view(d)->classes[c].object;
             if (o < n) cls_obj[o / 64] |= 1ull << (o % 64);
         }
-        uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t c = hkg_code_at(cs, i);
-            if (c != cs->none && !(cls_obj[i / 64] >> (i % 64) & 1)) start[c + 2]++;
-        }
-        for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
-        uint32_t *list = hk_xmalloc(((size_t)start[nc + 1] ? start[nc + 1] : 1) * sizeof *list);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t c = hkg_code_at(cs, i);
-            if (c != cs->none && !(cls_obj[i / 64] >> (i % 64) & 1)) list[start[c + 1]++] = i;
-        }
+        uint32_t *start, *list;
+        hk_class_lists_of_codes(n, nc, cs->c16, cs->c32, cs->none, cls_obj, &start, &list);
         free(cls_obj);
         if (hk_class_lists_adopt(d, start, list)) {
             free(start);

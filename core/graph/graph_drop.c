@@ -46,16 +46,14 @@ void hk_graph_drop_kids(hk_dump *d)
 {
     hk_graph *g = hkg_of(d);
     if (!g) return;
-    if (!g->kids) {
-        hkg_codes_lists(d, g);
-        return;
+    if (g->kids) {
+        free(g->kids);
+        free(g->root_kids);
+        g->kids = NULL;
+        g->root_kids = NULL;
+        g->nroot_kids = 0;
+        hk_mem_trim();
     }
-    free(g->kids);
-    free(g->root_kids);
-    g->kids = NULL;
-    g->root_kids = NULL;
-    g->nroot_kids = 0;
-    hk_mem_trim();
     /* the lists planned after the walks take the room */
     hkg_codes_lists(d, g);
 }

@@ -245,6 +245,11 @@ const uint32_t *hk_class_lists(const hk_dump *d, const uint32_t **start);
  * diff's matcher), in that form (start: nclasses + 2 entries, the last two the total), when
  * none are built yet; d then owns and frees them.  Else the caller keeps them: 0 taken, -1 not. */
 int hk_class_lists_adopt(hk_dump *d, uint32_t *start, uint32_t *list);
+/* The per-class lists in that form from a class code per object of [0, n) (c16, or c32 when
+ * c16 is NULL): each class's objects in object order; an object coded `none`, or set in the
+ * bit set skip (NULL: none), is in no list.  The one counting sort of objects by class. */
+void hk_class_lists_of_codes(uint32_t n, uint32_t nclasses, const uint16_t *c16, const uint32_t *c32, uint32_t none,
+                             const uint64_t *skip, uint32_t **start, uint32_t **list);
 /* Frees the per-class lists (4 bytes an object) for a phase that needs the memory more;
  * hk_class_instances builds them again when next asked.  A slice taken before is gone: a
  * caller that may run such a phase between two steps asks for its slice at each step. */

@@ -287,18 +287,25 @@ const hk_static *hk_class_static(const hk_class *c, const char *name)
 }
 
 /* The lists by class, from each object's class (cls, which the caller keeps or frees). */
-static void build_by_class(hk_dump *d, uint32_t *cls)
+static inline int listed(const uint16_t *c16, const uint32_t *c32, uint32_t none, const uint64_t *skip, uint32_t i,
+                         uint32_t *c)
 {
-    uint32_t nc = d->view.nclasses;
-    uint32_t *start = hk_xcalloc((size_t)nc + 2, sizeof *start);
-    for (uint32_t i = 0; i < d->view.nobjects; i++)
-        if (cls[i] != HK_NONE) start[cls[i] + 2]++;
-    for (uint32_t k = 0; k < nc; k++) start[k + 2] += start[k + 1];
-    uint32_t *out = hk_xmalloc((size_t)start[nc + 1] * sizeof *out);
-    for (uint32_t i = 0; i < d->view.nobjects; i++)
-        if (cls[i] != HK_NONE) out[start[cls[i] + 1]++] = i;
-    d->by_class_start = start;
-    d->by_class = out;
+    *c = c16 ? c16[i] : c32[i];
+    return *c != none && !(skip && (skip[i / 64] >> (i % 64) & 1));
+}
+
+void hk_class_lists_of_codes(uint32_t n, uint32_t nclasses, const uint16_t *c16, const uint32_t *c32, uint32_t none,
+                             const uint64_t *skip, uint32_t **start_out, uint32_t **list_out)
+{
+    uint32_t *start = hk_xcalloc((size_t)nclasses + 2, sizeof *start), c;
+    for (uint32_t i = 0; i < n; i++)
+        if (listed(c16, c32, none, skip, i, &c)) start[c + 2]++;
+    for (uint32_t k = 0; k < nclasses; k++) start[k + 2] += start[k + 1];
+    uint32_t *list = hk_xmalloc(((size_t)start[nclasses + 1] ? start[nclasses + 1] : 1) * sizeof *list);
+    for (uint32_t i = 0; i < n; i++)
+        if (listed(c16, c32, none, skip, i, &c)) list[start[c + 1]++] = i;
+    *start_out = start;
+    *list_out = list;
 }
 
 uint32_t *hk_class_of_objects(hk_dump *d)
@@ -315,7 +322,8 @@ uint32_t *hk_class_of_objects(hk_dump *d)
     hk_class_memo memo = HK_CLASS_MEMO;
     for (uint32_t i = 0; i < d->view.nobjects; i++)
         cls[i] = hk_obj_kind_tag(d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(d, i, &memo);
-    build_by_class(d, cls);
+    hk_class_lists_of_codes(d->view.nobjects, d->view.nclasses, NULL, cls, HK_NONE, NULL, &d->by_class_start,
+                            &d->by_class);
     return cls;
 }
 

@@ -400,7 +400,7 @@ hk.query{
       progress("diff against the baseline")
       local base, kept = diff.baseline_open(args.baseline, dump)
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
-      local d = diff.report(base, dump, { n = 20 })
+      local d = diff.report(base, dump, { n = 20, dump_leaks = facts.leaks.leaks })
       d.base, d.dump = nil, nil
       d.baseline_sha256 = base:sha256()
       -- the baseline's totals as facts.totals has the dump's (the explorer shows both)

@@ -119,20 +119,23 @@ end
 -- Leak signatures (the leaks query's groups) new in DUMP and gone since BASE, from the leak
 -- search on each side.  The groups only: not the roots that hold each leak, which would
 -- build the referrers of the whole heap.
-local function leak_groups(d)
+local function groups_of(leaks)
   local t = {}
-  for _, g in ipairs(d:leaks{ roots = false }.leaks or {}) do
+  for _, g in ipairs(leaks) do
     t[#t + 1] = { signature = g.signature, kind = g.kind, description = g.description,
                   count = g.count, retained_bytes = g.retained_bytes }
   end
   return t
 end
 
--- gb: BASE's leak_groups when they were taken already
-local function leak_signatures(base, dump, gb)
+local function leak_groups(d) return groups_of(d:leaks{ roots = false }.leaks or {}) end
+
+-- gb: BASE's leak_groups when they were taken already; dump_leaks: DUMP's dump:leaks().leaks
+-- when the caller has them (triage), which saves a second leak search of DUMP
+local function leak_signatures(base, dump, gb, dump_leaks)
   if not dump.leaks then return nil end
   gb = gb or leak_groups(base)
-  local gd = leak_groups(dump)
+  local gd = dump_leaks and groups_of(dump_leaks) or leak_groups(dump)
   local in_base, in_dump, new, gone = {}, {}, {}, {}
   for _, g in ipairs(gb) do in_base[g.signature] = true end
   for _, g in ipairs(gd) do
@@ -339,7 +342,8 @@ function M.beside_baseline(name, dump, args)
 end
 
 -- The whole report as a record.  opts: n (rows per section, 0 all), heap, min_growth (10),
--- min_bytes (65536), object, bitmaps (default true), free_base (neither BASE's graph nor the
+-- min_bytes (65536), object, bitmaps (default true), dump_leaks (DUMP's dump:leaks().leaks, when
+-- the caller has them), free_base (neither BASE's graph nor the
 -- Diff's growers are asked for after the report: BASE's dominators are freed before DUMP's are
 -- computed, and both sides' per-object records shrink once read, df:side_done).  Also used by
 -- triage --baseline.
@@ -406,7 +410,7 @@ function M.report(base, dump, opts)
     removed_by_path = df:by_path("removed", n),
   }
   if opts.bitmaps ~= false then rec.bitmaps = bitmaps(base, dump, df, bitmaps_base) end
-  rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump, leaks_base) or hk.null
+  rec.leak_signatures = opts.leaks ~= false and leak_signatures(base, dump, leaks_base, opts.dump_leaks) or hk.null
   if opts.object and opts.object ~= "" then rec.object = one_object(df, base, dump, opts.object) end
   local top = rec.growers[1]
   rec.summary.top_grower = top and (top.path .. " (+" .. top.count_delta .. " " .. (top.element_class ~= hk.null and top.element_class or "elements") .. ")") or hk.null
