@@ -124,6 +124,7 @@ int cli_setup(cli_ctx *cx, const char *argv0)
         fprintf(stderr, "hprofkit: %s\n", err);
         return 1;
     }
+    hkl_use_chunk_cache(hkl_host_state(cx->host), cx->scripts_dir);
     load_plugins(cx);
     hkl_open_plugin_modules(hkl_host_state(cx->host), cx->plugins);
     lua_State *L = hkl_host_state(cx->host);

@@ -453,7 +453,7 @@ int hkl_host_load_file(hkl_host *h, const char *path)
 {
     lua_State *L = h->L;
     begin_script(h, path);
-    int rc = luaL_loadfile(L, path);
+    int rc = hkl_load_file_cached(L, path);
     if (rc == LUA_OK) rc = hkl_pcall(L, 0, 0);
     end_script(h);
     if (rc != LUA_OK) {

@@ -133,6 +133,11 @@ static inline void hkl_new_metatable(lua_State *L, const char *name, const luaL_
 int hkl_push_json(lua_State *L, const char *text, size_t len, char *err, size_t errlen);
 /* hk.json_encode(value[, key_order[, compact]]): Lua values to JSON text (lua_json_encode.c). */
 int hkl_json_encode(lua_State *L);
+/* luaL_loadfile with the compiled chunk kept between runs for the files under the folder
+ * hkl_use_chunk_cache names (the built-in scripts), which also makes require's Lua-file
+ * searcher use it (lua_chunk_cache.c). */
+int hkl_load_file_cached(lua_State *L, const char *path);
+void hkl_use_chunk_cache(lua_State *L, const char *scripts_dir);
 
 /* The host */
 typedef struct hkl_host hkl_host;
