@@ -37,7 +37,6 @@ typedef struct entry_head {
 
 static char builtin[PATH_MAX]; /* the built-in scripts' folder, with a final '/' ("" none) */
 
-
 /* mkdir -p, each level 0700; 0 when dir is there. */
 static int make_dirs(char *dir)
 {
@@ -111,8 +110,8 @@ static int load_entry(lua_State *L, const char *entry, const char *path, const e
             const unsigned char *p = b.data + sizeof h, *code = p + h.path_len;
             int same = !memcmp(h.magic, want->magic, sizeof h.magic) && !memcmp(h.build, want->build, sizeof h.build) &&
                        h.size == want->size && h.mtime_s == want->mtime_s && h.mtime_ns == want->mtime_ns &&
-                       h.ino == want->ino && h.dev == want->dev && h.path_len == want->path_len && sizeof h + h.path_len + h.code_len == (uint64_t)got &&
-                       !memcmp(p, path, h.path_len);
+                       h.ino == want->ino && h.dev == want->dev && h.path_len == want->path_len &&
+                       sizeof h + h.path_len + h.code_len == (uint64_t)got && !memcmp(p, path, h.path_len);
             if (same) {
                 lua_pushfstring(L, "@%s", path);
                 rc = luaL_loadbufferx(L, (const char *)code, h.code_len, lua_tostring(L, -1), "b");
