@@ -1,5 +1,6 @@
 #include "analysis/duplicates.h"
 #include "hprof/hprof_view.h"
+#include "util/hk_hash.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -25,29 +26,6 @@ typedef struct slot {
     uint32_t count;
     entry first;
 } slot;
-
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return h;
-}
-
-/* A fast non-cryptographic hash: equal hashes are confirmed by comparing the bytes. */
-static uint64_t hash_bytes(const uint8_t *p, size_t n, uint64_t seed)
-{
-    uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ULL);
-    size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t w;
-        memcpy(&w, p + k, 8);
-        h = (h ^ mix(w)) * 0x9e3779b97f4a7c15ULL;
-    }
-    uint64_t tail = 0;
-    memcpy(&tail, p + k, n - k);
-    return mix(h ^ mix(tail ^ (uint64_t)(n - k)));
-}
 
 /* What a member is compared by: its bytes as the dump holds them (an array's data, a String's
  * characters undecoded: the same text is held the same way, Latin-1 or UTF-16, by one VM). */
@@ -101,7 +79,7 @@ typedef struct hashes {
 static void add_key(scan *sc, hashes *h, uint32_t obj, const uint8_t *rec, const member_key *k)
 {
     if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
-    h->e[h->n++] = (entry){(uint32_t)(hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
+    h->e[h->n++] = (entry){(uint32_t)(hk_hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
 }
 
 /* Where String's four fields are: the first field of each name in its layout, as
@@ -390,7 +368,7 @@ static void confirm(scan *sc, entry *e, size_t n, size_t ngroups, hk_dup_group *
     for (size_t i = 0; i < odd; i++) { /* their hashes back */
         member_key key;
         key_of(sc, e[i].obj, &key);
-        e[i].hash = (uint32_t)(hash_bytes(key.p, key.n, (uint64_t)key.type) >> 32);
+        e[i].hash = (uint32_t)(hk_hash_bytes(key.p, key.n, (uint64_t)key.type) >> 32);
     }
     size_t cap = 16;
     while (cap < 2 * odd) cap *= 2;

@@ -1,5 +1,6 @@
 /* Classes: CLASS_DUMP records parsed after the pass, names, field layouts. */
 #include "hprof/hprof.h"
+#include "util/hk_hash.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
 
@@ -209,6 +210,7 @@ int hk_classes_build(hk_dump *d, const uint64_t *offs, size_t n, char *err, size
             c->super = *s;
         }
     }
+    hk_class_names_index(d);
     /* a superclass cycle would make every layout walk loop forever */
     for (size_t i = 0; i < n; i++) {
         uint32_t k = d->view.classes[i].super, steps = 0;
@@ -228,13 +230,56 @@ hk_class *hk_class_by_id(const hk_dump *d, hk_id id)
     return i ? &d->view.classes[*i] : NULL;
 }
 
+static uint32_t name_slot(const char *name, uint32_t cap)
+{
+    return (uint32_t)hk_hash_bytes(name, strlen(name), 0) & (cap - 1);
+}
+
+/* The first class (lowest index) of each name gets the slot: the one a scan in class order
+ * finds. */
+static void index_names(hk_dump *d, uint32_t *tab, int obf)
+{
+    for (uint32_t k = 0; k < d->names_cap; k++) tab[k] = HK_NONE;
+    for (uint32_t i = 0; i < d->view.nclasses; i++) {
+        const char *name = obf ? d->view.classes[i].obf_name : d->view.classes[i].name;
+        uint32_t k = name_slot(name, d->names_cap);
+        for (; tab[k] != HK_NONE; k = (k + 1) & (d->names_cap - 1)) {
+            const hk_class *c = &d->view.classes[tab[k]];
+            if (!strcmp(obf ? c->obf_name : c->name, name)) break;
+        }
+        if (tab[k] == HK_NONE) tab[k] = i;
+    }
+}
+
+void hk_class_names_index(hk_dump *d)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * (uint64_t)d->view.nclasses) cap *= 2;
+    if (cap != d->names_cap) {
+        free(d->by_name);
+        free(d->by_obf_name);
+        d->by_name = hk_xmalloc((size_t)cap * sizeof *d->by_name);
+        d->by_obf_name = hk_xmalloc((size_t)cap * sizeof *d->by_obf_name);
+        d->names_cap = cap;
+    }
+    index_names(d, d->by_name, 0);
+    index_names(d, d->by_obf_name, 1);
+}
+
+static hk_class *find_name(const hk_dump *d, const uint32_t *tab, int obf, const char *name)
+{
+    for (uint32_t k = name_slot(name, d->names_cap); tab[k] != HK_NONE; k = (k + 1) & (d->names_cap - 1)) {
+        hk_class *c = &d->view.classes[tab[k]];
+        if (!strcmp(obf ? c->obf_name : c->name, name)) return c;
+    }
+    return NULL;
+}
+
 hk_class *hk_class_by_name(const hk_dump *d, const char *name)
 {
-    for (uint32_t i = 0; i < d->view.nclasses; i++)
-        if (!strcmp(d->view.classes[i].name, name)) return &d->view.classes[i];
-    for (uint32_t i = 0; i < d->view.nclasses; i++) /* the dump's name, when a map renamed it */
-        if (!strcmp(d->view.classes[i].obf_name, name)) return &d->view.classes[i];
-    return NULL;
+    if (!d->names_cap) return NULL;
+    hk_class *c = find_name(d, d->by_name, 0, name);
+    return c ? c : find_name(d, d->by_obf_name, 1, name); /* the dump's name, when a map renamed it */
 }
 
 const hk_field *hk_class_layout(hk_dump *d, hk_class *c, uint32_t *n)

@@ -263,6 +263,8 @@ void hk_dump_close(hk_dump *d)
     hk_layout_free(d);
     free(d->by_class_start);
     free(d->by_class);
+    free(d->by_name);
+    free(d->by_obf_name);
     free((void *)d->view.obj_sizes);
     free(d->source);
     for (size_t i = 0; i < d->nimages; i++) hk_buf_free(&d->images[i].png);

@@ -68,6 +68,12 @@ struct hk_dump {
     hk_dump_image *images;
     size_t nimages;
 
+    /* class indices by name and by the dump's name (hk_class_by_name): open addressing,
+     * names_cap slots each (a power of two), HK_NONE for empty; made with the classes and
+     * again when a map renames them */
+    uint32_t *by_name, *by_obf_name;
+    uint32_t names_cap;
+
     /* lazily built: instances grouped by class (CSR over object indices) */
     uint32_t *by_class_start;
     uint32_t *by_class;
@@ -83,5 +89,8 @@ int hk_index_build(hk_dump *d, hk_progress_fn progress, void *pctx, char *err, s
  * classes and counters are built. */
 int hk_ext_apply(hk_dump *d, const uint64_t *offs, size_t n, char *err, size_t errlen);
 int hk_classes_build(hk_dump *d, const uint64_t *class_offs, size_t n, char *err, size_t errlen);
+/* (Re)makes the class name tables hk_class_by_name reads: after the classes are built and
+ * after a map renames them. */
+void hk_class_names_index(hk_dump *d);
 
 #endif

@@ -142,6 +142,7 @@ int hk_dump_apply_map(hk_dump *d, hk_map *map, hk_buf *notes, char *err, size_t 
         free(d->view.classes[i].all_fields); /* layouts copy names: rebuilt on next use */
         d->view.classes[i].all_fields = NULL;
     }
+    hk_class_names_index(d);
     if (map->nwarnings) {
         hk_buf_append(notes, map->warnings.data, map->warnings.len);
         if (map->nwarnings > HK_MAP_KEEP_WARNINGS)
