@@ -2,7 +2,8 @@
 # made on the first run, used after it, and never a reason for a different answer: outputs with
 # and without the cache are the same, an entry cut short or left from an older file is compiled
 # again and rewritten, a cache that cannot be made costs nothing but the compile, users' own
-# script folders are not kept, and require's messages are Lua's.
+# script folders are not kept, require's messages are Lua's, and a folder others may write to is
+# not used.
 . "$SRC/tests/lib.sh"
 "$GEN" --scenario leaks -o leaks.hprof >/dev/null 2>&1 || { fail gen "genhprof failed"; exit 0; }
 C="$T/cache"
@@ -70,3 +71,9 @@ echo 'require "no.such.module"' > req.lua
 kept run req.lua > req.out 2> req.err
 eq require-missing-fails "$(grep -c "module 'no.such.module' not found" req.err)" 1
 eq require-missing-lists-files "$(grep -c "no file '.*no/such/module.lua'" req.err | awk '{print ($1 >= 2) ? "yes" : "no"}')" yes
+
+# a cache folder others may write to is not used: bytecode is run as it is
+mkdir -p "$T/open/hprofkit/lua" && chmod 777 "$T/open/hprofkit/lua"
+XDG_CACHE_HOME="$T/open" "$HK" queries > q3.txt 2>/dev/null
+eq open-folder-not-used "$(ls "$T/open/hprofkit/lua" | wc -l)" 0
+eq open-folder-same-answer "$(cmp -s q0.txt q3.txt && echo same)" same

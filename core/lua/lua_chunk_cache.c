@@ -63,6 +63,9 @@ static const char *cache_dir(void)
     else if (home && *home == '/') n = snprintf(dir, sizeof dir, "%s/.cache/hprofkit/lua", home);
     else return NULL;
     if (n < 0 || (size_t)n >= sizeof dir - 40 || make_dirs(dir)) return NULL;
+    /* bytecode is run as it is: only from a folder no one else could have written to */
+    struct stat st;
+    if (stat(dir, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) return NULL;
     state = 1;
     return dir;
 }
