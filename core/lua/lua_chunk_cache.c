@@ -114,7 +114,8 @@ static int load_entry(lua_State *L, const char *entry, const char *path, const e
             int same = !memcmp(h.magic, want->magic, sizeof h.magic) && !memcmp(h.build, want->build, sizeof h.build) &&
                        h.size == want->size && h.mtime_s == want->mtime_s && h.mtime_ns == want->mtime_ns &&
                        h.ino == want->ino && h.dev == want->dev && h.path_len == want->path_len &&
-                       sizeof h + h.path_len + h.code_len == (uint64_t)got && !memcmp(p, path, h.path_len);
+                       h.code_len < (uint64_t)got && sizeof h + h.path_len + h.code_len == (uint64_t)got &&
+                       !memcmp(p, path, h.path_len);
             if (same) {
                 lua_pushfstring(L, "@%s", path);
                 rc = luaL_loadbufferx(L, (const char *)code, h.code_len, lua_tostring(L, -1), "b");
