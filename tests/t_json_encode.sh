@@ -2,7 +2,8 @@
 # users' scripts are written with, held to Python's json module: each document Python reads back
 # to the value the script meant, and where Python writes the same text (sorted keys, two-space
 # indent, no floats, no control characters) byte for byte the same.  The rest of what the
-# encoder decides is said here: key_order, the array/object line, numbers, escapes, metamethods.
+# encoder decides is said here: key_order, the array/object line, numbers, escapes (bytes that
+# are not UTF-8 included), metamethods.
 . "$SRC/tests/lib.sh"
 needs python3 python3 || exit 0
 
@@ -32,6 +33,9 @@ doc("zero-key", enc({ [0] = "z" }, nil, true))
 doc("floats", enc({ 1.5, 0.1, 1 / 3, 1e300, -0.0, 2 ^ 53, 0 / 0, math.huge, -math.huge }, nil, true))
 -- strings: quotes, backslash and control characters escaped, other bytes as they are
 doc("escapes", enc({ 'q"b\\s\n\r\t\1\31\127 é' }, nil, true))
+-- a byte that is not UTF-8 (a raw byte[] read as text, a cut sequence) becomes U+FFFD: the
+-- output stays UTF-8, as every JSON writer of the project keeps it
+doc("not-utf8", enc({ "a\255b", "\195", "é\128" }, nil, true))
 -- other values as their tostring; tables read through __index and __pairs as Lua's own loops do
 doc("function", (enc({ print }, nil, true):gsub("0x%x+", "ADDR")))
 doc("index-mt", enc(setmetatable({ name = "n" }, { __index = function(_, k) if k == "row" then return "R" end end }), { "row", "name" }, true))
@@ -77,6 +81,7 @@ say("escapes-text", docs["escapes"] == '["q\\"b\\\\s\\n\\r\\t\\u0001\\u001f\\u00
 say("function-as-text", docs["function"] in ('["builtin: ADDR"]', '["function: builtin: ADDR"]', '["function: ADDR"]'), docs["function"])
 say("index-mt", docs["index-mt"] == '{"row":"R","name":"n"}', docs["index-mt"])
 say("pairs-mt", docs["pairs-mt"] == '{"x":1,"y":2}', docs["pairs-mt"])
+say("not-utf8", docs["not-utf8"] == '["a\\ufffdb","\\ufffd","é\\ufffd"]', docs["not-utf8"])
 say("big-same", docs["big-same"] == "true", docs["big-same"])
 PY
 python3 check.py enc.out

@@ -37,19 +37,6 @@ typedef struct entry_head {
 
 static char builtin[PATH_MAX]; /* the built-in scripts' folder, with a final '/' ("" none) */
 
-/* mkdir -p, each level 0700; 0 when dir is there. */
-static int make_dirs(char *dir)
-{
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        int bad = mkdir(dir, 0700) && errno != EEXIST;
-        *p = '/';
-        if (bad) return -1;
-    }
-    return mkdir(dir, 0700) && errno != EEXIST ? -1 : 0;
-}
-
 /* The cache directory, found once; NULL when there is none to use. */
 static const char *cache_dir(void)
 {
@@ -62,7 +49,8 @@ static const char *cache_dir(void)
     if (xdg && *xdg == '/') n = snprintf(dir, sizeof dir, "%s/hprofkit/lua", xdg);
     else if (home && *home == '/') n = snprintf(dir, sizeof dir, "%s/.cache/hprofkit/lua", home);
     else return NULL;
-    if (n < 0 || (size_t)n >= sizeof dir - 40 || make_dirs(dir)) return NULL;
+    char err[8];
+    if (n < 0 || (size_t)n >= sizeof dir - 40 || hk_file_make_dirs(dir, 0700, err, sizeof err)) return NULL;
     /* bytecode is run as it is: only from a folder no one else could have written to */
     struct stat st;
     if (stat(dir, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) return NULL;
@@ -140,7 +128,8 @@ static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
 }
 
 /* Keeps the function on the top of the stack as path's entry: written beside it and renamed
- * over it, so a reader sees the old entry or the whole new one. */
+ * over it, so a reader sees the old entry or the whole new one.  Not hk_file_write_atomic: its
+ * fsync would cost the first run ~80 of them, and an entry a crash loses is only compiled again. */
 static void save_entry(lua_State *L, const char *entry, const char *path, entry_head h)
 {
     hk_buf code, all;
@@ -155,7 +144,8 @@ static void save_entry(lua_State *L, const char *entry, const char *path, entry_
         snprintf(tmp, sizeof tmp, "%s.%ld.tmp", entry, (long)getpid());
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd >= 0) {
-            int ok = write(fd, all.data, all.len) == (ssize_t)all.len;
+            char err[8];
+            int ok = hk_file_write_fd(fd, all.data, all.len, err, sizeof err) == 0;
             ok = close(fd) == 0 && ok;
             if (!ok || rename(tmp, entry)) unlink(tmp);
         }

@@ -107,33 +107,6 @@ static int l_fetch_bitmaps(lua_State *L)
     return 1;
 }
 
-/* mkdir -p for one level below an existing parent is the common case; walk the whole path. */
-static int make_dirs(const char *dir, char *err, size_t errlen)
-{
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
-        snprintf(err, errlen, "path too long: %.100s...", dir);
-        return -1;
-    }
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s) continue;
-        char c = *s;
-        *s = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create directory %.400s: %s", p, strerror(errno));
-            return -1;
-        }
-        *s = c;
-        if (!c) break;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%.400s exists and is not a directory", dir);
-        return -1;
-    }
-    return 0;
-}
-
 static int l_fetch_write(lua_State *L)
 {
     const char *dir = luaL_checkstring(L, 1), *name = luaL_checkstring(L, 2);
@@ -142,7 +115,7 @@ static int l_fetch_write(lua_State *L)
     if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
         return luaL_error(L, "hk.fetch_write: '%s' is not a plain file name", name);
     char err[1024], path[4096];
-    if (make_dirs(dir, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
+    if (hk_file_make_dirs(dir, 0777, err, sizeof err) < 0) return hkl_fail(L, "%s", err);
     if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
         return luaL_error(L, "hk.fetch_write: path too long");
     if (hk_file_write_atomic(path, data, n, err, sizeof err) < 0) return hkl_fail(L, "%s", err);

@@ -3,7 +3,9 @@
  * when its keys are 1..#t (and it is not marked with hk.object_mt), else an object with its
  * keys sorted, key_order's first (key_order applies to the top table and to an array's
  * elements); hk.null and nil are null; NaN and infinities are null; anything else is its
- * tostring as a string.  Indented by two spaces a level unless compact.
+ * tostring as a string.  Strings as every JSON writer of the project writes them
+ * (hk_buf_json_string): a byte that is not UTF-8 becomes U+FFFD, so the output is UTF-8.
+ * Indented by two spaces a level unless compact.
  *
  * Written in C because the report and `--json` of big results spent most of their time
  * here; the table walks go through the same metamethods Lua's pairs, ipairs and # do. */
@@ -79,36 +81,6 @@ static void fail(lua_State *L, const char *msg)
 {
     lua_pushstring(L, msg); /* no position: the message is the whole story */
     lua_error(L);
-}
-
-static void put_string(hk_buf *b, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    hk_buf_reserve(b, n + 2);
-    hk_buf_putc(b, '"');
-    size_t run = 0; /* bytes copied as they are, appended in one go */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') continue;
-        hk_buf_append(b, s + run, i - run);
-        run = i + 1;
-        char e[6] = {'\\', 0};
-        switch (c) {
-        case '"': e[1] = '"'; break;
-        case '\\': e[1] = '\\'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\r': e[1] = 'r'; break;
-        case '\t': e[1] = 't'; break;
-        default:
-            hk_buf_append(b, "\\u00", 4);
-            hk_buf_putc(b, hex[c >> 4]);
-            hk_buf_putc(b, hex[c & 15]);
-            continue;
-        }
-        hk_buf_append(b, e, 2);
-    }
-    hk_buf_append(b, s + run, n - run);
-    hk_buf_putc(b, '"');
 }
 
 /* The shortest of %.15g and %.17g that reads back as the same number. */
@@ -331,7 +303,7 @@ static void object(enc *e, int t, int order, int depth)
         key k = st->keys[base + i]; /* by value: the stack may move as nested objects grow it */
         if (i) hk_buf_putc(e->out, ',');
         newline(e, depth + 1);
-        put_string(e->out, k.s, k.n);
+        hk_buf_json_string(e->out, k.s, k.n);
         hk_buf_append(e->out, ": ", e->compact ? 1 : 2);
         if (k.orig) lua_rawgeti(L, e->anchor_idx, k.orig);
         else lua_pushlstring(L, k.s, k.n);
@@ -352,7 +324,7 @@ static void value(enc *e, int v, int order, int depth)
     case LUA_TSTRING: {
         size_t n;
         const char *s = lua_tolstring(L, v, &n);
-        put_string(e->out, s, n);
+        hk_buf_json_string(e->out, s, n);
         return;
     }
     case LUA_TNIL:
@@ -376,7 +348,7 @@ static void value(enc *e, int v, int order, int depth)
         }
         size_t n;
         const char *s = luaL_tolstring(L, v, &n);
-        put_string(e->out, s, n);
+        hk_buf_json_string(e->out, s, n);
         lua_pop(L, 1);
     }
 }

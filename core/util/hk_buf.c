@@ -92,35 +92,36 @@ void hk_buf_json_string(hk_buf *b, const char *str, size_t n)
     const unsigned char *s = (const unsigned char *)str;
     hk_buf_reserve(b, n + 2);
     hk_buf_putc(b, '"');
+    size_t run = 0; /* bytes that stay as they are since run: appended in one go (--json of big results) */
     for (size_t i = 0; i < n;) {
         unsigned char c = s[i];
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        size_t l = c >= 0x80 ? utf8_seq(s + i, n - i) : 0;
+        if (l) {
+            i += l;
+            continue;
+        }
+        hk_buf_append(b, s + run, i - run);
         if (c == '"' || c == '\\') {
             hk_buf_putc(b, '\\');
             hk_buf_putc(b, (char)c);
-            i++;
         } else if (c == '\n') {
             hk_buf_puts(b, "\\n");
-            i++;
         } else if (c == '\t') {
             hk_buf_puts(b, "\\t");
-            i++;
         } else if (c == '\r') {
             hk_buf_puts(b, "\\r");
-            i++;
         } else if (c < 0x20 || c == 0x7f) {
             hk_buf_printf(b, "\\u%04x", c);
-            i++;
         } else {
-            size_t l = utf8_seq(s + i, n - i);
-            if (l) {
-                hk_buf_append(b, s + i, l);
-                i += l;
-            } else {
-                hk_buf_puts(b, "\\ufffd");
-                i++;
-            }
+            hk_buf_puts(b, "\\ufffd");
         }
+        run = ++i;
     }
+    hk_buf_append(b, s + run, n - run);
     hk_buf_putc(b, '"');
 }
 

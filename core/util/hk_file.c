@@ -284,3 +284,29 @@ int hk_file_copy_range(int to, int from, uint64_t off, uint64_t n, char *err, si
     }
     return 0;
 }
+
+int hk_file_make_dirs(const char *dir, mode_t mode, char *err, size_t errlen)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p) {
+        snprintf(err, errlen, "path too long: %.100s...", dir);
+        return -1;
+    }
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = 0;
+        if (mkdir(p, mode) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create directory %.400s: %s", p, strerror(errno));
+            return -1;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%.400s exists and is not a directory", dir);
+        return -1;
+    }
+    return 0;
+}

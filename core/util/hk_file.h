@@ -3,6 +3,7 @@
 #define HK_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "util/hk_buf.h"
@@ -39,5 +40,8 @@ int hk_file_write_fd(int fd, const void *data, size_t n, char *err, size_t errle
 int hk_file_copy_range(int to, int from, uint64_t off, uint64_t n, char *err, size_t errlen);
 /* Appends the whole file to out. */
 int hk_file_read_all(const char *path, hk_buf *out, char *err, size_t errlen);
+/* mkdir -p: dir and every missing folder above it (new ones with mode); 0 when dir is a
+ * folder at the end, else -1 with err. */
+int hk_file_make_dirs(const char *dir, mode_t mode, char *err, size_t errlen);
 
 #endif

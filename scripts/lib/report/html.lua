@@ -88,9 +88,8 @@ local function dominator_tree(dump)
   return root
 end
 
--- The tree as JSON text into the list out, in one pass: hk.json_encode builds each subtree's
--- text and copies it into its parent's, which a dominator chain thousands deep (a linked list)
--- makes quadratic in the depth.
+-- The tree as JSON text into the list out, by hand: hk.json_encode refuses tables nested more
+-- than 200 deep, and a dominator chain (a linked list) puts thousands of levels in the tree.
 local function tree_json(node, out)
   out[#out + 1] = '{"c":' .. json.encode(node.c, nil, true) .. ',"id":' .. json.encode(node.id, nil, true) .. ',"k":['
   for i, kid in ipairs(node.k) do
