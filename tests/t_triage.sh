@@ -232,6 +232,12 @@ err gate-needs-bytes "BYTES|number" "$HK" triage demo.hprof --fail-on bitmap-was
 # --baseline: a diff summary (or the note that this build has none); --samples: the chart
 "$HK" triage demo.hprof --baseline demo.hprof --json > base.json
 [ "$(jq -r '.diff | type' base.json)" = object ] && pass baseline-diff || fail baseline-diff "$(jq -c .diff base.json)"
+# both keys are hashed on threads of their own beside the work (dump:sha256_start): each equals
+# sha256sum's, the baseline's too when it is a .gz (the data inside it)
+gzip -c bitmaps-pre26.hprof > base-pre26.hprof.gz
+"$HK" triage demo.hprof --baseline base-pre26.hprof.gz --json > base2.json 2>/dev/null
+eq baseline-sha256 "$(jq -r '.dump_sha256 + " " + .diff.baseline_sha256' base2.json)" \
+  "$(sha256sum demo.hprof | cut -d' ' -f1) $(sha256sum bitmaps-pre26.hprof | cut -d' ' -f1)"
 printf 't,time,state,pid,uptime_s,java_used_kb,java_max_kb,java_pct,native_kb,pss_kb,rss_kb,tier,java_max_from,event\n0,x,ok,1,1,1000,4000,25,500,3000,4000,,,\n2,x,ok,1,3,2000,4000,50,800,3600,4400,,,\n4,x,ok,1,5,3500,4000,87,900,4200,5000,85,,\n' > samples.csv
 printf '{"t":0,"java_used_kb":1000,"pss_kb":3000}\n{"t":5,"java_used_kb":1500,"pss_kb":3100}\n' > samples.jsonl
 

@@ -1,6 +1,7 @@
 #include "analysis/duplicates.h"
 #include "hprof/hprof_view.h"
 #include "util/hk_hash.h"
+#include "util/hk_jobs.h"
 #include "util/hk_mem.h"
 
 #include <stdio.h>
@@ -76,10 +77,34 @@ typedef struct hashes {
     size_t n, cap;
 } hashes;
 
-static void add_key(scan *sc, hashes *h, uint32_t obj, const uint8_t *rec, const member_key *k)
+static entry key_entry(uint32_t obj, const uint8_t *rec, const member_key *k)
 {
-    if (h->n == h->cap) h->e = hk_grow(h->e, &h->cap, h->n + 1, sizeof *h->e);
-    h->e[h->n++] = (entry){(uint32_t)(hk_hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
+    return (entry){(uint32_t)(hk_hash_bytes(k->p, k->n, (uint64_t)k->type) >> 32), obj, rec};
+}
+
+/* The hashing goes in parts over the candidates, each candidate giving at most one entry: part
+ * k writes its entries from the place of its first candidate on, and the parts' runs are then
+ * moved together in part order, so the entries are in the order one pass would give. */
+enum { HASH_PARTS = 32 };
+typedef struct hash_job {
+    scan *sc;
+    const uint32_t *v; /* the candidates */
+    uint32_t n;
+    entry *e;
+    uint32_t got[HASH_PARTS]; /* entries part k wrote */
+    const void *extra;        /* the String layout */
+} hash_job;
+
+static void gather(hash_job *j, hashes *h)
+{
+    size_t n = 0;
+    for (int k = 0; k < HASH_PARTS; k++) {
+        uint32_t lo, hi;
+        hk_part_range(j->n, k, HASH_PARTS, &lo, &hi);
+        memmove(h->e + n, h->e + lo, (size_t)j->got[k] * sizeof *h->e);
+        n += j->got[k];
+    }
+    h->n = n;
 }
 
 /* Where String's four fields are: the first field of each name in its layout, as
@@ -158,6 +183,42 @@ static void string_ahead(hk_dump *d, const str_layout *lay, uint32_t obj, pendin
     }
 }
 
+/* A String's array counted as its value (0, 1, 2 for more): parts may count one shared array
+ * at once, so the count is added atomically (two racing adds leave 3, which reads as more). */
+static void count_use(uint8_t *uses, uint32_t a)
+{
+    if (__atomic_load_n(&uses[a], __ATOMIC_RELAXED) < 2) __atomic_fetch_add(&uses[a], 1, __ATOMIC_RELAXED);
+}
+
+static void strings_part(void *ctx, int part)
+{
+    hash_job *j = ctx;
+    scan *sc = j->sc;
+    hk_dump *d = sc->d;
+    const str_layout *lay = j->extra;
+    const uint32_t *v = j->v;
+    uint32_t lo, hi, got = 0;
+    hk_part_range(j->n, part, HASH_PARTS, &lo, &hi);
+    entry *out = j->e + lo;
+    pending ring[AHEAD];
+    for (size_t k = lo; k < (size_t)hi + AHEAD; k++) { /* ascending ids */
+        if (k >= lo + AHEAD) {
+            const pending *p = &ring[(k - AHEAD) % AHEAD];
+            hk_chars ch;
+            member_key key;
+            /* every String's value array counts, decodable or not, as string_values counts them */
+            if (sc->count_uses && p->ok && p->array != HK_NONE) count_use(sc->uses, p->array);
+            if (p->ok && hk_string_chars_of(d, &p->f, p->array, &ch) == 0 && chars_key(&ch, &key) == 0)
+                out[got++] = key_entry(p->obj, NULL, &key);
+        }
+        if (k < hi) {
+            if (k + PREFETCH < hi) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
+            string_ahead(d, lay, v[k], &ring[k % AHEAD]);
+        }
+    }
+    j->got[part] = got;
+}
+
 static void hash_strings(scan *sc, hashes *h)
 {
     hk_dump *d = sc->d;
@@ -165,22 +226,9 @@ static void hash_strings(scan *sc, hashes *h)
     str_layout_of(d, &lay);
     uint32_t cnt;
     const uint32_t *v = hk_class_instances(d, hk_view(d)->string_class, &cnt);
-    pending ring[AHEAD];
-    for (size_t k = 0; k < (size_t)cnt + AHEAD; k++) { /* ascending ids */
-        if (k >= AHEAD) {
-            const pending *p = &ring[(k - AHEAD) % AHEAD];
-            hk_chars ch;
-            member_key key;
-            /* every String's value array counts, decodable or not, as string_values counts them */
-            if (sc->count_uses && p->ok && p->array != HK_NONE && sc->uses[p->array] < 2) sc->uses[p->array]++;
-            if (p->ok && hk_string_chars_of(d, &p->f, p->array, &ch) == 0 && chars_key(&ch, &key) == 0)
-                add_key(sc, h, p->obj, NULL, &key);
-        }
-        if (k < cnt) {
-            if (k + PREFETCH < cnt) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
-            string_ahead(d, &lay, v[k], &ring[k % AHEAD]);
-        }
-    }
+    hash_job j = {.sc = sc, .v = v, .n = cnt, .e = h->e, .extra = &lay};
+    hk_parallel(HASH_PARTS, strings_part, &j);
+    gather(&j, h);
 }
 
 static int same_value(scan *sc, const entry *a, const entry *b)
@@ -458,19 +506,37 @@ static uint32_t *array_candidates(hk_dump *d, const uint8_t *uses, const uint8_t
     return list;
 }
 
+static void arrays_part(void *ctx, int part)
+{
+    hash_job *j = ctx;
+    const hk_dump *d = j->sc->d;
+    const uint32_t *v = j->v;
+    uint32_t lo, hi, got = 0;
+    hk_part_range(j->n, part, HASH_PARTS, &lo, &hi);
+    entry *out = j->e + lo;
+    for (uint32_t k = lo; k < hi; k++) {
+        /* the records are spread over the file: ask for a later one while hashing this */
+        if (k + PREFETCH < hi) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
+        member_key key;
+        const uint8_t *rec = hk_obj_record(d, v[k]);
+        if (array_key(d, rec, &key) == 0) out[got++] = key_entry(v[k], rec, &key);
+    }
+    j->got[part] = got;
+}
+
 static void hash_arrays(scan *sc, hashes *h, const uint8_t *skip)
 {
     hk_dump *d = sc->d;
     if (sc->count_uses && hk_view(d)->string_class != HK_NONE) string_values(d, sc->uses);
     uint32_t n;
     uint32_t *v = array_candidates(d, sc->uses, skip, &n);
-    for (uint32_t k = 0; k < n; k++) {
-        /* the records are spread over the file: ask for a later one while hashing this */
-        if (k + PREFETCH < n) __builtin_prefetch(hk_obj_record(d, v[k + PREFETCH]));
-        member_key key;
-        const uint8_t *rec = hk_obj_record(d, v[k]);
-        if (array_key(d, rec, &key) == 0) add_key(sc, h, v[k], rec, &key);
+    if (n > h->cap) { /* classless arrays: every object was a candidate */
+        h->e = hk_xrealloc(h->e, (size_t)n * sizeof *h->e);
+        h->cap = n;
     }
+    hash_job j = {.sc = sc, .v = v, .n = n, .e = h->e};
+    hk_parallel(HASH_PARTS, arrays_part, &j);
+    gather(&j, h);
     free(v);
 }
 

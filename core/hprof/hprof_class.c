@@ -1,6 +1,7 @@
 /* Classes: CLASS_DUMP records parsed after the pass, names, field layouts. */
 #include "hprof/hprof.h"
 #include "util/hk_hash.h"
+#include "util/hk_jobs.h"
 #include "util/hk_mem.h"
 #include "hprof/hprof_internal.h"
 
@@ -353,6 +354,24 @@ void hk_class_lists_of_codes(uint32_t n, uint32_t nclasses, const uint16_t *c16,
     *list_out = list;
 }
 
+enum { CLASS_PARTS = 32 };
+typedef struct class_job {
+    const hk_dump *d;
+    uint32_t *cls;
+} class_job;
+
+/* One read of each record of a part, the last class looked up remembered (hk_obj_class
+ * forgets it): the reads are independent, so the parts go to every core. */
+static void class_part(void *ctx, int k)
+{
+    class_job *j = ctx;
+    uint32_t lo, hi;
+    hk_class_memo memo = HK_CLASS_MEMO;
+    hk_part_range(j->d->view.nobjects, k, CLASS_PARTS, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++)
+        j->cls[i] = hk_obj_kind_tag(j->d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(j->d, i, &memo);
+}
+
 uint32_t *hk_class_of_objects(hk_dump *d)
 {
     uint32_t *cls = hk_xmalloc(((size_t)d->view.nobjects + 1) * sizeof *cls);
@@ -363,10 +382,8 @@ uint32_t *hk_class_of_objects(hk_dump *d)
             for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) cls[d->by_class[k]] = c;
         return cls;
     }
-    /* one read of each record, the last class looked up remembered (hk_obj_class forgets it) */
-    hk_class_memo memo = HK_CLASS_MEMO;
-    for (uint32_t i = 0; i < d->view.nobjects; i++)
-        cls[i] = hk_obj_kind_tag(d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(d, i, &memo);
+    class_job j = {d, cls};
+    hk_parallel(CLASS_PARTS, class_part, &j);
     hk_class_lists_of_codes(d->view.nobjects, d->view.nclasses, NULL, cls, HK_NONE, NULL, &d->by_class_start,
                             &d->by_class);
     return cls;

@@ -111,6 +111,7 @@ const uint8_t *hk_dump_bytes(const hk_dump *d, size_t *size)
 int hk_dump_replace_bytes(hk_dump *d, hk_buf *bytes, int fd, char *source, hk_dump_image *images, size_t nimages,
                           char *err, size_t errlen)
 {
+    hk_dump_sha256_forget(d); /* a hash on its thread reads the bytes about to go */
     if (d->mapped == 1) munmap((void *)d->view.data, d->view.size);
     else if (d->mapped == 0) free((void *)d->view.data);
     d->view.data = bytes->data;

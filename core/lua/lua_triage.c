@@ -3,7 +3,6 @@
 #include "lua/lua_host.h"
 #include "analysis/duplicates.h"
 #include "util/hk_png.h"
-#include "util/hk_sha.h"
 #include "util/hk_mem.h"
 #include "lua/lua_open.h"
 
@@ -86,16 +85,22 @@ static int dump_duplicates(lua_State *L)
     return 1;
 }
 
-/* dump:sha256(): the SHA-256 of the HPROF data (of a .gz dump, the data inside it). */
+/* dump:sha256(): the SHA-256 of the HPROF data (of a .gz dump, the data inside it), kept once
+ * made; dump:sha256_start() begins it on a thread of its own and returns at once, and the next
+ * dump:sha256() waits for it. */
 static int dump_sha256(lua_State *L)
 {
     hk_dump *d = hkl_check_dump(L, 1);
-    char hex[65];
-    size_t size;
-    const uint8_t *data = hk_dump_bytes(d, &size);
-    if (hk_sha256_hex(data, size, hex) < 0) return hkl_fail(L, "SHA-256 failed in libcrypto");
+    char hex[65], err[128];
+    if (hk_dump_sha256(d, hex, err, sizeof err) < 0) return hkl_fail(L, err);
     lua_pushstring(L, hex);
     return 1;
+}
+
+static int dump_sha256_start(lua_State *L)
+{
+    hk_dump_sha256_start(hkl_check_dump(L, 1));
+    return 0;
 }
 
 /* Box-filters w x h RGBA down by an integer factor f into (w/f) x (h/f), at least 1 x 1. */
@@ -183,6 +188,7 @@ static const luaL_Reg hk_funcs[] = {
 static const luaL_Reg dump_methods[] = {
     {"duplicates", dump_duplicates},
     {"sha256", dump_sha256},
+    {"sha256_start", dump_sha256_start},
     {NULL, NULL},
 };
 

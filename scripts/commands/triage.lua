@@ -322,8 +322,9 @@ hk.query{
       f:close()
     end
     local facts = { schema = SCHEMA, labels = labels_of(args.label) }
-    progress("hashing")
-    facts.dump_sha256 = dump:sha256()
+    -- the fleet's key, hashed on a thread of its own while the work below goes on (read back
+    -- once the dump's own work is done)
+    dump:sha256_start()
     local info = run("info", dump, {})
     local heap = args.heap ~= "all" and args.heap or ""
     local known = heap == ""
@@ -387,6 +388,8 @@ hk.query{
     facts.duplicate_arrays = duplicates_of(dump, "duplicate-arrays")
     -- the lists' 4 bytes an object back before the report (its thumbnails may make them again)
     dump:release{ "instances" }
+    progress("hashing")
+    facts.dump_sha256 = dump:sha256()
     facts.meminfo = args.meminfo ~= "" and meminfo_join(args.meminfo, facts.origin, facts.totals, facts.bitmaps, info.pid) or hk.null
     facts.native = hk.null
     if args.native ~= "" then
@@ -399,6 +402,7 @@ hk.query{
     if args.baseline ~= "" then
       progress("diff against the baseline")
       local base, kept = diff.baseline_open(args.baseline, dump)
+      base:sha256_start()
       -- the diff query's summary, less the two paths (facts hold nothing of where they ran)
       local d = diff.report(base, dump, { n = 20, dump_leaks = facts.leaks.leaks })
       d.base, d.dump = nil, nil
