@@ -264,10 +264,6 @@ void hk_class_lists_of_codes(uint32_t n, uint32_t nclasses, const uint16_t *c16,
  * hk_class_instances builds them again when next asked.  A slice taken before is gone: a
  * caller that may run such a phase between two steps asks for its slice at each step. */
 void hk_class_lists_drop(hk_dump *d);
-/* Each object's class index as hk_class_instances files it (HK_NONE for class objects), as a
- * new array of d->nobjects + 1 entries (the last HK_NONE) the caller frees.  Made while the
- * per-class lists are built when they are not yet, so a caller that needs both pays once. */
-uint32_t *hk_class_of_objects(hk_dump *d);
 
 /* ---- allocation stacks ---- */
 /* The stack an object was allocated at, innermost frame first, by source names with R8's

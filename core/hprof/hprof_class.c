@@ -357,7 +357,9 @@ void hk_class_lists_of_codes(uint32_t n, uint32_t nclasses, const uint16_t *c16,
 enum { CLASS_PARTS = 32 };
 typedef struct class_job {
     const hk_dump *d;
-    uint32_t *cls;
+    uint16_t *c16; /* each object's class, in 2 bytes when every index and none fit */
+    uint32_t *c32;
+    uint32_t none; /* class objects, which no list files */
 } class_job;
 
 /* One read of each record of a part, the last class looked up remembered (hk_obj_class
@@ -368,30 +370,30 @@ static void class_part(void *ctx, int k)
     uint32_t lo, hi;
     hk_class_memo memo = HK_CLASS_MEMO;
     hk_part_range(j->d->view.nobjects, k, CLASS_PARTS, &lo, &hi);
-    for (uint32_t i = lo; i < hi; i++)
-        j->cls[i] = hk_obj_kind_tag(j->d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(j->d, i, &memo);
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t c = hk_obj_kind_tag(j->d, i) == HPROF_CLASS_DUMP ? HK_NONE : hk_obj_class_memo(j->d, i, &memo);
+        if (c == HK_NONE) c = j->none;
+        if (j->c16) j->c16[i] = (uint16_t)c;
+        else j->c32[i] = c;
+    }
 }
 
-uint32_t *hk_class_of_objects(hk_dump *d)
+/* The per-class lists from each object's record. */
+static void class_lists_build(hk_dump *d)
 {
-    uint32_t *cls = hk_xmalloc(((size_t)d->view.nobjects + 1) * sizeof *cls);
-    cls[d->view.nobjects] = HK_NONE;
-    if (d->by_class) { /* from the lists: no record read */
-        for (uint32_t i = 0; i < d->view.nobjects; i++) cls[i] = HK_NONE;
-        for (uint32_t c = 0; c < d->view.nclasses; c++)
-            for (uint32_t k = d->by_class_start[c]; k < d->by_class_start[c + 1]; k++) cls[d->by_class[k]] = c;
-        return cls;
-    }
-    class_job j = {d, cls};
+    uint32_t n = d->view.nobjects, nc = d->view.nclasses;
+    class_job j = {d, NULL, NULL, nc < UINT16_MAX ? nc : HK_NONE};
+    if (nc < UINT16_MAX) j.c16 = hk_xmalloc(((size_t)n + 1) * sizeof *j.c16);
+    else j.c32 = hk_xmalloc(((size_t)n + 1) * sizeof *j.c32);
     hk_parallel(CLASS_PARTS, class_part, &j);
-    hk_class_lists_of_codes(d->view.nobjects, d->view.nclasses, NULL, cls, HK_NONE, NULL, &d->by_class_start,
-                            &d->by_class);
-    return cls;
+    hk_class_lists_of_codes(n, nc, j.c16, j.c32, j.none, NULL, &d->by_class_start, &d->by_class);
+    free(j.c16);
+    free(j.c32);
 }
 
 const uint32_t *hk_class_instances(hk_dump *d, uint32_t c, uint32_t *n)
 {
-    if (!d->by_class) free(hk_class_of_objects(d));
+    if (!d->by_class) class_lists_build(d);
     *n = d->by_class_start[c + 1] - d->by_class_start[c];
     return d->by_class + d->by_class_start[c];
 }
