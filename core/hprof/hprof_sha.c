@@ -3,10 +3,12 @@
  * the index (the instance lists, the leak finders, the shortest paths) leave the other core
  * idle for longer than that. */
 #include "hprof/hprof.h"
+#include "util/hk_jobs.h"
 #include "util/hk_mem.h"
 #include "util/hk_sha.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,29 +22,41 @@ typedef struct sha_state {
     int running; /* a thread was started and not joined yet */
     int have;    /* hex and rc hold the answer */
     int rc;
+    int fault; /* the signal a fault (a mapped file cut short) ended the thread's hash with, or 0 */
     char hex[65];
 } sha_state;
+
+static void hash_call(void *ctx, int k)
+{
+    (void)k;
+    sha_state *s = ctx;
+    s->rc = hk_sha256_hex(s->data, s->size, s->hex);
+}
 
 static void *hash_thread(void *arg)
 {
     sha_state *s = arg;
-    s->rc = hk_sha256_hex(s->data, s->size, s->hex);
+    s->fault = hk_guarded(hash_call, s, 0);
     return NULL;
 }
 
 /* The answer of a started thread, waited for (the thread reads the dump's bytes: it ends
- * before they are unmapped or replaced). */
-static void join(sha_state *s)
+ * before they are unmapped or replaced).  A fault that ended it is raised again here, on the
+ * thread that asks, as if it had hashed there (raise_fault); a dump closing drops it. */
+static void join(sha_state *s, int raise_fault)
 {
     if (!s->running) return;
     pthread_join(s->th, NULL);
     s->running = 0;
-    s->have = 1;
+    s->have = !s->fault;
+    int sig = s->fault;
+    s->fault = 0;
+    if (sig && raise_fault) raise(sig);
 }
 
 static void state_free(void *p)
 {
-    join(p);
+    join(p, 0);
     free(p);
 }
 
@@ -67,7 +81,7 @@ void hk_dump_sha256_start(hk_dump *d)
 int hk_dump_sha256(hk_dump *d, char hex[65], char *err, size_t errlen)
 {
     sha_state *s = state_of(d);
-    join(s);
+    join(s, 1);
     if (!s->have) {
         size_t size;
         const uint8_t *data = hk_dump_bytes(d, &size);
@@ -87,6 +101,6 @@ void hk_dump_sha256_forget(hk_dump *d)
 {
     sha_state *s = hk_dump_attached(d, &sha_key);
     if (!s) return;
-    join(s);
+    join(s, 0);
     s->have = 0;
 }

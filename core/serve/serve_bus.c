@@ -2,6 +2,7 @@
  * next page a request reads.  The request is failed with a message instead, and the dump is not
  * read again: its mapping can no longer be trusted, nor can the Lua state the fault interrupted. */
 #include "serve/serve_app.h"
+#include "util/hk_jobs.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -13,6 +14,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
     (void)si;
     (void)uc;
+    hk_fault_in_guard(sig); /* a part of parallel work, or a hash on its thread: raised again on the caller's */
     if (guard) siglongjmp(*guard, 1);
     signal(sig, SIG_DFL); /* a fault outside a guarded request: the usual crash */
     raise(sig);

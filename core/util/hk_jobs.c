@@ -3,6 +3,8 @@
 #include "util/hk_mem.h"
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,8 +32,33 @@ typedef struct run {
     void *ctx;
     int nparts;
     atomic_int next;
-    double *cost; /* per part, when profiling */
+    double *cost;     /* per part, when profiling */
+    atomic_int fault; /* the signal a fault raised in a part (no more parts are taken), or 0 */
 } run;
+
+/* Where a fault inside this thread's guarded call goes (hk_fault_in_guard), and its signal. */
+static __thread sigjmp_buf *guard_jump;
+static __thread int guard_sig;
+
+void hk_fault_in_guard(int sig)
+{
+    if (!guard_jump) return;
+    guard_sig = sig;
+    siglongjmp(*guard_jump, 1);
+}
+
+int hk_guarded(void (*fn)(void *ctx, int k), void *ctx, int k)
+{
+    sigjmp_buf jb, *outer = guard_jump;
+    if (sigsetjmp(jb, 1)) {
+        guard_jump = outer;
+        return guard_sig;
+    }
+    guard_jump = &jb;
+    fn(ctx, k);
+    guard_jump = outer;
+    return 0;
+}
 
 static double thread_cpu(void)
 {
@@ -70,9 +97,10 @@ static void profile_add(const double *cost, int nparts)
 static void *worker(void *arg)
 {
     run *r = arg;
-    for (int k; (k = atomic_fetch_add(&r->next, 1)) < r->nparts;) {
+    for (int k; !atomic_load(&r->fault) && (k = atomic_fetch_add(&r->next, 1)) < r->nparts;) {
         double t0 = r->cost ? thread_cpu() : 0;
-        r->fn(r->ctx, k);
+        int sig = hk_guarded(r->fn, r->ctx, k);
+        if (sig) atomic_store(&r->fault, sig);
         if (r->cost) r->cost[k] = thread_cpu() - t0;
     }
     return NULL;
@@ -83,7 +111,7 @@ void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx)
     /* profiling runs the parts on the caller alone (an inner call's parts count as its
      * caller's part), while hk_jobs() answers the simulated count */
     int top = prof_threads && prof_depth++ == 0;
-    run r = {fn, ctx, nparts, 0, top ? hk_xcalloc((size_t)nparts, sizeof(double)) : NULL};
+    run r = {fn, ctx, nparts, 0, top ? hk_xcalloc((size_t)nparts, sizeof(double)) : NULL, 0};
     int nt = prof_threads ? 1 : hk_jobs() < nparts ? hk_jobs() : nparts;
     pthread_t th[64];
     int started = 0;
@@ -96,4 +124,6 @@ void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx)
     if (r.cost) profile_add(r.cost, nparts);
     free(r.cost);
     if (prof_threads) prof_depth--;
+    /* every thread is out: the fault again, on the caller's thread, for the caller's guard */
+    if (atomic_load(&r.fault)) raise(atomic_load(&r.fault));
 }

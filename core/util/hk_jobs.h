@@ -17,6 +17,17 @@ int hk_jobs(void);
  * cannot be started. */
 void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx);
 
+/* Faults in the parts.  A dump is read through a mapping, and a file cut short under a
+ * server faults (SIGBUS) on whichever thread reads the lost page.  A process that catches the
+ * fault (serve: the request fails, the server goes on) calls hk_fault_in_guard(sig) first in
+ * its handler: on a thread inside hk_guarded (every part of hk_parallel is) it ends that call
+ * there and does not return; elsewhere it returns.  hk_guarded runs fn(ctx, k) and returns 0,
+ * or the signal that ended it; hk_parallel then takes no more parts and, once every thread is
+ * out, raises the signal again on the caller's thread, where the caller's own handling takes
+ * it.  A process that does not catch the signal ends as it would without this. */
+void hk_fault_in_guard(int sig);
+int hk_guarded(void (*fn)(void *ctx, int k), void *ctx, int k);
+
 /* The one cut of [0, n) into parts: part k of `parts` is [*lo, *hi). */
 static inline void hk_part_range(uint32_t n, int k, int parts, uint32_t *lo, uint32_t *hi)
 {

@@ -80,6 +80,9 @@ function fuzz_one(bytes)
     function(b) local _ = d:bitmaps() end,
     function(b) if b % 8 == 0 then d:close() end end,
     function(b) encode_check(bytes, b) end,
+    -- the hash on its own thread, read or left running when the dump closes
+    function(b) d:sha256_start() if b % 2 == 0 then local _ = d:sha256() end end,
+    function(b) local _ = d:duplicates(b % 2 == 0 and "strings" or "arrays", b % 5) end,
   }
   for i = 1, #bytes - 1, 2 do
     local op = ops[bytes:byte(i) % #ops + 1]

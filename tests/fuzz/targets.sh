@@ -23,11 +23,11 @@ fuzz_parts() {
   case $1 in
     hprof | hprof-structured)
       echo "$S/tests/fuzz/fuzz_hprof.c" "$([ "$1" == hprof-structured ] && echo "$S/tests/fuzz/hprof_mutator.c")" \
-        "$S"/core/util/hk_{buf,idmap,mem,file,jobs,report}.c $map \
-        "$S"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext}.c \
+        "$S"/core/util/hk_{buf,idmap,mem,file,jobs,report,sha}.c $map \
+        "$S"/core/hprof/hprof_{file,index,heap,objtab,class,object,origin,facts,map,stack,ext,sha}.c \
         "$S"/core/hprof/hprof_layout{,_class,_count,_detect}.c $trace "$S/core/open/open.c" \
         "$S"/core/graph/graph_{refs,referrers,reach,native,dom,domtree,top,path,path_local,class_retained,codes,heap_retained}.c \
-        "$S/core/bitmap/bitmap_list.c" $pb "$B/hprof_dump.pb-c.c" -- -lz -lzstd -lprotobuf-c -lpthread ;;
+        "$S/core/bitmap/bitmap_list.c" $pb "$B/hprof_dump.pb-c.c" -- -lz -lzstd -lprotobuf-c -lcrypto -lpthread ;;
     map) echo "$S/tests/fuzz/fuzz_map.c" $map $util -- ;;
     native)
       echo "$S/tests/fuzz/fuzz_native.c" "$S"/core/native/native_{read,names}.c "$S/core/trace/trace_packets.c" $map \
