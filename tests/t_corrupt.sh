@@ -16,6 +16,13 @@ survive() {
 
 # found by tests/fuzz: a Bitmap class without instances (qsort of a NULL list)
 survive corrupt-bitmap-class-no-instances "$SRC/tests/fuzz/corpus/bitmap-class-no-instances.hprof" bitmaps
+# found by review: object arrays whose class id is String's, filed under String beside its two
+# instances (more list entries than the dump has instances): the duplicates' parts wrote past
+# their buffer; the two equal Strings are still found
+sca="$SRC/tests/fuzz/corpus/string-class-object-arrays.hprof"
+survive corrupt-string-class-object-arrays "$sca" duplicate-strings
+survive corrupt-string-class-object-arrays-triage "$sca" triage
+eq corrupt-string-class-object-arrays-group "$("$HK" duplicate-strings "$sca" --json 2>/dev/null | jq -c '[.[] | [.count, .value]]')" '[[2,"abc"]]'
 
 src_dump="$REALDATA/hprof/aosp-art-ahat-test-dump.hprof"
 [ -f "$src_dump" ] || { skip corrupt-flip "$src_dump is absent"; exit 0; }

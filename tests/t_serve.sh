@@ -74,15 +74,15 @@ if DISPLAY= WAYLAND_DISPLAY= start_server noopen "$D" --open; then
 fi
 
 # a dump truncated under the server: the request fails with a message, later ones are refused
-# the same way, the server goes on.  cut_server NAME QUERY...: a copy of the dump served, cut
-# short, then each QUERY asked.  The duplicates hash on every core, and the first request of
-# the second server builds the heap graph, whose phases do too: a fault on a worker thread comes
-# back to the request's thread
+# the same way, the server goes on.  cut_server NAME QUERY...: a copy of the dump served (with 4
+# worker threads whatever the machine's cores), cut short, then each QUERY asked.  The
+# duplicates hash on the workers, and triage hashes the file on a thread of its own: a fault
+# there comes back to the request's thread (without that, the server dies of SIGBUS)
 cut_server() {
   local name=$1
   shift
   cp "$D" "$name.hprof"
-  start_server "$name" "$PWD/$name.hprof" || return
+  start_server "$name" "$PWD/$name.hprof" -j 4 || return
   tok=${URL##*token=}; base=${URL%%/\?*}
   truncate -s 4096 "$name.hprof"
   python3 - "$base" "$tok" "$name" "$@" <<'PY'
@@ -104,7 +104,7 @@ PY
   stop_server "$name"
 }
 cut_server cut duplicate-strings histogram
-cut_server cut2 top
+cut_server cut2 triage histogram
 
 # the triage report shares ui.js with the explorer; its panels show reference fields as ids and
 # a panel's links open panels (one hop beyond the objects the page lists)

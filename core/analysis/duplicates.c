@@ -95,6 +95,14 @@ typedef struct hash_job {
     const void *extra;        /* the String layout */
 } hash_job;
 
+/* Room for n entries: the parts write from their first candidate's place, one at most each. */
+static void grow_to(hashes *h, size_t n)
+{
+    if (n <= h->cap) return;
+    h->e = hk_xrealloc(h->e, n * sizeof *h->e);
+    h->cap = n;
+}
+
 static void gather(hash_job *j, hashes *h)
 {
     size_t n = 0;
@@ -226,6 +234,7 @@ static void hash_strings(scan *sc, hashes *h)
     str_layout_of(d, &lay);
     uint32_t cnt;
     const uint32_t *v = hk_class_instances(d, hk_view(d)->string_class, &cnt);
+    grow_to(h, cnt); /* a damaged dump files object arrays of String's class id under String too */
     hash_job j = {.sc = sc, .v = v, .n = cnt, .e = h->e, .extra = &lay};
     hk_parallel(HASH_PARTS, strings_part, &j);
     gather(&j, h);
@@ -530,10 +539,7 @@ static void hash_arrays(scan *sc, hashes *h, const uint8_t *skip)
     if (sc->count_uses && hk_view(d)->string_class != HK_NONE) string_values(d, sc->uses);
     uint32_t n;
     uint32_t *v = array_candidates(d, sc->uses, skip, &n);
-    if (n > h->cap) { /* classless arrays: every object was a candidate */
-        h->e = hk_xrealloc(h->e, (size_t)n * sizeof *h->e);
-        h->cap = n;
-    }
+    grow_to(h, n); /* classless arrays: every object is a candidate */
     hash_job j = {.sc = sc, .v = v, .n = n, .e = h->e};
     hk_parallel(HASH_PARTS, arrays_part, &j);
     gather(&j, h);

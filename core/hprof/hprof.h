@@ -183,8 +183,8 @@ void *hk_dump_attached(const hk_dump *d, const void *key);
  * it under.  hk_dump_sha256_start begins it on a thread of its own and returns at once (the
  * caller goes on with other work); hk_dump_sha256 waits for that thread, or hashes on the
  * caller's when none was started, and keeps the answer: 0, or -1 with err when libcrypto
- * fails.  A dump that closes first waits for the thread.  hk_dump_sha256_forget: the bytes
- * were replaced, the answer is to be made again. */
+ * fails.  A dump that closes first stops the thread (within a 64 MB piece) and waits for it;
+ * hk_dump_sha256_forget does too: the bytes were replaced, the answer is to be made again. */
 void hk_dump_sha256_start(hk_dump *d);
 int hk_dump_sha256(hk_dump *d, char hex[65], char *err, size_t errlen);
 void hk_dump_sha256_forget(hk_dump *d);

@@ -9,11 +9,16 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char sha_key;
+
+/* The thread hashes a piece at a time, so that a dump closed before anyone reads the answer
+ * stops it within a piece rather than waiting for the whole file. */
+enum { PIECE = 64 << 20 };
 
 typedef struct sha_state {
     const uint8_t *data; /* what the thread hashes */
@@ -22,7 +27,9 @@ typedef struct sha_state {
     int running; /* a thread was started and not joined yet */
     int have;    /* hex and rc hold the answer */
     int rc;
-    int fault; /* the signal a fault (a mapped file cut short) ended the thread's hash with, or 0 */
+    int fault;          /* the signal a fault (a mapped file cut short) ended the thread's hash with, or 0 */
+    atomic_int stop;    /* nobody will read the answer: the thread ends at its next piece */
+    hk_sha256_run *run; /* made and freed outside the guarded call, which a fault leaves midway */
     char hex[65];
 } sha_state;
 
@@ -30,28 +37,42 @@ static void hash_call(void *ctx, int k)
 {
     (void)k;
     sha_state *s = ctx;
-    s->rc = hk_sha256_hex(s->data, s->size, s->hex);
+    for (size_t at = 0; at < s->size && !atomic_load(&s->stop); at += PIECE)
+        if (hk_sha256_update(s->run, s->data + at, s->size - at < PIECE ? s->size - at : PIECE) < 0) {
+            s->rc = -1;
+            return;
+        }
 }
 
 static void *hash_thread(void *arg)
 {
     sha_state *s = arg;
-    s->fault = hk_guarded(hash_call, s, 0);
+    s->run = hk_sha256_begin();
+    s->rc = s->run ? 0 : -1;
+    if (s->run) s->fault = hk_guarded(hash_call, s, 0);
+    int whole = !s->rc && !s->fault && !atomic_load(&s->stop);
+    int rc = hk_sha256_end(s->run, whole ? s->hex : NULL);
+    s->run = NULL;
+    if (whole) s->rc = rc;
     return NULL;
 }
 
 /* The answer of a started thread, waited for (the thread reads the dump's bytes: it ends
- * before they are unmapped or replaced).  A fault that ended it is raised again here, on the
- * thread that asks, as if it had hashed there (raise_fault); a dump closing drops it. */
-static void join(sha_state *s, int raise_fault)
+ * before they are unmapped or replaced).  want: the answer is read next; a fault that ended
+ * the hash is raised again here, on the thread that asks, as if it had hashed there.
+ * Otherwise (a dump closing, its bytes replaced) the thread is stopped and what it made is
+ * dropped. */
+static void join(sha_state *s, int want)
 {
     if (!s->running) return;
+    if (!want) atomic_store(&s->stop, 1);
     pthread_join(s->th, NULL);
     s->running = 0;
-    s->have = !s->fault;
+    s->have = want && !s->fault;
     int sig = s->fault;
     s->fault = 0;
-    if (sig && raise_fault) raise(sig);
+    atomic_store(&s->stop, 0);
+    if (sig && want) raise(sig);
 }
 
 static void state_free(void *p)
