@@ -24,7 +24,9 @@ void hk_parallel(int nparts, void (*fn)(void *ctx, int k), void *ctx);
  * there and does not return; elsewhere it returns.  hk_guarded runs fn(ctx, k) and returns 0,
  * or the signal that ended it; hk_parallel then takes no more parts and, once every thread is
  * out, raises the signal again on the caller's thread, where the caller's own handling takes
- * it.  A process that does not catch the signal ends as it would without this. */
+ * it.  A process that does not catch the signal ends as it would without this.  What the parts
+ * and their caller allocated is lost when a fault ends them: a caught fault means the dump's
+ * file changed under it, and that dump is not read again (serve refuses it from then on). */
 void hk_fault_in_guard(int sig);
 int hk_guarded(void (*fn)(void *ctx, int k), void *ctx, int k);
 
