@@ -74,7 +74,7 @@ static int key_of(scan *sc, uint32_t obj, member_key *k)
 
 typedef struct hashes {
     entry *e;
-    size_t n, cap;
+    size_t n;
 } hashes;
 
 static entry key_entry(uint32_t obj, const uint8_t *rec, const member_key *k)
@@ -91,16 +91,16 @@ typedef struct hash_job {
     const uint32_t *v; /* the candidates */
     uint32_t n;
     entry *e;
-    uint32_t got[HASH_PARTS]; /* entries part k wrote */
-    const void *extra;        /* the String layout */
+    uint32_t got[HASH_PARTS];     /* entries part k wrote */
+    const struct str_layout *lay; /* Strings: where their fields are */
 } hash_job;
 
-/* Room for n entries: the parts write from their first candidate's place, one at most each. */
-static void grow_to(hashes *h, size_t n)
+/* The entries of n candidates: the parts write from their first candidate's place, one at most
+ * each (the candidates, not a count of the dump's: a damaged dump can file object arrays of
+ * String's class id under String). */
+static void entries_for(hashes *h, uint32_t n)
 {
-    if (n <= h->cap) return;
-    h->e = hk_xrealloc(h->e, n * sizeof *h->e);
-    h->cap = n;
+    h->e = hk_xmalloc((size_t)n * sizeof *h->e);
 }
 
 static void gather(hash_job *j, hashes *h)
@@ -203,7 +203,7 @@ static void strings_part(void *ctx, int part)
     hash_job *j = ctx;
     scan *sc = j->sc;
     hk_dump *d = sc->d;
-    const str_layout *lay = j->extra;
+    const str_layout *lay = j->lay;
     const uint32_t *v = j->v;
     uint32_t lo, hi, got = 0;
     hk_part_range(j->n, part, HASH_PARTS, &lo, &hi);
@@ -234,8 +234,8 @@ static void hash_strings(scan *sc, hashes *h)
     str_layout_of(d, &lay);
     uint32_t cnt;
     const uint32_t *v = hk_class_instances(d, hk_view(d)->string_class, &cnt);
-    grow_to(h, cnt); /* a damaged dump files object arrays of String's class id under String too */
-    hash_job j = {.sc = sc, .v = v, .n = cnt, .e = h->e, .extra = &lay};
+    entries_for(h, cnt);
+    hash_job j = {.sc = sc, .v = v, .n = cnt, .e = h->e, .lay = &lay};
     hk_parallel(HASH_PARTS, strings_part, &j);
     gather(&j, h);
 }
@@ -539,7 +539,7 @@ static void hash_arrays(scan *sc, hashes *h, const uint8_t *skip)
     if (sc->count_uses && hk_view(d)->string_class != HK_NONE) string_values(d, sc->uses);
     uint32_t n;
     uint32_t *v = array_candidates(d, sc->uses, skip, &n);
-    grow_to(h, n); /* classless arrays: every object is a candidate */
+    entries_for(h, n);
     hash_job j = {.sc = sc, .v = v, .n = n, .e = h->e};
     hk_parallel(HASH_PARTS, arrays_part, &j);
     gather(&j, h);
@@ -557,8 +557,6 @@ int hk_dup_groups(hk_dump *d, int kind, uint8_t *uses, int *uses_ready, const ui
     }
     scan sc = {d, kind, uses, !*uses_ready};
     hashes h = {0};
-    h.cap = kind == HK_DUP_STRINGS ? hk_view(d)->ninstances : hk_view(d)->nprim_arrays; /* at most */
-    h.e = hk_xrealloc(NULL, (h.cap ? h.cap : 1) * sizeof *h.e);
     if (kind == HK_DUP_STRINGS) hash_strings(&sc, &h);
     else hash_arrays(&sc, &h, skip);
     h.n = drop_unique(h.e, h.n);

@@ -332,7 +332,7 @@ const hk_static *hk_class_static(const hk_class *c, const char *name)
     return NULL;
 }
 
-/* The lists by class, from each object's class (cls, which the caller keeps or frees). */
+/* Object i's class code (*c), and whether a list files it. */
 static inline int listed(const uint16_t *c16, const uint32_t *c32, uint32_t none, const uint64_t *skip, uint32_t i,
                          uint32_t *c)
 {
@@ -383,8 +383,8 @@ static void class_lists_build(hk_dump *d)
 {
     uint32_t n = d->view.nobjects, nc = d->view.nclasses;
     class_job j = {d, NULL, NULL, nc < UINT16_MAX ? nc : HK_NONE};
-    if (nc < UINT16_MAX) j.c16 = hk_xmalloc(((size_t)n + 1) * sizeof *j.c16);
-    else j.c32 = hk_xmalloc(((size_t)n + 1) * sizeof *j.c32);
+    if (nc < UINT16_MAX) j.c16 = hk_xmalloc((size_t)n * sizeof *j.c16);
+    else j.c32 = hk_xmalloc((size_t)n * sizeof *j.c32);
     hk_parallel(CLASS_PARTS, class_part, &j);
     hk_class_lists_of_codes(n, nc, j.c16, j.c32, j.none, NULL, &d->by_class_start, &d->by_class);
     free(j.c16);
