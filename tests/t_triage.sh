@@ -238,6 +238,13 @@ gzip -c bitmaps-pre26.hprof > base-pre26.hprof.gz
 "$HK" triage demo.hprof --baseline base-pre26.hprof.gz --json > base2.json 2>/dev/null
 eq baseline-sha256 "$(jq -r '.dump_sha256 + " " + .diff.baseline_sha256' base2.json)" \
   "$(sha256sum demo.hprof | cut -d' ' -f1) $(sha256sum bitmaps-pre26.hprof | cut -d' ' -f1)"
+# the thread hashes 64 MB at a time: a dump over one piece, its hash started and the dump closed
+# (the thread stopped midway, nothing left behind under ASan), then started again and read twice
+"$GEN" --scenario big --size-mb 70 -o big70.hprof >/dev/null 2>&1
+printf '%s\n' 'local d = hk.open("big70.hprof") d:sha256_start() d:close()' \
+  'd = hk.open("big70.hprof") d:sha256_start() print(d:sha256()) print(d:sha256())' > sha_pieces.lua
+want=$(sha256sum big70.hprof | cut -d' ' -f1)
+eq sha256-pieces "$("$HK" run sha_pieces.lua 2>&1 | paste -sd' ')" "$want $want"
 printf 't,time,state,pid,uptime_s,java_used_kb,java_max_kb,java_pct,native_kb,pss_kb,rss_kb,tier,java_max_from,event\n0,x,ok,1,1,1000,4000,25,500,3000,4000,,,\n2,x,ok,1,3,2000,4000,50,800,3600,4400,,,\n4,x,ok,1,5,3500,4000,87,900,4200,5000,85,,\n' > samples.csv
 printf '{"t":0,"java_used_kb":1000,"pss_kb":3000}\n{"t":5,"java_used_kb":1500,"pss_kb":3100}\n' > samples.jsonl
 
